@@ -1,0 +1,353 @@
+"""Consistent, format-preserving pseudonyms keyed by a secret HMAC.
+
+The same (normalized) real value always maps to the same fictional value under one secret:
+the HMAC-SHA256 of ``entity-group | normalized value | attempt`` seeds a Faker instance (or a
+digit stream). The secret comes from the ``secret`` argument, else the ``TRAJPIPE_SECRET``
+environment variable, else 32 random bytes for this process; it is never written anywhere.
+
+Formats are kept where that is cheap: e-mails stay e-mails, ISO dates stay ISO dates (and
+"April 5, 1990" stays in that style), ``first_last_dddd`` user ids, 6-character reservation ids
+(letters stay letters, digits stay digits), ``credit_card_ddddddd`` payment ids, 4-digit last
+fours, 5-digit zips, names stay first/last names. Name tokens are shared across entity types, so
+"Mia Li", "mia_li_3668" and "mia.li3818@example.com" become e.g. "Ava Cole", "ava_cole_4821",
+"ava.cole2290@example.com".
+
+:meth:`Pseudonymizer.digest` exposes the HMAC of a normalized value so later stages can check
+that a fictional value does not coincide with a real one without ever holding the real value.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import hmac
+import os
+import random
+import re
+import secrets as _secrets
+from typing import Callable, Optional
+
+from faker import Faker
+
+from .engine import PAYMENT_PREFIXES
+
+SECRET_ENV = "TRAJPIPE_SECRET"
+
+_MONTHS_FULL = ["January", "February", "March", "April", "May", "June", "July", "August",
+                "September", "October", "November", "December"]
+_MONTH_LOOKUP = {m.lower(): i + 1 for i, m in enumerate(_MONTHS_FULL)}
+_MONTH_LOOKUP.update({m[:3].lower(): i + 1 for i, m in enumerate(_MONTHS_FULL)})
+_MONTH_LOOKUP["sept"] = 9
+_FULL_LOWER = {m.lower() for m in _MONTHS_FULL}
+
+_ISO_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+_US_RE = re.compile(r"^(\d{1,2})/(\d{1,2})/(\d{4})$")
+_MDY_RE = re.compile(r"^([A-Za-z]+)(\.?) (\d{1,2})(st|nd|rd|th)?(,?) (\d{4})$")
+_DMY_RE = re.compile(r"^(\d{1,2})(st|nd|rd|th)? (of )?([A-Za-z]+)(\.?)(,?) (\d{4})$")
+
+
+def _ordinal(n: int) -> str:
+    if 11 <= n % 100 <= 13:
+        return "th"
+    return {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+
+
+def parse_date(text: str) -> Optional[tuple[_dt.date, Callable[[_dt.date], str]]]:
+    """Parse a full calendar date; return ``(date, formatter)`` where ``formatter`` renders
+    another date in the same style, or ``None`` when ``text`` is not one of the known styles."""
+    s = text.strip()
+    try:
+        m = _ISO_RE.match(s)
+        if m:
+            d = _dt.date(int(m[1]), int(m[2]), int(m[3]))
+            return d, lambda x: x.isoformat()
+        m = _US_RE.match(s)
+        if m:
+            d = _dt.date(int(m[3]), int(m[1]), int(m[2]))
+            pad = len(m[1]) == 2
+            return d, (lambda x: f"{x.month:02d}/{x.day:02d}/{x.year}") if pad else (
+                lambda x: f"{x.month}/{x.day}/{x.year}")
+        m = _MDY_RE.match(s)
+        if m and m[1].lower() in _MONTH_LOOKUP:
+            d = _dt.date(int(m[6]), _MONTH_LOOKUP[m[1].lower()], int(m[3]))
+            abbr, dot, ordn, comma = m[1].lower() not in _FULL_LOWER, m[2], m[4], m[5]
+
+            def fmt(x, abbr=abbr, dot=dot, ordn=ordn, comma=comma):
+                mon = _MONTHS_FULL[x.month - 1]
+                mon = mon[:3] + dot if abbr else mon
+                return f"{mon} {x.day}{_ordinal(x.day) if ordn else ''}{comma} {x.year}"
+            return d, fmt
+        m = _DMY_RE.match(s)
+        if m and m[4].lower() in _MONTH_LOOKUP:
+            d = _dt.date(int(m[7]), _MONTH_LOOKUP[m[4].lower()], int(m[1]))
+            abbr = m[4].lower() not in _FULL_LOWER
+            ordn, of, dot, comma = m[2], m[3] or "", m[5], m[6]
+
+            def fmt(x, abbr=abbr, ordn=ordn, of=of, dot=dot, comma=comma):
+                mon = _MONTHS_FULL[x.month - 1]
+                mon = mon[:3] + dot if abbr else mon
+                return f"{x.day}{_ordinal(x.day) if ordn else ''} {of}{mon}{comma} {x.year}"
+            return d, fmt
+    except ValueError:
+        return None
+    return None
+
+
+def normalize(value: str) -> str:
+    """Canonical form of a value for hashing: whitespace collapsed, case-folded; a full date in
+    any supported style becomes its ISO form (so "April 5, 1990" == "1990-04-05")."""
+    s = " ".join(str(value).split())
+    parsed = parse_date(s) if s[:1].isdigit() or s[:1].isalpha() else None
+    if parsed is not None:
+        return parsed[0].isoformat()
+    return s.casefold()
+
+
+def match_case(template: str, fake: str) -> str:
+    """Render ``fake`` in the letter case of ``template`` (lower, UPPER or Capitalized)."""
+    letters = [c for c in template if c.isalpha()]
+    if not letters:
+        return fake
+    if all(c.islower() for c in letters):
+        return fake.lower()
+    if len(letters) > 1 and all(c.isupper() for c in letters):
+        return fake.upper()
+    return fake
+
+
+_NAME_TOKEN_RE = re.compile(r"[A-Za-z\u00C0-\u024F]+")
+_SAFE_EMAIL_DOMAINS = {"example.com", "example.org", "example.net", "gmail.com", "yahoo.com",
+                       "outlook.com", "hotmail.com", "icloud.com", "aol.com", "proton.me"}
+
+
+class Pseudonymizer:
+    """Maps real values to consistent fictional ones for one run.
+
+    ``secret``: bytes or str; default ``$TRAJPIPE_SECRET``, else random per process.
+    ``is_taken``: optional predicate; a candidate fake for which it returns True (e.g. a value
+    that is itself real) is rejected and the next candidate is drawn. Fakes are also kept
+    injective: two different real values never share a fake.
+    """
+
+    MAX_ATTEMPTS = 64
+
+    def __init__(self, secret: bytes | str | None = None,
+                 is_taken: Optional[Callable[[str], bool]] = None):
+        if secret is None:
+            secret = os.environ.get(SECRET_ENV) or _secrets.token_bytes(32)
+        self._key = secret.encode("utf-8") if isinstance(secret, str) else bytes(secret)
+        self.is_taken = is_taken or (lambda _v: False)
+        self._faker = Faker("en_US")
+        self._cache: dict[tuple[str, str], str] = {}
+        self._owner: dict[tuple[str, str], str] = {}  # (group, normalized fake) -> normalized real
+
+    def __repr__(self) -> str:  # never show the key
+        return f"Pseudonymizer(<secret>, {len(self._cache)} values)"
+
+    # -- hashing -----------------------------------------------------------------------------
+    def digest(self, value: str) -> str:
+        """HMAC-SHA256 hex digest of :func:`normalize` of ``value`` under this run's secret."""
+        return hmac.new(self._key, normalize(value).encode("utf-8"), hashlib.sha256).hexdigest()
+
+    def _seed(self, *parts: object) -> int:
+        msg = "\x1f".join(str(p) for p in parts).encode("utf-8")
+        return int.from_bytes(hmac.new(self._key, msg, hashlib.sha256).digest()[:8], "big")
+
+    def _rng(self, *parts: object) -> random.Random:
+        return random.Random(self._seed(*parts))
+
+    def _faker_for(self, *parts: object) -> Faker:
+        self._faker.seed_instance(self._seed(*parts))
+        return self._faker
+
+    # -- generic consistent draw -------------------------------------------------------------
+    def _draw(self, group: str, real: str, gen: Callable[[int], str]) -> str:
+        """Cached, injective, not-real candidate from ``gen(attempt)`` for ``(group, real)``."""
+        key = (group, normalize(real))
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
+        cand = gen(0)
+        for attempt in range(self.MAX_ATTEMPTS):
+            cand = gen(attempt)
+            nf = normalize(cand)
+            owner = self._owner.get((group, nf))
+            if nf != key[1] and (owner is None or owner == key[1]) and not self.is_taken(cand):
+                break
+        self._cache[key] = cand
+        self._owner[(group, normalize(cand))] = key[1]
+        return cand
+
+    def _digits(self, label: str, real: str, n: int, attempt: int, lead_nonzero: bool = True) -> str:
+        rng = self._rng(label, normalize(real), attempt)
+        first = str(rng.randint(1, 9)) if lead_nonzero else str(rng.randint(0, 9))
+        return (first + "".join(str(rng.randint(0, 9)) for _ in range(n - 1)))[:n]
+
+    # -- names -------------------------------------------------------------------------------
+    def name_token(self, token: str, role: str = "first") -> str:
+        """Fake for one name word (``role`` "first" or "last" picks the Faker pool the first time
+        the token is seen; afterwards the cached fake is reused whatever the role)."""
+        def gen(attempt: int) -> str:
+            fk = self._faker_for("NAME", normalize(token), attempt)
+            for _ in range(8):
+                cand = fk.last_name() if role == "last" else fk.first_name()
+                if cand.isalpha():
+                    return cand
+            return cand
+        return match_case(token, self._draw("NAME", token, gen))
+
+    def name(self, value: str, entity: str = "PERSON") -> str:
+        """Fake for a name value: each word mapped by :meth:`name_token`; separators kept.
+
+        ``FIRST_NAME`` words use the first-name pool, ``LAST_NAME`` the last-name pool, and a
+        ``PERSON`` span uses the first-name pool except for its last word.
+        """
+        tokens = list(_NAME_TOKEN_RE.finditer(value))
+        out, pos = [], 0
+        for i, m in enumerate(tokens):
+            if entity == "LAST_NAME":
+                role = "last"
+            elif entity == "FIRST_NAME":
+                role = "first"
+            else:
+                role = "last" if (i == len(tokens) - 1 and len(tokens) > 1) else "first"
+            out.append(value[pos:m.start()])
+            out.append(self.name_token(m.group(), role))
+            pos = m.end()
+        out.append(value[pos:])
+        return "".join(out)
+
+    # -- identifiers -------------------------------------------------------------------------
+    def user_id(self, value: str) -> str:
+        """``first_last_dddd`` -> fake name words (shared with names) + same-length digits."""
+        m = re.match(r"^([A-Za-z]+(?:_[A-Za-z]+)*)_(\d+)$", value)
+        if not m:
+            return self._draw("USER_ID", value, lambda a: "user_" + self._digits("UID", value, 6, a))
+        words = m.group(1).split("_")
+        fake_words = [self.name_token(w, "last" if i == len(words) - 1 and i > 0 else "first").lower()
+                      for i, w in enumerate(words)]
+        return self._draw("USER_ID", value, lambda a: "_".join(fake_words) + "_" +
+                          self._digits("UID", value, len(m.group(2)), a))
+
+    def payment_id(self, value: str) -> str:
+        """``credit_card_4421486`` -> ``credit_card_`` + same number of fake digits."""
+        m = re.match(r"^(" + "|".join(PAYMENT_PREFIXES) + r"|[A-Za-z_]+?)_(\d+)$", value)
+        prefix, n = (m.group(1), len(m.group(2))) if m else ("payment", 7)
+        return self._draw("PAYMENT_ID", value,
+                          lambda a: f"{prefix}_{self._digits('PAY', value, n, a)}")
+
+    def reservation_id(self, value: str) -> str:
+        """6-char id: each letter -> random uppercase letter, each digit -> random digit."""
+        def gen(attempt: int) -> str:
+            rng = self._rng("RES", normalize(value), attempt)
+            for _ in range(16):
+                cand = "".join(
+                    rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ") if c.isalpha() else
+                    str(rng.randint(0, 9)) if c.isdigit() else c for c in value)
+                if not re.fullmatch(r"[A-Z]{3}\d{3}", cand):
+                    return cand
+            return cand
+        return self._draw("RESERVATION_ID", value, gen)
+
+    def digits_like(self, value: str, group: str) -> str:
+        """Replace every digit of ``value`` (keeping punctuation and length): last four, zip,
+        phone (a leading ``+1``/``1`` country code is kept), address line 2 ("Suite 217")."""
+        keep = 0
+        m = re.match(r"^\+?1[\s.-]", value)
+        if group == "PHONE_NUMBER" and m:
+            keep = m.end()
+
+        def gen(attempt: int) -> str:
+            rng = self._rng(group, normalize(value), attempt)
+            out = list(value)
+            first = True
+            for i, c in enumerate(value):
+                if i >= keep and c.isdigit():
+                    out[i] = str(rng.randint(1, 9) if first else rng.randint(0, 9))
+                    first = False
+            return "".join(out)
+        return self._draw(group, value, gen)
+
+    def credit_card(self, value: str) -> str:
+        """Same layout of digits, new digits, last digit fixed so the Luhn check passes."""
+        def gen(attempt: int) -> str:
+            rng = self._rng("CC", normalize(value), attempt)
+            pos = [i for i, c in enumerate(value) if c.isdigit()]
+            digits = [rng.randint(0, 9) for _ in pos]
+            digits[0] = rng.randint(3, 6)
+            total = 0
+            for j, d in enumerate(reversed(digits[:-1])):
+                d2 = d * 2 if j % 2 == 0 else d
+                total += d2 - 9 if d2 > 9 else d2
+            digits[-1] = (10 - total % 10) % 10
+            out = list(value)
+            for i, d in zip(pos, digits):
+                out[i] = str(d)
+            return "".join(out)
+        return self._draw("CREDIT_CARD", value, gen)
+
+    # -- personal data -----------------------------------------------------------------------
+    def email(self, value: str) -> str:
+        """Local part: letter runs -> fake name words (lower case), digit runs -> fake digits;
+        domain kept when it is a public/example domain, else ``example.com``."""
+        local, _, domain = value.partition("@")
+        dom = domain if domain.lower() in _SAFE_EMAIL_DOMAINS else "example.com"
+
+        def gen(attempt: int) -> str:
+            parts = []
+            for i, m in enumerate(re.finditer(r"[A-Za-z]+|\d+|[^A-Za-z\d]+", local)):
+                tok = m.group()
+                if tok.isalpha():
+                    role = "last" if i > 0 else "first"
+                    parts.append(self.name_token(tok, role).lower() if attempt == 0 else
+                                 self._faker_for("EMAILW", tok.lower(), attempt).last_name().lower())
+                elif tok.isdigit():
+                    parts.append(self._digits("EMAILD", value, len(tok), attempt))
+                else:
+                    parts.append(tok)
+            return "".join(parts) + "@" + dom
+        return self._draw("EMAIL_ADDRESS", value, gen)
+
+    def date_of_birth(self, value: str) -> str:
+        """A fake birth date between 1940 and 2005, rendered in the style of ``value``.
+
+        Keyed by the ISO form, so "1990-04-05" and "April 5, 1990" get the same fake date."""
+        parsed = parse_date(value)
+        lo, hi = _dt.date(1940, 1, 1).toordinal(), _dt.date(2005, 12, 31).toordinal()
+        iso = self._draw("DOB", value, lambda a: _dt.date.fromordinal(
+            self._rng("DOB", normalize(value), a).randint(lo, hi)).isoformat())
+        return parsed[1](_dt.date.fromisoformat(iso)) if parsed else iso
+
+    def street_address(self, value: str) -> str:
+        """``975 Sunset Drive`` -> fake building number + street name (Faker)."""
+        return self._draw("STREET_ADDRESS", value,
+                          lambda a: self._faker_for("STREET", normalize(value), a).street_address())
+
+    def city(self, value: str) -> str:
+        """A Faker city name."""
+        return self._draw("CITY", value, lambda a: self._faker_for("CITY", normalize(value), a).city())
+
+    # -- dispatch ----------------------------------------------------------------------------
+    def pseudonym(self, value: str, entity: str) -> str:
+        """Consistent fictional replacement for ``value`` of presidio/key-rule type ``entity``."""
+        if entity in ("PERSON", "FIRST_NAME", "LAST_NAME"):
+            return self.name(value, entity)
+        if entity == "USER_ID":
+            return self.user_id(value)
+        if entity == "PAYMENT_ID":
+            return self.payment_id(value)
+        if entity == "RESERVATION_ID":
+            return self.reservation_id(value)
+        if entity == "EMAIL_ADDRESS":
+            return self.email(value)
+        if entity == "DATE_OF_BIRTH":
+            return self.date_of_birth(value)
+        if entity == "STREET_ADDRESS":
+            return self.street_address(value)
+        if entity == "CITY":
+            return self.city(value)
+        if entity == "CREDIT_CARD":
+            return self.credit_card(value)
+        if entity in ("LAST_FOUR", "ZIP", "PHONE_NUMBER", "ADDRESS_LINE2"):
+            if any(c.isdigit() for c in value):
+                return self.digits_like(value, entity)
+        return self._draw(entity, value, lambda a: f"{entity.lower()}_{self._digits(entity, value, 8, a)}")

@@ -1,0 +1,206 @@
+"""Airline booking state: plain JSON-serialisable dicts, with optional pydantic validation.
+
+The state has the same record shapes as the tau-bench airline database files::
+
+    {"users":        {user_id: User},
+     "flights":      {flight_number: Flight},
+     "reservations": {reservation_id: Reservation}}
+
+* **User** ``{"name": {"first_name", "last_name"}, "address": {"address1", "address2", "city",
+  "country", "state", "zip"}, "email", "dob": "YYYY-MM-DD", "payment_methods": {payment_id:
+  PaymentMethod}, "saved_passengers": [Passenger], "membership": "regular"|"silver"|"gold",
+  "reservations": [reservation_id, ...]}``.
+* **PaymentMethod** ``{"source": "credit_card", "brand", "last_four", "id"}`` or
+  ``{"source": "gift_card"|"certificate", "amount": <dollars>, "id"}``.
+* **Flight** ``{"flight_number", "origin", "destination", "scheduled_departure_time_est":
+  "HH:MM:SS", "scheduled_arrival_time_est": "HH:MM:SS" (suffix ``+1`` = next day), "dates":
+  {"YYYY-MM-DD": FlightDate}}``; a FlightDate always has ``status`` (``available``, ``on time``,
+  ``delayed``, ``flying``, ``landed``, ``cancelled``); ``available`` dates carry
+  ``available_seats`` and ``prices`` per cabin (whole dollars per passenger), other statuses may
+  carry actual/estimated times.
+* **Reservation** ``{"reservation_id", "user_id", "origin", "destination", "flight_type":
+  "one_way"|"round_trip", "cabin": "basic_economy"|"economy"|"business", "flights": [{"origin",
+  "destination", "flight_number", "date", "price"}], "passengers": [Passenger], "payment_history":
+  [{"payment_id", "amount"}] (negative amounts are refunds), "created_at":
+  "YYYY-MM-DDTHH:MM:SS", "total_baggages", "nonfree_baggages", "insurance": "yes"|"no"}`` plus
+  ``"status": "cancelled"`` once cancelled.
+
+All times are US Eastern (EST) wall-clock strings; :data:`NOW` is the fixed "current time" of
+the policy, so nothing in this domain ever reads the real clock.
+"""
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+#: The policy's "current time" (EST). Every time-dependent rule and every created record uses it.
+NOW = "2024-05-15T15:00:00"
+
+#: Cabin classes, cheapest first.
+CABINS: tuple[str, ...] = ("basic_economy", "economy", "business")
+
+#: Membership tiers.
+MEMBERSHIPS: tuple[str, ...] = ("regular", "silver", "gold")
+
+#: Real IATA airport codes served by the airline -> city (public facts, not personal data). The
+#: order is the order ``list_all_airports`` reports them in.
+AIRPORTS: dict[str, str] = {
+    "SFO": "San Francisco", "JFK": "New York", "LAX": "Los Angeles", "ORD": "Chicago",
+    "DFW": "Dallas", "DEN": "Denver", "SEA": "Seattle", "ATL": "Atlanta", "MIA": "Miami",
+    "BOS": "Boston", "PHX": "Phoenix", "IAH": "Houston", "LAS": "Las Vegas", "MCO": "Orlando",
+    "EWR": "Newark", "CLT": "Charlotte", "MSP": "Minneapolis", "DTW": "Detroit",
+    "PHL": "Philadelphia", "LGA": "LaGuardia",
+}
+
+
+def empty_state() -> dict[str, Any]:
+    """A state with no users, flights or reservations."""
+    return {"users": {}, "flights": {}, "reservations": {}}
+
+
+def copy_state(state: dict[str, Any]) -> dict[str, Any]:
+    """A deep copy of ``state`` (tools mutate in place; copy before running a task)."""
+    return copy.deepcopy(state)
+
+
+def load_state(users_path: str, flights_path: str, reservations_path: str) -> dict[str, Any]:
+    """Read a state from three JSON files shaped like the tau-bench airline database files."""
+    out = {}
+    for key, path in (("users", users_path), ("flights", flights_path),
+                      ("reservations", reservations_path)):
+        with open(path, encoding="utf-8") as fh:
+            out[key] = json.load(fh)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Optional pydantic models: used by ``validate_state``; the tools themselves work on plain dicts.
+
+Cabin = Literal["basic_economy", "economy", "business"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Name(_Strict):
+    first_name: str
+    last_name: str
+
+
+class Address(_Strict):
+    address1: str
+    address2: str
+    city: str
+    country: str
+    state: str
+    zip: str
+
+
+class Passenger(_Strict):
+    first_name: str
+    last_name: str
+    dob: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$")
+
+
+class PaymentMethod(_Strict):
+    source: Literal["credit_card", "gift_card", "certificate"]
+    id: str
+    brand: str | None = None
+    last_four: str | None = None
+    amount: float | None = None
+
+
+class User(_Strict):
+    name: Name
+    address: Address
+    email: str
+    dob: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$")
+    payment_methods: dict[str, PaymentMethod]
+    saved_passengers: list[Passenger]
+    membership: Literal["regular", "silver", "gold"]
+    reservations: list[str]
+
+
+class SeatsOrPrices(_Strict):
+    basic_economy: int
+    economy: int
+    business: int
+
+
+class FlightDate(BaseModel):
+    model_config = ConfigDict(extra="allow")  # actual_/estimated_ times vary by status
+    status: Literal["available", "on time", "delayed", "flying", "landed", "cancelled"]
+    available_seats: SeatsOrPrices | None = None
+    prices: SeatsOrPrices | None = None
+
+
+class Flight(_Strict):
+    flight_number: str
+    origin: str
+    destination: str
+    scheduled_departure_time_est: str
+    scheduled_arrival_time_est: str
+    dates: dict[str, FlightDate]
+
+
+class ReservationFlight(_Strict):
+    origin: str
+    destination: str
+    flight_number: str
+    date: str
+    price: float
+
+
+class Payment(_Strict):
+    payment_id: str
+    amount: float
+
+
+class Reservation(_Strict):
+    reservation_id: str
+    user_id: str
+    origin: str
+    destination: str
+    flight_type: Literal["one_way", "round_trip"]
+    cabin: Cabin
+    flights: list[ReservationFlight]
+    passengers: list[Passenger]
+    payment_history: list[Payment]
+    created_at: str
+    total_baggages: int
+    nonfree_baggages: int
+    insurance: Literal["yes", "no"]
+    status: Literal["cancelled"] | None = None
+
+
+def validate_state(state: dict[str, Any]) -> None:
+    """Check every record of ``state`` against the record shapes above.
+
+    Also checks cross-references (a reservation's user exists and lists it; table keys equal the
+    record ids). Raises ``ValueError`` (pydantic's ``ValidationError`` is a subclass) on the first
+    problem found.
+    """
+    if set(state) != {"users", "flights", "reservations"}:
+        raise ValueError(f"state must have exactly users/flights/reservations, got {sorted(state)}")
+    for uid, user in state["users"].items():
+        User.model_validate(user)
+        for pid, pm in user["payment_methods"].items():
+            if pm["id"] != pid:
+                raise ValueError(f"user {uid}: payment method key {pid} != id {pm['id']}")
+    for fno, flight in state["flights"].items():
+        Flight.model_validate(flight)
+        if flight["flight_number"] != fno:
+            raise ValueError(f"flight key {fno} != flight_number {flight['flight_number']}")
+    for rid, res in state["reservations"].items():
+        Reservation.model_validate(res)
+        if res["reservation_id"] != rid:
+            raise ValueError(f"reservation key {rid} != reservation_id {res['reservation_id']}")
+        user = state["users"].get(res["user_id"])
+        if user is None:
+            raise ValueError(f"reservation {rid}: user {res['user_id']} not found")
+        if rid not in user["reservations"]:
+            raise ValueError(f"reservation {rid} not listed by user {res['user_id']}")

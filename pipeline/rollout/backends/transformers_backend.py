@@ -1,0 +1,80 @@
+"""transformers teacher backend (the default on CPU): padded, batched ``generate``."""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from pipeline.rollout.backends.base import Generation, SamplingConfig
+from pipeline.rollout.models import ModelSpec, ensure_safetensors
+
+
+class TransformersBackend:
+    """Batched generation with transformers on CPU (or GPU if torch sees one).
+
+    ``TransformersBackend(spec, batch_size=8)``: prompts are rendered with the tokenizer's chat
+    template, left-padded and generated in batches of ``batch_size``. The GGUF default teacher is
+    converted once to a cached safetensors folder (fast reloads).
+    """
+
+    name = "transformers"
+
+    def __init__(self, spec: ModelSpec, batch_size: int = 8, dtype: str = "float32"):
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        folder = ensure_safetensors(spec)
+        self.model_id = spec.model_id
+        self.tokenizer = AutoTokenizer.from_pretrained(folder)
+        self.tokenizer.padding_side = "left"
+        if self.tokenizer.pad_token is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.model = AutoModelForCausalLM.from_pretrained(folder, dtype=getattr(torch, dtype))
+        self.model.eval()
+        self.batch_size = batch_size
+        self._lock = threading.Lock()
+        self._torch = torch
+        # stop at the end-of-turn token of ChatML templates as well as at EOS
+        stop = [self.tokenizer.eos_token_id]
+        im_end = self.tokenizer.convert_tokens_to_ids("<|im_end|>")
+        if isinstance(im_end, int) and im_end >= 0 and im_end != self.tokenizer.unk_token_id:
+            stop.append(im_end)
+        self.stop_ids = sorted({s for s in stop if s is not None})
+
+    def render(self, messages: list[dict[str, str]], prefix: str | None) -> str:
+        """Chat-template text of ``messages`` with the generation prompt and the forced prefix."""
+        text = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        return text + (prefix or "")
+
+    def generate(self, prompts: list[list[dict[str, str]]], prefixes: list[str | None],
+                 sampling: SamplingConfig) -> list[Generation]:
+        """One Generation per prompt, in order. Sampling is seeded per batch from ``sampling.seed``."""
+        torch = self._torch
+        texts = [self.render(p, x) for p, x in zip(prompts, prefixes)]
+        out: list[Generation] = []
+        with self._lock, torch.inference_mode():
+            for start in range(0, len(texts), self.batch_size):
+                chunk = texts[start:start + self.batch_size]
+                enc = self.tokenizer(chunk, return_tensors="pt", padding=True, add_special_tokens=False)
+                torch.manual_seed(sampling.seed + start)
+                kwargs: dict[str, Any] = dict(max_new_tokens=sampling.max_new_tokens,
+                                              eos_token_id=self.stop_ids, pad_token_id=self.tokenizer.pad_token_id)
+                if sampling.temperature > 0:
+                    kwargs.update(do_sample=True, temperature=sampling.temperature, top_p=sampling.top_p)
+                else:
+                    kwargs.update(do_sample=False)
+                gen = self.model.generate(**enc, **kwargs)
+                new = gen[:, enc["input_ids"].shape[1]:]
+                for i in range(len(chunk)):
+                    ids = new[i].tolist()
+                    # cut at the first stop token; count it as generated
+                    cut = next((j for j, t in enumerate(ids) if t in self.stop_ids), None)
+                    finish = "stop" if cut is not None else "length"
+                    kept = ids[:cut] if cut is not None else ids
+                    kept = [t for t in kept if t != self.tokenizer.pad_token_id or t in self.stop_ids]
+                    n_prompt = int(enc["attention_mask"][i].sum())
+                    out.append(Generation(
+                        text=self.tokenizer.decode(kept, skip_special_tokens=True),
+                        prompt_tokens=n_prompt,
+                        completion_tokens=len(kept) + (1 if cut is not None else 0),
+                        finish_reason=finish, token_ids=kept))
+        return out

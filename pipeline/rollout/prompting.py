@@ -1,0 +1,111 @@
+"""Prompt construction and tool-call parsing for the agent harness.
+
+Tool calls use the Hermes function-calling format (NousResearch Hermes-2-Pro; also used by
+Qwen2.5): tool schemas inside ``<tools></tools>`` in the system prompt, each call as a JSON object
+``{"name": ..., "arguments": {...}}`` inside ``<tool_call></tool_call>``, each tool result inside
+``<tool_response></tool_response>``. Only the agent-visible part of a task package reaches a prompt.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+TOOL_CALL_RE = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S)
+TOOL_PREFIX = '<tool_call>\n{"name": "'
+
+SYSTEM_TEMPLATE = """You are a customer service agent. Follow the policy below exactly.
+
+{policy}
+
+# Tools
+You may call one tool at a time. The tool signatures are inside <tools></tools>:
+<tools>
+{tools}
+</tools>
+To call a tool, reply with only a JSON object inside <tool_call></tool_call> tags, for example:
+<tool_call>
+{{"name": "tool_name", "arguments": {{"arg": "value"}}}}
+</tool_call>
+The tool result comes back inside <tool_response></tool_response>. When you are done, answer the customer in plain text."""
+
+
+def system_prompt(policy: str, tools: list[dict[str, Any]]) -> str:
+    """The agent's system prompt: policy text plus tool schemas (one JSON object per line)."""
+    tool_lines = "\n".join(json.dumps(t.get("function", t), ensure_ascii=False) for t in tools)
+    return SYSTEM_TEMPLATE.format(policy=policy.strip(), tools=tool_lines)
+
+
+@dataclass
+class ParsedOutput:
+    """Parsed assistant output: free ``text`` outside tool-call tags, ``calls`` (name, arguments)
+    and ``errors`` (one message per ``<tool_call>`` block that is not valid JSON / lacks a name)."""
+
+    text: str
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    had_tag: bool = False
+
+
+def _first_json_object(s: str) -> Any:
+    """Decode the first JSON value in ``s`` (tolerates trailing text after it)."""
+    s = s.strip()
+    dec = json.JSONDecoder()
+    return dec.raw_decode(s)[0]
+
+
+def parse_tool_calls(text: str) -> ParsedOutput:
+    """Parse Hermes-style tool calls from generated ``text``.
+
+    A block may hold one object or a list of objects; ``arguments`` may be an object or a JSON
+    string (OpenAI style). Never raises: problems are reported in ``errors``.
+    """
+    out = ParsedOutput(text=TOOL_CALL_RE.sub("", text).strip(), had_tag="<tool_call>" in text)
+    for block in TOOL_CALL_RE.findall(text):
+        try:
+            obj = _first_json_object(block)
+        except (json.JSONDecodeError, ValueError) as exc:
+            out.errors.append(f"tool call is not valid JSON: {exc.msg if hasattr(exc, 'msg') else exc}")
+            continue
+        items = obj if isinstance(obj, list) else [obj]
+        for it in items:
+            if not isinstance(it, dict) or not isinstance(it.get("name"), str):
+                out.errors.append("tool call must be an object with a string 'name'")
+                continue
+            args = it.get("arguments", it.get("parameters", {}))
+            if isinstance(args, str):
+                try:
+                    args = json.loads(args) if args.strip() else {}
+                except json.JSONDecodeError as exc:
+                    out.errors.append(f"arguments of {it['name']!r} are not valid JSON: {exc.msg}")
+                    continue
+            if not isinstance(args, dict):
+                out.errors.append(f"arguments of {it['name']!r} must be a JSON object")
+                continue
+            out.calls.append((it["name"], args))
+    return out
+
+
+def render_for_model(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """Turn OpenAI-format messages (assistant ``tool_calls``, ``tool`` results) into plain
+    role/content messages in Hermes text form, for chat templates without native tool support."""
+    out: list[dict[str, str]] = []
+    for m in messages:
+        role = m["role"]
+        if role == "assistant" and m.get("tool_calls"):
+            parts = [m["content"]] if m.get("content") else []
+            for tc in m["tool_calls"]:
+                fn = tc["function"]
+                try:
+                    args = json.loads(fn["arguments"])
+                except (json.JSONDecodeError, TypeError):
+                    args = fn["arguments"]
+                parts.append("<tool_call>\n" + json.dumps({"name": fn["name"], "arguments": args},
+                                                          ensure_ascii=False) + "\n</tool_call>")
+            out.append({"role": "assistant", "content": "\n".join(parts)})
+        elif role == "tool":
+            out.append({"role": "tool", "content": f"<tool_response>\n{m.get('content', '')}\n</tool_response>"})
+        else:
+            out.append({"role": role, "content": m.get("content") or ""})
+    return out

@@ -1,0 +1,144 @@
+"""A resettable, in-process environment over a domain's state and tools.
+
+The sandbox owns a deep copy of a task's initial state; tool calls go through :meth:`Sandbox.call`,
+which validates the arguments against the tool's JSON schema, runs the tool, and turns every
+failure into an ``"Error: ..."`` tool result (the convention of the logs) plus a machine-readable
+error code. The state hash (:func:`pipeline.records.stable_hash` of the state) is the verifier's
+anchor, as in tau-bench's reward-by-database-hash.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Iterable
+
+import jsonschema
+
+from pipeline.domains.base import ToolError
+from pipeline.records import canonical_json, stable_hash
+
+# error codes of a tool result
+OK = None
+UNKNOWN_TOOL = "UNKNOWN_TOOL"
+INVALID_ARGUMENTS = "INVALID_ARGUMENTS"
+TOOL_ERROR = "TOOL_ERROR"          # business error raised by the tool (e.g. "user not found")
+TOOL_CRASH = "TOOL_CRASH"          # unexpected exception inside the tool
+TOOL_DISABLED = "TOOL_DISABLED"    # removed from this sandbox (task verification: tools needed?)
+
+
+@dataclass
+class ToolResult:
+    """Result of one call: ``content`` (text returned to the agent) and ``error_code`` (None if ok)."""
+
+    name: str
+    arguments: dict[str, Any]
+    content: str
+    error_code: str | None = None
+    writes: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.error_code is None
+
+
+@lru_cache(maxsize=256)
+def _validator(schema_json: str) -> jsonschema.protocols.Validator:
+    import json
+
+    schema = json.loads(schema_json)
+    return jsonschema.validators.validator_for(schema)(schema)
+
+
+def validate_arguments(tool_schema: dict[str, Any], arguments: Any) -> str | None:
+    """Validate ``arguments`` against an OpenAI function schema's ``parameters``.
+
+    Returns None when valid, else a one-line error message (path: message)."""
+    params = tool_schema.get("function", {}).get("parameters") or {"type": "object"}
+    v = _validator(canonical_json(params))
+    errs = sorted(v.iter_errors(arguments), key=lambda e: list(e.absolute_path))
+    if not errs:
+        return None
+    e = errs[0]
+    where = "/".join(str(x) for x in e.absolute_path) or "(arguments)"
+    return f"{where}: {e.message}"
+
+
+class Sandbox:
+    """Resettable environment: ``Sandbox(domain, initial_state, disabled_tools=())``.
+
+    ``domain`` is an object with ``tools: dict[str, Tool]`` (see pipeline.domains.base).
+    ``call`` never raises for agent mistakes; it returns a :class:`ToolResult`.
+    """
+
+    def __init__(self, domain: Any, initial_state: dict[str, Any], disabled_tools: Iterable[str] = ()):
+        self.domain = domain
+        self._initial = copy.deepcopy(initial_state)
+        self.disabled = set(disabled_tools)
+        self.reset()
+
+    def reset(self) -> None:
+        """Restore the initial state and clear the call log."""
+        self.state: dict[str, Any] = copy.deepcopy(self._initial)
+        self.calls: list[ToolResult] = []
+
+    def state_hash(self) -> str:
+        """SHA-256 prefix of the canonical JSON of the current state."""
+        return stable_hash(self.state)
+
+    def call(self, name: str, arguments: Any) -> ToolResult:
+        """Run tool ``name`` with ``arguments`` (a dict); returns the result, logs the call."""
+        tool = self.domain.tools.get(name)
+        if tool is None:
+            res = ToolResult(name, arguments if isinstance(arguments, dict) else {},
+                             f"Error: unknown tool {name!r}", UNKNOWN_TOOL)
+        elif name in self.disabled:
+            res = ToolResult(name, arguments, f"Error: tool {name!r} is not available", TOOL_DISABLED, tool.writes)
+        else:
+            err = validate_arguments(tool.schema, arguments)
+            if err:
+                res = ToolResult(name, arguments if isinstance(arguments, dict) else {},
+                                 f"Error: invalid arguments: {err}", INVALID_ARGUMENTS, tool.writes)
+            else:
+                before = copy.deepcopy(self.state) if tool.writes else None
+                try:
+                    out = tool.fn(self.state, **arguments)
+                    res = ToolResult(name, arguments, out if isinstance(out, str) else canonical_json(out),
+                                     None, tool.writes)
+                except ToolError as exc:
+                    if before is not None:
+                        self.state = before  # a failed write leaves no partial change
+                    res = ToolResult(name, arguments, f"Error: {exc}", TOOL_ERROR, tool.writes)
+                except Exception as exc:  # noqa: BLE001 - tool bugs must not kill an episode
+                    if before is not None:
+                        self.state = before
+                    res = ToolResult(name, arguments, f"Error: {type(exc).__name__}: {exc}", TOOL_CRASH, tool.writes)
+        self.calls.append(res)
+        return res
+
+    def run(self, calls: Iterable[dict[str, Any]]) -> list[ToolResult]:
+        """Run a sequence of ``{"name", "arguments"}`` calls (e.g. a reference solution)."""
+        return [self.call(c["name"], c.get("arguments", {})) for c in calls]
+
+
+def state_diff(a: Any, b: Any, path: str = "", limit: int = 50) -> list[str]:
+    """Paths where two JSON values differ, e.g. ``["reservations/ABC123/status: None -> 'cancelled'"]``.
+
+    Used for verifier evidence; at most ``limit`` entries."""
+    out: list[str] = []
+
+    def rec(x: Any, y: Any, p: str) -> None:
+        if len(out) >= limit:
+            return
+        if isinstance(x, dict) and isinstance(y, dict):
+            for k in sorted(set(x) | set(y), key=str):
+                rec(x.get(k), y.get(k), f"{p}/{k}" if p else str(k))
+        elif isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
+            for i, (u, v) in enumerate(zip(x, y)):
+                rec(u, v, f"{p}[{i}]")
+        elif x != y:
+            xs, ys = repr(x), repr(y)
+            out.append(f"{p}: {xs[:80]} -> {ys[:80]}")
+
+    rec(a, b, path)
+    return out

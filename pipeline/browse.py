@@ -15,8 +15,8 @@ import duckdb
 #: Named SQL queries over the views :func:`open_views` creates; each runs on any exported folder.
 EXAMPLE_QUERIES: dict[str, str] = {
     "pass_rate_per_blueprint": """
-        SELECT blueprint_id, count(*) AS tasks, sum(k) AS rollouts, sum(passes) AS passes,
-               round(sum(passes) / nullif(sum(k), 0), 3) AS pass_rate, sum(exported) AS exported
+        SELECT blueprint_id, count(*) AS tasks, sum(k)::BIGINT AS rollouts, sum(passes)::BIGINT AS passes,
+               round(sum(passes) / nullif(sum(k), 0), 3) AS pass_rate, sum(exported)::BIGINT AS exported
         FROM groups GROUP BY blueprint_id ORDER BY blueprint_id""",
     "reject_reasons": """
         SELECT kind, stage, reason_code, count(*) AS n
@@ -36,7 +36,7 @@ EXAMPLE_QUERIES: dict[str, str] = {
         GROUP BY tool ORDER BY calls DESC, tool""",
     "trained_turns_per_trajectory": """
         SELECT trajectory_id, len(messages) AS messages,
-               list_sum(CAST(loss_mask AS INTEGER[])) AS trained_messages
+               coalesce(list_sum(CAST(loss_mask AS INTEGER[])), 0)::BIGINT AS trained_messages
         FROM sft ORDER BY trajectory_id""",
     "task_verification_per_blueprint": """
         SELECT blueprint_id, count(*) AS tasks,

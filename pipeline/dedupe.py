@@ -181,7 +181,7 @@ def dedupe(
         raise ValueError(f"shingle must be >= 1, got {shingle}")
     if not 0.0 < threshold <= 1.0:
         raise ValueError(f"threshold must be in (0, 1], got {threshold}")
-    b, r = lsh_params(threshold, num_perm)
+    b, r = lsh_params(threshold if lsh_threshold is None else lsh_threshold, num_perm)
     lsh = MinHashLSH(num_perm=num_perm, params=(b, r))
     result = DedupeResult(params=(b, r))
     exact: dict[str, str] = {}  # sha256 -> kept trajectory_id

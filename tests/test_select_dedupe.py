@@ -233,11 +233,18 @@ def test_dedupe_confirms_lsh_candidates_against_threshold():
 
 
 def test_lower_lsh_threshold_raises_recall():
+    from pipeline.dedupe import minhash, shingles
+
+    def sig(msgs):
+        return minhash(shingles(agent_visible_text(traj("x", messages=msgs))))
+
     base = conversation(7)
     pairs = [(base, _edit(base, k, seed)) for k in (1, 2, 3) for seed in range(6)]
+    above = sum(sig(x).jaccard(sig(y)) >= 0.9 for x, y in pairs)
     found = {}
     for lt in (None, 0.75):
         found[lt] = sum(len(dedupe([traj("a", messages=x), traj("e", messages=y)],
                                    lsh_threshold=lt).rejected) for x, y in pairs)
     assert found[0.75] >= found[None]
+    assert found[0.75] == above  # S-curve point at 0.75: every pair estimated >= 0.9 is found
     assert dedupe([], lsh_threshold=0.75).params == lsh_params(0.75, 128)

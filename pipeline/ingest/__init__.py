@@ -126,6 +126,8 @@ def _iter_canonical(path: Path) -> Iterator[tuple[int, Any, str | None, str | No
                 yield pos, json.loads(text), None, None
             except json.JSONDecodeError as exc:
                 yield pos, text, INGEST_JSON, str(exc)
+            except RecursionError:
+                yield pos, text[:4096], INGEST_JSON, "JSON nested too deeply to parse"
 
 
 def ingest(path: str | os.PathLike, fmt: str | None = None, limit: int | None = None) -> IngestResult:

@@ -96,7 +96,6 @@ def _step(ep: _Episode, text: str, cfg: RolloutConfig) -> None:
     ep.messages.append({"role": "assistant", "content": text})
     if ep.user_queue:
         ep.messages.append({"role": "user", "content": ep.user_queue.pop(0)})
-        ep.force_prefix = True
     else:
         ep.done, ep.finish_reason = True, "agent_stop"
 

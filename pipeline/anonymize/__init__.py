@@ -1,0 +1,22 @@
+"""Anonymize stage: pseudonymize personal data in :class:`~pipeline.records.LogRecord` s.
+
+Public API::
+
+    from pipeline.anonymize import Anonymizer
+    anon = Anonymizer(secret=None)          # $TRAJPIPE_SECRET or a random per-run key
+    for rec in anon.anonymize(records): ... # LogRecord -> LogRecord, ids kept
+    anon.report()                           # counts per entity type / recognizer / key rule
+    anon.is_real("Mia")                     # denylist predicate for the synthesizer
+    anon.digests                            # HMAC digests of every replaced real value
+
+Building blocks: :func:`~pipeline.anonymize.engine.build_analyzer` (offline presidio + spaCy
+package model + business-identifier recognizers) and
+:class:`~pipeline.anonymize.pseudonymizer.Pseudonymizer` (keyed, consistent, format-preserving
+fakes). No Prefect in here.
+"""
+from .anonymizer import KEY_RULES, SKIP_KEYS, Anonymizer
+from .engine import build_analyzer, detect_patterns
+from .pseudonymizer import Pseudonymizer, normalize
+
+__all__ = ["Anonymizer", "Pseudonymizer", "build_analyzer", "detect_patterns", "normalize",
+           "KEY_RULES", "SKIP_KEYS"]

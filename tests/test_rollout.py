@@ -1,0 +1,121 @@
+"""Harness unit tests (a scripted backend double) and a real-model generation test."""
+import json
+
+import pytest
+
+from pipeline.domains.base import Tool, ToolError
+from pipeline.records import TaskHidden, TaskPackage, TaskVisible, ToolCall, stable_hash
+from pipeline.rollout.backends.base import Generation, SamplingConfig
+from pipeline.rollout.harness import RolloutConfig, run_rollouts
+from pipeline.rollout.prompting import TOOL_PREFIX, parse_tool_calls, render_for_model
+from pipeline.verify import verify_trajectory
+
+
+def _set_flag(state, key: str):
+    if key not in state["flags"]:
+        raise ToolError("no such flag")
+    state["flags"][key] = True
+    return json.dumps(state["flags"])
+
+
+class TinyDomain:
+    name = "tiny"
+    tools = {"set_flag": Tool(_set_flag, {"type": "function", "function": {
+        "name": "set_flag", "description": "set a flag",
+        "parameters": {"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"],
+                       "additionalProperties": False}}}, writes=True)}
+
+
+def tiny_task():
+    init = {"flags": {"a": False}}
+    return TaskPackage(task_id="t1", blueprint_id="b1", domain="tiny", seed=0,
+                       visible=TaskVisible(instruction="set flag a", policy="be nice",
+                                           tools=[TinyDomain.tools["set_flag"].schema], user_messages=["thanks"]),
+                       hidden=TaskHidden(initial_state=init, reference_solution=[ToolCall(name="set_flag", arguments={"key": "a"})],
+                                         expected_state_hash=stable_hash({"flags": {"a": True}}), verifier={}))
+
+
+class ScriptedBackend:
+    """Test double: returns canned completions in order, one list per batch call."""
+    name = "scripted"
+    model_id = "scripted"
+
+    def __init__(self, script):
+        self.script = list(script)
+        self.calls = []
+
+    def generate(self, prompts, prefixes, sampling):
+        self.calls.append((len(prompts), list(prefixes)))
+        outs = self.script.pop(0)
+        return [Generation(text=o, prompt_tokens=10, completion_tokens=5) for o in outs]
+
+
+def test_parse_tool_calls_variants():
+    p = parse_tool_calls('<tool_call>\n{"name": "x", "arguments": {"a": 1}}\n</tool_call>')
+    assert p.calls == [("x", {"a": 1})] and not p.errors
+    p = parse_tool_calls('<tool_call>[{"name": "x", "arguments": "{\\"a\\": 2}"}]</tool_call> ok')
+    assert p.calls == [("x", {"a": 2})] and p.text == "ok"
+    p = parse_tool_calls('<tool_call>{"name": "x", "argu')
+    assert not p.calls and p.errors and p.had_tag
+    assert parse_tool_calls("plain answer").calls == []
+
+
+def test_render_for_model_keeps_calls_and_results():
+    msgs = [{"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c", "type": "function", "function": {"name": "f", "arguments": '{"k": 1}'}}]},
+        {"role": "tool", "tool_call_id": "c", "content": "res"}]
+    r = render_for_model(msgs)
+    assert "<tool_call>" in r[0]["content"] and '"k": 1' in r[0]["content"]
+    assert r[1]["content"].startswith("<tool_response>")
+
+
+def test_harness_batches_episodes_and_verifies():
+    # two episodes (k=2) advance together: each backend call carries both prompts
+    be = ScriptedBackend([
+        ['set_flag", "arguments": {"key": "a"}}\n</tool_call>', 'set_flag", "arguments": {"key": "zzz"}}</tool_call>'],
+        ["Done, flag a is set.", "Sorry."],
+        ["You're welcome.", "Bye."],
+    ])
+    trajs = run_rollouts([tiny_task()], be, lambda name: TinyDomain(), RolloutConfig(k=2, max_turns=5))
+    assert [c[0] for c in be.calls] == [2, 2, 2]
+    assert be.calls[0][1] == [TOOL_PREFIX, TOOL_PREFIX]  # constrained opening after the customer turn
+    assert be.calls[1][1] == [None, None]
+    good, bad = trajs
+    assert good.finish_reason == "agent_stop" and bad.finish_reason == "agent_stop"
+    assert good.tool_calls[0]["error"] is None and bad.tool_calls[0]["error"] == "TOOL_ERROR"
+    roles = [m["role"] for m in good.messages]
+    assert roles == ["system", "user", "assistant", "tool", "assistant", "user", "assistant"]
+    task = tiny_task()
+    assert verify_trajectory(good, task, TinyDomain()).passed
+    v = verify_trajectory(bad, task, TinyDomain())
+    assert not v.passed and "TRAJ_WRONG_FINAL_STATE" in v.reason_codes
+
+
+def test_harness_answers_unparseable_output_and_hits_turn_limit():
+    be = ScriptedBackend([['oops not json'], ['<tool_call>{"name": 5}</tool_call>']])
+    (t,) = run_rollouts([tiny_task()], be, lambda n: TinyDomain(), RolloutConfig(k=1, max_turns=2))
+    assert t.finish_reason == "turn_limit"
+    assert t.messages[3]["role"] == "user" and t.messages[3]["content"].startswith("[format error]")
+    v = verify_trajectory(t, tiny_task(), TinyDomain())
+    assert {"TRAJ_TURN_LIMIT", "TRAJ_UNPARSEABLE_CALL", "TRAJ_NO_TOOL_CALL"} <= set(v.reason_codes)
+
+
+def test_backend_exception_ends_episodes_with_error():
+    class Boom(ScriptedBackend):
+        def generate(self, *a):
+            raise RuntimeError("engine died")
+    (t,) = run_rollouts([tiny_task()], Boom([]), lambda n: TinyDomain(), RolloutConfig(k=1))
+    assert t.finish_reason == "error"
+    assert "TRAJ_ERROR" in verify_trajectory(t, tiny_task(), TinyDomain()).reason_codes
+
+
+@pytest.mark.slow
+def test_real_teacher_generates_tokens(teacher):
+    prompts = [[{"role": "user", "content": "Name a colour."}], [{"role": "user", "content": "Count to three."}]]
+    gens = teacher.generate(prompts, [None, TOOL_PREFIX], SamplingConfig(max_new_tokens=12, temperature=0.0))
+    assert len(gens) == 2
+    for g in gens:
+        assert 0 < g.completion_tokens <= 13 and g.prompt_tokens > 5 and g.text.strip()
+    # greedy decoding is deterministic
+    again = teacher.generate(prompts[:1], [None], SamplingConfig(max_new_tokens=12, temperature=0.0))
+    assert again[0].text == gens[0].text

@@ -171,7 +171,9 @@ def select_stage(trajs: list[Trajectory], verdicts: list[Verdict], cap: int = 2)
     from pipeline.select import select
 
     sel = select(trajs, verdicts, cap=cap)
-    dd = dedupe(sel.kept)
+    # an LSH 50% point below the Jaccard threshold raises recall of true near-duplicates; every
+    # candidate is still confirmed against the threshold (see pipeline.dedupe)
+    dd = dedupe(sel.kept, threshold=0.9, lsh_threshold=0.75)
     return SelectResult(dd.kept, list(sel.rejected) + list(dd.rejected), sel.groups, len(sel.kept))
 
 

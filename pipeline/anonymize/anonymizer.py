@@ -73,7 +73,7 @@ NAME_ENTITIES = frozenset({"PERSON", "FIRST_NAME", "LAST_NAME"})
 
 #: Words that are never name words when NER proposes them (domain vocabulary, greetings).
 DEFAULT_KEEP_WORDS = frozenset("""
-economy basic business first class gold silver regular platinum premium airline airlines agent
+economy basic business first class gold silver international airport intl regular platinum premium airline airlines agent
 visa mastercard master amex discover card credit gift certificate certificates hat user id
 reservation reservations booking thanks thank hello hi hey dear yes no okay ok sure please
 great travel insurance flight flights direct one way round trip option options total usd est pst
@@ -86,6 +86,10 @@ _HONORIFICS = {"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "madam", "hi", "h
 
 _NAME_WORD_RE = re.compile(r"^[A-Z\u00C0-\u00DE][a-z\u00DF-\u00FF]+(?:[-'][A-Z\u00C0-\u00DE]?[a-z\u00DF-\u00FF]+)*$|^(?:Mc|Mac|O')[A-Z][a-z]+$")
 _NOT_JSON = object()
+# a lower-case word standing alone in text (not inside an id, e-mail or file name)
+_LOWER_WORD_RE = re.compile(r"(?<![\w@.'\u2019-])[a-z]{2,}(?![\w@]|\.\w)")
+_PLACE_WORD_RE = re.compile(r"\b(?:International|Airport|Airlines|Intl)\b")
+_PLACE_AFTER_RE = re.compile(r"\s*(?:[A-Z]\.\s*)?(?:[A-Z][a-z]+\s+){0,2}(?:International|Airport|Airlines|Intl)\b")
 
 
 @dataclass
@@ -116,6 +120,8 @@ class Anonymizer:
     replaced, and :meth:`is_real` tests a candidate value against them.
     """
 
+    NER_CACHE_MAX = 200_000  # distinct texts kept with their analysis results
+
     def __init__(self, secret: bytes | str | None = None, analyzer: Optional[AnalyzerEngine] = None,
                  score_threshold: float = 0.5, chunk_size: int = 512, batch_size: int = 64,
                  keep_words: Iterable[str] = ()):
@@ -128,7 +134,8 @@ class Anonymizer:
         self._keep_words = set(DEFAULT_KEEP_WORDS) | {w.lower() for w in keep_words}
         self._ner_cache: dict[str, list[tuple[str, int, int, float, str]]] = {}
         self._counts: dict[str, Counter] = {k: Counter() for k in
-                                            ("entities", "sources", "replacements", "stats")}
+                                            ("entities", "detections", "sources",
+                                                      "replacements", "stats")}
 
     # -- public API --------------------------------------------------------------------------
     @property
@@ -166,14 +173,21 @@ class Anonymizer:
             yield from self._process_chunk(chunk)
 
     def report(self) -> dict:
-        """Counts so far: ``records``; ``entities`` (detected values per entity type, counted
-        once per record); ``sources`` (the same per recognizer or ``key:<name>`` rule);
-        ``replacements`` (occurrences rewritten per entity type); ``distinct_real_values``;
-        ``texts_analyzed`` / ``ner_cache_hits`` (spaCy work); ``person_spans_dropped``."""
+        """Counts so far (no values, no secret).
+
+        ``records``; ``entities``: distinct real values per entity type, summed over records
+        (name words count as FIRST_NAME/LAST_NAME); ``detections``: detection events per entity
+        type; ``sources``: detection events per recognizer name or ``key:<json key>`` rule
+        (``key_is:*`` for dict keys that are ids, ``derived:user_id_name`` for name words taken
+        from ``first_last_dddd`` ids); ``replacements``: occurrences rewritten per entity type;
+        ``distinct_real_values``: size of :attr:`digests`; ``texts_analyzed`` /
+        ``ner_cache_hits``: spaCy work; ``person_spans_dropped``: NER PERSON spans vetoed.
+        """
         c = self._counts
         return {
             "records": c["stats"]["records"],
             "entities": dict(sorted(c["entities"].items())),
+            "detections": dict(sorted(c["detections"].items())),
             "sources": dict(sorted(c["sources"].items())),
             "replacements": dict(sorted(c["replacements"].items())),
             "distinct_real_values": len(self.digests),
@@ -316,15 +330,9 @@ class Anonymizer:
         self._collect_obj(scan, rec.metadata, None)
         return scan
 
-    def _policy_words(self, recs: list[LogRecord]) -> set[str]:
-        words: set[str] = set()
-        for rec in recs:
-            for m in rec.messages:
-                if m.get("role") == "system" and isinstance(m.get("content"), str):
-                    words.update(w.lower() for w in re.findall(r"\b[A-Z][a-z]+\b", m["content"]))
-        return words
-
     def _run_ner(self, texts: list[str]) -> None:
+        if len(self._ner_cache) > self.NER_CACHE_MAX:
+            self._ner_cache.clear()
         todo = list(dict.fromkeys(t for t in texts if t not in self._ner_cache))
         self._counts["stats"]["ner_cache_hits"] += len(texts) - len(todo)
         if not todo:
@@ -341,11 +349,14 @@ class Anonymizer:
         self._counts["stats"]["texts_analyzed"] += len(todo)
 
     def _person_runs(self, span: str, stop: set[str]) -> list[str]:
-        """Name-like word runs of a NER PERSON span (greetings, domain words, ALLCAPS cut)."""
+        """Name-like word runs of a NER PERSON span: Capitalized words only; greetings,
+        honorifics, ALLCAPS words, digits and ``stop`` words (domain vocabulary, words the chunk
+        also uses in lower case, words spaCy calls locations) cut the span."""
         runs, cur = [], []
-        for w in re.findall(r"[^\s,;:()\[\]\"!?/]+", span):
-            w = re.sub(r"(?:'s|’s|[.'’])$", "", w)
-            ok = bool(_NAME_WORD_RE.match(w)) and w.lower() not in stop and w.lower() not in _HONORIFICS
+        for w in re.findall(r"[^\s,;:()\[\]\"!?/*]+", span):
+            w = re.sub(r"(?:'s|\u2019s|[.'\u2019])$", "", w)
+            ok = (bool(_NAME_WORD_RE.match(w)) and w.lower() not in stop
+                  and w.lower() not in _HONORIFICS)
             if ok:
                 cur.append(w)
             elif cur:
@@ -353,17 +364,37 @@ class Anonymizer:
                 cur = []
         if cur:
             runs.append(" ".join(cur))
-        return runs
+        return [r for r in runs if " " in r or len(r) >= 3]
+
+    def _chunk_stop_words(self, recs: list[LogRecord], scans: list[_Scan]) -> set[str]:
+        """Words never taken as names from NER in this chunk (see :meth:`_person_runs`)."""
+        stop = set(self._keep_words)
+        texts = [t for sc in scans for t in sc.texts]
+        for rec in recs:
+            for m in rec.messages:
+                if m.get("role") == "system" and isinstance(m.get("content"), str):
+                    texts.append(m["content"])
+                    stop.update(w.lower() for w in re.findall(r"\b[A-Z][a-z]+\b", m["content"]))
+        for t in texts:
+            stop.update(_LOWER_WORD_RE.findall(t))
+            for ent, s, e, _score, _name in self._ner_cache.get(t, ()):
+                if ent == "LOCATION":
+                    stop.update(w.lower() for w in re.findall(r"[A-Za-z]+", t[s:e]))
+        return stop
 
     def _apply_ner(self, scan: _Scan, stop: set[str]) -> None:
         local_stop = stop | scan.cities
         for text in scan.texts:
             for ent, s, e, score, rec_name in self._ner_cache.get(text, []):
-                if score < self.score_threshold:
+                if score < self.score_threshold or ent == "LOCATION":
                     continue
                 value = text[s:e]
                 if ent == "PERSON":
-                    runs = self._person_runs(value, local_stop)
+                    if _PLACE_AFTER_RE.match(text, e) or _PLACE_WORD_RE.search(value):
+                        # "John F. Kennedy International Airport" is a place
+                        runs = []
+                    else:
+                        runs = self._person_runs(value, local_stop)
                     if not runs:
                         self._counts["stats"]["person_spans_dropped"] += 1
                     for run in runs:
@@ -470,7 +501,7 @@ class Anonymizer:
     def _process_chunk(self, recs: list[LogRecord]) -> list[LogRecord]:
         scans = [self._collect_record(r) for r in recs]
         self._run_ner([t for s in scans for t in s.texts])
-        stop = self._keep_words | self._policy_words(recs)
+        stop = self._chunk_stop_words(recs, scans)
         for scan in scans:
             self._apply_ner(scan, stop)
             for v in scan.values:
@@ -479,23 +510,34 @@ class Anonymizer:
         out = []
         for rec, scan in zip(recs, scans):
             out.append(self._rewrite_record(rec, scan))
-            self._counts["entities"].update(scan.events)
+            self._counts["entities"].update(scan.values.values())
+            self._counts["detections"].update(scan.events)
             self._counts["sources"].update(scan.sources)
             self._counts["stats"]["records"] += 1
         return out
 
 
 class _Replacer:
-    """One-pass, longest-first, boundary-aware substitution of known real values."""
+    """One-pass, longest-first, boundary-aware substitution of known real values.
+
+    Digit-only values (zip, last four) get stricter boundaries so they never match inside a
+    date, a time, an amount or a longer number ("2024-05-20", "$7447.50", "12:30").
+    """
+
+    _GEN = r"(?<![A-Za-z0-9_])(?:{})(?![A-Za-z0-9_])"
+    _NUM = r"(?<![A-Za-z0-9_$/:.,-])(?:{})(?![A-Za-z0-9_]|[-/:.,]\d)"
 
     def __init__(self, table: dict[str, tuple[str, str]], counter: Counter):
         self.table = table
         self.counter = counter
-        if table:
-            alts = "|".join(re.escape(v) for v in sorted(table, key=len, reverse=True))
-            self.rx = re.compile(r"(?<![A-Za-z0-9_])(?:" + alts + r")(?![A-Za-z0-9_])")
-        else:
-            self.rx = None
+        words = sorted((v for v in table if not v.isdigit()), key=len, reverse=True)
+        nums = sorted((v for v in table if v.isdigit()), key=len, reverse=True)
+        parts = []
+        if words:
+            parts.append(self._GEN.format("|".join(map(re.escape, words))))
+        if nums:
+            parts.append(self._NUM.format("|".join(nums)))
+        self.rx = re.compile("|".join(parts)) if parts else None
 
     def _sub(self, m: re.Match) -> str:
         fake, ent = self.table[m.group(0)]
@@ -503,6 +545,7 @@ class _Replacer:
         return fake
 
     def __call__(self, text: str) -> str:
+        """``text`` with every known real value replaced by its fake."""
         if self.rx is None or not text:
             return text
         return self.rx.sub(self._sub, text)

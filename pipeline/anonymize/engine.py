@@ -74,7 +74,8 @@ ZIP_RE = re.compile(
 LAST_FOUR_RES = (
     re.compile(r"(?i)\b(?:ending|ends|ended)(?: (?:in|with))?[\s:#*-]*(?P<v>\d{4})(?!\d)"),
     re.compile(r"(?i)\blast (?:four|4)(?: digits)?(?: (?:are|is|of))?[\s:#*-]*(?P<v>\d{4})(?!\d)"),
-    re.compile(r"(?i)(?:(?<![a-z])[x*]{2,}[\s-]*|\b(?:visa|mastercard|master card|amex|discover|card)\s*(?:#|no\.?)?\s*)(?P<v>\d{4})(?!\d)"),
+    re.compile(r"(?i)(?<![a-z*])(?:[x*\u2022]{4}[\s-]?){1,3}(?P<v>\d{4})(?!\d)"),
+    re.compile(r"(?i)\b(?:visa|mastercard|master card|amex|discover|card)\s*(?:#|no\.?)?\s*(?P<v>\d{4})(?![\d/:.,-]\d|\d)"),
     re.compile(r"(?i)\b(?:my|the|your|a|his|her) (?P<v>\d{4}) (?:card|visa|mastercard|master card|amex|credit)"),
 )
 
@@ -207,8 +208,9 @@ def detect_patterns(text: str, structured_only: bool = False) -> list[PatternHit
     return out
 
 
-#: Entities requested from the analyzer for free text.
-ANALYZED_ENTITIES = ["PERSON", "PHONE_NUMBER", "CREDIT_CARD", "EMAIL_ADDRESS", "USER_ID",
+#: Entities requested from the analyzer for free text (LOCATION is only used to veto PERSON
+#: words: cities in free text are not replaced, they coincide with airports).
+ANALYZED_ENTITIES = ["PERSON", "LOCATION", "PHONE_NUMBER", "CREDIT_CARD", "EMAIL_ADDRESS", "USER_ID",
                      "PAYMENT_ID", "RESERVATION_ID", "LAST_FOUR", "DATE_OF_BIRTH",
                      "STREET_ADDRESS", "ADDRESS_LINE2", "ZIP"]
 
@@ -242,7 +244,8 @@ def build_analyzer(model_name: str = SPACY_MODEL) -> AnalyzerEngine:
     if "parser" in nlp.pipe_names:
         nlp.disable_pipe("parser")
     registry = RecognizerRegistry(supported_languages=["en"])
-    registry.add_recognizer(SpacyRecognizer(supported_language="en", supported_entities=["PERSON"]))
+    registry.add_recognizer(SpacyRecognizer(supported_language="en",
+                                           supported_entities=["PERSON", "LOCATION"]))
     registry.add_recognizer(PhoneRecognizer(context=_PHONE_CONTEXT))
     registry.add_recognizer(CreditCardRecognizer())
     for rec in structured_recognizers() + personal_recognizers():

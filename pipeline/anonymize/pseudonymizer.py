@@ -114,6 +114,7 @@ def match_case(template: str, fake: str) -> str:
     return fake
 
 
+_WORD_RE = re.compile(r"[A-Za-z]{2,}")
 _NAME_TOKEN_RE = re.compile(r"[A-Za-z\u00C0-\u024F]+")
 _SAFE_EMAIL_DOMAINS = {"example.com", "example.org", "example.net", "gmail.com", "yahoo.com",
                        "outlook.com", "hotmail.com", "icloud.com", "aol.com", "proton.me"}
@@ -171,7 +172,8 @@ class Pseudonymizer:
             cand = gen(attempt)
             nf = normalize(cand)
             owner = self._owner.get((group, nf))
-            if nf != key[1] and (owner is None or owner == key[1]) and not self.is_taken(cand):
+            if (nf != key[1] and (owner is None or owner == key[1]) and not self.is_taken(cand)
+                    and not any(self.is_taken(w) for w in _WORD_RE.findall(cand))):
                 break
         self._cache[key] = cand
         self._owner[(group, normalize(cand))] = key[1]
@@ -319,8 +321,10 @@ class Pseudonymizer:
 
     def street_address(self, value: str) -> str:
         """``975 Sunset Drive`` -> fake building number + street name (Faker)."""
-        return self._draw("STREET_ADDRESS", value,
-                          lambda a: self._faker_for("STREET", normalize(value), a).street_address())
+        def gen(attempt: int) -> str:
+            fk = self._faker_for("STREET", normalize(value), attempt)
+            return f"{fk.building_number()} {fk.street_name()}"
+        return self._draw("STREET_ADDRESS", value, gen)
 
     def city(self, value: str) -> str:
         """A Faker city name."""

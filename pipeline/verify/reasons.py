@@ -29,6 +29,7 @@ REASONS: dict[str, tuple[str, str]] = {
     "TRAJ_UNKNOWN_TOOL": ("verify_trajectory", "a tool call named a tool that does not exist"),
     "TRAJ_INVALID_ARGS": ("verify_trajectory", "tool-call arguments failed the tool's JSON schema"),
     "TRAJ_NO_TOOL_CALL": ("verify_trajectory", "the agent never called a tool"),
+    "VERIFY_FAILED_UNSPECIFIED": ("verify_trajectory", "verdict failed without a reason code (should not happen)"),
     # selection / dedupe
     "SELECT_OVER_CAP": ("select", "verified, but the task instance already has `cap` kept trajectories"),
     "DEDUPE_EXACT": ("dedupe", "exact duplicate of a kept trajectory's agent-visible text"),

@@ -87,11 +87,15 @@ class _Strict(BaseModel):
 
 
 class Name(_Strict):
+    """A person's name: ``first_name``, ``last_name``."""
+
     first_name: str
     last_name: str
 
 
 class Address(_Strict):
+    """A postal address (US style; ``state`` is the two-letter state code)."""
+
     address1: str
     address2: str
     city: str
@@ -101,12 +105,17 @@ class Address(_Strict):
 
 
 class Passenger(_Strict):
+    """A passenger or saved passenger: name and date of birth ``YYYY-MM-DD``."""
+
     first_name: str
     last_name: str
     dob: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$")
 
 
 class PaymentMethod(_Strict):
+    """A stored payment method: credit cards have ``brand``/``last_four``; gift cards and
+    certificates have a dollar ``amount`` (balance)."""
+
     source: Literal["credit_card", "gift_card", "certificate"]
     id: str
     brand: str | None = None
@@ -115,6 +124,8 @@ class PaymentMethod(_Strict):
 
 
 class User(_Strict):
+    """A user profile (see the module docstring for the field list)."""
+
     name: Name
     address: Address
     email: str
@@ -126,12 +137,16 @@ class User(_Strict):
 
 
 class SeatsOrPrices(_Strict):
+    """One integer per cabin: seats left, or dollars per passenger."""
+
     basic_economy: int
     economy: int
     business: int
 
 
 class FlightDate(BaseModel):
+    """A flight's record for one date; ``available_seats``/``prices`` only when bookable."""
+
     model_config = ConfigDict(extra="allow")  # actual_/estimated_ times vary by status
     status: Literal["available", "on time", "delayed", "flying", "landed", "cancelled"]
     available_seats: SeatsOrPrices | None = None
@@ -139,6 +154,8 @@ class FlightDate(BaseModel):
 
 
 class Flight(_Strict):
+    """A scheduled flight with its per-date records."""
+
     flight_number: str
     origin: str
     destination: str
@@ -148,6 +165,8 @@ class Flight(_Strict):
 
 
 class ReservationFlight(_Strict):
+    """One segment of a reservation with the price paid per passenger (dollars)."""
+
     origin: str
     destination: str
     flight_number: str
@@ -156,11 +175,15 @@ class ReservationFlight(_Strict):
 
 
 class Payment(_Strict):
+    """One payment-history entry; a negative amount is a refund."""
+
     payment_id: str
     amount: float
 
 
 class Reservation(_Strict):
+    """A reservation (see the module docstring); ``status`` is ``"cancelled"`` or absent."""
+
     reservation_id: str
     user_id: str
     origin: str

@@ -28,7 +28,8 @@ from typing import Any, Iterable, Iterator, Optional
 from presidio_analyzer import AnalyzerEngine, BatchAnalyzerEngine
 
 from ..records import LogRecord
-from .engine import ANALYZED_ENTITIES, PAYMENT_ID_RE, USER_ID_RE, build_analyzer, detect_patterns
+from .engine import (ANALYZED_ENTITIES, LAST_FOUR_RES, PAYMENT_ID_RE, USER_ID_RE, build_analyzer,
+                     detect_patterns)
 from .pseudonymizer import Pseudonymizer, match_case
 
 #: JSON key (lower case) -> entity type of its string value(s).
@@ -73,8 +74,9 @@ NAME_ENTITIES = frozenset({"PERSON", "FIRST_NAME", "LAST_NAME"})
 
 #: Words that are never name words when NER proposes them (domain vocabulary, greetings).
 DEFAULT_KEEP_WORDS = frozenset("""
-economy basic business first class gold silver international airport intl regular platinum premium airline airlines agent
-visa mastercard master amex discover card credit gift certificate certificates hat user id
+economy basic business first class gold silver regular platinum premium airline airlines agent
+international airport intl visa mastercard master amex discover card credit gift certificate
+certificates hat user id
 reservation reservations booking thanks thank hello hi hey dear yes no okay ok sure please
 great travel insurance flight flights direct one way round trip option options total usd est pst
 am pm monday tuesday wednesday thursday friday saturday sunday january february march april may
@@ -84,12 +86,23 @@ cabin seat seats refund cancel cancellation policy customer service support huma
 _HONORIFICS = {"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "madam", "hi", "hello", "hey",
                "dear", "thanks", "thank", "captain", "mx"}
 
-_NAME_WORD_RE = re.compile(r"^[A-Z\u00C0-\u00DE][a-z\u00DF-\u00FF]+(?:[-'][A-Z\u00C0-\u00DE]?[a-z\u00DF-\u00FF]+)*$|^(?:Mc|Mac|O')[A-Z][a-z]+$")
+_NAME_WORD_RE = re.compile(r"^[A-Z\u00C0-\u00DE][a-z\u00DF-\u00FF]+"
+                           r"(?:[-'][A-Z\u00C0-\u00DE]?[a-z\u00DF-\u00FF]+)*$"
+                           r"|^(?:Mc|Mac|O')[A-Z][a-z]+$")
 _NOT_JSON = object()
 # a lower-case word standing alone in text (not inside an id, e-mail or file name)
 _LOWER_WORD_RE = re.compile(r"(?<![\w@.'\u2019-])[a-z]{2,}(?![\w@]|\.\w)")
+_EMBEDDED_KV_RE = re.compile(
+    r'\\?"(?P<k>[A-Za-z_][A-Za-z0-9_]*)\\?"\s*:\s*\\?"(?P<v>[^"\\\n]{1,200})\\?"')
+_PHONE_WORD_BEFORE_RE = re.compile(r"(?i)\b(?:phone|telephone|tel|cell|cellphone|mobile|call|text"
+                                   r"|contact|number)\b[^\n\d]{0,25}$")
+_PHONE_FORMAT_RE = re.compile(r"\d[\s()-]+\d|^\+|^\(")
+_AMOUNT_RE = re.compile(r"^\d{1,7}[.,]\d{1,2}$")
+_JSON_KEY_RE = re.compile(r'\\?"([^"\\\n]{2,40})\\?"\s*:')
+_YEAR_LIKE_RE = re.compile(r"(?:19|20)\d\d")
 _PLACE_WORD_RE = re.compile(r"\b(?:International|Airport|Airlines|Intl)\b")
-_PLACE_AFTER_RE = re.compile(r"\s*(?:[A-Z]\.\s*)?(?:[A-Z][a-z]+\s+){0,2}(?:International|Airport|Airlines|Intl)\b")
+_PLACE_AFTER_RE = re.compile(r"\s*(?:[A-Z]\.\s*)?(?:[A-Z][a-z]+\s+){0,2}"
+                             r"(?:International|Airport|Airlines|Intl)\b")
 
 
 @dataclass
@@ -122,8 +135,9 @@ class Anonymizer:
 
     NER_CACHE_MAX = 200_000  # distinct texts kept with their analysis results
 
-    def __init__(self, secret: bytes | str | None = None, analyzer: Optional[AnalyzerEngine] = None,
-                 score_threshold: float = 0.5, chunk_size: int = 512, batch_size: int = 64,
+    def __init__(self, secret: bytes | str | None = None,
+                 analyzer: Optional[AnalyzerEngine] = None, score_threshold: float = 0.5,
+                 chunk_size: int = 512, batch_size: int = 64,
                  keep_words: Iterable[str] = ()):
         self.score_threshold = score_threshold
         self.chunk_size = max(1, int(chunk_size))
@@ -133,9 +147,8 @@ class Anonymizer:
         self.pseudonymizer = Pseudonymizer(secret, is_taken=self.is_real)
         self._keep_words = set(DEFAULT_KEEP_WORDS) | {w.lower() for w in keep_words}
         self._ner_cache: dict[str, list[tuple[str, int, int, float, str]]] = {}
-        self._counts: dict[str, Counter] = {k: Counter() for k in
-                                            ("entities", "detections", "sources",
-                                                      "replacements", "stats")}
+        self._counts: dict[str, Counter] = {
+            k: Counter() for k in ("entities", "detections", "sources", "replacements", "stats")}
 
     # -- public API --------------------------------------------------------------------------
     @property
@@ -181,7 +194,8 @@ class Anonymizer:
         (``key_is:*`` for dict keys that are ids, ``derived:user_id_name`` for name words taken
         from ``first_last_dddd`` ids); ``replacements``: occurrences rewritten per entity type;
         ``distinct_real_values``: size of :attr:`digests`; ``texts_analyzed`` /
-        ``ner_cache_hits``: spaCy work; ``person_spans_dropped``: NER PERSON spans vetoed.
+        ``ner_cache_hits``: spaCy work; ``person_spans_dropped`` / ``phone_spans_dropped``: NER
+        PERSON spans and bare-digit phone matches vetoed.
         """
         c = self._counts
         return {
@@ -194,6 +208,7 @@ class Anonymizer:
             "texts_analyzed": c["stats"]["texts_analyzed"],
             "ner_cache_hits": c["stats"]["ner_cache_hits"],
             "person_spans_dropped": c["stats"]["person_spans_dropped"],
+            "phone_spans_dropped": c["stats"]["phone_spans_dropped"],
         }
 
     # -- phase 1: collect --------------------------------------------------------------------
@@ -292,7 +307,7 @@ class Anonymizer:
         if t[:1] in ("{", "["):
             try:
                 doc = json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):
                 doc = _NOT_JSON
         scan.json_docs[text] = doc
         return doc
@@ -309,6 +324,12 @@ class Anonymizer:
             self._collect_patterns(scan, text, structured_only=True)
         else:
             scan.texts.append(text)
+            if '":' in text:  # JSON fragments inside text (flattened transcripts, quoted results)
+                for m in _EMBEDDED_KV_RE.finditer(text):
+                    key, value = m.group("k").lower(), m.group("v")
+                    ent = self._key_entity(key, value)
+                    if ent:
+                        self._register(scan, value, ent, f"embedded_key:{key}")
 
     def _collect_record(self, rec: LogRecord) -> _Scan:
         scan = _Scan()
@@ -375,8 +396,15 @@ class Anonymizer:
                 if m.get("role") == "system" and isinstance(m.get("content"), str):
                     texts.append(m["content"])
                     stop.update(w.lower() for w in re.findall(r"\b[A-Z][a-z]+\b", m["content"]))
+        for sc in scans:  # JSON keys are schema / catalogue vocabulary, not names
+            for doc in sc.json_docs.values():
+                if doc is not _NOT_JSON:
+                    _json_key_words(doc, stop)
         for t in texts:
             stop.update(_LOWER_WORD_RE.findall(t))
+            if '":' in t:
+                for k in _JSON_KEY_RE.findall(t):
+                    stop.update(w.lower() for w in re.findall(r"[A-Za-z]+", k))
             for ent, s, e, _score, _name in self._ner_cache.get(t, ()):
                 if ent == "LOCATION":
                     stop.update(w.lower() for w in re.findall(r"[A-Za-z]+", t[s:e]))
@@ -399,6 +427,14 @@ class Anonymizer:
                         self._counts["stats"]["person_spans_dropped"] += 1
                     for run in runs:
                         self._register(scan, run, "PERSON", rec_name)
+                elif ent == "PHONE_NUMBER" and (
+                        sum(c.isdigit() for c in value) < 7 or _AMOUNT_RE.match(value)
+                        or (not _PHONE_FORMAT_RE.search(value)
+                            and not _PHONE_WORD_BEFORE_RE.search(text[max(0, s - 40):s]))):
+                    # amounts, and bare digit strings (item / order ids) unless a phone word
+                    # precedes them (presidio's context match is by substring: "Headphones"
+                    # counts as "phone")
+                    self._counts["stats"]["phone_spans_dropped"] += 1
                 else:
                     self._register(scan, value, ent, rec_name)
 
@@ -413,6 +449,8 @@ class Anonymizer:
             fakes[value] = fake
             if ent in KEY_POSITION_ONLY:
                 continue
+            if ent in NAME_ENTITIES and value.lower() in self._keep_words:
+                continue  # a person called "May" or "Gold": replaced where a key says so only
             variants = {value: fake}
             if ent in NAME_ENTITIES:
                 cap = value[0].upper() + value[1:]
@@ -428,7 +466,8 @@ class Anonymizer:
         return fakes, _Replacer(table_all, self._counts["replacements"]), \
             _Replacer(table_sys, self._counts["replacements"])
 
-    def _rewrite_obj(self, obj: Any, key: Optional[str], fakes: dict[str, str], rep: "_Replacer") -> Any:
+    def _rewrite_obj(self, obj: Any, key: Optional[str], fakes: dict[str, str],
+                     rep: "_Replacer") -> Any:
         if isinstance(obj, dict):
             return {(rep(k) if isinstance(k, str) else k):
                     self._rewrite_obj(v, k.lower() if isinstance(k, str) else None, fakes, rep)
@@ -521,7 +560,9 @@ class _Replacer:
     """One-pass, longest-first, boundary-aware substitution of known real values.
 
     Digit-only values (zip, last four) get stricter boundaries so they never match inside a
-    date, a time, an amount or a longer number ("2024-05-20", "$7447.50", "12:30").
+    date, a time, an amount or a longer number ("2024-05-20", "$7447.50", "12:30"). A digit-only
+    value that looks like a year (1900-2099) is replaced only in a card context ("ending in
+    1990", "my 1990 card"), never as a bare number ("May 20, 2024").
     """
 
     _GEN = r"(?<![A-Za-z0-9_])(?:{})(?![A-Za-z0-9_])"
@@ -530,8 +571,10 @@ class _Replacer:
     def __init__(self, table: dict[str, tuple[str, str]], counter: Counter):
         self.table = table
         self.counter = counter
+        self.years = {v for v in table if _YEAR_LIKE_RE.fullmatch(v)}
         words = sorted((v for v in table if not v.isdigit()), key=len, reverse=True)
-        nums = sorted((v for v in table if v.isdigit()), key=len, reverse=True)
+        nums = sorted((v for v in table if v.isdigit() and v not in self.years), key=len,
+                      reverse=True)
         parts = []
         if words:
             parts.append(self._GEN.format("|".join(map(re.escape, words))))
@@ -544,16 +587,45 @@ class _Replacer:
         self.counter[ent] += 1
         return fake
 
+    def _sub_year(self, m: re.Match) -> str:
+        v = m.group("v")
+        if v not in self.years:
+            return m.group(0)
+        fake, ent = self.table[v]
+        self.counter[ent] += 1
+        g, off = m.group(0), m.start()
+        return g[:m.start("v") - off] + fake + g[m.end("v") - off:]
+
     def __call__(self, text: str) -> str:
         """``text`` with every known real value replaced by its fake."""
-        if self.rx is None or not text:
+        if not text:
             return text
-        return self.rx.sub(self._sub, text)
+        if self.rx is not None:
+            text = self.rx.sub(self._sub, text)
+        if self.years:
+            for rx in LAST_FOUR_RES:
+                text = rx.sub(self._sub_year, text)
+        return text
 
 
-def _resolve_overlaps(hits: list[tuple[str, int, int, float, str]]) -> list[tuple[str, int, int, float, str]]:
+def _json_key_words(obj: Any, out: set[str]) -> None:
+    """Add the words of every dict key in ``obj`` (recursively) to ``out``, lower-cased."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if isinstance(k, str) and not PAYMENT_ID_RE.match(k) and not USER_ID_RE.match(k):
+                out.update(w.lower() for w in re.findall(r"[A-Za-z]+", k))
+            _json_key_words(v, out)
+    elif isinstance(obj, list):
+        for v in obj:
+            _json_key_words(v, out)
+
+
+_Hit = tuple[str, int, int, float, str]  # entity, start, end, score, recognizer
+
+
+def _resolve_overlaps(hits: list[_Hit]) -> list[_Hit]:
     """Keep the best of overlapping spans: higher score, then longer."""
-    kept: list[tuple[str, int, int, float, str]] = []
+    kept: list[_Hit] = []
     for h in sorted(hits, key=lambda h: (-h[3], -(h[2] - h[1]), h[1])):
         if all(h[2] <= k[1] or h[1] >= k[2] for k in kept):
             kept.append(h)

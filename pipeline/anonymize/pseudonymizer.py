@@ -28,7 +28,7 @@ from typing import Callable, Optional
 
 from faker import Faker
 
-from .engine import PAYMENT_PREFIXES
+from .engine import FLIGHT_PREFIXES, PAYMENT_PREFIXES
 
 SECRET_ENV = "TRAJPIPE_SECRET"
 
@@ -213,7 +213,8 @@ class Pseudonymizer:
             else:
                 role = "last" if (i == len(tokens) - 1 and len(tokens) > 1) else "first"
             out.append(value[pos:m.start()])
-            out.append(self.name_token(m.group(), role))
+            tok = m.group()
+            out.append(tok if len(tok) < 2 else self.name_token(tok, role))  # O'Neil: keep "O"
             pos = m.end()
         out.append(value[pos:])
         return "".join(out)
@@ -238,15 +239,16 @@ class Pseudonymizer:
                           lambda a: f"{prefix}_{self._digits('PAY', value, n, a)}")
 
     def reservation_id(self, value: str) -> str:
-        """6-char id: each letter -> random uppercase letter, each digit -> random digit."""
+        """6-char id: each letter -> random uppercase letter, each digit -> random digit (so
+        the fake has the shape of the real id, and is never a flight number like HAT123)."""
         def gen(attempt: int) -> str:
             rng = self._rng("RES", normalize(value), attempt)
             for _ in range(16):
                 cand = "".join(
                     rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ") if c.isalpha() else
                     str(rng.randint(0, 9)) if c.isdigit() else c for c in value)
-                if not re.fullmatch(r"[A-Z]{3}\d{3}", cand):
-                    return cand
+                if not any(cand.startswith(p) and cand[len(p):].isdigit() for p in FLIGHT_PREFIXES):
+                    return cand  # never one of the airline's flight numbers (HAT123)
             return cand
         return self._draw("RESERVATION_ID", value, gen)
 

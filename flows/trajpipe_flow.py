@@ -72,13 +72,13 @@ def trajpipe_run(input_path: str | None = None, out_dir: str = "out", limit: int
                  tasks_per_blueprint: int = 2, k: int = 4, cap: int = 2, backend: str = "transformers",
                  model: str | None = None, seed: int = 0, max_turns: int = 6, max_new_tokens: int = 96,
                  temperature: float = 0.7, constrain: str = "prefix", fmt: str | None = None,
-                 domain: str = "airline", batch_size: int = 8) -> dict[str, Any]:
+                 domain: str = "airline", batch_size: int = 8, prompt_style: str = "compact") -> dict[str, Any]:
     """Logs in, verified Parquet datasets out. Returns the manifest dict (also in OUT/manifest.json)."""
     input_path = input_path or str(stages.SAMPLE_INPUT)
     config = dict(input_path=input_path, out_dir=out_dir, limit=limit, tasks_per_blueprint=tasks_per_blueprint,
                   k=k, cap=cap, backend=backend, model=model, seed=seed, max_turns=max_turns,
                   max_new_tokens=max_new_tokens, temperature=temperature, constrain=constrain,
-                  fmt=fmt, domain=domain, batch_size=batch_size)
+                  fmt=fmt, domain=domain, batch_size=batch_size, prompt_style=prompt_style)
     wall: dict[str, float] = {}
     ing, wall["ingest"] = ingest_task(input_path, fmt, limit)
     anon, wall["anonymize"] = anonymize_task(ing.records, None)
@@ -88,7 +88,8 @@ def trajpipe_run(input_path: str | None = None, out_dir: str = "out", limit: int
     good = [t for t, v in zip(syn.tasks, tv) if v.passed]
     ro, wall["rollout"] = rollout_task(good, dict(backend=backend, model=model, k=k, max_turns=max_turns,
                                                   max_new_tokens=max_new_tokens, temperature=temperature,
-                                                  constrain=constrain, seed=seed, batch_size=batch_size))
+                                                  constrain=constrain, seed=seed, batch_size=batch_size,
+                                                  prompt_style=prompt_style))
     verdicts, wall["verify_trajectory"] = verify_trajectories_task(ro.trajectories, good)
     sel, wall["select_dedupe"] = select_task(ro.trajectories, verdicts, cap)
     bundle = stages.make_bundle(config=config, ingest=ing, anonymize=anon, blueprints=bps, synthesis=syn,

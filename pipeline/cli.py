@@ -59,6 +59,7 @@ def run(
     constrain: str = typer.Option("prefix", help="prefix: force a tool-call opening after each customer turn; none: free."),
     format: Optional[str] = typer.Option(None, "--format", help="Input format: canonical | taubench (auto-detected)."),
     batch_size: int = typer.Option(8, help="Generation batch size (transformers)."),
+    prompt_style: str = typer.Option("compact", help="Tools in the system prompt: compact (one signature line each) or full (JSON schemas)."),
 ) -> None:
     """Run the whole Prefect flow: ingest, anonymize, blueprints, synthesize, verify, rollout, select, export."""
     if input is not None and not input.exists():
@@ -73,7 +74,7 @@ def run(
     manifest = trajpipe_run(input_path=str(input) if input else None, out_dir=str(out), limit=limit,
                             tasks_per_blueprint=tasks_per_blueprint, k=k, cap=cap, backend=backend, model=model,
                             seed=seed, max_turns=max_turns, max_new_tokens=max_new_tokens, temperature=temperature,
-                            constrain=constrain, fmt=format, batch_size=batch_size)
+                            constrain=constrain, fmt=format, batch_size=batch_size, prompt_style=prompt_style)
     _print_counts(manifest)
     console.print(f"done in {time.perf_counter() - t0:.1f}s -> {out}/ (browse with `trajpipe browse {out}`)")
 
@@ -191,7 +192,8 @@ def rollout(work: Path = typer.Option(Path("work"), help=WORK_HELP),
             model: Optional[str] = typer.Option(None, help="Teacher weights path (default: bundled SmolLM2-135M)."),
             max_turns: int = typer.Option(6), max_new_tokens: int = typer.Option(96),
             temperature: float = typer.Option(0.7), constrain: str = typer.Option("prefix"),
-            seed: int = typer.Option(0), batch_size: int = typer.Option(8)) -> None:
+            seed: int = typer.Option(0), batch_size: int = typer.Option(8),
+            prompt_style: str = typer.Option("compact", help="compact | full")) -> None:
     """Run the teacher k times per verified task (tasks.jsonl) -> trajectories.jsonl."""
     from pipeline.ingest import read_jsonl, write_jsonl
     from pipeline.records import TaskPackage, TaskVerdict
@@ -202,7 +204,8 @@ def rollout(work: Path = typer.Option(Path("work"), help=WORK_HELP),
     tv = read_jsonl(tvp, TaskVerdict) if tvp.exists() else verify_tasks_stage(tasks)
     ok = {v.task_id for v in tv if v.passed}
     good = [t for t in tasks if t.task_id in ok]
-    res = rollout_stage(good, backend, model, k, max_turns, max_new_tokens, temperature, constrain, seed, batch_size)
+    res = rollout_stage(good, backend, model, k, max_turns, max_new_tokens, temperature, constrain, seed, batch_size,
+                        prompt_style)
     write_jsonl(res.trajectories, work / "trajectories.jsonl")
     console.print(f"rollout: {len(res.trajectories)} trajectories over {len(good)} tasks, tokens {res.tokens}")
 
@@ -234,7 +237,8 @@ def export(work: Path = typer.Option(Path("work"), help=WORK_HELP),
     ing = SimpleNamespace(n_in=len(logs) + len(rd("quarantine.jsonl", QuarantineRecord)), records=logs,
                           quarantine=rd("quarantine.jsonl", QuarantineRecord))
     bundle = make_bundle(
-        config={"work": str(work), "out_dir": str(out), "cap": cap, "seed": seed},
+        config={"work": str(work), "out_dir": str(out), "cap": cap, "seed": seed,
+                "prompt_style": (trajs[0].sampling.get("prompt_style") if trajs else None) or "compact"},
         ingest=ing,
         anonymize=AnonymizeResult(anon, rd("anonymize_quarantine.jsonl", QuarantineRecord),
                                   json.loads(report_p.read_text()) if report_p.exists() else {}),

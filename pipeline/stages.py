@@ -59,15 +59,20 @@ def anonymize_stage(records: list[LogRecord], secret: str | None = None,
     ok: list[LogRecord] = []
     quarantine: list[QuarantineRecord] = []
     with bar("anonymize", len(records)) if progress else _null_bar() as advance:
-        for pos, rec in enumerate(records):
-            try:
-                ok.append(anon.anonymize_record(rec))
-            except Exception as exc:  # noqa: BLE001
-                quarantine.append(QuarantineRecord(stage="anonymize", source="records", position=pos,
-                                                   record_id=rec.id, reason_code="ANON_FAILED",
-                                                   error=f"{type(exc).__name__}: {str(exc)[:300]}",
-                                                   raw="[withheld: not anonymized]"))
-            advance(1)
+        try:  # batched (spaCy nlp.pipe over chunks)
+            for rec in anon.anonymize(records):
+                ok.append(rec)
+                advance(1)
+        except Exception:  # noqa: BLE001 - fall back to one record at a time to isolate the bad one
+            ok = []
+            for pos, rec in enumerate(records):
+                try:
+                    ok.append(anon.anonymize_record(rec))
+                except Exception as exc:  # noqa: BLE001
+                    quarantine.append(QuarantineRecord(stage="anonymize", source="records", position=pos,
+                                                       record_id=rec.id, reason_code="ANON_FAILED",
+                                                       error=f"{type(exc).__name__}: {str(exc)[:300]}",
+                                                       raw="[withheld: not anonymized]"))
     return AnonymizeResult(ok, quarantine, anon.report(), anon.is_real)
 
 
@@ -120,7 +125,7 @@ class RolloutResult:
 def rollout_stage(tasks: list[TaskPackage], backend: str = "transformers", model: str | None = None,
                   k: int = 4, max_turns: int = 6, max_new_tokens: int = 96, temperature: float = 0.7,
                   constrain: str = "prefix", seed: int = 0, batch_size: int = 8,
-                  backend_obj: Any = None) -> RolloutResult:
+                  prompt_style: str = "compact", backend_obj: Any = None) -> RolloutResult:
     """Run the teacher ``k`` times per task through the harness. ``backend_obj`` reuses a loaded
     backend (tests, benchmarks); otherwise one is loaded by name (no hub download ever)."""
     from pipeline.progress import bar
@@ -133,7 +138,7 @@ def rollout_stage(tasks: list[TaskPackage], backend: str = "transformers", model
     if be is None:
         kwargs = {"batch_size": batch_size} if backend == "transformers" else {}
         be = load_backend(backend, model, **kwargs)
-    cfg = RolloutConfig(k=k, max_turns=max_turns, constrain=constrain,
+    cfg = RolloutConfig(k=k, max_turns=max_turns, constrain=constrain, prompt_style=prompt_style,
                         sampling=SamplingConfig(max_new_tokens=max_new_tokens, temperature=temperature, seed=seed))
     with bar(f"rollout ({len(tasks)} tasks x k={k})", len(tasks) * k) as advance:
         state = {"done": 0}
@@ -263,11 +268,13 @@ def export_stage(out_dir: str, bundle: dict[str, Any]) -> dict[str, Any]:
     from pipeline.export import export_all
     from pipeline.rollout.prompting import system_prompt
 
+    # the RL prompt uses the same system prompt the teacher saw
+    style = (bundle["manifest"].get("config") or {}).get("prompt_style") or "compact"
     export_all(out_dir, kept=bundle["kept"], rejects=bundle["rejects"], tasks=bundle["tasks"],
                task_verdicts=bundle["task_verdicts"], blueprints=bundle["blueprints"], groups=bundle["groups"],
                quarantine=bundle["quarantine"], manifest=bundle["manifest"], verdicts=bundle["verdicts"],
                split_seed=bundle.get("seed", 0),
-               system_prompt=lambda t: system_prompt(t.visible.policy, t.visible.tools))
+               system_prompt=lambda t: system_prompt(t.visible.policy, t.visible.tools, style))
     with open(Path(out_dir) / "manifest.json", encoding="utf-8") as fh:
         return json.load(fh)
 

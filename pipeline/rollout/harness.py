@@ -36,6 +36,7 @@ class RolloutConfig:
     k: int = 4
     max_turns: int = 6
     constrain: str = "prefix"
+    prompt_style: str = "compact"
     sampling: SamplingConfig = field(default_factory=SamplingConfig)
 
 
@@ -58,7 +59,7 @@ class _Episode:
 
 def _start(task: TaskPackage, i: int, domain: Any, cfg: RolloutConfig) -> _Episode:
     vis = task.visible
-    msgs = [{"role": "system", "content": system_prompt(vis.policy, vis.tools)},
+    msgs = [{"role": "system", "content": system_prompt(vis.policy, vis.tools, cfg.prompt_style)},
             {"role": "user", "content": vis.instruction}]
     seed = cfg.sampling.seed * 1_000_003 + int(stable_hash([task.task_id, i], 8), 16) % 1_000_000
     return _Episode(task, i, Sandbox(domain, task.hidden.initial_state), msgs, list(vis.user_messages), seed)
@@ -146,5 +147,6 @@ def run_rollouts(tasks: Iterable[TaskPackage], backend: Backend, domain_for: Cal
             messages=e.messages, tools=e.task.visible.tools, tool_calls=e.tool_calls,
             final_state_hash=e.sandbox.state_hash(), finish_reason=e.finish_reason, n_turns=e.n_turns,
             prompt_tokens=e.prompt_tokens, completion_tokens=e.completion_tokens, seed=e.seed,
-            sampling={**cfg.sampling.as_dict(), "k": cfg.k, "max_turns": cfg.max_turns, "constrain": cfg.constrain}))
+            sampling={**cfg.sampling.as_dict(), "k": cfg.k, "max_turns": cfg.max_turns, "constrain": cfg.constrain,
+                      "prompt_style": cfg.prompt_style}))
     return out

@@ -31,9 +31,43 @@ To call a tool, reply with only a JSON object inside <tool_call></tool_call> tag
 The tool result comes back inside <tool_response></tool_response>. When you are done, answer the customer in plain text."""
 
 
-def system_prompt(policy: str, tools: list[dict[str, Any]]) -> str:
-    """The agent's system prompt: policy text plus tool schemas (one JSON object per line)."""
-    tool_lines = "\n".join(json.dumps(t.get("function", t), ensure_ascii=False) for t in tools)
+def _type_of(schema: dict[str, Any]) -> str:
+    t = schema.get("type", "any")
+    if "enum" in schema:
+        return "|".join(json.dumps(v) for v in schema["enum"])
+    if t == "array":
+        return f"list[{_type_of(schema.get('items', {}))}]"
+    if t == "object" and schema.get("properties"):
+        return "{" + ", ".join(f"{k}: {_type_of(v)}" for k, v in schema["properties"].items()) + "}"
+    return t if isinstance(t, str) else "|".join(t)
+
+
+def tool_signature(tool: dict[str, Any]) -> str:
+    """One-line signature of an OpenAI function schema, e.g.
+    ``cancel_reservation(reservation_id: string) - Cancel the whole reservation.``"""
+    fn = tool.get("function", tool)
+    params = fn.get("parameters") or {}
+    req = set(params.get("required", []))
+    args = ", ".join(f"{k}{'' if k in req else '?'}: {_type_of(v)}" for k, v in (params.get("properties") or {}).items())
+    desc = (fn.get("description") or "").strip().split(". ")[0].rstrip(".")
+    return f"{fn['name']}({args})" + (f" - {desc}." if desc else "")
+
+
+PROMPT_STYLES = ("compact", "full")
+
+
+def system_prompt(policy: str, tools: list[dict[str, Any]], style: str = "compact") -> str:
+    """The agent's system prompt: the policy text plus the tools.
+
+    ``style="full"``: each tool's JSON schema on one line (Hermes); ``"compact"``: one signature
+    line per tool (about 5x fewer tokens, which matters for CPU prefill). Raises ValueError for
+    an unknown style."""
+    if style == "full":
+        tool_lines = "\n".join(json.dumps(t.get("function", t), ensure_ascii=False) for t in tools)
+    elif style == "compact":
+        tool_lines = "\n".join(tool_signature(t) for t in tools)
+    else:
+        raise ValueError(f"unknown prompt style {style!r}; choose one of {PROMPT_STYLES}")
     return SYSTEM_TEMPLATE.format(policy=policy.strip(), tools=tool_lines)
 
 

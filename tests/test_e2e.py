@@ -70,6 +70,7 @@ def test_flow_on_real_logs_slice(shared_data, prefect_harness, tmp_path):
     manifest = trajpipe_run(input_path=str(AIRLINE_LOGS), out_dir=str(out), limit=limit, tasks_per_blueprint=1,
                             k=2, cap=2, seed=0, max_turns=3, max_new_tokens=48, batch_size=8)
     c = manifest["counts"]
+    print(json.dumps({k: v for k, v in c.items() if k != "blueprints"}, indent=1), manifest["wall_seconds"])
     # every record that entered a stage left it as output or as a reject
     assert c["ingest"]["in"] == limit == c["ingest"]["ok"] + c["ingest"]["quarantined"]
     assert c["anonymize"]["in"] == c["anonymize"]["ok"] + c["anonymize"]["quarantined"]
@@ -86,11 +87,11 @@ def test_flow_on_real_logs_slice(shared_data, prefect_harness, tmp_path):
     assert EXPECTED_FILES <= files
     con = duckdb.connect()
     for name in files:
-        n = con.sql(f"select count(*) from read_parquet('{out / (name + '.parquet')}')").fetchone()[0]
+        n = con.execute(f"select count(*) from read_parquet('{out / (name + '.parquet')}')").fetchone()[0]
         assert n >= 0
-    n_rl = con.sql(f"select count(*) from read_parquet('{out}/rl.parquet')").fetchone()[0]
+    n_rl = con.execute(f"select count(*) from read_parquet('{out}/rl.parquet')").fetchone()[0]
     assert n_rl == c["verify_task"]["passed"]
-    n_rej = con.sql(f"select count(*) from read_parquet('{out}/rejects.parquet') where kind = 'trajectory'").fetchone()[0]
+    n_rej = con.execute(f"select count(*) from read_parquet('{out}/rejects.parquet') where kind = 'trajectory'").fetchone()[0]
     assert n_rej == c["select"]["rejected"]
 
     # no personal value of the input reaches any output file

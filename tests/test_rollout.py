@@ -44,7 +44,7 @@ class ScriptedBackend:
         self.script = list(script)
         self.calls = []
 
-    def generate(self, prompts, prefixes, sampling):
+    def generate(self, prompts, prefixes, sampling, choices=None):
         self.calls.append((len(prompts), list(prefixes)))
         outs = self.script.pop(0)
         return [Generation(text=o, prompt_tokens=10, completion_tokens=5) for o in outs]
@@ -119,3 +119,18 @@ def test_real_teacher_generates_tokens(teacher):
     # greedy decoding is deterministic
     again = teacher.generate(prompts[:1], [None], SamplingConfig(max_new_tokens=12, temperature=0.0))
     assert again[0].text == gens[0].text
+
+
+@pytest.mark.slow
+def test_real_teacher_tool_name_constraint(teacher):
+    from pipeline.rollout.prompting import TOOL_NAME_SUFFIX
+    names = ["cancel_reservation", "get_user_details", "book_reservation"]
+    choices = [n + TOOL_NAME_SUFFIX for n in names]
+    prompts = [[{"role": "user", "content": f"Tell me a story about {w}."}] for w in ("cats", "ships", "rain", "bread")]
+    gens = teacher.generate(prompts, [TOOL_PREFIX] * 4, SamplingConfig(max_new_tokens=20, temperature=1.0, seed=3),
+                            choices=[choices] * 4)
+    for g in gens:
+        assert any(g.text.startswith(c) for c in choices), g.text
+    # unconstrained, the same prompts do not all produce a known tool name
+    free = teacher.generate(prompts, [TOOL_PREFIX] * 4, SamplingConfig(max_new_tokens=8, temperature=1.0, seed=3))
+    assert not all(any(g.text.startswith(c) for c in choices) for g in free)

@@ -14,6 +14,7 @@ from typing import Any
 
 TOOL_CALL_RE = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S)
 TOOL_PREFIX = '<tool_call>\n{"name": "'
+TOOL_NAME_SUFFIX = '", "arguments": {'
 
 SYSTEM_TEMPLATE = """You are a customer service agent. Follow the policy below exactly.
 

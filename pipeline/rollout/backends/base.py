@@ -33,12 +33,14 @@ class Backend(Protocol):
     """A teacher: ``generate(prompts, prefixes, sampling)`` -> one Generation per prompt.
 
     ``prompts`` are lists of plain ``{"role", "content"}`` messages; ``prefixes[i]`` (or None) is
-    text forced at the start of the assistant turn (constrained generation by prefix).
+    text forced at the start of the assistant turn (constrained generation by prefix);
+    ``choices[i]`` (or None), where the backend supports it, restricts the output to start with
+    one of the given strings (e.g. a known tool name). A backend that cannot constrain ignores it.
     """
 
     name: str
     model_id: str
 
     def generate(self, prompts: list[list[dict[str, str]]], prefixes: list[str | None],
-                 sampling: SamplingConfig) -> list[Generation]:
+                 sampling: SamplingConfig, choices: list[list[str] | None] | None = None) -> list[Generation]:
         ...

@@ -41,17 +41,51 @@ class TransformersBackend:
         if isinstance(im_end, int) and im_end >= 0 and im_end != self.tokenizer.unk_token_id:
             stop.append(im_end)
         self.stop_ids = sorted({s for s in stop if s is not None})
+        self._choice_cache: dict[tuple, list[list[int]]] = {}
+        self._all_tokens = list(range(len(self.tokenizer)))
+
+    def _allowed_fn(self, row_choices: list[list[list[int]] | None], prompt_len: int):
+        """``prefix_allowed_tokens_fn`` walking a trie of allowed token sequences per batch row."""
+        def fn(batch_id: int, input_ids) -> list[int]:
+            seqs = row_choices[batch_id]
+            if not seqs:
+                return self._all_tokens
+            gen = input_ids[prompt_len:].tolist()
+            n = len(gen)
+            nxt = {s[n] for s in seqs if len(s) > n and s[:n] == gen}
+            return sorted(nxt) if nxt else self._all_tokens
+        return fn
 
     def render(self, messages: list[dict[str, str]], prefix: str | None) -> str:
         """Chat-template text of ``messages`` with the generation prompt and the forced prefix."""
         text = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
         return text + (prefix or "")
 
+    def _continuations(self, prefix: str, choices: tuple[str, ...]) -> list[list[int]]:
+        """Token ids of each choice as generated right after ``prefix`` (cached per prefix/choices)."""
+        key = (prefix, choices)
+        if key not in self._choice_cache:
+            head = "<|im_start|>assistant\n" + prefix
+            base = self.tokenizer(head, add_special_tokens=False)["input_ids"]
+            seqs = []
+            for c in choices:
+                ids = self.tokenizer(head + c, add_special_tokens=False)["input_ids"]
+                if ids[:len(base)] != base:  # BPE merged across the boundary: fall back to the choice alone
+                    ids = base + self.tokenizer(c, add_special_tokens=False)["input_ids"]
+                seqs.append(ids[len(base):])
+            self._choice_cache[key] = seqs
+        return self._choice_cache[key]
+
     def generate(self, prompts: list[list[dict[str, str]]], prefixes: list[str | None],
-                 sampling: SamplingConfig) -> list[Generation]:
-        """One Generation per prompt, in order. Sampling is seeded per batch from ``sampling.seed``."""
+                 sampling: SamplingConfig, choices: list[list[str] | None] | None = None) -> list[Generation]:
+        """One Generation per prompt, in order. Sampling is seeded per batch from ``sampling.seed``.
+
+        ``choices[i]`` (optional) constrains prompt i's output to start with one of the given
+        strings (token-level trie through ``prefix_allowed_tokens_fn``); used to force a known
+        tool name after the tool-call prefix. The returned text includes the chosen string."""
         torch = self._torch
         texts = [self.render(p, x) for p, x in zip(prompts, prefixes)]
+        choices = choices or [None] * len(texts)
         out: list[Generation] = []
         with self._lock, torch.inference_mode():
             for start in range(0, len(texts), self.batch_size):
@@ -60,6 +94,11 @@ class TransformersBackend:
                 torch.manual_seed(sampling.seed + start)
                 kwargs: dict[str, Any] = dict(max_new_tokens=sampling.max_new_tokens,
                                               eos_token_id=self.stop_ids, pad_token_id=self.tokenizer.pad_token_id)
+                row_choices = [
+                    self._continuations(prefixes[start + i] or "", tuple(c)) if c else None
+                    for i, c in enumerate(choices[start:start + len(chunk)])]
+                if any(row_choices):
+                    kwargs["prefix_allowed_tokens_fn"] = self._allowed_fn(row_choices, enc["input_ids"].shape[1])
                 if sampling.temperature > 0:
                     kwargs.update(do_sample=True, temperature=sampling.temperature, top_p=sampling.top_p)
                 else:

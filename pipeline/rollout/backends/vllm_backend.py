@@ -27,15 +27,25 @@ class VLLMBackend:
         self.tokenizer = self.llm.get_tokenizer()
 
     def generate(self, prompts: list[list[dict[str, str]]], prefixes: list[str | None],
-                 sampling: SamplingConfig) -> list[Generation]:
+                 sampling: SamplingConfig, choices: list[list[str] | None] | None = None) -> list[Generation]:
+        """Batched generation; ``choices`` become a structured-output regex (start with one of them)."""
+        import re
+
         from vllm import SamplingParams
 
         texts = [self.tokenizer.apply_chat_template(p, tokenize=False, add_generation_prompt=True) + (x or "")
                  for p, x in zip(prompts, prefixes)]
-        params = [SamplingParams(max_tokens=sampling.max_new_tokens, temperature=sampling.temperature,
-                                 top_p=sampling.top_p if sampling.temperature > 0 else 1.0,
-                                 seed=sampling.seed + i, stop=["<|im_end|>"])
-                  for i in range(len(texts))]
+        choices = choices or [None] * len(texts)
+        params = []
+        for i, ch in enumerate(choices):
+            extra = {}
+            if ch:
+                from vllm.sampling_params import StructuredOutputsParams
+                extra["structured_outputs"] = StructuredOutputsParams(
+                    regex="(" + "|".join(re.escape(c) for c in ch) + r")[^\x00]*")
+            params.append(SamplingParams(max_tokens=sampling.max_new_tokens, temperature=sampling.temperature,
+                                         top_p=sampling.top_p if sampling.temperature > 0 else 1.0,
+                                         seed=sampling.seed + i, stop=["<|im_end|>"], **extra))
         results = self.llm.generate(texts, params, use_tqdm=False)
         out = []
         for r in results:

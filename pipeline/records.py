@@ -56,6 +56,7 @@ class QuarantineRecord(BaseModel):
     reason_code: str
     error: str
     raw: str
+    raw_sha256: str | None = None  # of the original raw text, when ``raw`` was pseudonymized
 
 
 class PolicyRule(BaseModel):

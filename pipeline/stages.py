@@ -46,6 +46,7 @@ class AnonymizeResult:
     quarantine: list[QuarantineRecord]
     report: dict[str, Any]
     denylist: Callable[[str], bool] | None = None
+    anonymizer: Any = None
 
 
 def anonymize_stage(records: list[LogRecord], secret: str | None = None,
@@ -73,7 +74,30 @@ def anonymize_stage(records: list[LogRecord], secret: str | None = None,
                                                        record_id=rec.id, reason_code="ANON_FAILED",
                                                        error=f"{type(exc).__name__}: {str(exc)[:300]}",
                                                        raw="[withheld: not anonymized]"))
-    return AnonymizeResult(ok, quarantine, anon.report(), anon.is_real)
+    return AnonymizeResult(ok, quarantine, anon.report(), anon.is_real, anon)
+
+
+MAX_QUARANTINE_RAW = 64 * 1024
+
+
+def pseudonymize_quarantine(items: list[QuarantineRecord], anonymizer: Any) -> list[QuarantineRecord]:
+    """Quarantined input keeps its place (source, position, sha256 of the original text) but its
+    ``raw`` text goes through the same anonymizer before it is written anywhere (at most the first
+    64 KiB; a record that cannot be anonymized keeps only its hash)."""
+    import hashlib
+
+    out = []
+    for q in items:
+        sha = hashlib.sha256(q.raw.encode("utf-8", "replace")).hexdigest()
+        raw = q.raw[:MAX_QUARANTINE_RAW]
+        try:
+            rec = anonymizer.anonymize_record(LogRecord(id=f"quarantine-{q.position}",
+                                                        messages=[{"role": "user", "content": raw}]))
+            text = rec.messages[0]["content"] + ("" if len(q.raw) <= MAX_QUARANTINE_RAW else "\n[truncated]")
+        except Exception:  # noqa: BLE001
+            text = "[withheld: could not be anonymized]"
+        out.append(q.model_copy(update={"raw": text, "raw_sha256": sha}))
+    return out
 
 
 class _null_bar:
@@ -256,7 +280,10 @@ def make_bundle(*, config: dict[str, Any], ingest, anonymize: AnonymizeResult, b
     return {
         "kept": selection.kept, "rejects": selection.rejects, "tasks": synthesis.tasks,
         "task_verdicts": task_verdicts, "blueprints": blueprints, "groups": selection.groups,
-        "quarantine": list(ingest.quarantine) + list(anonymize.quarantine) + list(synthesis.rejects),
+        "quarantine": (pseudonymize_quarantine(list(ingest.quarantine), anonymize.anonymizer)
+                       if anonymize.anonymizer is not None else
+                       [q.model_copy(update={"raw": "[withheld: not anonymized]"}) for q in ingest.quarantine])
+                      + list(anonymize.quarantine) + list(synthesis.rejects),
         "verdicts": verdicts, "manifest": manifest, "seed": config.get("seed", 0),
     }
 

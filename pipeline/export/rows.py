@@ -189,6 +189,7 @@ def blueprint_row(bp: Blueprint) -> dict[str, Any]:
         "n_logs": bp.n_logs,
         "n_success": bp.n_success,
         "example_intents": list(bp.example_intents),
+        "task_kind": bp.task_kind,
     }
 
 

@@ -123,6 +123,7 @@ BLUEPRINTS = pa.schema(
         pa.field("n_logs", pa.int64()),
         pa.field("n_success", pa.int64()),
         pa.field("example_intents", pa.list_(pa.string())),
+        pa.field("task_kind", pa.string()),  # the domain generator it maps to; null: none
     ]
 )
 
@@ -147,7 +148,8 @@ QUARANTINE = pa.schema(
         pa.field("record_id", pa.string()),
         _req("reason_code", pa.string()),
         pa.field("error", pa.string()),
-        pa.field("raw", pa.string()),
+        pa.field("raw", pa.string()),  # pseudonymized input text (nothing real reaches outputs)
+        pa.field("raw_sha256", pa.string()),  # sha256 of the original raw text, to find it in the source
     ]
 )
 

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable
 
 from pipeline.records import TaskPackage, Trajectory, stable_hash
 from pipeline.rollout.backends.base import Backend, SamplingConfig
-from pipeline.rollout.prompting import TOOL_NAME_SUFFIX, TOOL_PREFIX, parse_tool_calls, render_for_model, system_prompt
+from pipeline.rollout.prompting import TOOL_PREFIX, parse_tool_calls, tool_call_openings, render_for_model, system_prompt
 from pipeline.sandbox import Sandbox
 
 FORMAT_ERROR_NOTE = ("[format error] {error}. Reply with one valid <tool_call>{{\"name\": ..., "
@@ -120,9 +120,8 @@ def run_rollouts(tasks: Iterable[TaskPackage], backend: Backend, domain_for: Cal
             break
         prompts = [render_for_model(e.messages) for e in live]
         prefixes = [TOOL_PREFIX if (cfg.constrain == "prefix" and e.force_prefix) else None for e in live]
-        # after the forced opening, the tool name must be one of the task's tools
-        choices = [[t["function"]["name"] + TOOL_NAME_SUFFIX for t in e.task.visible.tools] if p else None
-                   for e, p in zip(live, prefixes)]
+        # after the forced opening: one of the task's tool names and its first required argument
+        choices = [tool_call_openings(e.task.visible.tools) if p else None for e, p in zip(live, prefixes)]
         sampling = SamplingConfig(**{**cfg.sampling.as_dict(), "seed": cfg.sampling.seed * 7919 + turn})
         try:
             gens = backend.generate(prompts, prefixes, sampling, choices=choices)

@@ -20,7 +20,8 @@ class TransformersBackend:
 
     name = "transformers"
 
-    def __init__(self, spec: ModelSpec, batch_size: int = 8, dtype: str = "bfloat16"):
+    def __init__(self, spec: ModelSpec, batch_size: int = 8, dtype: str = "bfloat16",
+                 prefix_caching: bool = True, min_prefix: int = 64):
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -42,6 +43,9 @@ class TransformersBackend:
             stop.append(im_end)
         self.stop_ids = sorted({s for s in stop if s is not None})
         self._choice_cache: dict[tuple, list[list[int]]] = {}
+        self.prefix_caching = prefix_caching
+        self.min_prefix = min_prefix
+        self._kv = None  # (prefix token ids, DynamicCache)
         self._all_tokens = list(range(len(self.tokenizer)))
 
     def _allowed_fn(self, row_choices: list[list[list[int]] | None], prompt_len: int):
@@ -76,46 +80,87 @@ class TransformersBackend:
             self._choice_cache[key] = seqs
         return self._choice_cache[key]
 
+    def _prefix_cache(self, prefix_ids: list[int]):
+        """KV cache of a shared prompt prefix (batch 1), computed once and kept for reuse."""
+        key = tuple(prefix_ids)
+        if self._kv is None or self._kv[0] != key:
+            out = self.model(self._torch.tensor([prefix_ids]), use_cache=True)
+            self._kv = (key, out.past_key_values)
+        return self._kv[1]
+
     def generate(self, prompts: list[list[dict[str, str]]], prefixes: list[str | None],
                  sampling: SamplingConfig, choices: list[list[str] | None] | None = None) -> list[Generation]:
         """One Generation per prompt, in order. Sampling is seeded per batch from ``sampling.seed``.
 
-        ``choices[i]`` (optional) constrains prompt i's output to start with one of the given
-        strings (token-level trie through ``prefix_allowed_tokens_fn``); used to force a known
-        tool name after the tool-call prefix. The returned text includes the chosen string."""
+        Prefix caching: the token prefix shared by all prompts of the call (the system prompt:
+        policy + tools) is prefilled once and its KV cache reused for every batch; each row is laid
+        out as ``[shared prefix][padding][own tail]`` with the padding masked out, so position ids
+        (from the attention mask) stay exact. ``choices[i]`` (optional) constrains prompt i's
+        output to start with one of the given strings (token-level trie through
+        ``prefix_allowed_tokens_fn``); used to force a known tool name after the tool-call prefix.
+        The returned text includes the chosen string."""
+        import copy
+
         torch = self._torch
         texts = [self.render(p, x) for p, x in zip(prompts, prefixes)]
         choices = choices or [None] * len(texts)
+        full = [self.tokenizer(t, add_special_tokens=False)["input_ids"] for t in texts]
+        n = 0
+        if self.prefix_caching and full:
+            n = min(len(f) for f in full) - 1
+            first = full[0]
+            for f in full[1:]:
+                j = 0
+                while j < n and f[j] == first[j]:
+                    j += 1
+                n = j
+            if n < self.min_prefix:
+                n = 0
+        pad = self.tokenizer.pad_token_id
         out: list[Generation] = []
         with self._lock, torch.inference_mode():
+            cache = self._prefix_cache(full[0][:n]) if n else None
             for start in range(0, len(texts), self.batch_size):
-                chunk = texts[start:start + self.batch_size]
-                enc = self.tokenizer(chunk, return_tensors="pt", padding=True, add_special_tokens=False)
+                rows = full[start:start + self.batch_size]
+                tails = [f[n:] for f in rows]
+                width = max(len(t) for t in tails)
+                ids = torch.full((len(rows), n + width), pad, dtype=torch.long)
+                att = torch.zeros((len(rows), n + width), dtype=torch.long)
+                for i, tail in enumerate(tails):
+                    if n:
+                        ids[i, :n] = torch.tensor(full[0][:n])
+                        att[i, :n] = 1
+                    ids[i, n + width - len(tail):] = torch.tensor(tail)
+                    att[i, n + width - len(tail):] = 1
+                prompt_len = n + width
                 torch.manual_seed(sampling.seed + start)
                 kwargs: dict[str, Any] = dict(max_new_tokens=sampling.max_new_tokens,
-                                              eos_token_id=self.stop_ids, pad_token_id=self.tokenizer.pad_token_id)
+                                              eos_token_id=self.stop_ids, pad_token_id=pad)
+                if cache is not None:
+                    c = copy.deepcopy(cache)
+                    c.batch_repeat_interleave(len(rows))
+                    kwargs["past_key_values"] = c
                 row_choices = [
-                    self._continuations(prefixes[start + i] or "", tuple(c)) if c else None
-                    for i, c in enumerate(choices[start:start + len(chunk)])]
+                    self._continuations(prefixes[start + i] or "", tuple(ch)) if ch else None
+                    for i, ch in enumerate(choices[start:start + len(rows)])]
                 if any(row_choices):
-                    kwargs["prefix_allowed_tokens_fn"] = self._allowed_fn(row_choices, enc["input_ids"].shape[1])
+                    kwargs["prefix_allowed_tokens_fn"] = self._allowed_fn(row_choices, prompt_len)
                 if sampling.temperature > 0:
                     kwargs.update(do_sample=True, temperature=sampling.temperature, top_p=sampling.top_p)
                 else:
                     kwargs.update(do_sample=False)
-                gen = self.model.generate(**enc, **kwargs)
-                new = gen[:, enc["input_ids"].shape[1]:]
-                for i in range(len(chunk)):
-                    ids = new[i].tolist()
+                gen = self.model.generate(input_ids=ids, attention_mask=att, **kwargs)
+                new = gen[:, prompt_len:]
+                for i in range(len(rows)):
+                    tok_ids = new[i].tolist()
                     # cut at the first stop token; count it as generated
-                    cut = next((j for j, t in enumerate(ids) if t in self.stop_ids), None)
+                    cut = next((j for j, t in enumerate(tok_ids) if t in self.stop_ids), None)
                     finish = "stop" if cut is not None else "length"
-                    kept = ids[:cut] if cut is not None else ids
-                    kept = [t for t in kept if t != self.tokenizer.pad_token_id or t in self.stop_ids]
-                    n_prompt = int(enc["attention_mask"][i].sum())
+                    kept = tok_ids[:cut] if cut is not None else tok_ids
+                    kept = [t for t in kept if t != pad or t in self.stop_ids]
                     out.append(Generation(
                         text=self.tokenizer.decode(kept, skip_special_tokens=True),
-                        prompt_tokens=n_prompt,
+                        prompt_tokens=len(rows[i]),
                         completion_tokens=len(kept) + (1 if cut is not None else 0),
                         finish_reason=finish, token_ids=kept))
         return out

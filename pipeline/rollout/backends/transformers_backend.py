@@ -46,6 +46,10 @@ class TransformersBackend:
         self.prefix_caching = prefix_caching
         self.min_prefix = min_prefix
         self._kv = None  # (prefix token ids, DynamicCache)
+        # one tool call per turn (the policy's rule): stop right after a closed call
+        self.stop_strings = ("</tool_call>",)
+        # transformers 5 logs a deprecation for this name but honours it (measured: 2x faster turns)
+        self._cache_kwarg = "past_key_values"
         self._all_tokens = list(range(len(self.tokenizer)))
 
     def _allowed_fn(self, row_choices: list[list[list[int]] | None], prompt_len: int):
@@ -135,11 +139,12 @@ class TransformersBackend:
                 prompt_len = n + width
                 torch.manual_seed(sampling.seed + start)
                 kwargs: dict[str, Any] = dict(max_new_tokens=sampling.max_new_tokens,
-                                              eos_token_id=self.stop_ids, pad_token_id=pad)
+                                              eos_token_id=self.stop_ids, pad_token_id=pad,
+                                              stop_strings=list(self.stop_strings), tokenizer=self.tokenizer)
                 if cache is not None:
                     c = copy.deepcopy(cache)
                     c.batch_repeat_interleave(len(rows))
-                    kwargs["past_key_values"] = c
+                    kwargs[self._cache_kwarg] = c
                 row_choices = [
                     self._continuations(prefixes[start + i] or "", tuple(ch)) if ch else None
                     for i, ch in enumerate(choices[start:start + len(rows)])]
@@ -158,8 +163,12 @@ class TransformersBackend:
                     finish = "stop" if cut is not None else "length"
                     kept = tok_ids[:cut] if cut is not None else tok_ids
                     kept = [t for t in kept if t != pad or t in self.stop_ids]
+                    text = self.tokenizer.decode(kept, skip_special_tokens=True)
+                    for stop in self.stop_strings:  # a stop string ends the turn (kept in the text)
+                        if stop in text:
+                            text, finish = text[:text.index(stop) + len(stop)], "stop"
                     out.append(Generation(
-                        text=self.tokenizer.decode(kept, skip_special_tokens=True),
+                        text=text,
                         prompt_tokens=len(rows[i]),
                         completion_tokens=len(kept) + (1 if cut is not None else 0),
                         finish_reason=finish, token_ids=kept))

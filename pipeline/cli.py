@@ -23,6 +23,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+# no telemetry calls home from the ephemeral Prefect server (this machine has no internet anyway)
+os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+os.environ.setdefault("DO_NOT_TRACK", "1")
+
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="trajpipe: business agent logs -> verified multi-turn tool-use training data (Parquet).")
 console = Console(stderr=True)

@@ -1,21 +1,31 @@
 """Record-level pseudonymization of :class:`~pipeline.records.LogRecord` s.
 
-Two phases per chunk of records:
+Three phases per chunk of records:
 
 1. **collect** - every string of a record is visited: message text (user / assistant / tool
    text), tool-call arguments and JSON tool results (parsed; values classified by their *key*
-   where the key says what they are, free-text values sent to presidio), and ``metadata``. The
-   policy (``role=system``) only goes through the identifier regexes. Free texts of the whole
-   chunk go through spaCy in one batch (``BatchAnalyzerEngine``, ``nlp.pipe``) and results are
-   cached per distinct text for the run.
+   where the key says what they are - :data:`KEY_RULES`, also for ``key=value`` parameters of
+   URLs - and free-text values sent to the detector), and ``metadata``. The policy
+   (``role=system``) only goes through the identifier regexes. Free texts of the whole chunk go
+   through :class:`~pipeline.anonymize.engine.Detector` in one batch (spaCy ``nlp.pipe`` with
+   only NER, regex recognizers, presidio phone / card recognizers on texts with digits; in
+   worker processes with ``workers > 1``) and results are cached per distinct text for the run.
 2. **rewrite** - all real values found anywhere in a record are replaced in *every* string of
-   that record in one regex pass (longest value first, so nothing is replaced twice), JSON is
-   re-serialized in its original layout, and the record ``id`` is kept.
+   that record in one regex pass (longest value first, so nothing is replaced twice; names also
+   in UPPER case, ids and e-mails in any case, order and payment ids also by their bare
+   number), JSON is re-serialized in its original layout, and the record ``id`` is kept.
+3. **residual scan** - the output records go through the same detection again; whatever it
+   still finds that is not one of this run's pseudonyms is listed in the report by record id,
+   entity type and recognizer (never by value).
 
 What is never touched: values under flight/price/status keys (:data:`SKIP_KEYS`), numbers,
 flight numbers, airport codes, the policy text (only identifiers could be replaced there), and
 cities in free text (user cities coincide with airport cities; cities are replaced only where a
 key says ``city``).
+
+Bad input never passes through raw: a string that is not valid Unicode (lone surrogates from
+undecodable bytes), a free text longer than ``max_text_chars`` or JSON nested deeper than
+``max_json_depth`` raises :class:`AnonymizeInputError` (the stage quarantines the record).
 """
 from __future__ import annotations
 
@@ -23,23 +33,28 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Optional
+from typing import Any, Callable, Iterable, Iterator, Optional
 
-from presidio_analyzer import AnalyzerEngine, BatchAnalyzerEngine
+from presidio_analyzer import AnalyzerEngine
 
 from ..records import LogRecord
-from .engine import (ANALYZED_ENTITIES, LAST_FOUR_RES, PAYMENT_ID_RE, USER_ID_RE, build_analyzer,
-                     detect_patterns)
-from .pseudonymizer import Pseudonymizer, match_case
+from .engine import (LAST_FOUR_RES, PAYMENT_ID_RE, SECRET_CONTEXT_RES, SPACY_MODEL, USER_ID_RE,
+                     Detector, DetectorPool, build_analyzer, detect_patterns)
+from .pseudonymizer import Pseudonymizer, match_case, normalize
 
-#: JSON key (lower case) -> entity type of its string value(s).
+#: Entity types of secrets (never kept; replaced by same-shape random strings).
+SECRET_ENTITIES = frozenset({"PASSWORD", "API_KEY", "ACCESS_TOKEN", "SESSION_ID", "SSN"})
+
+#: JSON key (lower case, ``-`` read as ``_``) -> entity type of its string value(s). Also used
+#: for ``key=value`` parameters of URLs.
 KEY_RULES: dict[str, str] = {
     "first_name": "FIRST_NAME", "firstname": "FIRST_NAME", "given_name": "FIRST_NAME",
     "middle_name": "FIRST_NAME",
     "last_name": "LAST_NAME", "lastname": "LAST_NAME", "surname": "LAST_NAME",
     "family_name": "LAST_NAME",
     "full_name": "PERSON", "passenger_name": "PERSON", "customer_name": "PERSON",
-    "email": "EMAIL_ADDRESS", "email_address": "EMAIL_ADDRESS",
+    "cardholder": "PERSON", "cardholder_name": "PERSON", "holder_name": "PERSON",
+    "email": "EMAIL_ADDRESS", "email_address": "EMAIL_ADDRESS", "e_mail": "EMAIL_ADDRESS",
     "dob": "DATE_OF_BIRTH", "date_of_birth": "DATE_OF_BIRTH", "birthdate": "DATE_OF_BIRTH",
     "birthday": "DATE_OF_BIRTH", "birth_date": "DATE_OF_BIRTH",
     "address1": "STREET_ADDRESS", "address_1": "STREET_ADDRESS", "address_line1": "STREET_ADDRESS",
@@ -47,13 +62,28 @@ KEY_RULES: dict[str, str] = {
     "address2": "ADDRESS_LINE2", "address_2": "ADDRESS_LINE2", "address_line2": "ADDRESS_LINE2",
     "city": "CITY",
     "zip": "ZIP", "zipcode": "ZIP", "zip_code": "ZIP", "postal_code": "ZIP", "postcode": "ZIP",
-    "user_id": "USER_ID", "username": "USER_ID", "customer_id": "USER_ID",
+    "user_id": "USER_ID", "username": "USER_ID", "customer_id": "USER_ID", "user": "USER_ID",
     "reservation_id": "RESERVATION_ID", "reservations": "RESERVATION_ID",
     "reservation_ids": "RESERVATION_ID", "confirmation_number": "RESERVATION_ID",
+    "order_id": "ORDER_ID", "orders": "ORDER_ID", "order_ids": "ORDER_ID",
     "payment_id": "PAYMENT_ID", "payment_method_id": "PAYMENT_ID",
     "last_four": "LAST_FOUR", "card_last_four": "LAST_FOUR", "last4": "LAST_FOUR",
     "phone": "PHONE_NUMBER", "phone_number": "PHONE_NUMBER", "mobile": "PHONE_NUMBER",
-    "telephone": "PHONE_NUMBER",
+    "telephone": "PHONE_NUMBER", "tel": "PHONE_NUMBER", "cell": "PHONE_NUMBER",
+    "card_number": "CREDIT_CARD", "cc_number": "CREDIT_CARD", "credit_card_number": "CREDIT_CARD",
+    "card_no": "CREDIT_CARD", "pan": "CREDIT_CARD",
+    "password": "PASSWORD", "passwd": "PASSWORD", "pwd": "PASSWORD", "passcode": "PASSWORD",
+    "passphrase": "PASSWORD", "pass": "PASSWORD", "pin": "PASSWORD", "cvv": "PASSWORD",
+    "cvc": "PASSWORD", "security_code": "PASSWORD",
+    "api_key": "API_KEY", "apikey": "API_KEY", "x_api_key": "API_KEY", "secret": "API_KEY",
+    "client_secret": "API_KEY", "secret_key": "API_KEY", "private_key": "API_KEY",
+    "token": "ACCESS_TOKEN", "access_token": "ACCESS_TOKEN", "refresh_token": "ACCESS_TOKEN",
+    "id_token": "ACCESS_TOKEN", "auth_token": "ACCESS_TOKEN", "authorization": "ACCESS_TOKEN",
+    "bearer": "ACCESS_TOKEN",
+    "session": "SESSION_ID", "session_id": "SESSION_ID", "sessionid": "SESSION_ID",
+    "session_token": "SESSION_ID", "sid": "SESSION_ID", "cookie": "SESSION_ID",
+    "jsessionid": "SESSION_ID", "phpsessid": "SESSION_ID",
+    "ssn": "SSN", "social_security_number": "SSN",
 }
 #: JSON keys whose values are business facts, never personal: not analyzed, never rewritten.
 SKIP_KEYS = frozenset({
@@ -64,13 +94,16 @@ SKIP_KEYS = frozenset({
     "estimated_arrival_time_est", "expression", "total_baggages", "nonfree_baggages",
     "amount", "price", "prices", "available_seats", "task_id", "trial", "reward",
     "source_format", "gt_data_hash", "name_of_tool", "type", "role", "tool_call_id",
+    "item_id", "item_ids", "product_id", "tracking_id", "transaction_type", "balance",
 })
 #: Entities replaced record-wide, also inside the policy (role=system) text.
 PROPAGATE_EVERYWHERE = frozenset({"USER_ID", "RESERVATION_ID", "PAYMENT_ID", "EMAIL_ADDRESS",
-                                  "PHONE_NUMBER", "CREDIT_CARD"})
+                                  "PHONE_NUMBER", "CREDIT_CARD", "ORDER_ID"}) | SECRET_ENTITIES
 #: Entities replaced only where a key names them (never searched for in other strings).
 KEY_POSITION_ONLY = frozenset({"CITY"})
 NAME_ENTITIES = frozenset({"PERSON", "FIRST_NAME", "LAST_NAME"})
+#: Identifiers matched in any letter case.
+_ANY_CASE = frozenset({"USER_ID", "RESERVATION_ID", "PAYMENT_ID", "EMAIL_ADDRESS", "ORDER_ID"})
 
 #: Words that are never name words when NER proposes them (domain vocabulary, greetings).
 DEFAULT_KEEP_WORDS = frozenset("""
@@ -82,6 +115,7 @@ great travel insurance flight flights direct one way round trip option options t
 am pm monday tuesday wednesday thursday friday saturday sunday january february march april may
 june july august september october november december usa airport baggage bags bag checked
 cabin seat seats refund cancel cancellation policy customer service support human mr mrs ms
+order orders item items product products exchange return returns paypal graphic art nah
 """.split())
 _HONORIFICS = {"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "madam", "hi", "hello", "hey",
                "dear", "thanks", "thank", "captain", "mx"}
@@ -94,8 +128,9 @@ _NOT_JSON = object()
 _LOWER_WORD_RE = re.compile(r"(?<![\w@.'\u2019-])[a-z]{2,}(?![\w@]|\.\w)")
 _EMBEDDED_KV_RE = re.compile(
     r'\\?"(?P<k>[A-Za-z_][A-Za-z0-9_]*)\\?"\s*:\s*\\?"(?P<v>[^"\\\n]{1,200})\\?"')
+_URL_PARAM_RE = re.compile(r"[?&;](?P<k>[A-Za-z_][A-Za-z0-9_.-]{0,40})=(?P<v>[^&#\s\"'<>]{1,500})")
 _PHONE_WORD_BEFORE_RE = re.compile(r"(?i)\b(?:phone|telephone|tel|cell|cellphone|mobile|call|text"
-                                   r"|contact|number)\b[^\n\d]{0,25}$")
+                                   r"|contact|number|fax|whatsapp)\b[^\n\d]{0,25}$")
 _PHONE_FORMAT_RE = re.compile(r"\d[\s()-]+\d|^\+|^\(")
 _AMOUNT_RE = re.compile(r"^\d{1,7}[.,]\d{1,2}$")
 _JSON_KEY_RE = re.compile(r'\\?"([^"\\\n]{2,40})\\?"\s*:')
@@ -103,6 +138,17 @@ _YEAR_LIKE_RE = re.compile(r"(?:19|20)\d\d")
 _PLACE_WORD_RE = re.compile(r"\b(?:International|Airport|Airlines|Intl)\b")
 _PLACE_AFTER_RE = re.compile(r"\s*(?:[A-Z]\.\s*)?(?:[A-Z][a-z]+\s+){0,2}"
                              r"(?:International|Airport|Airlines|Intl)\b")
+_ORDER_ID_RE = re.compile(r"^#?W?(\d{5,})$")
+#: Context patterns that lift a year-like number (1990) to a value: card and secret contexts.
+_YEAR_CONTEXT_RES = tuple(LAST_FOUR_RES) + tuple(SECRET_CONTEXT_RES.values())
+
+
+class AnonymizeInputError(ValueError):
+    """A record the anonymizer refuses to pass on (the message says why, never the value)."""
+
+
+def _norm_key(k: Optional[str]) -> Optional[str]:
+    return k.lower().replace("-", "_") if isinstance(k, str) else None
 
 
 @dataclass
@@ -110,12 +156,13 @@ class _Scan:
     """What phase 1 found in one record."""
 
     values: dict[str, str] = field(default_factory=dict)  # real value -> entity
-    texts: list[str] = field(default_factory=list)  # free texts to send through presidio
+    texts: list[str] = field(default_factory=list)  # free texts to send through the detector
     json_docs: dict[str, Any] = field(default_factory=dict)  # JSON text -> parsed (or _NOT_JSON)
     extra_digests: set[str] = field(default_factory=set)  # e.g. "First Last" full names
     cities: set[str] = field(default_factory=set)
     events: Counter = field(default_factory=Counter)  # entity -> detections
     sources: Counter = field(default_factory=Counter)  # recognizer / key rule -> detections
+    value_sources: dict[str, str] = field(default_factory=dict)  # real value -> first source
 
 
 class Anonymizer:
@@ -123,32 +170,51 @@ class Anonymizer:
 
     ``secret``: HMAC key (bytes/str); default ``$TRAJPIPE_SECRET``, else random per run, never
     written anywhere. ``analyzer``: a presidio ``AnalyzerEngine`` (default
-    :func:`~pipeline.anonymize.engine.build_analyzer`, built lazily on first use).
-    ``score_threshold``: minimum presidio/regex score for a detection. ``chunk_size``: records
-    whose free text is batched through spaCy together (and whose real values are all known
-    before any fake is drawn, so a fake never equals a real value of the same chunk).
-    ``keep_words``: extra words never taken as name words from NER.
+    :func:`~pipeline.anonymize.engine.build_analyzer`, built lazily on first use) whose spaCy
+    model and recognizers the detector uses. ``score_threshold``: minimum score for a
+    detection. ``chunk_size``: records whose free text is batched through spaCy together (and
+    whose real values are all known before any fake is drawn, so a fake never equals a real
+    value of the same chunk). ``keep_words``: extra words never taken as name words from NER.
+    ``workers``: detector processes (``> 1``: a spawned pool, used for chunks with at least
+    ``pool_min_texts`` new texts; call :meth:`close` at the end, or use the anonymizer as a
+    context manager). ``residual_scan``: re-run detection on the output (see :meth:`report`).
+    ``max_text_chars`` / ``max_json_depth``: input guards (:class:`AnonymizeInputError`).
 
     After a run, :attr:`digests` holds the HMAC digests of every real personal value that was
     replaced, and :meth:`is_real` tests a candidate value against them.
     """
 
     NER_CACHE_MAX = 200_000  # distinct texts kept with their analysis results
+    RESIDUAL_ITEMS_MAX = 200
 
     def __init__(self, secret: bytes | str | None = None,
                  analyzer: Optional[AnalyzerEngine] = None, score_threshold: float = 0.5,
                  chunk_size: int = 512, batch_size: int = 64,
-                 keep_words: Iterable[str] = ()):
+                 keep_words: Iterable[str] = (), workers: int = 1, residual_scan: bool = True,
+                 max_text_chars: int = 1_000_000, max_json_depth: int = 64,
+                 pool_min_texts: int = 400):
         self.score_threshold = score_threshold
         self.chunk_size = max(1, int(chunk_size))
         self.batch_size = batch_size
+        self.workers = max(1, int(workers))
+        self.residual_scan = residual_scan
+        self.max_text_chars = max_text_chars
+        self.max_json_depth = max_json_depth
+        self.pool_min_texts = pool_min_texts
         self._analyzer = analyzer
+        self._detector: Optional[Detector] = None
+        self._pool: Optional[DetectorPool] = None
         self.digests: set[str] = set()
         self.pseudonymizer = Pseudonymizer(secret, is_taken=self.is_real)
         self._keep_words = set(DEFAULT_KEEP_WORDS) | {w.lower() for w in keep_words}
         self._ner_cache: dict[str, list[tuple[str, int, int, float, str]]] = {}
+        self._fake_norms: set[str] = set()  # normalized pseudonyms emitted (residual scan)
+        self.trace: Optional[dict[str, list[tuple[str, str]]]] = None  # eval only, see enable_trace
+        self._trace_events: Optional[list[tuple[str, str]]] = None
+        self._residual: list[dict[str, str]] = []
         self._counts: dict[str, Counter] = {
-            k: Counter() for k in ("entities", "detections", "sources", "replacements", "stats")}
+            k: Counter() for k in ("entities", "detections", "sources", "replacements", "stats",
+                                   "residual")}
 
     # -- public API --------------------------------------------------------------------------
     @property
@@ -158,6 +224,26 @@ class Anonymizer:
             self._analyzer = build_analyzer()
         return self._analyzer
 
+    @property
+    def detector(self) -> Detector:
+        """The in-process :class:`~pipeline.anonymize.engine.Detector` over :attr:`analyzer`."""
+        if self._detector is None:
+            self._detector = Detector(self.analyzer, batch_size=self.batch_size)
+        return self._detector
+
+    def close(self) -> None:
+        """Stop the detector worker processes, if any were started."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+    def __enter__(self) -> "Anonymizer":
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        self.close()
+        return False
+
     def digest(self, value: str) -> str:
         """HMAC digest of the normalized ``value`` under this run's secret."""
         return self.pseudonymizer.digest(value)
@@ -166,40 +252,57 @@ class Anonymizer:
         """True if ``value`` (normalized) is one of the real personal values replaced so far."""
         return self.pseudonymizer.digest(value) in self.digests
 
+    def enable_trace(self) -> None:
+        """Keep, in memory only, every replacement as ``(entity, original value)`` per record id
+        in :attr:`trace` (used by :mod:`pipeline.anonymize.eval` to measure precision; never
+        written, never in the report)."""
+        self.trace = {}
+
     def anonymize_record(self, rec: LogRecord) -> LogRecord:
         """Pseudonymize one record (see :meth:`anonymize`)."""
         return next(iter(self.anonymize([rec])))
 
-    def anonymize(self, records: Iterable[LogRecord]) -> Iterator[LogRecord]:
+    def anonymize(self, records: Iterable[LogRecord],
+                  on_error: Optional[Callable[[int, LogRecord, Exception], None]] = None
+                  ) -> Iterator[LogRecord]:
         """Yield a pseudonymized copy of every record, in order, ``id`` unchanged.
 
         Records are processed in chunks of ``chunk_size``: detection over the chunk first
-        (spaCy batched), then replacement.
+        (spaCy batched), then replacement, then the residual scan. A record the anonymizer
+        refuses (:class:`AnonymizeInputError`) raises, unless ``on_error(position, record,
+        error)`` is given: then it is reported there, left out, and the rest goes on.
         """
-        chunk: list[LogRecord] = []
-        for rec in records:
-            chunk.append(rec if isinstance(rec, LogRecord) else LogRecord.model_validate(rec))
+        chunk: list[tuple[int, LogRecord]] = []
+        for pos, rec in enumerate(records):
+            chunk.append((pos, rec if isinstance(rec, LogRecord) else LogRecord.model_validate(rec)))
             if len(chunk) >= self.chunk_size:
-                yield from self._process_chunk(chunk)
+                yield from self._process_chunk(chunk, on_error)
                 chunk = []
         if chunk:
-            yield from self._process_chunk(chunk)
+            yield from self._process_chunk(chunk, on_error)
 
     def report(self) -> dict:
         """Counts so far (no values, no secret).
 
-        ``records``; ``entities``: distinct real values per entity type, summed over records
-        (name words count as FIRST_NAME/LAST_NAME); ``detections``: detection events per entity
-        type; ``sources``: detection events per recognizer name or ``key:<json key>`` rule
-        (``key_is:*`` for dict keys that are ids, ``derived:user_id_name`` for name words taken
-        from ``first_last_dddd`` ids); ``replacements``: occurrences rewritten per entity type;
+        ``records``; ``by_entity``: occurrences replaced per entity type (the short form the
+        manifest shows); ``entities``: distinct real values per entity type, summed over
+        records (name words count as FIRST_NAME/LAST_NAME); ``detections``: detection events
+        per entity type; ``sources``: detection events per recognizer name or ``key:<json
+        key>`` rule (``key_is:*`` for dict keys that are ids, ``url:<param>`` for URL
+        parameters, ``derived:user_id_name`` for name words taken from ``first_last_dddd``
+        ids); ``replacements``: occurrences rewritten per entity type;
         ``distinct_real_values``: size of :attr:`digests`; ``texts_analyzed`` /
-        ``ner_cache_hits``: spaCy work; ``person_spans_dropped`` / ``phone_spans_dropped``: NER
-        PERSON spans and bare-digit phone matches vetoed.
+        ``ner_cache_hits``: detector work; ``person_spans_dropped`` / ``phone_spans_dropped``:
+        NER PERSON spans and bare-digit phone matches vetoed; ``residual``: the residual scan -
+        ``records_scanned``, ``count`` (detections in the output that are not this run's
+        pseudonyms), ``real_values`` (of those, how many are real values replaced elsewhere),
+        ``by_entity`` and ``items`` (``record_id``, ``entity``, ``recognizer``; at most
+        200), never the values.
         """
         c = self._counts
         return {
             "records": c["stats"]["records"],
+            "by_entity": dict(sorted(c["replacements"].items())),
             "entities": dict(sorted(c["entities"].items())),
             "detections": dict(sorted(c["detections"].items())),
             "sources": dict(sorted(c["sources"].items())),
@@ -209,19 +312,58 @@ class Anonymizer:
             "ner_cache_hits": c["stats"]["ner_cache_hits"],
             "person_spans_dropped": c["stats"]["person_spans_dropped"],
             "phone_spans_dropped": c["stats"]["phone_spans_dropped"],
+            "residual": {
+                "enabled": self.residual_scan,
+                "records_scanned": c["stats"]["residual_records"],
+                "count": sum(c["residual"].values()),
+                "real_values": c["stats"]["residual_real"],
+                "by_entity": dict(sorted(c["residual"].items())),
+                "items": list(self._residual),
+            },
         }
+
+    # -- input guards ------------------------------------------------------------------------
+    @staticmethod
+    def _check_unicode(s: str, where: str) -> None:
+        try:
+            s.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise AnonymizeInputError(
+                f"ANON_BAD_TEXT: {where} is not valid Unicode (undecodable byte at char "
+                f"{exc.start})") from None
+
+    def _check_depth(self, obj: Any, where: str) -> None:
+        stack = [(obj, 1)]
+        while stack:
+            o, d = stack.pop()
+            if d > self.max_json_depth:
+                raise AnonymizeInputError(
+                    f"ANON_TOO_DEEP: {where} is JSON nested deeper than {self.max_json_depth} levels")
+            if isinstance(o, dict):
+                stack.extend((v, d + 1) for v in o.values() if isinstance(v, (dict, list)))
+            elif isinstance(o, list):
+                stack.extend((v, d + 1) for v in o if isinstance(v, (dict, list)))
+
+    def _add_text(self, scan: _Scan, text: str, where: str) -> None:
+        if len(text) > self.max_text_chars:
+            raise AnonymizeInputError(
+                f"ANON_TOO_LARGE: {where} has {len(text)} characters of free text "
+                f"(limit {self.max_text_chars})")
+        scan.texts.append(text)
 
     # -- phase 1: collect --------------------------------------------------------------------
     def _register(self, scan: _Scan, value: str, entity: str, source: str) -> None:
         value = value.strip()
-        if len(value) < 2:
+        if len(value) < 2 and entity not in SECRET_ENTITIES:
+            return
+        if not value:
             return
         if entity in NAME_ENTITIES:
             words = re.findall(r"[^\W\d_]+(?:['-][^\W\d_]+)*", value)
             if not words:
                 return
             if len(words) > 1:
-                scan.extra_digests.add(self.digest(value))
+                scan.extra_digests.add(self.digest(" ".join(words)))
             for i, w in enumerate(words):
                 if len(w) < 2:
                     continue
@@ -249,6 +391,7 @@ class Anonymizer:
                 scan.cities.add(value.lower())
         scan.events[entity] += 1
         scan.sources[source] += 1
+        scan.value_sources.setdefault(value, source)
 
     def _collect_key(self, scan: _Scan, k: str) -> None:
         for rx, ent, src in ((PAYMENT_ID_RE, "PAYMENT_ID", "key_is:payment_id"),
@@ -256,50 +399,75 @@ class Anonymizer:
             m = rx.match(k)
             if m and m.group("v") == k:
                 self._register(scan, k, ent, src)
+        if _ORDER_ID_RE.match(k) and k.startswith("#"):
+            self._register(scan, k, "ORDER_ID", "key_is:order_id")
 
     def _key_entity(self, key: Optional[str], value: str) -> Optional[str]:
         if key is None:
             return None
         if key == "id":
             m = PAYMENT_ID_RE.match(value)
-            return "PAYMENT_ID" if m and m.group("v") == value else None
+            if m and m.group("v") == value:
+                return "PAYMENT_ID"
+            if re.fullmatch(r"#W\d{7}", value):
+                return "ORDER_ID"
+            return None
         if key == "address" and isinstance(value, str):
             return "STREET_ADDRESS"
         return KEY_RULES.get(key)
 
-    def _collect_obj(self, scan: _Scan, obj: Any, key: Optional[str]) -> None:
+    def _collect_url_params(self, scan: _Scan, text: str) -> None:
+        """``?email=...&session_id=...``: URL parameters whose name is a key rule."""
+        for m in _URL_PARAM_RE.finditer(text):
+            key = _norm_key(m.group("k"))
+            ent = self._key_entity(key, m.group("v"))
+            if ent and key not in SKIP_KEYS:
+                value = m.group("v")
+                if ent in NAME_ENTITIES:
+                    value = value.replace("+", " ").replace("%20", " ")
+                self._register(scan, value, ent, f"url:{key}")
+
+    def _collect_obj(self, scan: _Scan, obj: Any, key: Optional[str], where: str) -> None:
         if isinstance(obj, dict):
             fn, ln = obj.get("first_name"), obj.get("last_name")
             if isinstance(fn, str) and isinstance(ln, str):
                 scan.extra_digests.add(self.digest(f"{fn} {ln}"))
             for k, v in obj.items():
                 if isinstance(k, str):
+                    self._check_unicode(k, where)
                     self._collect_key(scan, k)
-                self._collect_obj(scan, v, k.lower() if isinstance(k, str) else None)
+                self._collect_obj(scan, v, _norm_key(k), where)
         elif isinstance(obj, list):
             for v in obj:
-                self._collect_obj(scan, v, key)
+                self._collect_obj(scan, v, key, where)
         elif isinstance(obj, (str, int)) and not isinstance(obj, bool):
             if key in SKIP_KEYS:
                 return
             s = str(obj)
+            if isinstance(obj, str):
+                self._check_unicode(s, where)
             ent = self._key_entity(key, s)
             if ent:
                 self._register(scan, s, ent, f"key:{key}")
             elif isinstance(obj, str):
+                if "=" in s:
+                    self._collect_url_params(scan, s)
                 if any(c.isspace() for c in s.strip()):
-                    scan.texts.append(s)
+                    self._add_text(scan, s, where)
                 else:
                     self._collect_patterns(scan, s, structured_only=False)
 
     def _collect_patterns(self, scan: _Scan, text: str, structured_only: bool) -> None:
-        for h in _resolve_overlaps(
-                [(h.entity_type, h.start, h.end, h.score, h.recognizer)
-                 for h in detect_patterns(text, structured_only=structured_only)]):
+        if structured_only:
+            hits = [(h.entity_type, h.start, h.end, h.score, h.recognizer)
+                    for h in detect_patterns(text, structured_only=True)]
+        else:
+            hits = self.detector.patterns(text)
+        for h in _resolve_overlaps(hits):
             if h[3] >= self.score_threshold:
                 self._register(scan, text[h[1]:h[2]], h[0], h[4])
 
-    def _parse_json(self, scan: _Scan, text: str) -> Any:
+    def _parse_json(self, scan: _Scan, text: str, where: str = "a JSON text") -> Any:
         if text in scan.json_docs:
             return scan.json_docs[text]
         doc: Any = _NOT_JSON
@@ -307,67 +475,93 @@ class Anonymizer:
         if t[:1] in ("{", "["):
             try:
                 doc = json.loads(text)
-            except (ValueError, RecursionError):
+            except RecursionError:
+                raise AnonymizeInputError(
+                    f"ANON_TOO_DEEP: {where} is JSON nested too deeply to parse") from None
+            except ValueError:
                 doc = _NOT_JSON
+            if doc is not _NOT_JSON:
+                self._check_depth(doc, where)
         scan.json_docs[text] = doc
         return doc
 
-    def _collect_text(self, scan: _Scan, text: Any, role: Optional[str], maybe_json: bool) -> None:
+    def _collect_text(self, scan: _Scan, text: Any, role: Optional[str], maybe_json: bool,
+                      where: str) -> None:
+        if isinstance(text, (dict, list)):  # structured content (not OpenAI text parts)
+            self._check_depth(text, where)
+            self._collect_obj(scan, text, None, where)
+            return
         if not isinstance(text, str) or not text.strip():
             return
+        self._check_unicode(text, where)
         if maybe_json:
-            doc = self._parse_json(scan, text)
+            doc = self._parse_json(scan, text, where)
             if doc is not _NOT_JSON:
-                self._collect_obj(scan, doc, None)
+                self._collect_obj(scan, doc, None, where)
                 return
         if role == "system":
             self._collect_patterns(scan, text, structured_only=True)
-        else:
-            scan.texts.append(text)
-            if '":' in text:  # JSON fragments inside text (flattened transcripts, quoted results)
-                for m in _EMBEDDED_KV_RE.finditer(text):
-                    key, value = m.group("k").lower(), m.group("v")
-                    ent = self._key_entity(key, value)
-                    if ent:
-                        self._register(scan, value, ent, f"embedded_key:{key}")
+            return
+        if "=" in text:
+            self._collect_url_params(scan, text)
+        self._add_text(scan, text, where)
+        if '":' in text:  # JSON fragments inside text (flattened transcripts, quoted results)
+            for m in _EMBEDDED_KV_RE.finditer(text):
+                key, value = _norm_key(m.group("k")), m.group("v")
+                ent = self._key_entity(key, value)
+                if ent and key not in SKIP_KEYS:
+                    self._register(scan, value, ent, f"embedded_key:{key}")
 
     def _collect_record(self, rec: LogRecord) -> _Scan:
         scan = _Scan()
-        for m in rec.messages:
+        for i, m in enumerate(rec.messages):
+            if not isinstance(m, dict):
+                raise AnonymizeInputError(f"ANON_BAD_MESSAGE: message {i} is not an object")
             role = m.get("role")
+            where = f"message {i} ({role})"
             content = m.get("content")
-            if isinstance(content, list):
+            if isinstance(content, list) and all(isinstance(p, dict) for p in content):
                 for part in content:
-                    if isinstance(part, dict) and isinstance(part.get("text"), str):
-                        self._collect_text(scan, part["text"], role, role == "tool")
+                    if isinstance(part.get("text"), str):
+                        self._collect_text(scan, part["text"], role, role == "tool", where)
+                    else:
+                        other = {k: v for k, v in part.items() if k not in ("type", "text")}
+                        self._collect_text(scan, other, role, False, where)
             else:
-                self._collect_text(scan, content, role, role == "tool")
-            for tc in m.get("tool_calls") or []:
-                args = (tc.get("function") or {}).get("arguments")
+                self._collect_text(scan, content, role, role == "tool", where)
+            calls = list(m.get("tool_calls") or [])
+            if isinstance(m.get("function_call"), dict):
+                calls.append({"function": m["function_call"]})
+            for tc in calls:
+                args = (tc.get("function") or {}).get("arguments") if isinstance(tc, dict) else None
                 if isinstance(args, (dict, list)):
-                    self._collect_obj(scan, args, None)
+                    self._check_depth(args, where + " tool-call arguments")
+                    self._collect_obj(scan, args, None, where + " tool-call arguments")
                 else:
-                    self._collect_text(scan, args, role, True)
-        self._collect_obj(scan, rec.metadata, None)
+                    self._collect_text(scan, args, role, True, where + " tool-call arguments")
+        self._check_depth(rec.metadata, "metadata")
+        self._collect_obj(scan, rec.metadata, None, "metadata")
         return scan
 
-    def _run_ner(self, texts: list[str]) -> None:
+    def _detect_texts(self, texts: list[str], stats: Counter) -> None:
+        """Run the detector on the texts not analyzed yet (cached per distinct text)."""
         if len(self._ner_cache) > self.NER_CACHE_MAX:
             self._ner_cache.clear()
         todo = list(dict.fromkeys(t for t in texts if t not in self._ner_cache))
-        self._counts["stats"]["ner_cache_hits"] += len(texts) - len(todo)
+        stats["ner_cache_hits"] += len(texts) - len(todo)
         if not todo:
             return
-        batch = BatchAnalyzerEngine(self.analyzer)
-        results = batch.analyze_iterator(todo, language="en", batch_size=self.batch_size,
-                                         entities=ANALYZED_ENTITIES,
-                                         score_threshold=self.score_threshold)
-        for text, res in zip(todo, results):
-            hits = [(r.entity_type, r.start, r.end, r.score,
-                     (r.recognition_metadata or {}).get("recognizer_name", "presidio"))
-                    for r in res]
-            self._ner_cache[text] = _resolve_overlaps(hits)
-        self._counts["stats"]["texts_analyzed"] += len(todo)
+        if self.workers > 1 and len(todo) >= self.pool_min_texts:
+            if self._pool is None:
+                self._pool = DetectorPool(self.workers, _model_name(self.analyzer),
+                                          batch_size=self.batch_size)
+            results = self._pool.detect(todo)
+        else:
+            results = self.detector.detect(todo)
+        for text, hits in zip(todo, results):
+            self._ner_cache[text] = _resolve_overlaps(
+                [h for h in hits if h[3] >= self.score_threshold or h[0] == "LOCATION"])
+        stats["texts_analyzed"] += len(todo)
 
     def _person_runs(self, span: str, stop: set[str]) -> list[str]:
         """Name-like word runs of a NER PERSON span: Capitalized words only; greetings,
@@ -410,7 +604,7 @@ class Anonymizer:
                     stop.update(w.lower() for w in re.findall(r"[A-Za-z]+", t[s:e]))
         return stop
 
-    def _apply_ner(self, scan: _Scan, stop: set[str]) -> None:
+    def _apply_ner(self, scan: _Scan, stop: set[str], stats: Counter) -> None:
         local_stop = stop | scan.cities
         for text in scan.texts:
             for ent, s, e, score, rec_name in self._ner_cache.get(text, []):
@@ -424,7 +618,7 @@ class Anonymizer:
                     else:
                         runs = self._person_runs(value, local_stop)
                     if not runs:
-                        self._counts["stats"]["person_spans_dropped"] += 1
+                        stats["person_spans_dropped"] += 1
                     for run in runs:
                         self._register(scan, run, "PERSON", rec_name)
                 elif ent == "PHONE_NUMBER" and (
@@ -432,13 +626,40 @@ class Anonymizer:
                         or (not _PHONE_FORMAT_RE.search(value)
                             and not _PHONE_WORD_BEFORE_RE.search(text[max(0, s - 40):s]))):
                     # amounts, and bare digit strings (item / order ids) unless a phone word
-                    # precedes them (presidio's context match is by substring: "Headphones"
-                    # counts as "phone")
-                    self._counts["stats"]["phone_spans_dropped"] += 1
+                    # precedes them
+                    stats["phone_spans_dropped"] += 1
                 else:
                     self._register(scan, value, ent, rec_name)
 
     # -- phase 2: rewrite --------------------------------------------------------------------
+    def _variants(self, value: str, ent: str, fake: str) -> dict[str, str]:
+        """The spellings of ``value`` to replace in text, each with its fake."""
+        if ent in NAME_ENTITIES:
+            cap = value[0].upper() + value[1:]
+            out = {cap: match_case(cap, fake)}
+            if not value.islower():
+                out[value] = match_case(value, fake)
+            if len(value) != 3:  # "MIA" is an airport code, "MIA LI" a shouted name: keep 3-letter
+                out[value.upper()] = fake.upper()
+            return out
+        out = {value: fake}
+        if ent in _ANY_CASE:
+            out[value.lower()] = fake.lower() if ent == "EMAIL_ADDRESS" else match_case(value.lower(), fake)
+            out[value.upper()] = fake.upper()
+        if ent == "ORDER_ID":
+            m, fm = _ORDER_ID_RE.match(value), _ORDER_ID_RE.match(fake)
+            if m and fm:
+                d, fd = m.group(1), fm.group(1)
+                out.update({"#W" + d: "#W" + fd, "W" + d: "W" + fd, "#" + d: "#" + fd, d: fd,
+                            "#w" + d: "#w" + fd, "w" + d: "w" + fd})
+        if ent == "PAYMENT_ID":
+            m, fm = re.search(r"_(\d{5,})$", value), re.search(r"_(\d{5,})$", fake)
+            if m and fm:  # "Gift Card 7091239", "certificate #7091239"
+                out[m.group(1)] = fm.group(1)
+        if ent == "EMAIL_ADDRESS" and "%40" not in value:
+            out[value.replace("@", "%40")] = fake.replace("@", "%40")
+        return out
+
     def _build_replacer(self, scan: _Scan):
         pz = self.pseudonymizer
         fakes: dict[str, str] = {}
@@ -447,30 +668,36 @@ class Anonymizer:
         for value, ent in scan.values.items():
             fake = pz.pseudonym(value, ent)
             fakes[value] = fake
+            self._note_fake(fake, ent)
             if ent in KEY_POSITION_ONLY:
                 continue
             if ent in NAME_ENTITIES and value.lower() in self._keep_words:
                 continue  # a person called "May" or "Gold": replaced where a key says so only
-            variants = {value: fake}
-            if ent in NAME_ENTITIES:
-                cap = value[0].upper() + value[1:]
-                variants = {cap: match_case(cap, fake)}
-                if not value.islower():
-                    variants[value] = match_case(value, fake)
-            elif ent == "EMAIL_ADDRESS":
-                variants[value.lower()] = fake.lower()
-            for v, f in variants.items():
+            for v, f in self._variants(value, ent, fake).items():
                 table_all.setdefault(v, (f, ent))
                 if ent in PROPAGATE_EVERYWHERE:
                     table_sys.setdefault(v, (f, ent))
-        return fakes, _Replacer(table_all, self._counts["replacements"]), \
-            _Replacer(table_sys, self._counts["replacements"])
+        trace = self._trace_events
+        return fakes, _Replacer(table_all, self._counts["replacements"], trace), \
+            _Replacer(table_sys, self._counts["replacements"], trace)
+
+    def _note_fake(self, fake: str, ent: str) -> None:
+        self._fake_norms.add(normalize(fake))
+        for w in re.findall(r"[^\W\d_]+", fake):
+            self._fake_norms.add(w.casefold())
+        if ent == "ORDER_ID":
+            m = _ORDER_ID_RE.match(fake)
+            if m:
+                self._fake_norms.add(m.group(1))
+        m = re.search(r"_(\d{5,})$", fake)
+        if m:
+            self._fake_norms.add(m.group(1))
 
     def _rewrite_obj(self, obj: Any, key: Optional[str], fakes: dict[str, str],
                      rep: "_Replacer") -> Any:
         if isinstance(obj, dict):
             return {(rep(k) if isinstance(k, str) else k):
-                    self._rewrite_obj(v, k.lower() if isinstance(k, str) else None, fakes, rep)
+                    self._rewrite_obj(v, _norm_key(k), fakes, rep)
                     for k, v in obj.items()}
         if isinstance(obj, list):
             return [self._rewrite_obj(v, key, fakes, rep) for v in obj]
@@ -478,19 +705,22 @@ class Anonymizer:
             return obj
         if isinstance(obj, int):
             s = str(obj)
-            if self._key_entity(key, s) and s in fakes and fakes[s].isdigit():
-                rep.counter[self._key_entity(key, s)] += 1
+            ent = self._key_entity(key, s)
+            if ent and s in fakes and fakes[s].isdigit():
+                rep.count(ent, s)
                 return int(fakes[s])
             return obj
         if isinstance(obj, str):
             ent = self._key_entity(key, obj)
             if ent and obj.strip() in fakes:
-                rep.counter[ent] += 1
+                rep.count(ent, obj.strip())
                 return fakes[obj.strip()]
             return rep(obj)
         return obj
 
     def _rewrite_text(self, scan: _Scan, text: Any, maybe_json: bool, fakes, rep) -> Any:
+        if isinstance(text, (dict, list)):
+            return self._rewrite_obj(text, None, fakes, rep)
         if not isinstance(text, str) or not text:
             return text
         if maybe_json:
@@ -501,6 +731,7 @@ class Anonymizer:
         return rep(text)
 
     def _rewrite_record(self, rec: LogRecord, scan: _Scan) -> LogRecord:
+        self._trace_events = self.trace.setdefault(rec.id, []) if self.trace is not None else None
         fakes, rep_all, rep_sys = self._build_replacer(scan)
         messages = []
         for m in rec.messages:
@@ -508,41 +739,93 @@ class Anonymizer:
             rep = rep_sys if role == "system" else rep_all
             nm = dict(m)
             content = m.get("content")
-            if isinstance(content, list):
+            if isinstance(content, list) and all(isinstance(p, dict) for p in content):
                 parts = []
                 for part in content:
-                    if isinstance(part, dict) and isinstance(part.get("text"), str):
+                    if isinstance(part.get("text"), str):
                         part = {**part, "text": self._rewrite_text(scan, part["text"],
                                                                    role == "tool", fakes, rep)}
+                    else:
+                        part = {k: (v if k == "type" else self._rewrite_obj(v, _norm_key(k), fakes, rep))
+                                for k, v in part.items()}
                     parts.append(part)
                 nm["content"] = parts
             elif content is not None:
                 nm["content"] = self._rewrite_text(scan, content, role == "tool", fakes, rep)
             if m.get("tool_calls"):
-                calls = []
-                for tc in m["tool_calls"]:
-                    tc = dict(tc)
-                    fn = dict(tc.get("function") or {})
-                    args = fn.get("arguments")
-                    if isinstance(args, (dict, list)):
-                        fn["arguments"] = self._rewrite_obj(args, None, fakes, rep)
-                    elif args is not None:
-                        fn["arguments"] = self._rewrite_text(scan, args, True, fakes, rep)
-                    tc["function"] = fn
-                    calls.append(tc)
-                nm["tool_calls"] = calls
+                nm["tool_calls"] = [self._rewrite_call(scan, tc, fakes, rep) for tc in m["tool_calls"]]
+            if isinstance(m.get("function_call"), dict):
+                nm["function_call"] = self._rewrite_call(
+                    scan, {"function": m["function_call"]}, fakes, rep)["function"]
             messages.append(nm)
         metadata = self._rewrite_obj(rec.metadata, None, fakes, rep_all)
         return LogRecord(id=rec.id, messages=messages,
                          tools=json.loads(json.dumps(rec.tools)) if rec.tools is not None else None,
                          metadata=metadata)
 
-    def _process_chunk(self, recs: list[LogRecord]) -> list[LogRecord]:
+    def _rewrite_call(self, scan: _Scan, tc: Any, fakes, rep) -> Any:
+        if not isinstance(tc, dict):
+            return tc
+        tc = dict(tc)
+        fn = dict(tc.get("function") or {})
+        args = fn.get("arguments")
+        if isinstance(args, (dict, list)):
+            fn["arguments"] = self._rewrite_obj(args, None, fakes, rep)
+        elif args is not None:
+            fn["arguments"] = self._rewrite_text(scan, args, True, fakes, rep)
+        tc["function"] = fn
+        return tc
+
+    # -- phase 3: residual scan ----------------------------------------------------------------
+    def _is_fake(self, value: str, ent: str) -> bool:
+        if normalize(value) in self._fake_norms:
+            return True
+        if ent in NAME_ENTITIES:
+            words = re.findall(r"[^\W\d_]+", value)
+            return bool(words) and all(w.casefold() in self._fake_norms for w in words)
+        return False
+
+    def _residual_scan(self, recs: list[LogRecord]) -> None:
+        scratch = Counter()
         scans = [self._collect_record(r) for r in recs]
-        self._run_ner([t for s in scans for t in s.texts])
+        self._detect_texts([t for s in scans for t in s.texts], scratch)
+        stop = self._chunk_stop_words(recs, scans)
+        for rec, scan in zip(recs, scans):
+            self._apply_ner(scan, stop, scratch)
+            self._counts["stats"]["residual_records"] += 1
+            seen = set()
+            for value, ent in scan.values.items():
+                if ent in KEY_POSITION_ONLY or self._is_fake(value, ent):
+                    continue
+                if ent in NAME_ENTITIES and value.lower() in self._keep_words:
+                    continue
+                self._counts["residual"][ent] += 1
+                if self.is_real(value):
+                    self._counts["stats"]["residual_real"] += 1
+                src = scan.value_sources.get(value, "?")
+                key = (rec.id, ent, src)
+                if key not in seen and len(self._residual) < self.RESIDUAL_ITEMS_MAX:
+                    seen.add(key)
+                    self._residual.append({"record_id": rec.id, "entity": ent, "recognizer": src})
+
+    def _process_chunk(self, items: list[tuple[int, LogRecord]],
+                       on_error: Optional[Callable[[int, LogRecord, Exception], None]]
+                       ) -> list[LogRecord]:
+        recs, scans = [], []
+        for pos, rec in items:
+            try:
+                scans.append(self._collect_record(rec))
+            except AnonymizeInputError as exc:
+                if on_error is None:
+                    raise
+                on_error(pos, rec, exc)
+                continue
+            recs.append(rec)
+        stats = self._counts["stats"]
+        self._detect_texts([t for s in scans for t in s.texts], stats)
         stop = self._chunk_stop_words(recs, scans)
         for scan in scans:
-            self._apply_ner(scan, stop)
+            self._apply_ner(scan, stop, stats)
             for v in scan.values:
                 self.digests.add(self.digest(v))
             self.digests.update(scan.extra_digests)
@@ -552,8 +835,15 @@ class Anonymizer:
             self._counts["entities"].update(scan.values.values())
             self._counts["detections"].update(scan.events)
             self._counts["sources"].update(scan.sources)
-            self._counts["stats"]["records"] += 1
+            stats["records"] += 1
+        if self.residual_scan and out:
+            self._residual_scan(out)
         return out
+
+
+def _model_name(analyzer: AnalyzerEngine) -> str:
+    """The spaCy package the analyzer was built from (workers build the same)."""
+    return getattr(analyzer, "trajpipe_model", SPACY_MODEL)
 
 
 class _Replacer:
@@ -561,16 +851,18 @@ class _Replacer:
 
     Digit-only values (zip, last four) get stricter boundaries so they never match inside a
     date, a time, an amount or a longer number ("2024-05-20", "$7447.50", "12:30"). A digit-only
-    value that looks like a year (1900-2099) is replaced only in a card context ("ending in
-    1990", "my 1990 card"), never as a bare number ("May 20, 2024").
+    value that looks like a year (1900-2099) is replaced only in a card or secret context
+    ("ending in 1990", "my 1990 card", "pin: 1990"), never as a bare number ("May 20, 2024").
     """
 
     _GEN = r"(?<![A-Za-z0-9_])(?:{})(?![A-Za-z0-9_])"
     _NUM = r"(?<![A-Za-z0-9_$/:.,-])(?:{})(?![A-Za-z0-9_]|[-/:.,]\d)"
 
-    def __init__(self, table: dict[str, tuple[str, str]], counter: Counter):
+    def __init__(self, table: dict[str, tuple[str, str]], counter: Counter,
+                 trace: Optional[list] = None):
         self.table = table
         self.counter = counter
+        self.trace = trace
         self.years = {v for v in table if _YEAR_LIKE_RE.fullmatch(v)}
         words = sorted((v for v in table if not v.isdigit()), key=len, reverse=True)
         nums = sorted((v for v in table if v.isdigit() and v not in self.years), key=len,
@@ -582,9 +874,15 @@ class _Replacer:
             parts.append(self._NUM.format("|".join(nums)))
         self.rx = re.compile("|".join(parts)) if parts else None
 
+    def count(self, ent: str, original: str) -> None:
+        """Count one replacement (and record it in the trace when tracing)."""
+        self.counter[ent] += 1
+        if self.trace is not None:
+            self.trace.append((ent, original))
+
     def _sub(self, m: re.Match) -> str:
         fake, ent = self.table[m.group(0)]
-        self.counter[ent] += 1
+        self.count(ent, m.group(0))
         return fake
 
     def _sub_year(self, m: re.Match) -> str:
@@ -592,7 +890,7 @@ class _Replacer:
         if v not in self.years:
             return m.group(0)
         fake, ent = self.table[v]
-        self.counter[ent] += 1
+        self.count(ent, v)
         g, off = m.group(0), m.start()
         return g[:m.start("v") - off] + fake + g[m.end("v") - off:]
 
@@ -603,21 +901,24 @@ class _Replacer:
         if self.rx is not None:
             text = self.rx.sub(self._sub, text)
         if self.years:
-            for rx in LAST_FOUR_RES:
+            for rx in _YEAR_CONTEXT_RES:
                 text = rx.sub(self._sub_year, text)
         return text
 
 
 def _json_key_words(obj: Any, out: set[str]) -> None:
     """Add the words of every dict key in ``obj`` (recursively) to ``out``, lower-cased."""
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            if isinstance(k, str) and not PAYMENT_ID_RE.match(k) and not USER_ID_RE.match(k):
-                out.update(w.lower() for w in re.findall(r"[A-Za-z]+", k))
-            _json_key_words(v, out)
-    elif isinstance(obj, list):
-        for v in obj:
-            _json_key_words(v, out)
+    stack = [obj]
+    while stack:
+        o = stack.pop()
+        if isinstance(o, dict):
+            for k, v in o.items():
+                if isinstance(k, str) and not PAYMENT_ID_RE.match(k) and not USER_ID_RE.match(k):
+                    out.update(w.lower() for w in re.findall(r"[A-Za-z]+", k))
+                if isinstance(v, (dict, list)):
+                    stack.append(v)
+        elif isinstance(o, list):
+            stack.extend(v for v in o if isinstance(v, (dict, list)))
 
 
 _Hit = tuple[str, int, int, float, str]  # entity, start, end, score, recognizer
@@ -632,10 +933,26 @@ def _resolve_overlaps(hits: list[_Hit]) -> list[_Hit]:
     return sorted(kept, key=lambda h: h[1])
 
 
+_LAYOUTS = ({}, {"separators": (",", ":")}, {"indent": 2}, {"indent": 4})
+
+
 def _dumps_like(new: Any, old: Any, original: str) -> str:
-    """Serialize ``new`` in the layout (separators, ASCII escaping, indent) of ``original``."""
-    for kwargs in ({}, {"separators": (",", ":")}, {"indent": 2}, {"indent": 4}):
+    """Serialize ``new`` in the layout (separators, ASCII escaping, indent) of ``original``
+    (for long texts the layout is recognized from the first 4096 characters)."""
+    probe = len(original) > 100_000
+    for kwargs in _LAYOUTS:
         for ea in (True, False):
-            if json.dumps(old, ensure_ascii=ea, **kwargs) == original:
+            if probe:
+                enc = json.JSONEncoder(ensure_ascii=ea, **kwargs).iterencode(old)
+                head, n = [], 0
+                for piece in enc:
+                    head.append(piece)
+                    n += len(piece)
+                    if n >= 4096:
+                        break
+                same = original.startswith("".join(head)[:4096])
+            else:
+                same = json.dumps(old, ensure_ascii=ea, **kwargs) == original
+            if same:
                 return json.dumps(new, ensure_ascii=ea, **kwargs)
     return json.dumps(new, ensure_ascii=False)

@@ -12,7 +12,16 @@ and can run without spaCy (see :func:`detect_patterns`), e.g. on the policy syst
 Entity types produced here and by the key rules of :mod:`pipeline.anonymize`:
 ``PERSON`` (NER), ``FIRST_NAME``/``LAST_NAME`` (keys), ``EMAIL_ADDRESS``, ``PHONE_NUMBER``,
 ``CREDIT_CARD``, ``USER_ID``, ``RESERVATION_ID``, ``PAYMENT_ID``, ``LAST_FOUR``,
-``DATE_OF_BIRTH``, ``STREET_ADDRESS``, ``ADDRESS_LINE2``, ``ZIP``, ``CITY``.
+``DATE_OF_BIRTH``, ``STREET_ADDRESS``, ``ADDRESS_LINE2``, ``ZIP``, ``CITY``, ``ORDER_ID``
+and the secrets ``PASSWORD``, ``API_KEY``, ``ACCESS_TOKEN``, ``SESSION_ID``.
+
+:class:`Detector` is the hot path of the anonymizer: one ``nlp.pipe`` over a batch of texts with
+only spaCy's NER enabled, the regex recognizers, and presidio's phone (regions narrowed to the
+US; international numbers in ``+`` form are found whatever the region) and credit-card
+recognizers only on texts with enough digits. It gives the same entities as the
+``AnalyzerEngine`` built here without presidio's per-text NLP artifacts and context scoring
+(the regexes carry their context; phone context is checked explicitly). :class:`DetectorPool`
+runs it in worker processes.
 """
 from __future__ import annotations
 
@@ -82,6 +91,55 @@ LAST_FOUR_RES = (
     re.compile(r"(?i)\b(?:visa|mastercard|master card|amex|discover|card)\s*(?:#|no\.?)?\s*(?P<v>\d{4})(?![\d/:.,-]\d|\d)"),
     re.compile(r"(?i)\b(?:my|the|your|a|his|her) (?P<v>\d{4}) (?:card|visa|mastercard|master card|amex|credit)"),
 )
+
+#: Retail order ids: ``#W1234567`` (also written ``W1234567``); the bare number only after an
+#: "order" word.
+ORDER_ID_RE = re.compile(r"(?<![A-Za-z0-9_#])(?P<v>#?W\d{7})(?![A-Za-z0-9_])")
+ORDER_ID_CONTEXT_RE = re.compile(
+    r"(?i)\border(?:s)?(?:\s+(?:id|number|no\.?|#))?(?:\s+(?:is|was|of))?[\s:#]*(?P<v>#?\d{7})(?![\d.,]\d|\d)")
+#: Phone numbers written as phone numbers: (415) 555-0199, 415-555-0199, 415.555.0199,
+#: +1 415 555 0199, +44 20 7946 0958. Bare 10-digit runs are item ids far more often: those
+#: only count after a phone word (presidio's recognizer + the check in :class:`Detector`).
+PHONE_RE = re.compile(
+    r"(?<![\w+.-])(?P<v>(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}"
+    r"|\+(?:[2-9]\d{0,2})(?:[\s.-]?\(?\d{1,4}\)?){2,5}\d)(?![\w-]|\.\d)")
+PHONE_WORD_BEFORE_RE = re.compile(r"(?i)\b(?:phone|telephone|tel|cell|cellphone|mobile|call|text"
+                                  r"|contact|number|fax|whatsapp)\b[^\n\d]{0,25}$")
+_PHONE_FORMAT_RE = re.compile(r"\d[\s()-]+\d|^\+|^\(")
+_AMOUNT_RE = re.compile(r"^\d{1,7}[.,]\d{1,2}$")
+#: e-mail addresses percent-encoded inside URLs (``mia.li%40example.com``).
+EMAIL_URLENC_RE = re.compile(
+    r"(?<![A-Za-z0-9._%+-])(?P<v>[A-Za-z0-9._+-]+%40[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})(?![A-Za-z0-9-])")
+#: Secrets by shape (vendor key formats, JWTs, bearer tokens).
+API_KEY_RES = (
+    re.compile(r"(?<![\w-])(?P<v>sk-(?:proj-|live-|test-)?[A-Za-z0-9_-]{16,})"),
+    re.compile(r"(?<![\w-])(?P<v>(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{12,})"),
+    re.compile(r"(?<![\w-])(?P<v>(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})"),
+    re.compile(r"(?<![A-Za-z0-9])(?P<v>(?:AKIA|ASIA)[0-9A-Z]{16})(?![A-Za-z0-9])"),
+    re.compile(r"(?<![\w-])(?P<v>xox[abprs]-[A-Za-z0-9-]{10,})"),
+    re.compile(r"(?<![\w-])(?P<v>AIza[0-9A-Za-z_-]{35})"),
+)
+ACCESS_TOKEN_RES = (
+    re.compile(r"(?<![\w-])(?P<v>eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"),
+    re.compile(r"(?i)\bbearer\s+(?P<v>[A-Za-z0-9._~+/-]{12,}=*)"),
+)
+#: "password: x", "my password is x", "api key = x", "session id x" ... (value = the next token)
+_SECRET_WORDS = {
+    "PASSWORD": r"pass(?:word|wd|code|phrase)?|pwd|pin(?:\s+(?:code|number))?",
+    "API_KEY": r"api[\s_-]?key|secret[\s_-]?key|client[\s_-]?secret|private[\s_-]?key|secret",
+    "ACCESS_TOKEN": r"(?:access|auth|authentication|refresh|bearer|id|api)[\s_-]?token|token",
+    "SESSION_ID": r"session(?:[\s_-]?(?:id|token|key|cookie))?|cookie",
+}
+_SECRET_STOP = {"is", "was", "for", "the", "a", "an", "to", "of", "and", "or", "not", "required",
+                "incorrect", "wrong", "invalid", "expired", "reset", "changed", "correct",
+                "needed", "please", "field", "here", "there", "with", "from", "that", "this",
+                "has", "have", "will", "be", "been", "it", "my", "your", "again", "below",
+                "above", "manager", "none", "null", "hidden", "redacted", "protected"}
+SECRET_CONTEXT_RES = {
+    ent: re.compile(r"(?i)\b(?:" + words + r")\b(?:\s*[:=]\s*|\s+(?:is|was)\s+|\s+)[\"'`]?"
+                    r"(?P<v>[^\s\"'`,;<>]{4,200}?)[\"'`]?(?=[\s,;<>)]|[.!?](?:\s|$)|$)")
+    for ent, words in _SECRET_WORDS.items()
+}
 
 # Uppercase words of 6 letters that are never reservation ids even next to "reservation".
 _ALPHA_STOP = {"PLEASE", "THANKS", "CANCEL", "CHANGE", "UPDATE", "REFUND", "RETURN", "SEARCH",
@@ -173,6 +231,26 @@ def _mixed_reservation_score(text: str, m: re.Match) -> Optional[float]:
     return 0.7
 
 
+def _phone_score(text: str, m: re.Match) -> Optional[float]:
+    """At least 10 digits (7 after a phone word); never part of a date or a longer number."""
+    digits = sum(c.isdigit() for c in m.group("v"))
+    if digits >= 10 or (digits >= 7 and PHONE_WORD_BEFORE_RE.search(text[max(0, m.start() - 40):m.start()])):
+        return 0.7
+    return None
+
+
+def _secret_score(text: str, m: re.Match) -> Optional[float]:
+    """A secret word followed by a value that is not an ordinary word."""
+    v = m.group("v")
+    if v.lower() in _SECRET_STOP or v.lower().rstrip(".") in _SECRET_STOP:
+        return None
+    sep = text[m.start():m.start("v")].lower()
+    explicit = ":" in sep or "=" in sep or " is " in sep or " was " in sep
+    if not explicit and (v.isalpha() and v.islower() and len(v) < 10 or v[:1].isupper() and v[1:].islower()):
+        return None  # "token expired", "session timeout", "cookie Monster": prose, not a value
+    return 0.8
+
+
 def structured_recognizers() -> list[RegexRecognizer]:
     """Fresh instances of the business-identifier recognizers (no NLP needed).
 
@@ -185,7 +263,10 @@ def structured_recognizers() -> list[RegexRecognizer]:
                         validate=_mixed_reservation_score),
         RegexRecognizer("ReservationIdContextRecognizer", "RESERVATION_ID",
                         [RESERVATION_CONTEXT_ONLY_RE], 0.65, validate=_context_reservation_score),
-        RegexRecognizer("EmailRecognizer", "EMAIL_ADDRESS", [EMAIL_RE], 0.9),
+        RegexRecognizer("EmailRecognizer", "EMAIL_ADDRESS", [EMAIL_RE, EMAIL_URLENC_RE], 0.9),
+        RegexRecognizer("OrderIdRecognizer", "ORDER_ID", [ORDER_ID_RE], 0.85),
+        RegexRecognizer("ApiKeyRecognizer", "API_KEY", API_KEY_RES, 0.9),
+        RegexRecognizer("AccessTokenRecognizer", "ACCESS_TOKEN", ACCESS_TOKEN_RES, 0.9),
     ]
 
 
@@ -197,7 +278,11 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("StreetAddressRecognizer", "STREET_ADDRESS", [STREET_RE], 0.7),
         RegexRecognizer("AddressLine2Recognizer", "ADDRESS_LINE2", [UNIT_RE], 0.6),
         RegexRecognizer("ZipRecognizer", "ZIP", [ZIP_RE], 0.6),
-    ]
+        RegexRecognizer("OrderIdContextRecognizer", "ORDER_ID", [ORDER_ID_CONTEXT_RE], 0.7),
+        RegexRecognizer("PhoneFormatRecognizer", "PHONE_NUMBER", [PHONE_RE], 0.7,
+                        validate=_phone_score),
+    ] + [RegexRecognizer(f"{ent.title().replace('_', '')}ContextRecognizer", ent, [rx], 0.8,
+                         validate=_secret_score) for ent, rx in SECRET_CONTEXT_RES.items()]
 
 
 @lru_cache(maxsize=None)
@@ -224,6 +309,10 @@ def detect_patterns(text: str, structured_only: bool = False) -> list[PatternHit
 ANALYZED_ENTITIES = ["PERSON", "LOCATION", "PHONE_NUMBER", "CREDIT_CARD", "EMAIL_ADDRESS", "USER_ID",
                      "PAYMENT_ID", "RESERVATION_ID", "LAST_FOUR", "DATE_OF_BIRTH",
                      "STREET_ADDRESS", "ADDRESS_LINE2", "ZIP"]
+
+#: Regions presidio's phone matcher tries (each region is one full pass of libphonenumber over
+#: the text). US only: numbers in international ``+`` form are found whatever the region.
+PHONE_REGIONS = ("US",)
 
 _PHONE_CONTEXT = ["phone", "telephone", "cell", "cellphone", "mobile", "call", "contact", "tel"]
 
@@ -294,8 +383,148 @@ def build_analyzer(model_name: str = SPACY_MODEL) -> AnalyzerEngine:
                                            supported_entities=["PERSON", "LOCATION"]))
     # presidio scores a valid number 0.4 and lifts it over the threshold only next to a phone
     # word: bare 10-digit numbers are product/item ids far more often than phone numbers here.
-    registry.add_recognizer(PhoneRecognizer(context=_PHONE_CONTEXT))
+    registry.add_recognizer(PhoneRecognizer(context=_PHONE_CONTEXT, supported_regions=PHONE_REGIONS))
     registry.add_recognizer(CreditCardRecognizer())
     for rec in structured_recognizers() + personal_recognizers():
         registry.add_recognizer(rec)
-    return AnalyzerEngine(registry=registry, nlp_engine=nlp_engine, supported_languages=["en"])
+    engine = AnalyzerEngine(registry=registry, nlp_engine=nlp_engine, supported_languages=["en"])
+    engine.trajpipe_model = model_name  # worker processes build the same analyzer
+    return engine
+
+
+# ---------------------------------------------------------------------------------------------
+# Fast batch detection
+# ---------------------------------------------------------------------------------------------
+Hit = tuple  # (entity, start, end, score, recognizer name)
+
+_SPACY_LABELS = {"PERSON": "PERSON", "PER": "PERSON", "GPE": "LOCATION", "LOC": "LOCATION",
+                 "FAC": "LOCATION"}
+_NER_SCORE = 0.85  # presidio SpacyRecognizer's score
+_DIGITS_FOR = {"PHONE_NUMBER": 7, "CREDIT_CARD": 12}
+
+
+class Detector:
+    """Detect entities in many texts at once (see the module doc).
+
+    ``analyzer``: the presidio ``AnalyzerEngine`` whose spaCy model and recognizers are used
+    (default :func:`build_analyzer`). :meth:`detect` returns, per text, a list of
+    ``(entity, start, end, score, recognizer)`` tuples (overlaps not resolved).
+    """
+
+    def __init__(self, analyzer: Optional[AnalyzerEngine] = None, batch_size: int = 64):
+        analyzer = analyzer or build_analyzer()
+        self.nlp = analyzer.nlp_engine.nlp["en"]
+        self.batch_size = batch_size
+        self._disable = [p for p in self.nlp.pipe_names if p != "ner"]
+        self.regex: list[RegexRecognizer] = []
+        self.others: list[EntityRecognizer] = []
+        self.use_ner = False
+        for rec in analyzer.registry.recognizers:
+            if isinstance(rec, RegexRecognizer):
+                self.regex.append(rec)
+            elif type(rec).__name__ == "SpacyRecognizer":
+                self.use_ner = True
+            else:
+                self.others.append(rec)
+
+    def _ner(self, texts: list[str]) -> list[list[Hit]]:
+        if not self.use_ner or "ner" not in self.nlp.pipe_names:
+            return [[] for _ in texts]
+        out = []
+        for doc in self.nlp.pipe(texts, batch_size=self.batch_size, disable=self._disable):
+            out.append([(_SPACY_LABELS[e.label_], e.start_char, e.end_char, _NER_SCORE,
+                         "SpacyRecognizer") for e in doc.ents if e.label_ in _SPACY_LABELS])
+        return out
+
+    def patterns(self, text: str) -> list[Hit]:
+        """Every non-NER hit in ``text``: the regex recognizers, and presidio's phone and
+        credit-card recognizers where the text has enough digits for them."""
+        hits: list[Hit] = []
+        for rec in self.regex:
+            hits.extend((h.entity_type, h.start, h.end, h.score, h.recognizer) for h in rec.hits(text))
+        if self.others:
+            n_digits = sum(c.isdigit() for c in text)
+            for rec in self.others:
+                ents = rec.supported_entities
+                need = max((_DIGITS_FOR.get(e, 0) for e in ents), default=0)
+                if n_digits < need:
+                    continue
+                for r in rec.analyze(text, ents, None):
+                    score = r.score
+                    if r.entity_type == "PHONE_NUMBER":
+                        score = _presidio_phone_score(text, r.start, r.end)
+                    hits.append((r.entity_type, r.start, r.end, score,
+                                 (r.recognition_metadata or {}).get("recognizer_name", rec.name)))
+        return hits
+
+    def detect(self, texts: list[str]) -> list[list[Hit]]:
+        """Hits per text, in order."""
+        ner = self._ner(texts)
+        return [n + self.patterns(t) for t, n in zip(texts, ner)]
+
+
+def _presidio_phone_score(text: str, start: int, end: int) -> float:
+    """presidio finds every valid number; keep the ones written as phone numbers or preceded
+    by a phone word (bare digit runs are item / order ids in these logs)."""
+    value = text[start:end]
+    if sum(c.isdigit() for c in value) < 7 or _AMOUNT_RE.match(value):
+        return 0.0
+    if _PHONE_FORMAT_RE.search(value) or PHONE_WORD_BEFORE_RE.search(text[max(0, start - 40):start]):
+        return 0.75
+    return 0.4
+
+
+# -- worker processes --------------------------------------------------------------------------
+_WORKER: Optional[Detector] = None
+
+
+def _worker_init(model_name: str, batch_size: int) -> None:
+    global _WORKER
+    _WORKER = Detector(build_analyzer(model_name), batch_size=batch_size)
+
+
+def _worker_detect(texts: list[str]) -> list[list[Hit]]:
+    assert _WORKER is not None
+    return _WORKER.detect(texts)
+
+
+class DetectorPool:
+    """``workers`` processes, each with its own :class:`Detector` over
+    ``build_analyzer(model_name)`` (spawned, so it is safe inside a threaded Prefect worker).
+    Detection only: every decision that needs the run's state (pseudonyms, consistency) stays
+    in the calling process, so the output is the same as with one process."""
+
+    def __init__(self, workers: int, model_name: str = SPACY_MODEL, batch_size: int = 64,
+                 texts_per_task: int = 256):
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        self.workers = workers
+        self.texts_per_task = texts_per_task
+        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
+                                         initializer=_worker_init, initargs=(model_name, batch_size))
+
+    def detect(self, texts: list[str]) -> list[list[Hit]]:
+        """Hits per text, in order (texts split across the workers by total length)."""
+        if not texts:
+            return []
+        total = sum(len(t) for t in texts)
+        per = max(1, min(self.texts_per_task, -(-len(texts) // (2 * self.workers))))
+        target = max(1, total // max(1, -(-len(texts) // per)))
+        parts, cur, size = [], [], 0
+        for t in texts:
+            cur.append(t)
+            size += len(t)
+            if len(cur) >= per or size >= target:
+                parts.append(cur)
+                cur, size = [], 0
+        if cur:
+            parts.append(cur)
+        out: list[list[Hit]] = []
+        for res in self._pool.map(_worker_detect, parts):
+            out.extend(res)
+        return out
+
+    def close(self) -> None:
+        """Stop the worker processes."""
+        self._pool.shutdown(wait=True, cancel_futures=True)

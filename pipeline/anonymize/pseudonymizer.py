@@ -254,14 +254,22 @@ class Pseudonymizer:
 
     def digits_like(self, value: str, group: str) -> str:
         """Replace every digit of ``value`` (keeping punctuation and length): last four, zip,
-        phone (a leading ``+1``/``1`` country code is kept), address line 2 ("Suite 217")."""
+        phone, address line 2 ("Suite 217"), SSN.
+
+        A phone number keeps its country code (``+1``, ``+44``) and is keyed by its national
+        digits, so "(415) 555-0199", "415-555-0199" and "+1 415 555 0199" get the same fake
+        digits, each in its own layout."""
         keep = 0
-        m = re.match(r"^\+?1[\s.-]", value)
-        if group == "PHONE_NUMBER" and m:
-            keep = m.end()
+        key = normalize(value)
+        if group == "PHONE_NUMBER":
+            m = re.match(r"^\+\d{1,3}[\s.-]|^1[\s.-]", value)
+            keep = m.end() if m else 0
+            key = re.sub(r"\D", "", value[keep:])
+            if len(key) == 11 and key.startswith("1") and not keep:
+                key = key[1:]
 
         def gen(attempt: int) -> str:
-            rng = self._rng(group, normalize(value), attempt)
+            rng = self._rng(group, key, attempt)
             out = list(value)
             first = True
             for i, c in enumerate(value):
@@ -269,7 +277,48 @@ class Pseudonymizer:
                     out[i] = str(rng.randint(1, 9) if first else rng.randint(0, 9))
                     first = False
             return "".join(out)
+        if group == "PHONE_NUMBER":  # one fake digit string per number, rendered per layout
+            fake_digits = self._draw(group, key, lambda a: "".join(
+                c for c in gen(a)[keep:] if c.isdigit()))
+            real = re.sub(r"\D", "", value[keep:])
+            fd = (real[:len(real) - len(fake_digits)] + fake_digits if len(real) > len(fake_digits)
+                  else fake_digits[len(fake_digits) - len(real):])
+            it = iter(fd)
+            return value[:keep] + "".join(next(it, c) if c.isdigit() else c for c in value[keep:])
         return self._draw(group, value, gen)
+
+    def order_id(self, value: str) -> str:
+        """``#W1234567`` / ``W1234567`` / ``1234567`` -> the same prefix + fake digits (keyed by
+        the number, so every spelling of one order gets the same fake number)."""
+        m = re.match(r"^(#?[A-Za-z]?)(\d+)$", value)
+        if not m:
+            return self._draw("ORDER_ID", value, lambda a: "#W" + self._digits("ORD", value, 7, a))
+        prefix, digits = m.groups()
+        fake = self._draw("ORDER_ID", digits,
+                          lambda a: self._digits("ORD", digits, len(digits), a))
+        return prefix + fake
+
+    def secret(self, value: str, entity: str = "SECRET") -> str:
+        """Same shape, new characters: letters stay letters (same case), digits stay digits,
+        punctuation stays. Known prefixes are kept so the value still reads as what it is
+        (``sk-``, ``ghp_``, ``AKIA``, ``xoxb-``, ``AIza``, JWT ``eyJ``, ``Bearer ``)."""
+        m = re.match(r"^(?:Bearer\s+|bearer\s+|sk-(?:proj-|live-|test-)?|(?:sk|pk|rk)_(?:live|test)_|"
+                     r"gh[pousr]_|github_pat_|AKIA|ASIA|xox[abprs]-|AIza|eyJ)", value)
+        keep = m.end() if m else 0
+
+        def gen(attempt: int) -> str:
+            rng = self._rng("SECRET", entity, value, attempt)
+            out = list(value)
+            for i, c in enumerate(value):
+                if i < keep:
+                    continue
+                if c.isdigit():
+                    out[i] = str(rng.randint(0, 9))
+                elif c.isascii() and c.isalpha():
+                    ch = rng.choice("abcdefghijklmnopqrstuvwxyz")
+                    out[i] = ch.upper() if c.isupper() else ch
+            return "".join(out)
+        return self._draw(entity, value, gen)
 
     def credit_card(self, value: str) -> str:
         """Same layout of digits, new digits, last digit fixed so the Luhn check passes."""
@@ -293,6 +342,8 @@ class Pseudonymizer:
     def email(self, value: str) -> str:
         """Local part: letter runs -> fake name words (lower case), digit runs -> fake digits;
         domain kept when it is a public/example domain, else ``example.com``."""
+        if "@" not in value and "%40" in value:  # percent-encoded inside a URL
+            return self.email(value.replace("%40", "@")).replace("@", "%40")
         local, _, domain = value.partition("@")
         dom = domain if domain.lower() in _SAFE_EMAIL_DOMAINS else "example.com"
 
@@ -353,7 +404,11 @@ class Pseudonymizer:
             return self.city(value)
         if entity == "CREDIT_CARD":
             return self.credit_card(value)
-        if entity in ("LAST_FOUR", "ZIP", "PHONE_NUMBER", "ADDRESS_LINE2"):
+        if entity == "ORDER_ID":
+            return self.order_id(value)
+        if entity in ("PASSWORD", "API_KEY", "ACCESS_TOKEN", "SESSION_ID"):
+            return self.secret(value, entity)
+        if entity in ("LAST_FOUR", "ZIP", "PHONE_NUMBER", "ADDRESS_LINE2", "SSN"):
             if any(c.isdigit() for c in value):
                 return self.digits_like(value, entity)
         return self._draw(entity, value, lambda a: f"{entity.lower()}_{self._digits(entity, value, 8, a)}")

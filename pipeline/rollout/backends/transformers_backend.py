@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import threading
+import warnings
 from typing import Any
 
 from pipeline.rollout.backends.base import Generation, SamplingConfig
@@ -33,6 +34,8 @@ class TransformersBackend:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.model = AutoModelForCausalLM.from_pretrained(folder, dtype=getattr(torch, dtype))
         self.model.eval()
+        from transformers.utils import logging as hf_logging
+        hf_logging.set_verbosity_error()  # keep progress output readable; errors still surface
         self.batch_size = batch_size
         self._lock = threading.Lock()
         self._torch = torch
@@ -154,7 +157,9 @@ class TransformersBackend:
                     kwargs.update(do_sample=True, temperature=sampling.temperature, top_p=sampling.top_p)
                 else:
                     kwargs.update(do_sample=False)
-                gen = self.model.generate(input_ids=ids, attention_mask=att, **kwargs)
+                with warnings.catch_warnings():
+                    warnings.filterwarnings("ignore", category=FutureWarning)  # past_key_values naming
+                    gen = self.model.generate(input_ids=ids, attention_mask=att, **kwargs)
                 new = gen[:, prompt_len:]
                 for i in range(len(rows)):
                     tok_ids = new[i].tolist()

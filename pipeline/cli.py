@@ -57,8 +57,8 @@ def run(
     backend: str = typer.Option("transformers", help="Teacher backend: transformers (CPU default) or vllm."),
     model: Optional[str] = typer.Option(None, help="Teacher weights: a .gguf file or a transformers folder. Default: bundled SmolLM2-135M-Instruct."),
     seed: int = typer.Option(0, help="Run seed (synthesis, sampling, splits)."),
-    max_turns: int = typer.Option(6, help="Agent turns per episode."),
-    max_new_tokens: int = typer.Option(96, help="Tokens generated per agent turn."),
+    max_turns: int = typer.Option(5, help="Agent turns per episode (one generation each)."),
+    max_new_tokens: int = typer.Option(64, help="Max tokens generated per agent turn (a turn also stops at </tool_call>)."),
     temperature: float = typer.Option(0.7, help="Sampling temperature (0 = greedy)."),
     constrain: str = typer.Option("prefix", help="prefix: force a tool-call opening after each customer turn; none: free."),
     format: Optional[str] = typer.Option(None, "--format", help="Input format: canonical | taubench (auto-detected)."),
@@ -68,10 +68,17 @@ def run(
     """Run the whole Prefect flow: ingest, anonymize, blueprints, synthesize, verify, rollout, select, export."""
     if input is not None and not input.exists():
         _die(f"input not found: {input}")
+    if input is not None and not input.is_file():
+        _die(f"--input must be a log file, not a folder: {input}")
     if backend not in ("transformers", "vllm"):
         _die(f"unknown backend {backend!r}: choose transformers or vllm")
     if constrain not in ("prefix", "none"):
         _die("--constrain must be prefix or none")
+    from pipeline.rollout.models import ModelNotFound, resolve_model
+    try:
+        resolve_model(model)
+    except ModelNotFound as exc:
+        _die(str(exc))
     from flows.trajpipe_flow import trajpipe_run
 
     t0 = time.perf_counter()
@@ -80,6 +87,8 @@ def run(
                             seed=seed, max_turns=max_turns, max_new_tokens=max_new_tokens, temperature=temperature,
                             constrain=constrain, fmt=format, batch_size=batch_size, prompt_style=prompt_style)
     _print_counts(manifest)
+    if manifest["counts"]["ingest"]["ok"] == 0:
+        console.print("[yellow]warning:[/yellow] no input record was usable; see quarantine.parquet for reasons")
     console.print(f"done in {time.perf_counter() - t0:.1f}s -> {out}/ (browse with `trajpipe browse {out}`)")
 
 
@@ -89,9 +98,12 @@ def _print_counts(manifest: dict) -> None:
     t.add_column("counts")
     t.add_column("wall s", justify="right")
     wall = manifest.get("wall_seconds", {})
-    for stage, c in manifest.get("counts", {}).items():
+    order = ["ingest", "anonymize", "blueprints", "synthesize", "verify_task", "rollout", "verify_trajectory", "select"]
+    counts = manifest.get("counts", {})
+    for stage in sorted(counts, key=lambda k: order.index(k) if k in order else len(order)):
+        c = counts[stage]
         shown = {k: v for k, v in c.items() if k not in ("catalog", "entities")}
-        t.add_row(stage, json.dumps(shown), str(wall.get(stage, wall.get("select_dedupe", "")) if stage != "select" else wall.get("select_dedupe", "")))
+        t.add_row(stage, json.dumps(shown), str(wall.get("select_dedupe" if stage == "select" else stage, "")))
     console.print(t)
 
 
@@ -194,7 +206,7 @@ def rollout(work: Path = typer.Option(Path("work"), help=WORK_HELP),
             k: int = typer.Option(4, help="Rollouts per task."),
             backend: str = typer.Option("transformers", help="transformers | vllm"),
             model: Optional[str] = typer.Option(None, help="Teacher weights path (default: bundled SmolLM2-135M)."),
-            max_turns: int = typer.Option(6), max_new_tokens: int = typer.Option(96),
+            max_turns: int = typer.Option(5), max_new_tokens: int = typer.Option(64),
             temperature: float = typer.Option(0.7), constrain: str = typer.Option("prefix"),
             seed: int = typer.Option(0), batch_size: int = typer.Option(8),
             prompt_style: str = typer.Option("compact", help="compact | full")) -> None:
@@ -203,13 +215,21 @@ def rollout(work: Path = typer.Option(Path("work"), help=WORK_HELP),
     from pipeline.records import TaskPackage, TaskVerdict
     from pipeline.stages import rollout_stage, verify_tasks_stage
 
+    if backend not in ("transformers", "vllm"):
+        _die(f"unknown backend {backend!r}: choose transformers or vllm")
     tasks = read_jsonl(_need(work, "tasks.jsonl", "synthesize"), TaskPackage)
     tvp = work / "task_verdicts.jsonl"
     tv = read_jsonl(tvp, TaskVerdict) if tvp.exists() else verify_tasks_stage(tasks)
     ok = {v.task_id for v in tv if v.passed}
     good = [t for t in tasks if t.task_id in ok]
-    res = rollout_stage(good, backend, model, k, max_turns, max_new_tokens, temperature, constrain, seed, batch_size,
-                        prompt_style)
+    if not good:
+        console.print("[yellow]warning:[/yellow] no task passed task verification; nothing to roll out")
+    from pipeline.rollout.models import ModelNotFound
+    try:
+        res = rollout_stage(good, backend, model, k, max_turns, max_new_tokens, temperature, constrain, seed,
+                            batch_size, prompt_style)
+    except (ModelNotFound, ImportError, ValueError) as exc:
+        _die(str(exc))
     write_jsonl(res.trajectories, work / "trajectories.jsonl")
     console.print(f"rollout: {len(res.trajectories)} trajectories over {len(good)} tasks, tokens {res.tokens}")
 
@@ -267,7 +287,10 @@ def browse(out: Path = typer.Argument(..., help="A dataset folder written by `tr
 
     if not out.is_dir():
         _die(f"{out} is not a folder")
-    con = open_views(str(out))
+    try:
+        con = open_views(str(out))
+    except FileNotFoundError as exc:
+        _die(str(exc))
     t = Table(title=f"views in {out}")
     t.add_column("view")
     t.add_column("rows", justify="right")
@@ -275,17 +298,19 @@ def browse(out: Path = typer.Argument(..., help="A dataset folder written by `tr
         t.add_row(name, str(rows))
     Console().print(t)
 
-    def show(q: str) -> None:
+    def show(q: str) -> bool:
         try:
             rel = con.sql(q)
         except Exception as exc:  # noqa: BLE001 - report SQL errors, keep the session
             console.print(f"[red]{type(exc).__name__}:[/red] {exc}")
-            return
+            return False
         if rel is not None:
             print(rel)
+        return True
 
     if sql:
-        show(sql)
+        if not show(sql):
+            raise typer.Exit(1)
         return
     Console().print("example queries:")
     for q in (EXAMPLE_QUERIES.values() if isinstance(EXAMPLE_QUERIES, dict) else EXAMPLE_QUERIES):

@@ -147,7 +147,7 @@ class RolloutResult:
 
 
 def rollout_stage(tasks: list[TaskPackage], backend: str = "transformers", model: str | None = None,
-                  k: int = 4, max_turns: int = 6, max_new_tokens: int = 96, temperature: float = 0.7,
+                  k: int = 4, max_turns: int = 5, max_new_tokens: int = 64, temperature: float = 0.7,
                   constrain: str = "prefix", seed: int = 0, batch_size: int = 8,
                   prompt_style: str = "compact", backend_obj: Any = None) -> RolloutResult:
     """Run the teacher ``k`` times per task through the harness. ``backend_obj`` reuses a loaded
@@ -172,6 +172,7 @@ def rollout_stage(tasks: list[TaskPackage], backend: str = "transformers", model
             state["done"] = done
 
         trajs = run_rollouts(tasks, be, get_domain, cfg, progress=progress)
+        advance(len(trajs) - state["done"])  # episodes closed by the turn limit
     tokens = {"prompt": sum(t.prompt_tokens for t in trajs), "completion": sum(t.completion_tokens for t in trajs)}
     return RolloutResult(trajs, be.name, be.model_id, tokens)
 

@@ -115,8 +115,11 @@ great travel insurance flight flights direct one way round trip option options t
 am pm monday tuesday wednesday thursday friday saturday sunday january february march april may
 june july august september october november december usa airport baggage bags bag checked
 cabin seat seats refund cancel cancellation policy customer service support human mr mrs ms
-order orders item items product products exchange return returns paypal graphic art nah
+order orders item items product products exchange return returns paypal
+nah yeah yep yup nope alright cheers wow oops hmm sorry bye goodbye awesome perfect cool
 """.split())
+#: The words of the key rules ("Authorization", "Session", "Password") are never names either.
+DEFAULT_KEEP_WORDS = DEFAULT_KEEP_WORDS | {w for k in KEY_RULES for w in k.split("_") if len(w) > 2}
 _HONORIFICS = {"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "madam", "hi", "hello", "hey",
                "dear", "thanks", "thank", "captain", "mx"}
 
@@ -140,7 +143,7 @@ _PLACE_AFTER_RE = re.compile(r"\s*(?:[A-Z]\.\s*)?(?:[A-Z][a-z]+\s+){0,2}"
                              r"(?:International|Airport|Airlines|Intl)\b")
 _ORDER_ID_RE = re.compile(r"^#?W?(\d{5,})$")
 #: Context patterns that lift a year-like number (1990) to a value: card and secret contexts.
-_YEAR_CONTEXT_RES = tuple(LAST_FOUR_RES) + tuple(SECRET_CONTEXT_RES.values())
+_YEAR_CONTEXT_RES = tuple(LAST_FOUR_RES) + tuple(rx for rxs in SECRET_CONTEXT_RES.values() for rx in rxs)
 
 
 class AnonymizeInputError(ValueError):
@@ -656,6 +659,16 @@ class Anonymizer:
             m, fm = re.search(r"_(\d{5,})$", value), re.search(r"_(\d{5,})$", fake)
             if m and fm:  # "Gift Card 7091239", "certificate #7091239"
                 out[m.group(1)] = fm.group(1)
+        if ent in ("PHONE_NUMBER", "CREDIT_CARD"):  # the same number without its layout
+            d, fd = re.sub(r"\D", "", value), re.sub(r"\D", "", fake)
+            if len(d) == len(fd) and len(d) >= 10 and d != value:
+                out[d] = fd
+                if ent == "PHONE_NUMBER" and len(d) == 11 and d[0] == "1":
+                    out[d[1:]] = fd[1:]
+                    out["+" + d] = "+" + fd
+                elif ent == "PHONE_NUMBER" and len(d) == 10:
+                    out["1" + d] = "1" + fd
+                    out["+1" + d] = "+1" + fd
         if ent == "EMAIL_ADDRESS" and "%40" not in value:
             out[value.replace("@", "%40")] = fake.replace("@", "%40")
         return out
@@ -683,6 +696,7 @@ class Anonymizer:
 
     def _note_fake(self, fake: str, ent: str) -> None:
         self._fake_norms.add(normalize(fake))
+        self._fake_norms.add(normalize(fake.rstrip(".!?,;:")))
         for w in re.findall(r"[^\W\d_]+", fake):
             self._fake_norms.add(w.casefold())
         if ent == "ORDER_ID":
@@ -906,19 +920,27 @@ class _Replacer:
         return text
 
 
+_LOWER_VALUE_RE = re.compile(r"[a-z]+(?:[ -][a-z]+)*")
+
+
 def _json_key_words(obj: Any, out: set[str]) -> None:
-    """Add the words of every dict key in ``obj`` (recursively) to ``out``, lower-cased."""
-    stack = [obj]
+    """Add to ``out`` the words of every dict key in ``obj`` (recursively), lower-cased, and the
+    words of lower-case string values outside personal keys (catalogue vocabulary: a product
+    option ``"theme": "art"`` makes "Art Theme" no name)."""
+    stack: list[tuple[Any, Optional[str]]] = [(obj, None)]
     while stack:
-        o = stack.pop()
+        o, key = stack.pop()
         if isinstance(o, dict):
             for k, v in o.items():
                 if isinstance(k, str) and not PAYMENT_ID_RE.match(k) and not USER_ID_RE.match(k):
                     out.update(w.lower() for w in re.findall(r"[A-Za-z]+", k))
-                if isinstance(v, (dict, list)):
-                    stack.append(v)
+                if isinstance(v, (dict, list, str)):
+                    stack.append((v, _norm_key(k)))
         elif isinstance(o, list):
-            stack.extend(v for v in o if isinstance(v, (dict, list)))
+            stack.extend((v, key) for v in o if isinstance(v, (dict, list, str)))
+        elif isinstance(o, str) and key not in KEY_RULES and len(o) <= 40 \
+                and _LOWER_VALUE_RE.fullmatch(o):
+            out.update(o.split(" ") if " " in o else o.split("-"))
 
 
 _Hit = tuple[str, int, int, float, str]  # entity, start, end, score, recognizer

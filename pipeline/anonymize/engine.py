@@ -415,6 +415,7 @@ Hit = tuple  # (entity, start, end, score, recognizer name)
 _SPACY_LABELS = {"PERSON": "PERSON", "PER": "PERSON", "GPE": "LOCATION", "LOC": "LOCATION",
                  "FAC": "LOCATION"}
 _NER_SCORE = 0.85  # presidio SpacyRecognizer's score
+_CAPITALIZED_RE = re.compile(r"[A-Z\u00C0-\u00DE][a-z\u00DF-\u00FF]")
 _TYPOGRAPHY = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"',
                              "\u2013": "-", "\u2014": "-", "\u00a0": " "})
 _DIGITS_FOR = {"PHONE_NUMBER": 7, "CREDIT_CARD": 12}
@@ -447,13 +448,15 @@ class Detector:
     def _ner(self, texts: list[str]) -> list[list[Hit]]:
         if not self.use_ner or "ner" not in self.nlp.pipe_names:
             return [[] for _ in texts]
-        out = []
-        # typographic quotes/dashes confuse the small model ("I’m Amelia Sanchez" is missed);
+        out: list[list[Hit]] = [[] for _ in texts]
+        # a text without a Capitalized word holds no name the anonymizer would take from NER
+        todo = [i for i, t in enumerate(texts) if _CAPITALIZED_RE.search(t)]
+        # typographic quotes/dashes confuse the small model ("I\u2019m Amelia Sanchez" is missed);
         # the mapping is one character to one character, so offsets stay valid
-        plain = (t.translate(_TYPOGRAPHY) for t in texts)
-        for doc in self.nlp.pipe(plain, batch_size=self.batch_size, disable=self._disable):
-            out.append([(_SPACY_LABELS[e.label_], e.start_char, e.end_char, _NER_SCORE,
-                         "SpacyRecognizer") for e in doc.ents if e.label_ in _SPACY_LABELS])
+        plain = (texts[i].translate(_TYPOGRAPHY) for i in todo)
+        for i, doc in zip(todo, self.nlp.pipe(plain, batch_size=self.batch_size, disable=self._disable)):
+            out[i] = [(_SPACY_LABELS[e.label_], e.start_char, e.end_char, _NER_SCORE,
+                       "SpacyRecognizer") for e in doc.ents if e.label_ in _SPACY_LABELS]
         return out
 
     def patterns(self, text: str) -> list[Hit]:

@@ -6,7 +6,9 @@ The tau-bench databases say which values are personal, so the logs come with gro
   reader), ground truth from ``airline/users.json`` and ``airline/reservations.json``;
 * **airline-transcripts** - ``logs/airline-transcripts.jsonl`` (flattened transcripts);
 * **retail** - ``logs/retail-transcripts.jsonl``, ground truth from ``retail/users.json`` and
-  ``retail/orders.json``.
+  ``retail/orders.json``;
+* **planted** - the personas of :mod:`pipeline.anonymize.planted` (phone numbers, card numbers,
+  secrets, order ids, names split across turns, UPPER case, URLs), ground truth as planted.
 
 A flattened transcript (``{"messages_display": "user: ...\\nassistant: ...\\ntool: ..."}``) becomes
 one :class:`~pipeline.records.LogRecord` with one message per ``role: text`` turn (continuation
@@ -18,7 +20,9 @@ metadata), every DB user id, e-mail, reservation / order id and "First Last" ful
 occurs in the record, the owners and passengers of the reservations / orders that occur, and
 the users' saved passengers. Their values, per type: ``NAME`` (first and last name words),
 ``EMAIL``, ``ADDRESS`` (address line 1 and line 2), ``ZIP``, ``DOB``, ``PAYMENT_ID``,
-``LAST_FOUR``, ``USER_ID``, ``RESERVATION_ID`` / ``ORDER_ID``.
+``LAST_FOUR``, ``USER_ID``, ``RESERVATION_ID`` / ``ORDER_ID``; plus every value under a key
+the DB schema marks personal (:data:`SCHEMA_KEYS`) anywhere in the record's JSON (a new
+passenger, a new address, an id the sandbox issued).
 
 **Recall** (per type) = 1 - (occurrences of the record's ground-truth values left in the
 output) / (occurrences in the input), counted over every string of the record except the
@@ -28,14 +32,15 @@ forms (a lower-case "mark" or "may" is a word, not a name; a 3-letter name in up
 "MIA", is an airport code); ids and e-mails case-insensitively;
 dates of birth in ISO, US and "April 5, 1990" styles; order ids as ``#W1234567``,
 ``W1234567`` or the bare digits; digit values (zip, last four) only as whole numbers that are
-not part of a date, time, amount or longer number.
+not part of a date, time, amount or longer number; payment ids also by their bare number
+("Gift Card 7091239").
 
 **Precision** (per type) = share of the anonymizer's replacements (its in-memory trace of
 every replaced occurrence, :meth:`~pipeline.anonymize.Anonymizer.enable_trace`) whose original
 value is personal: a ground-truth value of the record (any form above), a non-numeric
 personal value anywhere in the DB, or - for name words the DB does not know (a friend named
 in the instruction) - a first or last name in Faker's en_US person-name lists; e-mails, phone
-numbers, card numbers and secrets count as personal by type. Everything else is a false
+numbers, card numbers, payment ids and secrets count as personal by type. Everything else is a false
 positive. ``precision_db`` counts only DB-confirmed values (a lower bound).
 
 **Utility**: business facts that must survive - flight numbers, airport codes, prices and
@@ -516,18 +521,26 @@ def is_personal(entity: str, original: str, truth_forms: set[str], db_personal: 
 
 
 def evaluate(anonymizer, evalset: EvalSet, keep_misses: int = 0) -> dict[str, Any]:
-    """Run ``anonymizer`` over the set (trace on) and measure recall, precision and utility.
-
-    Returns ``{"set", "records", "seconds", "rows": {type: {...}}, "utility": {...},
-    "policy_unchanged", "misses"}``; ``misses`` (only with ``keep_misses``) lists up to that many
-    left-over values - the data is fictional tau-bench data, never call this on real logs with
-    ``keep_misses``.
-    """
+    """Run ``anonymizer`` over the set (trace on) and measure recall, precision and utility
+    (see :func:`score`)."""
     if anonymizer.trace is None:
         anonymizer.enable_trace()
     t0 = time.perf_counter()
     out = list(anonymizer.anonymize(evalset.records))
     seconds = time.perf_counter() - t0
+    return score(evalset, out, anonymizer.trace, seconds, keep_misses)
+
+
+def score(evalset: EvalSet, out: list[LogRecord], trace: Optional[dict[str, list]] = None,
+          seconds: float = 0.0, keep_misses: int = 0) -> dict[str, Any]:
+    """Recall, precision (when ``trace`` - record id -> ``[(entity, original), ...]`` - is
+    given) and utility of ``out``, the anonymized ``evalset.records`` in order.
+
+    Returns ``{"set", "records", "seconds", "rows": {type: {...}}, "total", "utility",
+    "policy_unchanged"}`` (+ ``misses`` / ``false_positives`` with ``keep_misses``: up to that
+    many left-over values - fictional tau-bench data; never call this on real logs with
+    ``keep_misses``).
+    """
     lexicon = _name_lexicon()
     rows = {c: Counter() for c in CATEGORIES}
     utility_in, utility_out = Counter(), Counter()
@@ -551,7 +564,7 @@ def evaluate(anonymizer, evalset: EvalSet, keep_misses: int = 0) -> dict[str, An
                     ctx = tout[max(0, m.start() - 60):m.end() + 30].replace("\n", " ") if m else ""
                     misses.append((rec.id, cat, v, repr(ctx)))
         forms = truth.personal_forms()
-        for ent, orig in (anonymizer.trace or {}).get(rec.id, []):
+        for ent, orig in (trace or {}).get(rec.id, []):
             cat = ENTITY_CATEGORY.get(ent, "OTHER")
             ok, db_ok = is_personal(ent, orig, forms, evalset.db_personal, lexicon)
             rows[cat]["replacements"] += 1

@@ -386,10 +386,14 @@ class Pseudonymizer:
         return parsed[1](_dt.date.fromisoformat(iso)) if parsed else iso
 
     def street_address(self, value: str) -> str:
-        """``975 Sunset Drive`` -> fake building number + street name (Faker)."""
+        """``975 Sunset Drive`` -> a building number of as many digits + a Faker street name."""
+        m = re.match(r"^\s*(\d+)\s", value)
+
         def gen(attempt: int) -> str:
             fk = self._faker_for("STREET", normalize(value), attempt)
-            return f"{fk.building_number()} {fk.street_name()}"
+            if not m:
+                return fk.street_name()
+            return f"{self._digits('BLDG', value, len(m.group(1)), attempt)} {fk.street_name()}"
         return self._draw("STREET_ADDRESS", value, gen)
 
     def city(self, value: str) -> str:

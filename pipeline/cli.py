@@ -125,10 +125,18 @@ def ingest(input: Path = typer.Option(..., "--input", "-i", help="Log file."),
 
 
 @app.command()
-def anonymize(work: Path = typer.Option(Path("work"), help=WORK_HELP)) -> None:
+def anonymize(work: Path = typer.Option(Path("work"), help=WORK_HELP),
+              eval_: bool = typer.Option(False, "--eval", help="Instead of anonymizing --work, measure recall / precision per entity type on the labelled tau-bench logs and print the table (exit 1 if a target is missed)."),
+              tau: Optional[Path] = typer.Option(None, "--tau", help="tau-bench folder for --eval (default ../shared/data/tau-bench)."),
+              limit: Optional[int] = typer.Option(None, help="--eval: first N records of each log set.")) -> None:
     """Pseudonymize logs.jsonl with presidio (offline) -> anonymized.jsonl + anonymization_report.json.
 
-    Pseudonyms are keyed by $TRAJPIPE_SECRET (random per run when unset; never written)."""
+    Pseudonyms are keyed by $TRAJPIPE_SECRET (random per run when unset; never written).
+    With --eval, prints the anonymizer's recall/precision table on the labelled tau-bench logs."""
+    if eval_:
+        from pipeline.anonymize.cli_eval import run_eval_cli
+
+        raise typer.Exit(run_eval_cli(tau=tau, limit=limit))
     from pipeline.ingest import read_jsonl, write_jsonl
     from pipeline.records import LogRecord
     from pipeline.stages import anonymize_stage

@@ -75,6 +75,15 @@ def test_planted_record_formats_and_consistency(analyzer):
     assert "HAT412" in text and re.search(r"\bSFO\b", text) and "2024-05-20" in text
 
 
+def test_record_id_keeps_no_identifier(analyzer):
+    rec = LogRecord(id="chat/mia.li3818@example.com/mia_li_3668", messages=[
+        {"role": "user", "content": "I'm Mia Li, mia_li_3668."}])
+    out = Anonymizer(secret="id", analyzer=analyzer).anonymize_record(rec)
+    assert "mia" not in out.id and re.fullmatch(r"chat/[a-z.]+\d{4}@example\.com/[a-z]+_[a-z]+_\d{4}", out.id)
+    plain = LogRecord(id="taubench-10-0", messages=[])
+    assert Anonymizer(secret="id", analyzer=analyzer).anonymize_record(plain).id == "taubench-10-0"
+
+
 def test_same_secret_same_fakes_across_runs_and_chunks(analyzer):
     recs = [LogRecord.model_validate(record(i)) for i in range(3)]
     a = list(Anonymizer(secret="k1", analyzer=analyzer).anonymize(recs))

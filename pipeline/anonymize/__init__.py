@@ -4,11 +4,13 @@ Public API::
 
     from pipeline.anonymize import Anonymizer
     anon = Anonymizer(secret=None)          # $TRAJPIPE_SECRET or a random per-run key
-    for rec in anon.anonymize(records): ... # LogRecord -> LogRecord, ids kept
+    for rec in anon.anonymize(records): ... # LogRecord -> LogRecord, ids kept*
     anon.report()                           # counts per entity type / recognizer / key rule
     anon.is_real("Mia")                     # denylist predicate for the synthesizer
     anon.digests                            # HMAC digests of every replaced real value
     anon.close()                            # stops detector workers (Anonymizer(workers=N))
+
+(*) identifiers, e-mails and secrets inside a record id are pseudonymized too.
 
 Building blocks: :func:`~pipeline.anonymize.engine.build_analyzer` (offline presidio + spaCy
 package model + business-identifier recognizers) and

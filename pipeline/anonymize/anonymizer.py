@@ -13,7 +13,8 @@ Three phases per chunk of records:
 2. **rewrite** - all real values found anywhere in a record are replaced in *every* string of
    that record in one regex pass (longest value first, so nothing is replaced twice; names also
    in UPPER case, ids and e-mails in any case, order and payment ids also by their bare
-   number), JSON is re-serialized in its original layout, and the record ``id`` is kept.
+   number), JSON is re-serialized in its original layout, and the record ``id`` is kept
+   (identifiers, e-mails and secrets inside it are pseudonymized like everywhere else).
 3. **residual scan** - the output records go through the same detection again; whatever it
    still finds that is not one of this run's pseudonyms is listed in the report by record id,
    entity type and recognizer (never by value).
@@ -269,7 +270,8 @@ class Anonymizer:
     def anonymize(self, records: Iterable[LogRecord],
                   on_error: Optional[Callable[[int, LogRecord, Exception], None]] = None
                   ) -> Iterator[LogRecord]:
-        """Yield a pseudonymized copy of every record, in order, ``id`` unchanged.
+        """Yield a pseudonymized copy of every record, in order, ``id`` unchanged (unless it
+        holds an identifier or e-mail: then that part is pseudonymized too).
 
         Records are processed in chunks of ``chunk_size``: detection over the chunk first
         (spaCy batched), then replacement, then the residual scan. A record the anonymizer
@@ -549,6 +551,9 @@ class Anonymizer:
                     self._collect_obj(scan, args, None, where + " tool-call arguments")
                 else:
                     self._collect_text(scan, args, role, True, where + " tool-call arguments")
+        if isinstance(rec.id, str) and rec.id:  # an id made of personal data ("chat-mia.li@...")
+            self._check_unicode(rec.id, "record id")
+            self._collect_patterns(scan, rec.id, structured_only=True)
         self._check_depth(rec.metadata, "metadata")
         self._collect_obj(scan, rec.metadata, None, "metadata")
         return scan
@@ -780,7 +785,7 @@ class Anonymizer:
                     scan, {"function": m["function_call"]}, fakes, rep)["function"]
             messages.append(nm)
         metadata = self._rewrite_obj(rec.metadata, None, fakes, rep_all)
-        return LogRecord(id=rec.id, messages=messages,
+        return LogRecord(id=rep_sys(rec.id), messages=messages,
                          tools=json.loads(json.dumps(rec.tools)) if rec.tools is not None else None,
                          metadata=metadata)
 

@@ -581,7 +581,7 @@ class Anonymizer:
     def _person_runs(self, span: str, stop: set[str]) -> list[str]:
         """Name-like word runs of a NER PERSON span: Capitalized words only; greetings,
         honorifics, ALLCAPS words, digits and ``stop`` words (domain vocabulary, words the chunk
-        also uses in lower case, words spaCy calls locations) cut the span."""
+        also uses in lower case, words spaCy calls places in the record) cut the span."""
         runs, cur = [], []
         for w in re.findall(r"[^\s,;:()\[\]\"!?/*]+", span):
             w = re.sub(r"(?:'s|\u2019s|[.'\u2019])$", "", w)
@@ -614,13 +614,20 @@ class Anonymizer:
             if '":' in t:
                 for k in _JSON_KEY_RE.findall(t):
                     stop.update(w.lower() for w in re.findall(r"[A-Za-z]+", k))
-            for ent, s, e, _score, _name in self._ner_cache.get(t, ()):
-                if ent == "LOCATION":
-                    stop.update(w.lower() for w in re.findall(r"[A-Za-z]+", t[s:e]))
         return stop
 
+    def _record_locations(self, scan: _Scan) -> set[str]:
+        """Words spaCy calls a place in this record's texts (per record: one mis-tagged name in
+        another record must not shield that name everywhere)."""
+        out: set[str] = set()
+        for t in scan.texts:
+            for ent, s, e, _score, _name in self._ner_cache.get(t, ()):
+                if ent == "LOCATION":
+                    out.update(w.lower() for w in re.findall(r"[A-Za-z]+", t[s:e]))
+        return out
+
     def _apply_ner(self, scan: _Scan, stop: set[str], stats: Counter) -> None:
-        local_stop = stop | scan.cities
+        local_stop = stop | scan.cities | self._record_locations(scan)
         for text in scan.texts:
             for ent, s, e, score, rec_name in self._ner_cache.get(text, []):
                 if score < self.score_threshold or ent == "LOCATION":

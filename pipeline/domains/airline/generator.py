@@ -42,6 +42,16 @@ _CABIN_WORDS = {"basic_economy": "basic economy", "economy": "economy", "busines
 _MAX_TRIES = 500
 
 
+
+def _pick_payment(user: dict, rng, use_gift: bool, amount: int) -> str:
+    """The profile payment id a task pays with: the user's gift card, funded with ``amount``
+    plus up to $200 so it covers the charge, or one of the user's credit cards."""
+    if use_gift:
+        pid = next(p for p, m in user["payment_methods"].items() if m["source"] == "gift_card")
+        user["payment_methods"][pid]["amount"] = amount + rng.randint(0, 200)
+        return pid
+    return rng.choice(sorted(p for p, m in user["payment_methods"].items() if m["source"] == "credit_card"))
+
 def _month_day(date: str) -> str:
     d = _dt.date.fromisoformat(date)
     return f"{d.strftime('%B')} {d.day}"
@@ -505,11 +515,7 @@ def _gen_baggages(fac: AirlineFactory) -> tuple[str, list[str], list[dict], dict
     new_total = t0 + add
     new_nonfree = R.nonfree_bags(user["membership"], cabin, n, new_total)
     fee = BAG_FEE * max(0, new_nonfree - res["nonfree_baggages"])
-    if use_gift:
-        pid = next(p for p, m in user["payment_methods"].items() if m["source"] == "gift_card")
-        user["payment_methods"][pid]["amount"] = fee + rng.randint(0, 200)
-    else:
-        pid = rng.choice(sorted(p for p, m in user["payment_methods"].items() if m["source"] == "credit_card"))
+    pid = _pick_payment(user, rng, use_gift, fee)
     _distractor_flights(fac)
     _shuffle_reservations(fac, uid)
     bags = "bag" if add == 1 else "bags"
@@ -738,11 +744,7 @@ def _gen_book(fac: AirlineFactory) -> tuple[str, list[str], list[dict], dict]:
     nonfree = R.nonfree_bags(user["membership"], cabin, n, bags)
     insurance = rng.choice(["yes", "no"])
     total = day["prices"][cabin] * n + (INSURANCE_FEE * n if insurance == "yes" else 0) + BAG_FEE * nonfree
-    if use_gift:
-        pid = next(p for p, m in user["payment_methods"].items() if m["source"] == "gift_card")
-        user["payment_methods"][pid]["amount"] = total + rng.randint(0, 200)
-    else:
-        pid = rng.choice(sorted(p for p, m in user["payment_methods"].items() if m["source"] == "credit_card"))
+    pid = _pick_payment(user, rng, use_gift, total)
     _distractor_flights(fac)
     _shuffle_reservations(fac, uid)
     dep = fac.state["flights"][fno]["scheduled_departure_time_est"][:5]

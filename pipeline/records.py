@@ -89,6 +89,9 @@ class Blueprint(BaseModel):
     n_success: int
     example_intents: list[str] = Field(default_factory=list)
     task_kind: str | None = None  # the domain's task generator this blueprint maps to
+    skills: list[str] = Field(default_factory=list)  # ids from pipeline.skills.SKILLS
+    cluster: dict[str, Any] = Field(default_factory=dict)  # merged intents / signatures, sizes
+    rule_variants: list[str] = Field(default_factory=list)  # rule ids agents often broke -> variants
 
 
 class ToolCall(BaseModel):
@@ -118,7 +121,14 @@ class TaskHidden(BaseModel):
 
 
 class TaskPackage(BaseModel):
-    """A task instance synthesized from a blueprint (schemas/task_package.schema.json)."""
+    """A task instance synthesized from a blueprint (schemas/task_package.schema.json).
+
+    ``task_kind`` is the domain generator used; ``variant`` names what was varied on purpose
+    (e.g. ``"rule:airline.cancel.eligibility"`` for a task whose outcome that rule decides, or
+    ``None``); ``expected_outcome`` is ``"action"`` (state must change), ``"refusal"`` (policy
+    forbids the request: state must not change) or ``"transfer"`` (hand over to a human);
+    ``skills`` are ids from :data:`pipeline.skills.SKILLS`.
+    """
 
     task_id: str
     blueprint_id: str
@@ -126,6 +136,10 @@ class TaskPackage(BaseModel):
     seed: int
     visible: TaskVisible
     hidden: TaskHidden
+    task_kind: str | None = None
+    variant: str | None = None
+    expected_outcome: Literal["action", "refusal", "transfer"] = "action"
+    skills: list[str] = Field(default_factory=list)
 
 
 class Trajectory(BaseModel):
@@ -153,6 +167,11 @@ class Trajectory(BaseModel):
     completion_tokens: int
     seed: int
     sampling: dict[str, Any] = Field(default_factory=dict)
+    # per agent turn: {"turn", "prompt_token_ids", "completion_token_ids", "logprobs", "finish"}
+    turns: list[dict[str, Any]] = Field(default_factory=list)
+    user_simulator: str = "scripted"  # "scripted" | "model"
+    faults: list[dict[str, Any]] = Field(default_factory=list)  # injected: {"step", "tool", "kind"}
+    recovery: bool = False  # met a fault, recovered, and (set by the verifier) passed
 
 
 class Verdict(BaseModel):
@@ -163,7 +182,12 @@ class Verdict(BaseModel):
     passed: bool
     reason_codes: list[str]
     details: dict[str, Any] = Field(default_factory=dict)
-    reward: float = 0.0
+    reward: float = 0.0  # the documented combined reward of reward_components, in [0, 1]
+    # raw components: outcome (0/1), format_valid (0/1), violations (count), tool_calls (count),
+    # length (completion tokens); see docs/rewards.md for the normalization and combination
+    reward_components: dict[str, float] = Field(default_factory=dict)
+    # path-check and rule violations: {"code": REASON, "step": int | None, "detail": str}
+    violations: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class TaskVerdict(BaseModel):

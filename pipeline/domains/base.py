@@ -9,7 +9,7 @@ instance whose reference solution obeys the policy.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Protocol, runtime_checkable
 
 
 class ToolError(Exception):
@@ -51,4 +51,36 @@ class GeneratedTask:
     user_messages: list[str]
     reference_solution: list[dict[str, Any]]
     notes: dict[str, Any] = field(default_factory=dict)
+    # "action" | "refusal" | "transfer" (see TaskPackage.expected_outcome)
+    expected_outcome: str = "action"
+    skills: list[str] = field(default_factory=list)  # instance skills, ids from pipeline.skills
+    variant: str | None = None  # e.g. "rule:<rule_id>" when a rule decides this instance
+
+
+@runtime_checkable
+class Domain(Protocol):
+    """What the pipeline needs from a domain object (``DOMAIN`` in a domain package).
+
+    See docs/domains.md for a walk-through. ``generate_task`` must be deterministic in
+    ``seed``; ``kind_for_write_calls`` maps a log's ordered write-tool names to a task kind
+    (or None); ``skills_for_kind`` returns skill ids from :data:`pipeline.skills.SKILLS`;
+    ``deciding_rules`` returns the rule ids whose outcome a kind's variants turn on.
+    """
+
+    name: str
+    policy: str
+    tools: dict[str, Tool]
+    write_tools: set[str]
+    read_tools: set[str]
+    rules: list[Any]
+    task_kinds: tuple[str, ...]
+
+    def tool_schemas(self) -> list[dict[str, Any]]: ...
+    def rules_for_tools(self, names: Iterable[str]) -> list[Any]: ...
+    def generate_task(self, kind: str, seed: int, denylist: Any = None) -> GeneratedTask: ...
+    def initial_state_requirements(self, kind: str) -> dict[str, Any]: ...
+    def success_condition(self, kind: str) -> str: ...
+    def kind_for_write_calls(self, names: list[str]) -> str | None: ...
+    def validate_state(self, state: dict[str, Any]) -> None: ...
+    def skills_for_kind(self, kind: str) -> list[str]: ...
 

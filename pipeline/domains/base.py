@@ -84,3 +84,10 @@ class Domain(Protocol):
     def validate_state(self, state: dict[str, Any]) -> None: ...
     def skills_for_kind(self, kind: str) -> list[str]: ...
 
+    # Optional hooks (the verifier uses them when present; see docs/domains.md):
+    #   identity_tools: set[str]  -- tools whose successful call establishes the customer's identity
+    #   deciding_rules(kind) -> list[str]  -- rule ids whose outcome a kind's variants turn on
+    #   rule_violations(initial_state, calls, final_state) -> list[dict]
+    #       calls: executed calls in order [{"name", "arguments", "error"}]; returns
+    #       [{"rule_id", "step", "detail"}] for every business rule the calls / final state break.
+

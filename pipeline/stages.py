@@ -60,20 +60,17 @@ def anonymize_stage(records: list[LogRecord], secret: str | None = None,
     ok: list[LogRecord] = []
     quarantine: list[QuarantineRecord] = []
     with bar("anonymize", len(records)) if progress else _null_bar() as advance:
-        try:  # batched (spaCy nlp.pipe over chunks)
-            for rec in anon.anonymize(records):
-                ok.append(rec)
-                advance(1)
-        except Exception:  # noqa: BLE001 - fall back to one record at a time to isolate the bad one
-            ok = []
-            for pos, rec in enumerate(records):
-                try:
-                    ok.append(anon.anonymize_record(rec))
-                except Exception as exc:  # noqa: BLE001
-                    quarantine.append(QuarantineRecord(stage="anonymize", source="records", position=pos,
-                                                       record_id=rec.id, reason_code="ANON_FAILED",
-                                                       error=f"{type(exc).__name__}: {str(exc)[:300]}",
-                                                       raw="[withheld: not anonymized]"))
+        def on_error(pos: int, rec: LogRecord, exc: Exception) -> None:
+            # the failing record is quarantined (never passed on raw); the batch goes on
+            quarantine.append(QuarantineRecord(stage="anonymize", source="records", position=pos,
+                                               record_id=rec.id, reason_code="ANON_FAILED",
+                                               error=f"{type(exc).__name__}: {str(exc)[:300]}",
+                                               raw="[withheld: not anonymized]"))
+            advance(1)
+
+        for rec in anon.anonymize(records, on_error=on_error):  # batched (spaCy nlp.pipe)
+            ok.append(rec)
+            advance(1)
     return AnonymizeResult(ok, quarantine, anon.report(), anon.is_real, anon)
 
 

@@ -167,9 +167,11 @@ def test_report_counts_and_residual_scan(analyzer):
 
 def test_worker_pool_gives_the_same_output(analyzer):
     recs = [LogRecord.model_validate(record(i)) for i in range(4)]
-    one = list(Anonymizer(secret="pool", analyzer=analyzer).anonymize(recs))
-    with Anonymizer(secret="pool", analyzer=analyzer, workers=2, pool_min_texts=1) as anon:
-        two = list(anon.anonymize(recs))
-        assert isinstance(anon._pool, DetectorPool)
-    assert anon._pool is None  # closed
+    one = list(Anonymizer(secret="pool", analyzer=analyzer, chunk_size=2).anonymize(recs))
+    anon = Anonymizer(secret="pool", analyzer=analyzer, chunk_size=2, workers=2, pool_min_texts=1)
+    it = anon.anonymize(recs)
+    two = [next(it)]
+    assert isinstance(anon._pool, DetectorPool)  # the detection ran in the workers
+    two += list(it)
+    assert anon._pool is None  # stopped when the run is done
     assert [_dump(r) for r in one] == [_dump(r) for r in two]

@@ -31,6 +31,7 @@ undecodable bytes), a free text longer than ``max_text_chars`` or JSON nested de
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -42,6 +43,9 @@ from ..records import LogRecord
 from .engine import (LAST_FOUR_RES, PAYMENT_ID_RE, SECRET_CONTEXT_RES, SPACY_MODEL, USER_ID_RE,
                      Detector, DetectorPool, build_analyzer, detect_patterns)
 from .pseudonymizer import Pseudonymizer, match_case, normalize
+
+#: Environment variable: default number of detector worker processes (1 when unset).
+WORKERS_ENV = "TRAJPIPE_ANON_WORKERS"
 
 #: Entity types of secrets (never kept; replaced by same-shape random strings).
 SECRET_ENTITIES = frozenset({"PASSWORD", "API_KEY", "ACCESS_TOKEN", "SESSION_ID", "SSN"})
@@ -179,9 +183,9 @@ class Anonymizer:
     detection. ``chunk_size``: records whose free text is batched through spaCy together (and
     whose real values are all known before any fake is drawn, so a fake never equals a real
     value of the same chunk). ``keep_words``: extra words never taken as name words from NER.
-    ``workers``: detector processes (``> 1``: a spawned pool, used for chunks with at least
-    ``pool_min_texts`` new texts; call :meth:`close` at the end, or use the anonymizer as a
-    context manager). ``residual_scan``: re-run detection on the output (see :meth:`report`).
+    ``workers``: detector processes (default ``$TRAJPIPE_ANON_WORKERS`` or 1; ``> 1``: a
+    spawned pool, started for the first chunk with at least ``pool_min_texts`` new texts and
+    stopped when :meth:`anonymize` is done). ``residual_scan``: re-run detection on the output (see :meth:`report`).
     ``max_text_chars`` / ``max_json_depth``: input guards (:class:`AnonymizeInputError`).
 
     After a run, :attr:`digests` holds the HMAC digests of every real personal value that was
@@ -194,12 +198,15 @@ class Anonymizer:
     def __init__(self, secret: bytes | str | None = None,
                  analyzer: Optional[AnalyzerEngine] = None, score_threshold: float = 0.5,
                  chunk_size: int = 512, batch_size: int = 64,
-                 keep_words: Iterable[str] = (), workers: int = 1, residual_scan: bool = True,
+                 keep_words: Iterable[str] = (), workers: Optional[int] = None,
+                 residual_scan: bool = True,
                  max_text_chars: int = 1_000_000, max_json_depth: int = 64,
                  pool_min_texts: int = 400):
         self.score_threshold = score_threshold
         self.chunk_size = max(1, int(chunk_size))
         self.batch_size = batch_size
+        if workers is None:
+            workers = int(os.environ.get(WORKERS_ENV) or 1)
         self.workers = max(1, int(workers))
         self.residual_scan = residual_scan
         self.max_text_chars = max_text_chars
@@ -208,6 +215,7 @@ class Anonymizer:
         self._analyzer = analyzer
         self._detector: Optional[Detector] = None
         self._pool: Optional[DetectorPool] = None
+        self._pool_owned = False
         self.digests: set[str] = set()
         self.pseudonymizer = Pseudonymizer(secret, is_taken=self.is_real)
         self._keep_words = set(DEFAULT_KEEP_WORDS) | {w.lower() for w in keep_words}
@@ -237,10 +245,12 @@ class Anonymizer:
         return self._detector
 
     def close(self) -> None:
-        """Stop the detector worker processes, if any were started."""
+        """Stop the detector worker processes, if any were started (:meth:`anonymize` also
+        stops the ones it started when it is done)."""
         if self._pool is not None:
             self._pool.close()
             self._pool = None
+            self._pool_owned = False
 
     def __enter__(self) -> "Anonymizer":
         return self
@@ -279,13 +289,17 @@ class Anonymizer:
         error)`` is given: then it is reported there, left out, and the rest goes on.
         """
         chunk: list[tuple[int, LogRecord]] = []
-        for pos, rec in enumerate(records):
-            chunk.append((pos, rec if isinstance(rec, LogRecord) else LogRecord.model_validate(rec)))
-            if len(chunk) >= self.chunk_size:
+        try:
+            for pos, rec in enumerate(records):
+                chunk.append((pos, rec if isinstance(rec, LogRecord) else LogRecord.model_validate(rec)))
+                if len(chunk) >= self.chunk_size:
+                    yield from self._process_chunk(chunk, on_error)
+                    chunk = []
+            if chunk:
                 yield from self._process_chunk(chunk, on_error)
-                chunk = []
-        if chunk:
-            yield from self._process_chunk(chunk, on_error)
+        finally:  # worker processes this call started do not outlive it
+            if self._pool is not None and self._pool_owned:
+                self.close()
 
     def report(self) -> dict:
         """Counts so far (no values, no secret).
@@ -570,6 +584,7 @@ class Anonymizer:
             if self._pool is None:
                 self._pool = DetectorPool(self.workers, _model_name(self.analyzer),
                                           batch_size=self.batch_size)
+                self._pool_owned = True
             results = self._pool.detect(todo)
         else:
             results = self.detector.detect(todo)

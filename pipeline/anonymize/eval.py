@@ -689,10 +689,14 @@ def run_eval(tau: Optional[Path] = None, sets: Iterable[str] = SETS, limit: Opti
             res = evaluate(anon, es, keep_misses=keep_misses)
         finally:
             anon.close()
-        res["residual"] = anon.report().get("residual", {}).get("count")
+        resid = anon.report().get("residual", {})
+        res["residual"] = {k: resid.get(k) for k in ("records_scanned", "count", "real_values")}
         results.append(res)
         bad += check_targets(res)
         print(format_result(res), file=out)
+        print(f"residual scan: {resid.get('count')} detections in the output that are not "
+              f"pseudonyms ({resid.get('real_values')} real values), "
+              f"{resid.get('records_scanned')} records scanned", file=out)
         if keep_misses:
             for item in res["misses"]:
                 print("  left:", *item, file=out)

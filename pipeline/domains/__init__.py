@@ -11,6 +11,8 @@ from typing import Any
 
 _REGISTRY: dict[str, str] = {
     "airline": "pipeline.domains.airline",
+    "retail": "pipeline.domains.retail",
+    "library": "pipeline.domains.library",
 }
 
 

@@ -10,6 +10,9 @@ Formats:
 * ``canonical``: JSONL, one ``{"id", "messages", "tools"?, "metadata"?}`` object per line.
 * ``taubench``: the tau-bench recorded-run JSON list (``task_id``, ``trial``, ``reward``,
   ``info.task``, ``traj``), as in ``shared/data/tau-bench/logs/airline-gpt4o-trajectories.json``.
+* ``transcript``: JSONL of flattened transcripts ``{"messages_display": "user: ...\\nassistant:
+  ...\\ntool: ..."}`` (tool names hidden; inferred from the results, see
+  :mod:`pipeline.ingest.transcripts`), as in ``shared/data/tau-bench/logs/retail-transcripts.jsonl``.
 """
 from __future__ import annotations
 
@@ -65,12 +68,15 @@ def _q(source: str, pos: int, code: str, error: str, raw: Any, record_id: str | 
 
 def detect_format(path: str | os.PathLike) -> str:
     """Guess the log format of ``path``: ``"taubench"`` for a JSON list of runs with ``traj``,
-    else ``"canonical"`` (JSONL). Raises FileNotFoundError if the path is missing."""
+    ``"transcript"`` when the first JSONL object has ``messages_display``, else ``"canonical"``.
+    Raises FileNotFoundError if the path is missing."""
     p = Path(path)
     with open(p, "rb") as fh:
         head = fh.read(4096).lstrip()
     if head.startswith(b"["):
         return "taubench"
+    if head.startswith(b"{") and b'"messages_display"' in head.split(b"\n", 1)[0][:4096]:
+        return "transcript"
     return "canonical"
 
 
@@ -192,8 +198,19 @@ def ingest(path: str | os.PathLike, fmt: str | None = None, limit: int | None = 
                 res.quarantine.append(_q(source, pos, INGEST_SCHEMA, f"not a tau-bench run: {exc!r}", run))
                 continue
             accept(pos, cand, run)
+    elif fmt == "transcript":
+        from .transcripts import iter_transcripts
+
+        for pos, raw, cand, code, err in iter_transcripts(p, _iter_canonical(p)):
+            if limit is not None and res.n_in >= limit:
+                break
+            res.n_in += 1
+            if cand is None:
+                res.quarantine.append(_q(source, pos, code or INGEST_SCHEMA, err or "not a transcript", raw))
+            else:
+                accept(pos, cand, raw)
     else:
-        raise ValueError(f"unknown input format {fmt!r}; known: canonical, taubench")
+        raise ValueError(f"unknown input format {fmt!r}; known: canonical, taubench, transcript")
     return res
 
 

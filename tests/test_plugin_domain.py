@@ -1,0 +1,146 @@
+"""The plug-in contract every registered domain must meet (airline, retail, library, yours),
+the small library domain written from docs/domains.md, and that document's coverage of the
+Domain protocol."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from pipeline.domains import get_domain, known_domains
+from pipeline.domains.base import Domain, GeneratedTask
+from pipeline.records import Blueprint, stable_hash
+from pipeline.sandbox import Sandbox, validate_arguments
+from pipeline.skills import SKILLS
+from pipeline.synthesize import build_package
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "domains.md"
+SEEDS = (0, 1)
+
+
+def _executed(sb: Sandbox) -> list[dict]:
+    return [{"name": r.name, "arguments": r.arguments, "error": r.error_code} for r in sb.calls]
+
+
+def test_registry_lists_the_three_domains():
+    assert {"airline", "retail", "library"} <= set(known_domains())
+    with pytest.raises(ValueError, match="known domains"):
+        get_domain("no_such_domain")
+
+
+@pytest.mark.parametrize("name", known_domains())
+def test_domain_contract(name):
+    d = get_domain(name)
+    assert isinstance(d, Domain)
+    assert d.name == name and d.policy.strip() and d.task_kinds
+    assert set(d.tools) == d.write_tools | d.read_tools and not d.write_tools & d.read_tools
+    for tool_name, tool in d.tools.items():
+        assert tool.name == tool_name and tool.writes == (tool_name in d.write_tools)
+        jsonschema.Draft202012Validator.check_schema(tool.schema["function"]["parameters"])
+    assert [s["function"]["name"] for s in d.tool_schemas()] == list(d.tools)
+    rule_ids = {r.rule_id for r in d.rules}
+    assert len(rule_ids) == len(d.rules) and all(f"[{r}]" in d.policy for r in rule_ids)
+    rule_check = getattr(d, "rule_violations", None)
+    for kind in d.task_kinds:
+        assert set(d.skills_for_kind(kind)) <= set(SKILLS) and d.skills_for_kind(kind)
+        assert isinstance(d.initial_state_requirements(kind), dict) and d.success_condition(kind)
+        if hasattr(d, "deciding_rules"):
+            assert set(d.deciding_rules(kind)) <= rule_ids
+        for seed in SEEDS:
+            t = d.generate_task(kind, seed)
+            assert isinstance(t, GeneratedTask) and t == d.generate_task(kind, seed)  # deterministic
+            d.validate_state(t.initial_state)
+            assert t.instruction and t.reference_solution and set(t.skills) <= set(SKILLS)
+            assert t.expected_outcome in ("action", "refusal", "transfer")
+            for call in t.reference_solution:
+                assert validate_arguments(d.tools[call["name"]].schema, call["arguments"]) is None
+            sb = Sandbox(d, t.initial_state)
+            assert all(r.ok for r in sb.run(t.reference_solution)), (name, kind, seed)
+            assert (sb.state_hash() != stable_hash(t.initial_state)) == (t.expected_outcome == "action")
+            if rule_check is not None:
+                assert rule_check(t.initial_state, _executed(sb), sb.state) == [], (name, kind, seed)
+        assert d.generate_task(kind, 0).initial_state != d.generate_task(kind, 1).initial_state
+    with pytest.raises(ValueError):
+        d.generate_task("no_such_kind", 0)
+
+
+@pytest.mark.parametrize("name", known_domains())
+def test_domain_variants_and_synthesis(name):
+    d = get_domain(name)
+    if not hasattr(d, "variants_for_kind"):
+        pytest.skip(f"{name} has no rule-decided variants")
+    kind = next(k for k in d.task_kinds if d.variants_for_kind(k))
+    variant = d.variants_for_kind(kind)[0]
+    t = d.generate_task(kind, 3, variant=variant)
+    assert t.variant == variant and t.expected_outcome == d.variant_outcome(kind, variant) != "action"
+    bp = Blueprint(blueprint_id=f"bp-{name}", domain=name, intent=kind, action_signature=[], required_tools=[],
+                   read_tools=[], initial_state_requirements={}, business_constraints=[], success_condition="",
+                   failure_modes=[], source_log_ids=[], n_logs=0, n_success=0, task_kind=kind)
+    pkg = build_package(bp, d, 0, seed=5, variant=variant)
+    assert pkg.domain == name and pkg.expected_outcome == t.expected_outcome and pkg.variant == variant
+    assert pkg.hidden.expected_state_hash == stable_hash(pkg.hidden.initial_state)
+
+
+# ---- the library domain (written only from docs/domains.md) ----------------------------------
+
+def test_library_rules_decide_renewals():
+    d = get_domain("library")
+    assert set(d.tools) == {"find_member", "get_loan", "renew_loan", "return_book"}
+    for seed in range(4):
+        for kind, rule in (("refuse_renew_limit", "library.renew.max_two"),
+                           ("refuse_renew_overdue", "library.renew.not_overdue")):
+            t = d.generate_task(kind, seed)
+            lid = t.notes["loan_id"]
+            bad = t.reference_solution + [{"name": "renew_loan", "arguments": {"loan_id": lid}}]
+            sb = Sandbox(d, t.initial_state)
+            assert all(r.ok for r in sb.run(bad))  # the tool lets it through ...
+            found = d.rule_violations(t.initial_state, _executed(sb), sb.state)
+            assert [v["rule_id"] for v in found] == [rule] and found[0]["step"] == len(bad) - 1  # ... the rule not
+            assert sb.state_hash() != stable_hash(t.initial_state)
+        # a good renewal, then a third one: the third breaks the limit once the count reaches 2
+        t = d.generate_task("renew_loan", seed)
+        lid = t.notes["loan_id"]
+        extra = [{"name": "renew_loan", "arguments": {"loan_id": lid}}] * (2 - t.notes["renewals_before"])
+        sb = Sandbox(d, t.initial_state)
+        sb.run(t.reference_solution + extra)
+        found = d.rule_violations(t.initial_state, _executed(sb), sb.state)
+        assert [v["rule_id"] for v in found] == ["library.renew.max_two"]
+        assert sb.state["loans"][lid]["renewals"] == 3
+
+
+def test_library_tools_check_integrity():
+    d = get_domain("library")
+    t = d.generate_task("return_loan", 2)
+    sb = Sandbox(d, t.initial_state)
+    sb.run(t.reference_solution)
+    lid = t.notes["loan_id"]
+    assert sb.state["loans"][lid]["status"] == "returned"
+    assert sb.call("renew_loan", {"loan_id": lid}).content == "Error: loan already returned"
+    assert sb.call("get_loan", {"loan_id": "L0"}).content == "Error: loan not found"
+    assert sb.call("find_member", {"email": "nobody@example.org"}).error_code == "TOOL_ERROR"
+    assert d.kind_for_intent("Could I renew my book?") == "renew_loan"
+    assert d.kind_for_write_calls(["return_book"]) == "return_loan"
+
+
+# ---- the document covers the protocol ---------------------------------------------------------
+
+def test_domains_doc_covers_the_protocol():
+    text = DOC.read_text(encoding="utf-8")
+    required = [n for n in Domain.__annotations__] + [
+        n for n, v in vars(Domain).items() if callable(v) and not n.startswith("_")]
+    optional = ["identity_tools", "deciding_rules", "rule_violations", "kind_for_intent", "variants_for_kind",
+                "variant_outcome", "confirmation_required"]
+    for member in required + optional:
+        assert re.search(rf"`{member}\b", text), f"docs/domains.md does not document {member}"
+    for section in ("Package layout", "State schema", "Tools", "Policy text", "Faker", "denylist", "GeneratedTask",
+                    "Rule checks", "Register", "Test it", "skeleton"):
+        assert section in text, section
+    # the skeleton in the doc is the shape the library domain has
+    lib = get_domain("library")
+    members = [m for m in re.findall(r"    def (\w+)\(self", text) if not m.startswith("_")]
+    assert len(members) >= 10
+    for member in members:
+        assert hasattr(lib, member), member

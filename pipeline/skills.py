@@ -31,3 +31,33 @@ def check_skills(skills: list[str]) -> list[str]:
     if unknown:
         raise ValueError(f"unknown skill ids {unknown}; known: {', '.join(SKILLS)}")
     return list(skills)
+
+
+#: Skills only a state-changing call exercises; a task whose correct outcome is a refusal or a
+#: transfer keeps the skills of the request it handles (cancellation, modification...) but not these.
+WRITE_ONLY_SKILLS: frozenset[str] = frozenset({"confirmation", "creation", "refund_payment", "multi_step"})
+
+
+def ordered(skills) -> list[str]:
+    """Unique skill ids in the order of :data:`SKILLS` (ValueError on an unknown id)."""
+    s = set(check_skills(list(skills)))
+    return [k for k in SKILLS if k in s]
+
+
+def outcome_skills(base: list[str], outcome: str) -> list[str]:
+    """The skills of a task or blueprint whose expected outcome is ``outcome``.
+
+    ``"action"`` keeps ``base``; ``"refusal"`` / ``"transfer"`` drop :data:`WRITE_ONLY_SKILLS` and
+    add ``policy_reading`` plus ``refusal`` / ``transfer``; anything else (``"answer"``: an
+    information request) keeps ``base``. Returned in :data:`SKILLS` order.
+    """
+    if outcome in ("refusal", "transfer"):
+        return ordered([s for s in base if s not in WRITE_ONLY_SKILLS] + ["policy_reading", outcome])
+    return ordered(base)
+
+
+def parse_skill_list(text: str | None) -> list[str]:
+    """``"a,b"`` -> ``["a", "b"]`` after :func:`check_skills` (ValueError naming unknown ids)."""
+    if not text:
+        return []
+    return check_skills([t.strip() for t in text.split(",") if t.strip()])

@@ -476,3 +476,103 @@ def test_replay_successful_logs_reads_match_the_real_system():
     assert n_runs >= 40 and n >= 100
     assert renamed / n >= 0.9
     assert stats["search"][1] / stats["search"][0] >= 0.9
+
+
+# ---- variants, skills, paraphrase variety, leaks ------------------------------------------------
+
+ALL_VARIANTS = [(k, None) for k in sorted(EXPECTED_KINDS)] + [
+    (k, v) for k in sorted(EXPECTED_KINDS) for v in DOMAIN.variants_for_kind(k)]
+
+
+def test_skills_deciding_rules_and_variants_are_declared():
+    from pipeline.skills import SKILLS
+
+    rule_ids = {r.rule_id for r in DOMAIN.rules}
+    for kind in EXPECTED_KINDS:
+        assert DOMAIN.skills_for_kind(kind) and set(DOMAIN.skills_for_kind(kind)) <= set(SKILLS)
+        assert set(DOMAIN.deciding_rules(kind)) <= rule_ids
+        assert [f"rule:{r}" for r in DOMAIN.deciding_rules(kind)] == DOMAIN.variants_for_kind(kind)
+    assert "airline.cancel.eligibility" in DOMAIN.deciding_rules("cancel_reservation")
+    assert DOMAIN.variant_outcome("cancel_reservation", "rule:airline.cancel.unflown") == "transfer"
+    assert DOMAIN.identity_tools <= set(DOMAIN.read_tools)
+    with pytest.raises(ValueError):
+        DOMAIN.skills_for_kind("teleport")
+    with pytest.raises(ValueError):
+        DOMAIN.generate_task("cancel_reservation", 1, variant="rule:airline.nope")
+
+
+@pytest.mark.parametrize("kind,variant", ALL_VARIANTS)
+def test_variants_keep_the_rule_and_vary_the_values(kind, variant):
+    """Same seed, same task; across seeds the varied values change while the outcome and the
+    deciding rule stay; a refusal/transfer reference leaves the state unchanged."""
+    a = DOMAIN.generate_task(kind, 3, variant=variant)
+    assert a == DOMAIN.generate_task(kind, 3, variant=variant)
+    tasks = [DOMAIN.generate_task(kind, s, variant=variant) for s in range(8)]
+    assert len({t.instruction for t in tasks}) == 8
+    assert {t.expected_outcome for t in tasks} == {DOMAIN.variant_outcome(kind, variant)}
+    if variant:  # the deciding rule is fixed (base flight tasks have two scenarios with their own rules)
+        assert {tuple(t.notes["rule_ids"]) for t in tasks} == {tuple(a.notes["rule_ids"])}
+    for t in tasks:
+        final = solved(t)
+        assert (final == t.initial_state) == (t.expected_outcome != "action")
+        if variant:
+            assert variant.split(":", 1)[1] in t.notes["rule_ids"] and t.variant == variant
+            assert t.expected_outcome in t.skills
+            names = [c["name"] for c in t.reference_solution]
+            assert ("transfer_to_human_agents" in names) == (t.expected_outcome == "transfer")
+
+
+def test_variants_vary_passengers_cabins_memberships_and_payments():
+    seen = {"cabin": set(), "membership": set(), "insurance": set(), "passengers": set()}
+    for s in range(20):
+        t = DOMAIN.generate_task("cancel_reservation", s, variant="rule:airline.cancel.eligibility")
+        res = t.initial_state["reservations"][t.notes["reservation_id"]]
+        user = t.initial_state["users"][res["user_id"]]
+        seen["cabin"].add(res["cabin"])
+        seen["membership"].add(user["membership"])
+        seen["insurance"].add(res["insurance"])
+        seen["passengers"].add(len(res["passengers"]))
+        assert not R.cancellation_allowed(t.initial_state, res["reservation_id"], t.notes["reason"])
+    assert seen["cabin"] == {"basic_economy", "economy"} and len(seen["membership"]) == 3
+    assert seen["insurance"] == {"yes", "no"} and len(seen["passengers"]) >= 2
+
+
+@pytest.mark.parametrize("kind,variant", ALL_VARIANTS)
+def test_paraphrase_variety_and_no_answer_leak(kind, variant):
+    """At least three request templates per kind/variant over seeds; no value only the tools
+    reveal (must_discover) in the instruction; a refusal/transfer instruction does not give away
+    the facts that decide it (cabin, insurance)."""
+    from pipeline.domains.airline.generator import leaked_values
+
+    templates, requests = set(), set()
+    for s in range(30):
+        t = DOMAIN.generate_task(kind, s, variant=variant)
+        templates.add(t.notes["template"])
+        assert not leaked_values(t.instruction, [str(v) for v in t.notes.get("must_discover", [])]), t.instruction
+        if variant and kind != "book_reservation":  # a booking request names its cabin and insurance
+            text = t.instruction.lower()
+            assert "economy" not in text and "insurance" not in text and "insured" not in text, t.instruction
+            for call in t.notes["forbidden_calls"]:  # computed values of the forbidden write stay hidden
+                for key in ("amount", "payment_id"):
+                    if key in call["arguments"]:
+                        assert not leaked_values(t.instruction, [str(call["arguments"][key])])
+    assert len(templates) >= 3, (kind, variant, templates)
+
+
+def test_kind_for_intent_and_state_from_log():
+    assert DOMAIN.kind_for_intent("Hi, I'd like to cancel my trip please") == "cancel_reservation"
+    assert DOMAIN.kind_for_intent("Can I add a checked bag?") == "update_reservation_baggages"
+    assert DOMAIN.kind_for_intent("I want to change my flight to Friday") == "update_reservation_flights"
+    assert DOMAIN.kind_for_intent("what's the weather like") is None
+    t = DOMAIN.generate_task("cancel_reservation", 2)
+    state = copy.deepcopy(t.initial_state)
+    calls = []
+    for c in t.reference_solution:
+        out = DOMAIN.tools[c["name"]].fn(state, **copy.deepcopy(c["arguments"]))
+        calls.append({"name": c["name"], "arguments": c["arguments"], "ok": True, "result": out})
+    seen = DOMAIN.state_from_log(calls)
+    rid = t.notes["reservation_id"]
+    assert seen["reservations"][rid] == t.initial_state["reservations"][rid]  # as read before the write
+    assert set(seen["users"]) == {t.initial_state["reservations"][rid]["user_id"]}
+    assert DOMAIN.state_from_log([{"name": "get_user_details", "arguments": {}, "ok": True, "result": "nope"}]) == {
+        "users": {}, "reservations": {}, "flights": {}}

@@ -1,20 +1,40 @@
 """Extract task blueprints (task types) from anonymized logs.
 
-Logs are grouped by what they show: the ordered, de-duplicated sequence of *successful*
-state-changing tool calls with the shape of their arguments (the action signature), mapped to
-the domain's task kind. Failed runs (``metadata.reward == 0``) contribute failure modes: write
-calls that returned an error, write calls a successful run of the same kind would make but the
-failed run did not, extra writes. Deterministic: the same logs give the same catalog.
+Each log becomes a *case*: its domain (``metadata.domain``), the action signature (ordered,
+de-duplicated *successful* state-changing calls with the shape of their arguments; for a failed
+run with gold actions, the gold writes: a failed run is grouped by what it should have done),
+the task kind the domain maps the writes to (``kind_for_write_calls``; for a log without a
+write, the optional ``kind_for_intent(text)`` hook on the customer's first message), the
+expected outcome (``action`` when a write is due, ``transfer`` when the run handed over to a
+human, ``refusal`` when a request of a known kind ended without a write, ``answer`` otherwise;
+a transcript whose tool calls are not shown counts as ``action``)
+and the intent text. Cases are clustered by intent text and action signature
+(:mod:`pipeline.blueprints.cluster`), and each cluster becomes one :class:`Blueprint` with its
+requirements, tools, policy rules, success condition, failure modes, skills and rule variants.
+
+Failed runs (``metadata.reward < 1``) give failure modes: which call went wrong (a write that
+returned an error, a missing or an extra write, a write with different arguments than the gold
+one, naming the arguments that differ) and which rule was broken: from the domain's
+``rule_violations`` hook replayed on the state the log shows (``state_from_log`` hook), else by
+tool (the rules specific to that tool). Rule ids broken in failed runs of a blueprint become its
+``rule_variants``. Deterministic: the same logs give the same catalog.
 """
 from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from pipeline.records import Blueprint, LogRecord, stable_hash
+from pipeline.skills import SKILLS, outcome_skills
+
+from .cluster import (DEFAULT_THRESHOLD, SIG_WEIGHT, Case, cluster_cases, mean_intent_similarity, medoid)
 
 MAX_EXAMPLES = 3
+#: A rule becomes a rule variant when failed runs of the blueprint broke it at least this often.
+MIN_RULE_BREAKS = 1
+
+__all__ = ["action_signature", "tool_calls_of", "extract_blueprints", "catalog", "MAX_EXAMPLES"]
 
 
 def _shape(v: Any) -> str:
@@ -35,7 +55,8 @@ def _shape(v: Any) -> str:
 
 
 def tool_calls_of(rec: LogRecord) -> list[dict[str, Any]]:
-    """The record's tool calls in order: ``{"name", "arguments" (dict), "ok" (result not an error)}``."""
+    """The record's tool calls in order: ``{"step", "name", "arguments" (dict), "ok" (result not
+    an error), "result" (the tool message text)}``."""
     results = {m.get("tool_call_id"): m.get("content") or "" for m in rec.messages if m.get("role") == "tool"}
     calls = []
     for m in rec.messages:
@@ -43,12 +64,17 @@ def tool_calls_of(rec: LogRecord) -> list[dict[str, Any]]:
             fn = tc.get("function", {})
             try:
                 args = json.loads(fn.get("arguments") or "{}")
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, TypeError):
                 args = {}
-            res = results.get(tc.get("id"), "")
-            calls.append({"name": fn.get("name"), "arguments": args if isinstance(args, dict) else {},
-                          "ok": not str(res).startswith("Error")})
+            res = str(results.get(tc.get("id"), ""))
+            calls.append({"step": len(calls), "name": fn.get("name"),
+                          "arguments": args if isinstance(args, dict) else {},
+                          "ok": not res.startswith("Error"), "result": res})
     return calls
+
+
+def _sig_item(name: str, args: dict[str, Any]) -> str:
+    return name + "(" + ",".join(f"{k}:{_shape(v)}" for k, v in sorted(args.items())) + ")"
 
 
 def action_signature(calls: list[dict[str, Any]], write_tools: set[str]) -> list[str]:
@@ -58,87 +84,287 @@ def action_signature(calls: list[dict[str, Any]], write_tools: set[str]) -> list
     sig: list[str] = []
     for c in calls:
         if c["name"] in write_tools and c["ok"]:
-            s = c["name"] + "(" + ",".join(f"{k}:{_shape(v)}" for k, v in sorted(c["arguments"].items())) + ")"
+            s = _sig_item(c["name"], c["arguments"])
             if not sig or sig[-1] != s:
                 sig.append(s)
     return sig
 
 
 def _intent(rec: LogRecord) -> str:
-    """The customer's first message (already anonymized), trimmed."""
+    """The customer's first message (already anonymized), whitespace-normalized, at most 300 chars."""
     for m in rec.messages:
         if m.get("role") == "user" and m.get("content"):
             return " ".join(str(m["content"]).split())[:300]
     return ""
 
 
-def extract_blueprints(records: Iterable[LogRecord], domain: Any) -> list[Blueprint]:
-    """Group anonymized log records into blueprints for ``domain``.
+def _success(rec: LogRecord) -> bool:
+    return float(rec.metadata.get("reward", 1.0)) >= 1.0
 
-    ``domain`` provides ``name``, ``write_tools``, ``read_tools``, ``kind_for_write_calls(names)``,
-    ``rules_for_tools(names)``, ``initial_state_requirements(kind)``, ``success_condition(kind)``.
-    The grouping key is the task kind (or ``"no_write"`` for logs without a successful write)
-    plus the distinct write tools of successful runs. Returns blueprints sorted by size, largest first.
-    """
+
+def _gold(rec: LogRecord) -> list[dict[str, Any]]:
+    out = []
+    for a in rec.metadata.get("gold_actions") or []:
+        if isinstance(a, dict) and a.get("name"):
+            args = a.get("kwargs", a.get("arguments", {}))
+            out.append({"name": a["name"], "arguments": args if isinstance(args, dict) else {}})
+    return out
+
+
+def _case(rec: LogRecord, domain: Any) -> Case:
     write_tools = set(domain.write_tools)
-    groups: dict[str, list[tuple[LogRecord, list[dict[str, Any]], list[str]]]] = defaultdict(list)
-    for rec in records:
-        calls = tool_calls_of(rec)
-        ok_writes = [c["name"] for c in calls if c["name"] in write_tools and c["ok"]]
-        gold = [a.get("name") for a in (rec.metadata.get("gold_actions") or []) if a.get("name") in write_tools]
-        success = float(rec.metadata.get("reward", 1.0)) >= 1.0
-        # a failed run is grouped by what it should have done (gold actions, when the log has
-        # them), a successful one by what it did
-        basis = ok_writes if success or not gold else gold
-        kind = domain.kind_for_write_calls(basis) if basis else None
-        key = kind or ("no_write" if not basis else "other:" + "+".join(dict.fromkeys(basis)))
-        groups[key].append((rec, calls, action_signature(calls, write_tools)))
+    calls = tool_calls_of(rec)
+    success = _success(rec)
+    has_gold = "gold_actions" in rec.metadata
+    gold = _gold(rec)
+    if success or not has_gold:
+        basis = [c["name"] for c in calls if c["name"] in write_tools and c["ok"]]
+        signature = action_signature(calls, write_tools)
+        transferred = any(c["name"] == "transfer_to_human_agents" and c["ok"] for c in calls)
+    else:  # a failed run: what it should have done
+        basis = [a["name"] for a in gold if a["name"] in write_tools]
+        signature = action_signature([{**a, "ok": True} for a in gold], write_tools)
+        transferred = any(a["name"] == "transfer_to_human_agents" for a in gold)
+    intent = _intent(rec)
+    kind = domain.kind_for_write_calls(basis) if basis else None
+    if basis:
+        outcome = "action"
+    else:
+        hook = getattr(domain, "kind_for_intent", None)
+        kind = hook(intent) if hook else None
+        if transferred:
+            outcome = "transfer"
+        elif kind and not calls and any(m.get("role") == "tool" for m in rec.messages):
+            outcome = "action"  # a transcript whose tool calls are not shown: the writes are not visible
+        elif kind:
+            outcome = "refusal"
+        else:
+            outcome = "answer"
+    other = "" if kind or not basis else "other:" + "+".join(dict.fromkeys(basis))
+    return Case(family=(domain.name, kind or other, outcome), signature=signature, intent=intent,
+                record_id=rec.id, payload=(rec, calls, gold))
 
-    out: list[Blueprint] = []
-    for key, items in groups.items():
-        succ = [(r, c, s) for r, c, s in items if float(r.metadata.get("reward", 1.0)) >= 1.0]
-        fail = [(r, c, s) for r, c, s in items if float(r.metadata.get("reward", 1.0)) < 1.0]
-        sig_counts = Counter(tuple(s) for _, _, s in (succ or items) if s)
-        signature = list(sig_counts.most_common(1)[0][0]) if sig_counts else []
-        required = sorted({s.split("(")[0] for s in signature})
-        read_counts = Counter(c["name"] for _, calls, _ in succ for c in calls
-                              if c["name"] not in write_tools and c["name"])
-        reads = [n for n, _ in read_counts.most_common()]
-        expected_writes = set(required)
-        failure_modes: Counter[tuple[str, str]] = Counter()
-        for r, calls, _ in fail:
-            got = {c["name"] for c in calls if c["name"] in write_tools and c["ok"]}
-            for c in calls:
-                if c["name"] in write_tools and not c["ok"]:
-                    failure_modes[("write_call_error", c["name"])] += 1
-            for n in sorted(expected_writes - got):
-                failure_modes[("missing_write", n)] += 1
-            for n in sorted(got - expected_writes):
-                failure_modes[("extra_write", n)] += 1
-            if got == expected_writes and expected_writes:
-                failure_modes[("wrong_arguments", ",".join(sorted(got)))] += 1
-            if not expected_writes and got:
-                failure_modes[("write_not_allowed", ",".join(sorted(got)))] += 1
-        kind = None if key == "no_write" or key.startswith("other:") else key
-        intents = Counter(_intent(r) for r, _, _ in items)
-        rules = domain.rules_for_tools(required) if required else []
-        out.append(Blueprint(
-            blueprint_id=f"{domain.name}-{key.replace(':', '-').replace('+', '-')}-{stable_hash(sorted(r.id for r, _, _ in items), 6)}",
-            domain=domain.name,
-            intent=(f"customer wants: {kind.replace('_', ' ')}" if kind else
-                    "customer request handled without a database change" if key == "no_write" else
-                    f"customer wants: {key[6:].replace('_', ' ')}"),
-            action_signature=signature,
-            required_tools=required,
-            read_tools=reads,
-            initial_state_requirements=domain.initial_state_requirements(kind) if kind else {},
-            business_constraints=rules,
-            success_condition=domain.success_condition(kind) if kind else "no state change; the agent answers, refuses or transfers",
-            failure_modes=[{"mode": m, "tool": t, "count": n} for (m, t), n in failure_modes.most_common()],
-            source_log_ids=sorted(r.id for r, _, _ in items),
-            n_logs=len(items), n_success=len(succ),
-            example_intents=[t for t, _ in intents.most_common(MAX_EXAMPLES) if t],
-            task_kind=kind,
-        ))
+
+def _general_rule_ids(domain: Any) -> set[str]:
+    """Rule ids that bind every write tool (e.g. confirmation, identification)."""
+    sets = [{r.rule_id for r in domain.rules_for_tools([w])} for w in sorted(domain.write_tools)]
+    return set.intersection(*sets) if sets else set()
+
+
+def _tool_rule_ids(domain: Any, tool: str, general: set[str]) -> list[str]:
+    return [r.rule_id for r in domain.rules_for_tools([tool]) if r.rule_id not in general]
+
+
+def _violations(domain: Any, calls: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """The domain's rule violations of a logged run, replayed on the state the log shows; None
+    when the domain has no such hooks or they fail."""
+    hook = getattr(domain, "rule_violations", None)
+    observe = getattr(domain, "state_from_log", None)
+    if hook is None or observe is None:
+        return None
+    try:
+        state = observe(calls)
+        return list(hook(state, [{"name": c["name"], "arguments": c["arguments"],
+                                  "error": None if c["ok"] else "TOOL_ERROR"} for c in calls], None))
+    except Exception:  # noqa: BLE001 - NotImplementedError (no checks module) or a partial state
+        return None
+
+
+def _failure_modes(fails: list[tuple[LogRecord, list[dict], list[dict]]], domain: Any,
+                   expected_writes: set[str], kind: str | None):
+    """Failure modes of a cluster's failed runs and the rule-break counts.
+
+    Returns ``(modes, rule_breaks)``: ``modes`` is a list of ``{"mode", "tool", "count",
+    "rule_ids", "mapped_by", "calls"}`` sorted by count, where ``calls`` lists up to 3 wrong
+    calls as ``{"log_id", "step", "call", "differs"}``; ``rule_breaks`` counts, per rule id, the
+    failed runs that broke it."""
+    write_tools = set(domain.write_tools)
+    general = _general_rule_ids(domain)
+    modes: dict[tuple[str, str], dict[str, Any]] = {}
+    rule_breaks: Counter[str] = Counter()
+
+    def add(mode: str, tool: str, rec: LogRecord, call: dict | None, rule_ids: list[str], by: str,
+            differs: list[str] | None = None) -> None:
+        m = modes.setdefault((mode, tool), {"mode": mode, "tool": tool, "count": 0, "rule_ids": Counter(),
+                                            "mapped_by": Counter(), "calls": []})
+        m["count"] += 1
+        m["rule_ids"].update(rule_ids)
+        m["mapped_by"][by] += 1
+        if call is not None and len(m["calls"]) < 3:
+            m["calls"].append({"log_id": rec.id, "step": call["step"], "call": _sig_item(call["name"], call["arguments"]),
+                               "differs": differs or []})
+
+    for rec, calls, gold in fails:
+        viol = _violations(domain, calls)
+        by_step: dict[int, list[str]] = defaultdict(list)
+        if viol is not None:
+            for v in viol:
+                if v.get("step") is not None:
+                    by_step[int(v["step"])].append(v["rule_id"])
+            rule_breaks.update(set(v["rule_id"] for v in viol if v.get("rule_id") not in general))
+
+        def rules_of(call: dict | None, tool: str) -> tuple[list[str], str]:
+            if viol is not None and call is not None:
+                ids = sorted(set(by_step.get(call["step"], [])))
+                return ids, "rule_violations"
+            return _tool_rule_ids(domain, tool, general), "tool"
+
+        ok_writes = [c for c in calls if c["name"] in write_tools and c["ok"]]
+        got = {c["name"] for c in ok_writes}
+        gold_by_name = defaultdict(list)
+        for a in gold:
+            gold_by_name[a["name"]].append(a["arguments"])
+        for c in calls:
+            if c["name"] in write_tools and not c["ok"]:
+                ids, by = rules_of(c, c["name"])
+                add("write_call_error", c["name"], rec, c, ids, by)
+        for n in sorted(expected_writes - got):
+            add("missing_write", n, rec, None, _tool_rule_ids(domain, n, general), "tool")
+        for c in ok_writes:
+            ids, by = rules_of(c, c["name"])
+            if c["name"] not in expected_writes:
+                add("write_not_allowed" if not expected_writes else "extra_write", c["name"], rec, c, ids, by)
+            elif gold_by_name.get(c["name"]) and c["arguments"] not in gold_by_name[c["name"]]:
+                ref = gold_by_name[c["name"]][0]
+                differs = sorted(k for k in set(ref) | set(c["arguments"]) if ref.get(k) != c["arguments"].get(k))
+                add("wrong_arguments", c["name"], rec, c, ids, by, differs)
+    out = []
+    for m in sorted(modes.values(), key=lambda m: (-m["count"], m["mode"], m["tool"])):
+        out.append({"mode": m["mode"], "tool": m["tool"], "count": m["count"],
+                    "rule_ids": [r for r, _ in sorted(m["rule_ids"].items(), key=lambda kv: (-kv[1], kv[0]))],
+                    "mapped_by": m["mapped_by"].most_common(1)[0][0], "calls": m["calls"]})
+    if not rule_breaks:  # no hook: rules of the wrongly called tools, counted by run
+        for rec, calls, gold in fails:
+            wrong = {c["name"] for c in calls if c["name"] in write_tools and (not c["ok"] or c["name"] not in expected_writes)}
+            rule_breaks.update({r for t in wrong for r in _tool_rule_ids(domain, t, general)})
+    return out, rule_breaks
+
+
+def _skills(domain: Any, kind: str | None, outcome: str, signature: list[str], reads: list[str]) -> list[str]:
+    base: list[str] = []
+    if kind and hasattr(domain, "skills_for_kind"):
+        try:
+            base = list(domain.skills_for_kind(kind))
+        except ValueError:
+            base = []
+    if len({s.split("(")[0] for s in signature}) > 1:
+        base.append("multi_step")
+    ident = set(getattr(domain, "identity_tools", set()) or set())
+    if ident & set(reads):
+        base.append("identity_lookup")
+    if any("search" in r for r in reads):
+        base.append("search")
+    if not base:
+        base.append("policy_reading")
+    return outcome_skills([s for s in base if s in SKILLS], outcome)
+
+
+def _blueprint(cluster: list[Case], domain: Any, threshold: float) -> Blueprint:
+    write_tools = set(domain.write_tools)
+    _dom, key, outcome = cluster[0].family
+    kind = key if key and not key.startswith("other:") else None
+    items = [c.payload for c in cluster]
+    succ = [p for p in items if _success(p[0])]
+    fail = [p for p in items if not _success(p[0])]
+    sig_counts = Counter(tuple(c.signature) for c in cluster if c.signature)
+    signature = list(min(sig_counts, key=lambda s: (-sig_counts[s], s))) if sig_counts else []
+    required = sorted({s.split("(")[0] for s in signature})
+    read_counts = Counter(c["name"] for _, calls, _ in (succ or items) for c in calls
+                          if c["name"] not in write_tools and c["name"])
+    reads = [n for n, _ in sorted(read_counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    modes, breaks = _failure_modes(fail, domain, set(required), kind)
+    rule_variants = [r for r, n in sorted(breaks.items(), key=lambda kv: (-kv[1], kv[0])) if n >= MIN_RULE_BREAKS]
+    # constraints: the rules of the required tools, of what the refused request would have needed,
+    # of a transfer, and the rules agents broke
+    tools_for_rules = list(required) + ([kind] if kind and outcome != "action" else []) + \
+        (["transfer_to_human_agents"] if outcome == "transfer" else [])
+    rules = list(domain.rules_for_tools(tools_for_rules)) if tools_for_rules else []
+    known = {r.rule_id for r in rules}
+    by_id = {r.rule_id: r for r in getattr(domain, "rules", [])}
+    rules += [by_id[r] for r in rule_variants if r in by_id and r not in known]
+    intents = [c for c in cluster if c.intent]
+    rep = medoid(intents) if intents else None
+    examples = ([rep.intent] if rep else []) + [t for t, _ in Counter(c.intent for c in intents).most_common()
+                                                if not rep or t != rep.intent]
+    verb = (kind or key[6:] if key else "").replace("_", " ").replace("+", ", ")
+    intent = {"action": f"customer wants: {verb}",
+              "refusal": f"customer asks to {verb}; the policy forbids it (refusal)",
+              "transfer": f"customer asks to {verb or 'be helped'}; the policy requires a transfer to a human",
+              "answer": "customer request answered without a database change"}[outcome]
+    if outcome == "action" and not kind and not key:
+        intent = "customer request answered without a database change"
+    if outcome == "action":
+        success = domain.success_condition(kind) if kind else \
+            "the writes of the action signature happen with the arguments the customer asked for"
+    elif outcome == "refusal":
+        success = "no state change: the agent refuses the request the policy forbids"
+    elif outcome == "transfer":
+        success = "no state change; the agent transfers the customer to a human agent"
+    else:
+        success = "no state change; the agent answers from what the tools return"
+    ids = sorted(c.record_id for c in cluster)
+    slug = (kind or key.replace(":", "-").replace("+", "-") or "no_write") + ("" if outcome == "action" else f"-{outcome}")
+    return Blueprint(
+        blueprint_id=f"{domain.name}-{slug}-{stable_hash(ids, 6)}",
+        domain=domain.name,
+        intent=intent,
+        action_signature=signature,
+        required_tools=required,
+        read_tools=reads,
+        initial_state_requirements=domain.initial_state_requirements(kind) if kind else {},
+        business_constraints=rules,
+        success_condition=success,
+        failure_modes=modes,
+        source_log_ids=ids,
+        n_logs=len(cluster), n_success=len(succ),
+        example_intents=examples[:MAX_EXAMPLES],
+        task_kind=kind,
+        skills=_skills(domain, kind, outcome, signature, reads),
+        cluster={"outcome": outcome, "size": len(cluster), "n_failed": len(fail),
+                 "signatures": {" > ".join(s) or "(none)": n for s, n in sorted(
+                     Counter(tuple(c.signature) for c in cluster).items(), key=lambda kv: (-kv[1], kv[0]))},
+                 "representative_intent": rep.intent if rep else "",
+                 "mean_intent_similarity": mean_intent_similarity(cluster),
+                 "rule_breaks": dict(sorted(breaks.items())),
+                 "method": {"intent": "MinHash Jaccard of word 1-2-gram shingles (datasketch, 128 perm, seed 1)",
+                            "signature": "Jaccard of write-call items", "sig_weight": SIG_WEIGHT,
+                            "threshold": threshold, "family": "domain, task kind, expected outcome"}},
+        rule_variants=rule_variants,
+    )
+
+
+def extract_blueprints(records: Iterable[LogRecord], domain: Any | Callable[[str], Any],
+                       threshold: float = DEFAULT_THRESHOLD) -> list[Blueprint]:
+    """Cluster anonymized log records into blueprints.
+
+    ``domain`` is a domain object (every record belongs to it) or a function ``name -> domain``
+    (each record goes to ``metadata.domain``, default ``"airline"``; ValueError from it for an
+    unknown name propagates). A domain provides ``name``, ``write_tools``,
+    ``kind_for_write_calls``, ``rules_for_tools``, ``initial_state_requirements``,
+    ``success_condition`` and optionally ``rules``, ``skills_for_kind``, ``identity_tools``,
+    ``deciding_rules``, ``kind_for_intent``, ``state_from_log`` and ``rule_violations``.
+    ``threshold`` in [0, 1] is the clustering similarity threshold
+    (:mod:`pipeline.blueprints.cluster`). Returns blueprints sorted by size, largest first; every
+    record is in exactly one blueprint.
+    """
+    resolve = domain if callable(domain) and not hasattr(domain, "write_tools") else None
+    cases: list[Case] = []
+    domains: dict[str, Any] = {}
+    for rec in records:
+        d = resolve(str(rec.metadata.get("domain") or "airline")) if resolve else domain
+        domains[d.name] = d
+        cases.append(_case(rec, d))
+    out = [_blueprint(cl, domains[cl[0].family[0]], threshold) for cl in cluster_cases(cases, threshold)]
     out.sort(key=lambda b: (-b.n_logs, b.blueprint_id))
     return out
+
+
+def catalog(blueprints: Iterable[Blueprint]) -> list[dict[str, Any]]:
+    """One summary row per blueprint: ``blueprint_id, domain, task_kind, outcome, size, n_success,
+    skills, rule_variants, action_signature, intent`` (what ``trajpipe blueprints`` prints and
+    writes as catalog.json)."""
+    return [{"blueprint_id": b.blueprint_id, "domain": b.domain, "task_kind": b.task_kind,
+             "outcome": b.cluster.get("outcome", "action"), "size": b.n_logs, "n_success": b.n_success,
+             "skills": list(b.skills), "rule_variants": list(b.rule_variants),
+             "action_signature": list(b.action_signature), "intent": b.intent,
+             "representative_intent": b.cluster.get("representative_intent", "")} for b in blueprints]

@@ -12,6 +12,9 @@ Usage::
 from __future__ import annotations
 
 import copy
+import importlib
+import json
+import re
 from typing import Any, Iterable
 
 from pipeline.domains.base import GeneratedTask, Tool
@@ -50,9 +53,82 @@ class AirlineDomain:
         """Rules constraining calls to ``names`` (see :func:`rules.rules_for_tools`)."""
         return rules.rules_for_tools(names)
 
-    def generate_task(self, kind: str, seed: int, denylist=None) -> GeneratedTask:
-        """A fresh task instance of ``kind`` (see :func:`generator.generate_task`)."""
-        return generator.generate_task(kind, seed, denylist)
+    #: Tools whose successful call establishes who the customer is (optional verifier hook).
+    identity_tools: set[str] = {"get_user_details"}
+
+    def generate_task(self, kind: str, seed: int, denylist=None, variant: str | None = None) -> GeneratedTask:
+        """A fresh task instance of ``kind``, or of one of its rule-decided ``variant`` ids (see
+        :func:`generator.generate_task`)."""
+        return generator.generate_task(kind, seed, denylist, variant=variant)
+
+    def variants_for_kind(self, kind: str) -> list[str]:
+        """Rule-decided variant ids of ``kind`` (``"rule:<rule_id>"``); [] when it has none."""
+        return generator.variants_for_kind(kind)
+
+    def variant_outcome(self, kind: str, variant: str | None) -> str:
+        """``"action"``, ``"refusal"`` or ``"transfer"`` for (kind, variant). ValueError if unknown."""
+        return generator.variant_outcome(kind, variant)
+
+    def skills_for_kind(self, kind: str) -> list[str]:
+        """Skill ids (pipeline.skills.SKILLS) every base task of ``kind`` exercises. ValueError for
+        an unknown kind."""
+        if kind not in generator.KIND_SKILLS:
+            raise ValueError(f"unknown airline task kind {kind!r}; known: {', '.join(self.task_kinds)}")
+        return list(generator.KIND_SKILLS[kind])
+
+    def deciding_rules(self, kind: str) -> list[str]:
+        """Rule ids whose outcome ``kind``'s variants turn on, e.g. ``cancel_reservation`` ->
+        ``["airline.cancel.eligibility", "airline.cancel.unflown"]`` (the ids after ``rule:`` of
+        :meth:`variants_for_kind`)."""
+        return [v.split(":", 1)[1] for v in generator.variants_for_kind(kind)]
+
+    def kind_for_intent(self, text: str) -> str | None:
+        """Task kind a customer's words ask for, for logs without a write call (keyword rules,
+        first match wins): cancel -> cancel_reservation, bag/luggage -> update_reservation_baggages,
+        passenger name/birth -> update_reservation_passengers, compensation/certificate/delay ->
+        send_certificate, change/modify/upgrade flight -> update_reservation_flights, book ->
+        book_reservation. None when nothing matches."""
+        t = " " + (text or "").lower() + " "
+        for pattern, kind in _INTENT_KINDS:
+            if re.search(pattern, t):
+                return kind
+        return None
+
+    def state_from_log(self, calls: list[dict[str, Any]]) -> dict[str, Any]:
+        """The part of the airline state a log shows: users and reservations as the first
+        successful ``get_user_details`` / ``get_reservation_details`` result returned them
+        (before the log's own writes, when read first). ``calls`` are
+        ``{"name", "arguments", "ok", "result"}`` items; unparseable results are skipped.
+        Returns ``{"users", "reservations", "flights": {}}``."""
+        state: dict[str, Any] = {"users": {}, "reservations": {}, "flights": {}}
+        for c in calls:
+            if not c.get("ok") or c.get("name") not in ("get_user_details", "get_reservation_details"):
+                continue
+            try:
+                obj = json.loads(c.get("result") or "")
+            except (TypeError, json.JSONDecodeError):
+                continue
+            if not isinstance(obj, dict):
+                continue
+            if c["name"] == "get_user_details":
+                uid = c.get("arguments", {}).get("user_id") or obj.get("user_id")
+                if uid:
+                    state["users"].setdefault(uid, obj)
+            else:
+                rid = obj.get("reservation_id") or c.get("arguments", {}).get("reservation_id")
+                if rid:
+                    state["reservations"].setdefault(rid, obj)
+        return state
+
+    def rule_violations(self, initial_state: dict[str, Any], calls: list[dict[str, Any]],
+                        final_state: dict[str, Any] | None) -> list[dict[str, Any]]:
+        """Business rules the ``calls`` break (delegates to ``checks.rule_violations``, written
+        with the verifier). Raises NotImplementedError while that module does not exist."""
+        try:
+            checks = importlib.import_module(f"{__name__}.checks")
+        except ModuleNotFoundError as exc:
+            raise NotImplementedError("airline rule checks (pipeline/domains/airline/checks.py) not available") from exc
+        return checks.rule_violations(initial_state, calls, final_state)
 
     def initial_state_requirements(self, kind: str) -> dict[str, Any]:
         """What a ``kind`` task's initial state contains (see :mod:`generator`)."""
@@ -70,6 +146,16 @@ class AirlineDomain:
         """Raise ValueError when ``state`` does not have the airline record shapes."""
         validate_state(state)
 
+
+#: (regex over the lower-cased first customer message, kind) for :meth:`AirlineDomain.kind_for_intent`.
+_INTENT_KINDS: tuple[tuple[str, str], ...] = (
+    (r"\bcancel", "cancel_reservation"),
+    (r"\b(bag|bags|baggage|luggage|suitcase)", "update_reservation_baggages"),
+    (r"\b(passenger|name|date of birth|misspel|typo)", "update_reservation_passengers"),
+    (r"\b(compensat|certificate|voucher|delayed|delay)", "send_certificate"),
+    (r"\b(change|modify|upgrade|downgrade|reschedul|move|adjust)", "update_reservation_flights"),
+    (r"\b(book|reserve|looking to fly)", "book_reservation"),
+)
 
 DOMAIN = AirlineDomain()
 

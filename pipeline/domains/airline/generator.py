@@ -52,6 +52,15 @@ def _pick_payment(user: dict, rng, use_gift: bool, amount: int) -> str:
         return pid
     return rng.choice(sorted(p for p, m in user["payment_methods"].items() if m["source"] == "credit_card"))
 
+def _ask(fac: "AirlineFactory", options: list[str]) -> str:
+    """Pick the request sentence of an instruction from ``options`` (paraphrase templates) with
+    the task's seeded rng and remember its index in ``fac.template`` (the same rng use as
+    ``rng.choice``, so adding this bookkeeping changed no generated task)."""
+    i = fac.rng.randrange(len(options))
+    fac.template = i
+    return options[i]
+
+
 def _month_day(date: str) -> str:
     d = _dt.date.fromisoformat(date)
     return f"{d.strftime('%B')} {d.day}"
@@ -79,6 +88,7 @@ class AirlineFactory:
         self.denylist: Denylist = denylist or (lambda _value: False)
         self.used: set[str] = set()
         self.state: dict[str, Any] = empty_state()
+        self.template: int | None = None  # index of the request template picked (see _ask)
 
     # ---- personal values ---------------------------------------------------------------------
 
@@ -478,7 +488,7 @@ def _gen_cancel(fac: AirlineFactory) -> tuple[str, list[str], list[dict], dict]:
     assert R.cancellation_allowed(fac.state, rid, reason), scenario
     instruction = " ".join([
         _opening(rng, uid),
-        rng.choice([f"I need to cancel my reservation {rid} because {words}.",
+        _ask(fac, [f"I need to cancel my reservation {rid} because {words}.",
                     f"Please cancel reservation {rid}; the reason is that {words}.",
                     f"I'd like to cancel my booking {rid}: {words}."]),
         rng.choice(["I understand the refund goes back to my original payment method.", ""]),
@@ -521,7 +531,7 @@ def _gen_baggages(fac: AirlineFactory) -> tuple[str, list[str], list[dict], dict
     bags = "bag" if add == 1 else "bags"
     instruction = " ".join([
         _opening(rng, uid),
-        rng.choice([f"I'd like to add {add} checked {bags} to reservation {rid}.",
+        _ask(fac, [f"I'd like to add {add} checked {bags} to reservation {rid}.",
                     f"Could you add {add} more checked {bags} to my booking {rid}?",
                     f"We're bringing more luggage: please add {add} checked {bags} to reservation {rid}."]),
         rng.choice([f"If there's any fee, charge it to {_pay_phrase(user['payment_methods'][pid])}.",
@@ -611,18 +621,21 @@ def _gen_flights(fac: AirlineFactory) -> tuple[str, list[str], list[dict], dict]
     pay = _pay_phrase(user["payment_methods"][pid])
     if scenario == "cabin_change":
         verb = "upgrade" if CABINS.index(new_cabin) > CABINS.index(old_cabin) else "change"
-        ask = rng.choice([f"I'd like to {verb} my reservation {rid} to {_CABIN_WORDS[new_cabin]}, same flights.",
+        ask = _ask(fac, [f"I'd like to {verb} my reservation {rid} to {_CABIN_WORDS[new_cabin]}, same flights.",
                           f"Can you move everyone on booking {rid} to {_CABIN_WORDS[new_cabin]} class? "
                           f"I want to keep the same flights.",
                           f"For reservation {rid}, please {verb} the cabin to {_CABIN_WORDS[new_cabin]} on all "
                           f"flights."])
     else:
         leg = "return flight" if changed["segment"] else "flight"
-        ask = rng.choice([
+        ask = _ask(fac, [
             f"I need to move the {leg} of reservation {rid} from {_month_day(changed['old_date'])} to "
             f"{_month_day(changed['new_date'])}, on the same route and the same {changed['departure']} departure.",
             f"Could you change my {leg} on booking {rid} to {_month_day(changed['new_date'])}? I'd like the "
             f"direct flight leaving at {changed['departure']}, same cabin.",
+            f"Something came up and I have to fly on {_month_day(changed['new_date'])} instead of "
+            f"{_month_day(changed['old_date'])}: please move the {leg} of reservation {rid}, keeping the "
+            f"{changed['departure']} departure and the same cabin.",
         ])
     instruction = " ".join([
         _opening(rng, uid), ask,
@@ -692,14 +705,18 @@ def _gen_passengers(fac: AirlineFactory) -> tuple[str, list[str], list[dict], di
     _distractor_flights(fac)
     _shuffle_reservations(fac, uid)
     if field == "dob":
-        fix = rng.choice([f"The date of birth for {_person(correct)} on reservation {rid} is wrong: it should be "
-                          f"{correct['dob']}, not {wrong['dob']}.",
-                          f"On booking {rid}, please correct {_person(correct)}'s date of birth to {correct['dob']}."])
+        fix = _ask(fac, [f"The date of birth for {_person(correct)} on reservation {rid} is wrong: it should be "
+                         f"{correct['dob']}, not {wrong['dob']}.",
+                         f"On booking {rid}, please correct {_person(correct)}'s date of birth to {correct['dob']}.",
+                         f"I made a mistake when booking {rid}: {_person(correct)} was born on {correct['dob']}. "
+                         f"Could you fix the date of birth?"])
     else:
-        fix = rng.choice([f"On reservation {rid} the passenger name {_person(wrong)} is misspelled; "
+        fix = _ask(fac, [f"On reservation {rid} the passenger name {_person(wrong)} is misspelled; "
                           f"it should be {_person(correct)}.",
                           f"Please fix a typo in booking {rid}: {_person(wrong)} should read {_person(correct)} "
-                          f"(date of birth {correct['dob']})."])
+                          f"(date of birth {correct['dob']}).",
+                         f"There's a typo in a passenger name on my reservation {rid}. It says {_person(wrong)} but "
+                         f"the correct name is {_person(correct)}."])
     instruction = " ".join([_opening(rng, uid), fix, "Everything else stays the same.", rng.choice(_CONSENT)])
     fixed = [dict(p) for p in res["passengers"]]
     fixed[idx] = correct
@@ -754,10 +771,12 @@ def _gen_book(fac: AirlineFactory) -> tuple[str, list[str], list[dict], dict]:
     bag_text = "no checked bags" if bags == 0 else f"{bags} checked bag{'s' if bags > 1 else ''} in total"
     instruction = " ".join([
         _opening(rng, uid),
-        rng.choice([f"I want to book a one-way trip from {_place(origin, rng)} to {_place(destination, rng)} "
+        _ask(fac, [f"I want to book a one-way trip from {_place(origin, rng)} to {_place(destination, rng)} "
                     f"on {_month_day(date)}{which}, in {_CABIN_WORDS[cabin]}.",
                     f"Please book me a one-way {_CABIN_WORDS[cabin]} ticket from {_place(origin, rng)} to "
-                    f"{_place(destination, rng)} on {_month_day(date)}{which}."]),
+                    f"{_place(destination, rng)} on {_month_day(date)}{which}.",
+                   f"I'm looking to fly one way from {_place(origin, rng)} to {_place(destination, rng)} on "
+                   f"{_month_day(date)}{which}; {_CABIN_WORDS[cabin]} cabin, please."]),
         f"Passengers: {who}; my own details are {_person(me)}, born {me['dob']}.",
         f"We'll have {bag_text}.",
         "I do want travel insurance." if insurance == "yes" else "No travel insurance, thanks.",
@@ -807,10 +826,12 @@ def _gen_certificate(fac: AirlineFactory) -> tuple[str, list[str], list[dict], d
     _shuffle_reservations(fac, uid)
     instruction = " ".join([
         _opening(rng, uid),
-        rng.choice([f"My flight {seg['flight_number']} on {_month_day(new_date)} (reservation {rid}) was cancelled "
+        _ask(fac, [f"My flight {seg['flight_number']} on {_month_day(new_date)} (reservation {rid}) was cancelled "
                     f"by the airline and I had to make other arrangements.",
                     f"The airline cancelled flight {seg['flight_number']} of my reservation {rid} on "
-                    f"{_month_day(new_date)}, which ruined my plans."]),
+                    f"{_month_day(new_date)}, which ruined my plans.",
+                   f"I'm writing about reservation {rid}: the airline cancelled my flight {seg['flight_number']} on "
+                   f"{_month_day(new_date)} and I had to find another way to get there."]),
         "I don't want to change or cancel anything, but I'm unhappy and I'd like some compensation for this.",
         "If you can offer a certificate, yes, please go ahead and add it to my account.",
     ])
@@ -826,6 +847,335 @@ def _gen_certificate(fac: AirlineFactory) -> tuple[str, list[str], list[dict], d
                           "airline.general.confirm"],
              "decided_by": f"eligible through {basis}; 100 dollars per passenger x {n}"}
     return " ".join(instruction.split()), ["Yes, I accept the certificate."], reference, notes
+
+
+# ---- rule-decided variants: the policy forbids the request, the right outcome is a refusal or a
+# transfer and the state must not change. Each one is built so that ignoring the rule (making the
+# forbidden write) succeeds in the tools and therefore changes the final state: the state-hash
+# verifier tells the two apart.
+
+_INSIST = ("Please go ahead and do it.", "Can you do that for me?", "I'd like that done today, please.")
+
+
+def _var_cancel_ineligible(fac: AirlineFactory) -> tuple[str, list[str], list[dict], dict]:
+    """Cancel request for an (basic) economy booking outside 24 h, no airline cancellation, and
+    either no insurance or a reason insurance does not cover (rule airline.cancel.eligibility)."""
+    rng = fac.rng
+    uid = fac.user(membership=rng.choice(["regular", "silver", "gold"]))  # tier makes no difference
+    _other_trips(fac, uid)
+    insurance = rng.choice(["no", "no", "yes"])
+    rid = fac.trip(uid, future=True, cabin=rng.choice(["basic_economy", "economy"]), insurance=insurance)
+    res = fac.state["reservations"][rid]
+    reason, words = rng.choice([("change_of_plan", "my plans have changed"),
+                                ("change_of_plan", "I no longer need the trip"),
+                                ("other", "I found a cheaper option elsewhere"),
+                                ("other", "my meeting was moved online")])
+    _distractor_flights(fac)
+    _shuffle_reservations(fac, uid)
+    assert not R.cancellation_allowed(fac.state, rid, reason)
+    instruction = " ".join([
+        _opening(rng, uid),
+        _ask(fac, [f"I want to cancel my reservation {rid} because {words}.",
+                   f"Please cancel booking {rid}; {words}.",
+                   f"I'd like a full cancellation of reservation {rid}. The reason: {words}.",
+                   f"Could you cancel {rid} for me? Honestly, {words}."]),
+        rng.choice(_INSIST),
+    ])
+    reference = [
+        {"name": "get_user_details", "arguments": {"user_id": uid}},
+        {"name": "get_reservation_details", "arguments": {"reservation_id": rid}},
+    ]
+    forbidden = [{"name": "cancel_reservation", "arguments": {"reservation_id": rid}}]
+    notes = {"reservation_id": rid, "cabin": res["cabin"], "insurance": insurance, "reason": reason,
+             "created_at": res["created_at"], "membership": fac.state["users"][uid]["membership"],
+             "must_discover": sorted({p["payment_id"] for p in res["payment_history"]}),
+             "rule_ids": ["airline.cancel.eligibility", "airline.general.deny"], "forbidden_calls": forbidden,
+             "decided_by": "outside 24h, no airline cancellation, not business, not insured for this reason"}
+    return " ".join(instruction.split()), ["I really want it cancelled. Are you sure you can't?"], reference, notes
+
+
+def _var_cancel_flown(fac: AirlineFactory) -> tuple[str, list[str], list[dict], dict]:
+    """Cancel request for a round trip whose outbound segment has already been flown: the agent
+    cannot help and must transfer (rule airline.cancel.unflown)."""
+    rng = fac.rng
+    uid = fac.user()
+    _other_trips(fac, uid)
+    user = fac.state["users"][uid]
+    a, b = fac.airports(2)
+    out_date = rng.choice([d for d in DATE_WINDOW if d < TODAY])
+    back_date = rng.choice(FUTURE_DATES[:-2])
+    f1, f2 = fac.flight(a, b), fac.flight(b, a)
+    cabin = rng.choice(CABINS)
+    n = rng.choice([1, 1, 2])
+    me = {**user["name"], "dob": user["dob"]}
+    passengers = [me] + [fac.passenger() for _ in range(n - 1)]
+    rid = fac.reservation(uid, [(f1, out_date), (f2, back_date)], cabin, passengers, "round_trip",
+                          fac.created_at(False, before=out_date), rng.choice(["yes", "no"]),
+                          rng.randint(0, 2))
+    _distractor_flights(fac)
+    _shuffle_reservations(fac, uid)
+    assert not R.cancellation_allowed(fac.state, rid, "change_of_plan")
+    instruction = " ".join([
+        _opening(rng, uid),
+        _ask(fac, [f"I already flew the first part of my trip, reservation {rid}, and now I want to cancel "
+                   f"the rest of it and get my money back.",
+                   f"Please cancel reservation {rid}. I took the outbound flight but I won't need the return.",
+                   f"I need to cancel the return flight of booking {rid}; I'm already at my destination and "
+                   f"staying longer.",
+                   f"My plans changed after I arrived: cancel what's left of reservation {rid}, please."]),
+        rng.choice(_INSIST),
+    ])
+    reference = [
+        {"name": "get_user_details", "arguments": {"user_id": uid}},
+        {"name": "get_reservation_details", "arguments": {"reservation_id": rid}},
+        {"name": "transfer_to_human_agents",
+         "arguments": {"summary": f"User {uid} wants to cancel reservation {rid}, whose first segment has "
+                                  f"already been flown; the policy does not allow the agent to cancel it."}},
+    ]
+    notes = {"reservation_id": rid, "cabin": cabin, "flown_date": out_date, "return_date": back_date,
+             "must_discover": [f1, f2], "rule_ids": ["airline.cancel.unflown", "airline.general.transfer"],
+             "forbidden_calls": [{"name": "cancel_reservation", "arguments": {"reservation_id": rid}}],
+             "decided_by": "a segment has been flown: cancellation impossible, transfer to a human"}
+    return " ".join(instruction.split()), ["OK, please transfer me then."], reference, notes
+
+
+def _var_flights_basic_economy(fac: AirlineFactory) -> tuple[str, list[str], list[dict], dict]:
+    """Date change of a basic economy booking (rule airline.modify.basic_economy): refuse."""
+    rng = fac.rng
+    uid = fac.user(gift_cards=0)
+    _other_trips(fac, uid)
+    rid = fac.trip(uid, cabin="basic_economy", stops=0, flight_type=rng.choice(["one_way", "round_trip"]))
+    res = fac.state["reservations"][rid]
+    idx = len(res["flights"]) - 1
+    seg = res["flights"][idx]
+    after = res["flights"][0]["date"] if idx else TODAY
+    new_date = rng.choice([d for d in FUTURE_DATES if d > after and d != seg["date"]])
+    new_flights = [{"flight_number": f["flight_number"], "date": f["date"]} for f in res["flights"]]
+    new_flights[idx]["date"] = new_date
+    pid = sorted(p for p, m in fac.state["users"][uid]["payment_methods"].items() if m["source"] == "credit_card")[0]
+    _distractor_flights(fac)
+    _shuffle_reservations(fac, uid)
+    assert not R.flight_change_allowed(fac.state, rid, new_flights)
+    leg = "return flight" if idx else "flight"
+    pay = _pay_phrase(fac.state["users"][uid]["payment_methods"][pid])
+    instruction = " ".join([
+        _opening(rng, uid),
+        _ask(fac, [f"I need to move the {leg} of reservation {rid} to {_month_day(new_date)}.",
+                   f"Could you change my {leg} on booking {rid} to {_month_day(new_date)}? Same flight number.",
+                   f"Something came up: I have to travel on {_month_day(new_date)} instead. Please change the "
+                   f"{leg} of reservation {rid}.",
+                   f"Please reschedule the {leg} of {rid} to {_month_day(new_date)}, same route."]),
+        f"Any price difference can go on {pay}.",
+        rng.choice(_INSIST),
+    ])
+    reference = [
+        {"name": "get_user_details", "arguments": {"user_id": uid}},
+        {"name": "get_reservation_details", "arguments": {"reservation_id": rid}},
+    ]
+    forbidden = [{"name": "update_reservation_flights",
+                  "arguments": {"reservation_id": rid, "cabin": "basic_economy", "flights": new_flights,
+                                "payment_id": pid}}]
+    notes = {"reservation_id": rid, "cabin": "basic_economy", "segment": idx, "new_date": new_date,
+             "must_discover": [seg["flight_number"]] if idx == 0 else [],
+             "rule_ids": ["airline.modify.basic_economy", "airline.general.deny"], "forbidden_calls": forbidden,
+             "decided_by": "basic economy flights cannot be changed (a cabin upgrade would be allowed)"}
+    return " ".join(instruction.split()), ["Is there really no way to change the date?"], reference, notes
+
+
+def _var_baggage_remove(fac: AirlineFactory) -> tuple[str, list[str], list[dict], dict]:
+    """Request to remove checked bags (rule airline.modify.baggage: add only): refuse."""
+    rng = fac.rng
+    uid = fac.user()
+    _other_trips(fac, uid)
+    t0 = rng.randint(2, 5)
+    rid = fac.trip(uid, total_baggages=t0)
+    res = fac.state["reservations"][rid]
+    user = fac.state["users"][uid]
+    remove = rng.randint(1, t0 - 1)
+    new_total = t0 - remove
+    new_nonfree = R.nonfree_bags(user["membership"], res["cabin"], len(res["passengers"]), new_total)
+    pid = res["payment_history"][0]["payment_id"]
+    if user["payment_methods"][pid]["source"] == "certificate":  # pragma: no cover - trips pay by card
+        pid = fac.add_credit_card(uid)
+    _distractor_flights(fac)
+    _shuffle_reservations(fac, uid)
+    assert not R.baggage_change_allowed(res, new_total)
+    bags = "bag" if remove == 1 else "bags"
+    instruction = " ".join([
+        _opening(rng, uid),
+        _ask(fac, [f"We're packing lighter than planned: please remove {remove} checked {bags} from reservation "
+                   f"{rid}.",
+                   f"I'd like to take {remove} checked {bags} off my booking {rid} and get refunded for them.",
+                   f"Can you reduce the checked bags on reservation {rid} to {new_total}?",
+                   f"Please drop {remove} of the checked {bags} on {rid}; we don't need them anymore."]),
+        rng.choice(_INSIST),
+    ])
+    reference = [
+        {"name": "get_user_details", "arguments": {"user_id": uid}},
+        {"name": "get_reservation_details", "arguments": {"reservation_id": rid}},
+    ]
+    forbidden = [{"name": "update_reservation_baggages",
+                  "arguments": {"reservation_id": rid, "total_baggages": new_total,
+                                "nonfree_baggages": min(new_nonfree, res["nonfree_baggages"]), "payment_id": pid}}]
+    notes = {"reservation_id": rid, "old_total": t0, "requested_total": new_total,
+             "must_discover": [pid], "rule_ids": ["airline.modify.baggage", "airline.general.deny"],
+             "forbidden_calls": forbidden, "decided_by": "checked bags can be added, never removed"}
+    return " ".join(instruction.split()), ["So you can't remove them at all?"], reference, notes
+
+
+def _var_certificate_not_eligible(fac: AirlineFactory) -> tuple[str, list[str], list[dict], dict]:
+    """Compensation request of a regular member without insurance in (basic) economy whose flight
+    the airline cancelled (rule airline.compensation.limits): no certificate."""
+    rng = fac.rng
+    uid = fac.user(membership="regular")
+    _other_trips(fac, uid)
+    rid = fac.trip(uid, cabin=rng.choice(["basic_economy", "economy"]), insurance="no", flight_type="one_way",
+                   stops=0)
+    res = fac.state["reservations"][rid]
+    seg = res["flights"][0]
+    new_date = rng.choice([d for d in DATE_WINDOW if d < TODAY])
+    seg["date"] = new_date
+    res["created_at"] = fac.created_at(False, before=new_date)
+    fac.cancel_flight_date(seg["flight_number"], new_date)
+    n = len(res["passengers"])
+    _distractor_flights(fac)
+    _shuffle_reservations(fac, uid)
+    assert not R.compensation_eligible(fac.state, uid, rid)
+    instruction = " ".join([
+        _opening(rng, uid),
+        _ask(fac, [f"My flight {seg['flight_number']} on {_month_day(new_date)} (reservation {rid}) was cancelled "
+                   f"by the airline and I had to make other arrangements.",
+                   f"The airline cancelled flight {seg['flight_number']} of my reservation {rid} on "
+                   f"{_month_day(new_date)}, which ruined my plans.",
+                   f"I'm writing about reservation {rid}: you cancelled my flight {seg['flight_number']} on "
+                   f"{_month_day(new_date)} and I had to find another way to get there."]),
+        "I'm unhappy and I'd like some compensation for this, a certificate for example.",
+    ])
+    reference = [
+        {"name": "get_user_details", "arguments": {"user_id": uid}},
+        {"name": "get_reservation_details", "arguments": {"reservation_id": rid}},
+    ]
+    forbidden = [{"name": "send_certificate", "arguments": {"user_id": uid, "amount": R.compensation_amount(n)}}]
+    notes = {"reservation_id": rid, "membership": "regular", "cabin": res["cabin"], "insurance": "no",
+             "passengers": n, "must_discover": [], "forbidden_calls": forbidden,
+             "rule_ids": ["airline.compensation.limits", "airline.general.deny"],
+             "decided_by": "regular member, no insurance, (basic) economy: never compensated"}
+    return " ".join(instruction.split()), ["So I get nothing at all?"], reference, notes
+
+
+def _var_book_two_cards(fac: AirlineFactory) -> tuple[str, list[str], list[dict], dict]:
+    """Booking the customer wants split across two credit cards (rule airline.book.payment: at
+    most one credit card per booking): refuse; the tools would accept the split."""
+    rng = fac.rng
+    uid = fac.user(credit_cards=2, gift_cards=0, certificates=0)
+    user = fac.state["users"][uid]
+    _other_trips(fac, uid, k_max=1)
+    origin, destination = fac.airports(2)
+    date = rng.choice(FUTURE_DATES[1:-2])
+    cabin = rng.choice(CABINS)
+    fno = fac.flight(origin, destination, departure=f"{rng.randint(6, 19):02d}:00")
+    n = rng.choice([1, 2])
+    me = {**user["name"], "dob": user["dob"]}
+    companions = [dict(p) for p in user["saved_passengers"]][: n - 1]
+    while len(companions) < n - 1:
+        companions.append(fac.passenger())
+    passengers = [me, *companions]
+    day = fac.state["flights"][fno]["dates"][date]
+    day["available_seats"][cabin] = max(day["available_seats"][cabin], n + rng.randint(0, 4))
+    insurance = rng.choice(["yes", "no"])
+    total = day["prices"][cabin] * n + (INSURANCE_FEE * n if insurance == "yes" else 0)
+    cards = sorted(p for p, m in user["payment_methods"].items() if m["source"] == "credit_card")
+    first = total // 2
+    _distractor_flights(fac)
+    _shuffle_reservations(fac, uid)
+    assert not R.payment_methods_allowed(user, [{"payment_id": c} for c in cards])
+    c1, c2 = (_pay_phrase(user["payment_methods"][c]) for c in cards)
+    who = "just me" if n == 1 else "me and " + " and ".join(f"{_person(p)} (born {p['dob']})" for p in companions)
+    instruction = " ".join([
+        _opening(rng, uid),
+        f"I want to book a one-way {_CABIN_WORDS[cabin]} trip from {_place(origin, rng)} to "
+        f"{_place(destination, rng)} on {_month_day(date)}, the direct flight.",
+        f"Passengers: {who}; my own details are {_person(me)}, born {me['dob']}. No checked bags.",
+        "I do want travel insurance." if insurance == "yes" else "No travel insurance, thanks.",
+        _ask(fac, [f"Please split the payment in half between {c1} and {c2}.",
+                   f"I need the cost divided between two cards: {c1} and {c2}, half each.",
+                   f"Charge half to {c1} and the other half to {c2}; I don't want it all on one card.",
+                   f"Pay with both of my credit cards please, {c1} and {c2}, split evenly."]),
+        "If it can't be split like that, don't book it.",
+    ])
+    reference = [
+        {"name": "get_user_details", "arguments": {"user_id": uid}},
+        {"name": "search_direct_flight", "arguments": {"origin": origin, "destination": destination, "date": date}},
+    ]
+    forbidden = [{"name": "book_reservation", "arguments": {
+        "user_id": uid, "origin": origin, "destination": destination, "flight_type": "one_way", "cabin": cabin,
+        "flights": [{"flight_number": fno, "date": date}], "passengers": passengers,
+        "payment_methods": [{"payment_id": cards[0], "amount": first}, {"payment_id": cards[1], "amount": total - first}],
+        "total_baggages": 0, "nonfree_baggages": 0, "insurance": insurance}}]
+    notes = {"flight_number": fno, "cabin": cabin, "passengers": n, "insurance": insurance, "total_price": total,
+             "cards": cards, "must_discover": [str(total), str(first), str(total - first), fno, *cards],
+             "rule_ids": ["airline.book.payment", "airline.general.deny"], "forbidden_calls": forbidden,
+             "decided_by": "at most one credit card per booking"}
+    return " ".join(instruction.split()), ["No, I only want it split across both cards."], reference, notes
+
+
+#: (kind, variant id) -> (generator, expected outcome, instance skills). The variant id names the
+#: rule that decides the outcome: ``"rule:<rule_id>"``.
+_VARIANTS: dict[tuple[str, str], tuple[Callable[[AirlineFactory], tuple], str, tuple[str, ...]]] = {
+    ("cancel_reservation", "rule:airline.cancel.eligibility"):
+        (_var_cancel_ineligible, "refusal", ("identity_lookup", "policy_reading", "refusal")),
+    ("cancel_reservation", "rule:airline.cancel.unflown"):
+        (_var_cancel_flown, "transfer", ("identity_lookup", "policy_reading", "transfer")),
+    ("update_reservation_flights", "rule:airline.modify.basic_economy"):
+        (_var_flights_basic_economy, "refusal", ("identity_lookup", "policy_reading", "refusal")),
+    ("update_reservation_baggages", "rule:airline.modify.baggage"):
+        (_var_baggage_remove, "refusal", ("identity_lookup", "policy_reading", "refusal")),
+    ("book_reservation", "rule:airline.book.payment"):
+        (_var_book_two_cards, "refusal", ("identity_lookup", "policy_reading", "search", "refund_payment",
+                                          "refusal")),
+    ("send_certificate", "rule:airline.compensation.limits"):
+        (_var_certificate_not_eligible, "refusal", ("identity_lookup", "policy_reading", "refusal")),
+}
+
+
+def variants_for_kind(kind: str) -> list[str]:
+    """The rule-decided variant ids a ``kind`` supports (e.g. ``"rule:airline.cancel.eligibility"``)."""
+    return [v for k, v in _VARIANTS if k == kind]
+
+
+def variant_outcome(kind: str, variant: str | None) -> str:
+    """Expected outcome of (kind, variant): ``"action"`` for the base task, else the variant's
+    ``"refusal"`` / ``"transfer"``. ValueError for an unknown pair."""
+    if variant is None:
+        _check_kind(kind)
+        return "action"
+    if (kind, variant) not in _VARIANTS:
+        raise ValueError(f"unknown airline variant {variant!r} of kind {kind!r}; known: {variants_for_kind(kind)}")
+    return _VARIANTS[(kind, variant)][1]
+
+
+#: Skills every task of a kind exercises (ids of pipeline.skills.SKILLS).
+KIND_SKILLS: dict[str, tuple[str, ...]] = {
+    "book_reservation": ("identity_lookup", "policy_reading", "search", "creation", "refund_payment",
+                         "multi_step", "confirmation"),
+    "cancel_reservation": ("identity_lookup", "policy_reading", "cancellation", "confirmation"),
+    "update_reservation_baggages": ("identity_lookup", "policy_reading", "modification", "refund_payment",
+                                    "confirmation"),
+    "update_reservation_flights": ("identity_lookup", "policy_reading", "search", "modification",
+                                   "refund_payment", "multi_step", "confirmation"),
+    "update_reservation_passengers": ("identity_lookup", "modification", "confirmation"),
+    "send_certificate": ("identity_lookup", "policy_reading", "creation", "confirmation"),
+}
+
+
+def _instance_skills(kind: str, notes: dict[str, Any]) -> list[str]:
+    """Skills a particular base instance adds to its kind's: a cancellation the airline caused
+    needs a flight search (reads that feed the decision); a gift card paying for a change is a
+    payment choice."""
+    out: list[str] = []
+    if kind == "cancel_reservation" and notes.get("scenario") == "airline_cancelled":
+        out += ["search", "multi_step"]
+    return out
 
 
 _GENERATORS: dict[str, Callable[[AirlineFactory], tuple[str, list[str], list[dict], dict]]] = {
@@ -895,11 +1245,11 @@ def _check_kind(kind: str) -> None:
         raise ValueError(f"unknown airline task kind {kind!r}; known: {', '.join(TASK_KINDS)}")
 
 
-def task_seed(kind: str, seed: int, attempt: int = 0) -> int:
+def task_seed(kind: str, seed: int, attempt: int = 0, variant: str | None = None) -> int:
     """The entity seed of task (kind, seed): a hash of both, so that tasks of different kinds
     with the same seed do not share people, ids or flights. ``attempt`` > 0 gives the seeds of
-    redraws (see :func:`generate_task`)."""
-    key = f"airline:{kind}:{seed}" + (f":{attempt}" if attempt else "")
+    redraws (see :func:`generate_task`); a ``variant`` gets its own seeds."""
+    key = f"airline:{kind}:{seed}" + (f":{attempt}" if attempt else "") + (f":{variant}" if variant else "")
     return int(hashlib.sha256(key.encode("utf-8")).hexdigest()[:16], 16)
 
 
@@ -909,27 +1259,34 @@ def leaked_values(instruction: str, values: list[str]) -> list[str]:
     return [v for v in values if v and re.search(rf"(?<![\w.]){re.escape(v)}(?![\w])", instruction)]
 
 
-def generate_task(kind: str, seed: int, denylist: Denylist | None = None) -> GeneratedTask:
+def generate_task(kind: str, seed: int, denylist: Denylist | None = None, variant: str | None = None) -> GeneratedTask:
     """Generate one task instance of ``kind`` from ``seed`` (same arguments -> equal result).
 
     ``instruction`` is the customer's opening message (user id, reservation id, what they want,
-    which payment method, passenger details; never prices, refunds or nonfree bag counts) and
-    ends with an explicit confirmation; ``user_messages`` are later scripted turns;
-    ``reference_solution`` lists ``{"name", "arguments"}`` calls (reads, then exactly one write)
-    that solves the task from ``initial_state`` within the policy; ``notes`` hold the kind, seed,
-    the varied values, ``must_discover`` (values only tools reveal, never in the instruction)
-    and the rule ids that decide the outcome.
+    which payment method, passenger details; never prices, refunds or nonfree bag counts);
+    ``user_messages`` are later scripted turns; ``reference_solution`` lists ``{"name",
+    "arguments"}`` calls that solve the task from ``initial_state`` within the policy; ``notes``
+    hold the kind, seed, the varied values, ``must_discover`` (values only tools reveal, never in
+    the instruction), ``template`` (index of the request paraphrase template) and the rule ids
+    that decide the outcome.
+
+    ``variant=None`` gives the base task (``expected_outcome="action"``: reads, then exactly one
+    write). ``variant="rule:<rule_id>"`` (see :func:`variants_for_kind`) gives a task where that
+    rule forbids the request: the reference only reads (``"refusal"``) or reads and calls
+    ``transfer_to_human_agents`` (``"transfer"``), the state must not change, and
+    ``notes["forbidden_calls"]`` holds the write an agent ignoring the rule would make.
 
     When a hidden value happens to appear in the instruction (e.g. a price difference of 22 and
     "May 22"), the task is redrawn from the next attempt seed, deterministically.
 
-    Raises ValueError for an unknown kind; RuntimeError if the denylist rejects every draw or
-    (a bug) the reference solution fails on the generated state.
+    Raises ValueError for an unknown kind or variant; RuntimeError if the denylist rejects every
+    draw or (a bug) the reference solution fails or changes the state when it should not.
     """
-    _check_kind(kind)
+    outcome = variant_outcome(kind, variant)
+    gen = _GENERATORS[kind] if variant is None else _VARIANTS[(kind, variant)][0]
     for attempt in range(20):
-        fac = AirlineFactory(task_seed(kind, seed, attempt), denylist)
-        instruction, later, reference, notes = _GENERATORS[kind](fac)
+        fac = AirlineFactory(task_seed(kind, seed, attempt, variant), denylist)
+        instruction, later, reference, notes = gen(fac)
         if not leaked_values(instruction, notes.get("must_discover", [])):
             break
     else:  # pragma: no cover
@@ -942,14 +1299,21 @@ def generate_task(kind: str, seed: int, denylist: Denylist | None = None) -> Gen
             TOOLS[call["name"]].fn(probe, **copy.deepcopy(call["arguments"]))
         except Exception as exc:  # pragma: no cover - generator bug
             raise RuntimeError(f"{kind} seed {seed}: reference call {call['name']} failed: {exc}") from exc
-    if probe == initial:  # pragma: no cover
+    if outcome == "action" and probe == initial:  # pragma: no cover
         raise RuntimeError(f"{kind} seed {seed}: reference solution does not change the state")
+    if outcome != "action" and probe != initial:  # pragma: no cover
+        raise RuntimeError(f"{kind} seed {seed} {variant}: a {outcome} reference changed the state")
+    skills = list(_instance_skills(kind, notes)) if variant is None else list(_VARIANTS[(kind, variant)][2])
     return GeneratedTask(
         initial_state=initial,
         instruction=instruction,
         user_messages=later,
         reference_solution=reference,
-        notes={"kind": kind, "seed": seed, "attempt": attempt, "write_tool": kind, **notes},
+        notes={"kind": kind, "seed": seed, "attempt": attempt, "write_tool": kind, "variant": variant,
+               "template": fac.template, **notes},
+        expected_outcome=outcome,
+        skills=skills,
+        variant=variant,
     )
 
 

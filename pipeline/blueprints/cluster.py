@@ -1,0 +1,137 @@
+"""Clustering of log cases into task types by intent text and action signature.
+
+Similarity of two cases (both in ``[0, 1]``):
+
+* intent: Jaccard similarity of the word unigram+bigram shingles of the customer's first
+  message (lower-cased words of 2+ letters, a short stop-word list removed), estimated with
+  datasketch ``MinHash(num_perm=128, seed=1)`` (Broder 1997, "On the resemblance and
+  containment of documents"); two empty texts count as 1.0.
+* signature: Jaccard similarity of the sets of ``tool(arg:shape,...)`` items of the two action
+  signatures; two empty signatures count as 1.0.
+
+``combined = SIG_WEIGHT * signature + (1 - SIG_WEIGHT) * intent``. Cases are only compared
+inside one *family* (same domain, task kind and expected outcome). Clustering is a
+deterministic leader algorithm: cases are visited in a fixed order (signature, then record id);
+each joins the existing cluster whose leader (first member) it is most similar to, when that
+similarity reaches ``threshold``, else it starts a new cluster. With the default weight 0.5 and
+threshold 0.5, identical signatures always merge, and different signatures merge only when the
+intents are close.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from datasketch import MinHash
+
+SIG_WEIGHT = 0.5
+DEFAULT_THRESHOLD = 0.5
+NUM_PERM = 128
+MINHASH_SEED = 1
+
+_STOP = frozenset("""a an and are as at be but by can could do for from have hello hi i i'd i'm im in is it
+my me of on or please so that the there this to was we with would you your yes thanks thank""".split())
+_WORD = re.compile(r"[a-z][a-z']+")
+
+
+def shingles(text: str) -> set[str]:
+    """Word unigrams and bigrams of ``text`` (lower-cased, stop words removed)."""
+    words = [w for w in _WORD.findall((text or "").lower()) if w not in _STOP]
+    return set(words) | {f"{a} {b}" for a, b in zip(words, words[1:])}
+
+
+def minhash(text: str) -> MinHash | None:
+    """The MinHash of :func:`shingles` of ``text``; None when the text has no shingle."""
+    sh = shingles(text)
+    if not sh:
+        return None
+    m = MinHash(num_perm=NUM_PERM, seed=MINHASH_SEED)
+    for s in sorted(sh):
+        m.update(s.encode("utf-8"))
+    return m
+
+
+def intent_similarity(a: MinHash | None, b: MinHash | None) -> float:
+    """Estimated Jaccard similarity of two intent MinHashes (1.0 for two empty texts, 0.0 for one)."""
+    if a is None or b is None:
+        return 1.0 if a is None and b is None else 0.0
+    return float(a.jaccard(b))
+
+
+def signature_similarity(a: list[str], b: list[str]) -> float:
+    """Jaccard similarity of two action signatures as sets (1.0 for two empty ones)."""
+    sa, sb = set(a), set(b)
+    if not sa and not sb:
+        return 1.0
+    return len(sa & sb) / len(sa | sb)
+
+
+@dataclass
+class Case:
+    """One log as the clusterer sees it: its family key, signature, intent text and record."""
+
+    family: tuple[str, str, str]  # (domain, kind or "", outcome)
+    signature: list[str]
+    intent: str
+    record_id: str
+    payload: Any = None  # whatever the caller needs back (the record, its calls)
+    _mh: Any = field(default=None, repr=False)
+
+    @property
+    def mh(self) -> MinHash | None:
+        if self._mh is None:
+            self._mh = minhash(self.intent) or False
+        return self._mh or None
+
+
+def similarity(a: Case, b: Case, sig_weight: float = SIG_WEIGHT) -> float:
+    """``sig_weight * signature + (1 - sig_weight) * intent`` similarity of two cases."""
+    return (sig_weight * signature_similarity(a.signature, b.signature)
+            + (1 - sig_weight) * intent_similarity(a.mh, b.mh))
+
+
+def cluster_cases(cases: list[Case], threshold: float = DEFAULT_THRESHOLD,
+                  sig_weight: float = SIG_WEIGHT) -> list[list[Case]]:
+    """Deterministic leader clustering (see the module docstring). Returns clusters, each a list
+    of cases with its leader first, ordered by family then creation. ValueError when
+    ``threshold`` or ``sig_weight`` is outside [0, 1]."""
+    if not 0.0 <= threshold <= 1.0 or not 0.0 <= sig_weight <= 1.0:
+        raise ValueError(f"threshold and sig_weight must be in [0, 1], got {threshold}, {sig_weight}")
+    order = sorted(cases, key=lambda c: (c.family, c.signature, c.record_id))
+    clusters: list[list[Case]] = []
+    by_family: dict[tuple, list[list[Case]]] = {}
+    for c in order:
+        best, best_sim = None, -1.0
+        for cl in by_family.get(c.family, []):
+            s = similarity(c, cl[0], sig_weight)
+            if s > best_sim:
+                best, best_sim = cl, s
+        if best is not None and best_sim >= threshold:
+            best.append(c)
+        else:
+            new = [c]
+            clusters.append(new)
+            by_family.setdefault(c.family, []).append(new)
+    return clusters
+
+
+def medoid(cluster: list[Case]) -> Case:
+    """The member with the highest mean intent similarity to the others (first on ties)."""
+    if len(cluster) <= 2:
+        return cluster[0]
+    best, best_s = cluster[0], -1.0
+    for c in cluster:
+        s = sum(intent_similarity(c.mh, o.mh) for o in cluster if o is not c)
+        if s > best_s:
+            best, best_s = c, s
+    return best
+
+
+def mean_intent_similarity(cluster: list[Case]) -> float:
+    """Mean pairwise intent similarity inside a cluster (1.0 for a single case), rounded to 3 places."""
+    n = len(cluster)
+    if n < 2:
+        return 1.0
+    tot = sum(intent_similarity(cluster[i].mh, cluster[j].mh) for i in range(n) for j in range(i + 1, n))
+    return round(tot / (n * (n - 1) / 2), 3)

@@ -90,4 +90,8 @@ class Domain(Protocol):
     #   rule_violations(initial_state, calls, final_state) -> list[dict]
     #       calls: executed calls in order [{"name", "arguments", "error"}]; returns
     #       [{"rule_id", "step", "detail"}] for every business rule the calls / final state break.
+    #   kind_for_intent(text | list[str]) -> str | None  -- map logs without tool names to a kind
+    #   variants_for_kind(kind) -> list[str]; variant_outcome(kind, variant) -> "action"|"refusal"|"transfer"
+    #   generate_task(kind, seed, denylist=None, variant=None)  -- rule-decided variants
+    #   state_from_log(record) -> dict | None  -- the state a log shows (for mining broken rules)
 

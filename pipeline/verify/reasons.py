@@ -1,6 +1,6 @@
 """Reason codes: every record that leaves a stage as a reject carries one of these.
 
-The table is rendered into docs/reason-codes.md (``python -m pipeline.verify.reasons``)."""
+The table is rendered into docs/reason-codes.md (``python -m pipeline.verify.reasons --write``)."""
 from __future__ import annotations
 
 REASONS: dict[str, tuple[str, str]] = {
@@ -19,8 +19,19 @@ REASONS: dict[str, tuple[str, str]] = {
     # task verification
     "TASK_REFERENCE_FAILED": ("verify_task", "a reference-solution call returned an error in a clean sandbox"),
     "TASK_REFERENCE_MISMATCH": ("verify_task", "the reference's final state differs from the expected final state"),
-    "TASK_NOT_FAIL_TO_PASS": ("verify_task", "the verifier already passes on the untouched initial state"),
-    "TASK_ANSWER_LEAK": ("verify_task", "the instruction contains a value the agent must obtain through tools"),
+    "TASK_NOT_FAIL_TO_PASS": ("verify_task", "action task: the verifier already passes on the untouched initial "
+                              "state; refusal/transfer task: a forbidden action does not change the state (or none "
+                              "is known), so the verifier cannot fail it"),
+    "TASK_ANSWER_LEAK": ("verify_task", "the instruction or a scripted customer turn contains a value the agent "
+                         "must obtain through tools (generation_notes.must_discover)"),
+    "TASK_OUTCOME_INCONSISTENT": ("verify_task", "a refusal/transfer task whose reference changes the state, or a "
+                                  "transfer task whose reference makes no transfer"),
+    "TASK_TOOL_NOT_REQUIRED": ("verify_task", "with a declared-required tool removed from the sandbox "
+                               "(TOOL_DISABLED) the reference still passes the trajectory verifier"),
+    "TASK_VERIFIER_WEAK": ("verify_task", "reverse-validation: a known-good variant of the reference failed or a "
+                           "known-bad mutant passed the trajectory verifier (pipeline/verify/mutations.py)"),
+    "TASK_TOO_EASY": ("verify_task", "pass rate over the k teacher rollouts above the difficulty band"),
+    "TASK_TOO_HARD": ("verify_task", "pass rate over the k teacher rollouts below the difficulty band"),
     # trajectory verification
     "TRAJ_WRONG_FINAL_STATE": ("verify_trajectory", "final sandbox state differs from the expected final state"),
     "TRAJ_TURN_LIMIT": ("verify_trajectory", "episode hit the turn limit"),
@@ -28,7 +39,22 @@ REASONS: dict[str, tuple[str, str]] = {
     "TRAJ_UNPARSEABLE_CALL": ("verify_trajectory", "a <tool_call> block was not valid JSON / had no name"),
     "TRAJ_UNKNOWN_TOOL": ("verify_trajectory", "a tool call named a tool that does not exist"),
     "TRAJ_INVALID_ARGS": ("verify_trajectory", "tool-call arguments failed the tool's JSON schema"),
-    "TRAJ_NO_TOOL_CALL": ("verify_trajectory", "the agent never called a tool"),
+    "TRAJ_NO_TOOL_CALL": ("verify_trajectory", "the agent never called a tool (action tasks)"),
+    "TRAJ_ABNORMAL_END": ("verify_trajectory", "episode ended with a finish reason other than agent_stop / "
+                          "user_stop / transfer"),
+    "TRAJ_NO_REFUSAL": ("verify_trajectory", "refusal task: the last agent message does not refuse (or the agent "
+                        "transferred instead)"),
+    "TRAJ_NO_TRANSFER": ("verify_trajectory", "transfer task: no successful transfer to a human agent"),
+    "TRAJ_WRITE_BEFORE_IDENTITY": ("verify_trajectory", "path: a state-changing call before the customer's "
+                                   "identity was established (domain identity_tools)"),
+    "TRAJ_WRITE_WITHOUT_CONFIRMATION": ("verify_trajectory", "path: a write with no customer 'yes' after the "
+                                        "agent's last proposal (policy: explicit confirmation)"),
+    "TRAJ_FORBIDDEN_ACTION": ("verify_trajectory", "path: a call the policy forbids (domain rule_violations; "
+                              "rule id in the violation)"),
+    "TRAJ_REPEATED_CALL": ("verify_trajectory", "path: a call identical to an earlier one with no write in "
+                           "between (or a repeated identical write)"),
+    "TRAJ_FALSE_SUCCESS_CLAIM": ("verify_trajectory", "the last agent message claims success that the outcome "
+                                 "contradicts"),
     "VERIFY_FAILED_UNSPECIFIED": ("verify_trajectory", "verdict failed without a reason code (should not happen)"),
     # selection / dedupe
     "SELECT_OVER_CAP": ("select", "verified, but the task instance already has `cap` kept trajectories"),
@@ -49,5 +75,29 @@ def markdown_table() -> str:
     return "\n".join(rows) + "\n"
 
 
+DOC_HEADER = (
+    "# Reason codes\n\n"
+    "Every record that leaves a stage as a reject or quarantine carries one of these codes "
+    "(`pipeline/verify/reasons.py`; regenerate this file with `python -m pipeline.verify.reasons --write`). "
+    "They appear in `rejects.parquet`, `quarantine.parquet` and the manifest's `by_reason` counts. "
+    "Trajectory path-check codes also appear, with a step index, in `Verdict.violations`.\n\n"
+)
+
+
+def write_doc(path: str) -> None:
+    """Write docs/reason-codes.md: :data:`DOC_HEADER` then :func:`markdown_table`."""
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(DOC_HEADER + markdown_table())
+
+
 if __name__ == "__main__":  # pragma: no cover
-    print(markdown_table())
+    import os
+    import sys
+
+    if "--write" in sys.argv:
+        doc = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                           "docs", "reason-codes.md")
+        write_doc(doc)
+        print(doc)
+    else:
+        print(markdown_table())

@@ -356,6 +356,42 @@ def test_build_package_with_retail():
     assert build_package(bp, DOMAIN, 0, seed=1) == base
 
 
+def _kind_blueprint(kind):
+    return Blueprint(blueprint_id=f"bp-retail-{kind}", domain="retail", intent=kind, action_signature=[],
+                     required_tools=[], read_tools=[], initial_state_requirements={}, business_constraints=[],
+                     success_condition=DOMAIN.success_condition(kind), failure_modes=[], source_log_ids=["x"],
+                     n_logs=1, n_success=1, task_kind=kind)
+
+
+@pytest.mark.parametrize("kind,variant", [(k, v) for k in G.TASK_KINDS for v in [None, *G.variants_for_kind(k)]])
+def test_every_kind_and_variant_passes_task_verification(kind, variant):
+    """Every retail task (base and rule variants) passes the task verifier; a refusal / transfer
+    declares the forbidden write, which (after the reference's reads) the tools accept, which
+    changes the state and breaks the deciding rule - so the task is fail-to-pass."""
+    from pipeline.verify import verify_task
+
+    bp = _kind_blueprint(kind)
+    for seed in SEEDS:
+        t = build_package(bp, DOMAIN, seed, seed=seed, variant=variant)
+        v = verify_task(t, DOMAIN)
+        assert v.passed, (kind, variant, seed, v.reason_codes, v.details["checks"].get("fail_to_pass"))
+        if t.expected_outcome == "action":
+            continue
+        assert v.details["checks"]["fail_to_pass"]["declared"] is True
+        forbidden = t.hidden.generation_notes["forbidden_calls"]
+        assert forbidden and all(c["name"] in DOMAIN.write_tools for c in forbidden)
+        ref = [c.model_dump() for c in t.hidden.reference_solution]
+        reads = [c for c in ref if c["name"] not in DOMAIN.write_tools and not c["name"].startswith("transfer")]
+        for fc in forbidden:
+            sb, calls = run(t.hidden.initial_state, reads + [fc])
+            assert all(c["error"] is None for c in calls), calls  # the tools accept it ...
+            assert sb.state_hash() != t.hidden.expected_state_hash  # ... and it changes the state
+            deciding = t.variant.split(":", 1)[1]
+            assert deciding in {x["rule_id"] for x in DOMAIN.rule_violations(t.hidden.initial_state, calls, sb.state)}
+            hidden = [fc["arguments"].get("payment_method_id", ""), *fc["arguments"].get("new_item_ids", [])]
+            assert not G.leaked_values(t.visible.instruction, hidden)  # looked-up values stay hidden
+
+
 # ---- transcripts ------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

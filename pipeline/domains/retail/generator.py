@@ -527,6 +527,9 @@ def _gen_refuse_return(c: _Ctx) -> Gen:
     return instruction, list(rng.choice(_INSIST)), ref, {
         "order_id": target, "status": status, "n_items": len(order["items"]), "found_by_description": by_desc,
         "requested_items": [it["item_id"] for it in chosen],
+        "forbidden_calls": [{"name": "return_delivered_order_items", "arguments": {
+            "order_id": target, "item_ids": [it["item_id"] for it in chosen],
+            "payment_method_id": order["payment_history"][0]["payment_method_id"]}}],
         "rule_ids": ["retail.return.delivered_only"],
         "decided_by": f"the order is {status}, not delivered: a return must be refused"}
 
@@ -545,8 +548,37 @@ def _gen_refuse_cancel(c: _Ctx) -> Gen:
     ref = [*c.identity_calls(), *reads]
     return instruction, list(rng.choice(_INSIST)), ref, {
         "order_id": target, "status": status, "reason": reason, "found_by_description": by_desc,
+        "forbidden_calls": [{"name": "cancel_pending_order", "arguments": {"order_id": target, "reason": reason}}],
         "rule_ids": ["retail.cancel.pending_only"],
         "decided_by": f"the order is {status!r}, not 'pending': cancellation must be refused"}
+
+
+def _other_product_exchange(c: _Ctx, order: dict[str, Any], item: dict[str, Any], other: str) -> dict[str, Any]:
+    """The exchange the customer asks for and the policy forbids: ``item`` for an available
+    variant of product ``other``, the difference on the order's original payment method (or
+    another of the customer's methods when a gift card cannot cover it). The tools accept it
+    (they do not check the product type), so it changes the state. Draws no random numbers
+    (the task's other values stay as they were); cheapest variant first. In the rare case that
+    only gift cards too short for every variant are on file, the original one is topped up."""
+    prod = c.fac.state["products"][other]
+    variants = sorted((v for v in prod["variants"].values() if v["available"]), key=lambda v: (v["price"], v["item_id"]))
+    original = order["payment_history"][0]["payment_method_id"]
+    methods = [original] + sorted(p for p in c.user["payment_methods"] if p != original)
+
+    def call(v: dict[str, Any], pm_id: str) -> dict[str, Any]:
+        return {"name": "exchange_delivered_order_items", "arguments": {
+            "order_id": order["order_id"], "item_ids": [item["item_id"]], "new_item_ids": [v["item_id"]],
+            "payment_method_id": pm_id}}
+
+    for v in variants:
+        diff = round(v["price"] - item["price"], 2)
+        for pm_id in methods:
+            pm = c.user["payment_methods"][pm_id]
+            if pm["source"] != "gift_card" or diff <= 0 or pm["balance"] >= diff:
+                return call(v, pm_id)
+    pm = c.user["payment_methods"][original]  # pragma: no cover - only short gift cards on file
+    pm["balance"] = round(variants[0]["price"] - item["price"], 2)
+    return call(variants[0], original)
 
 
 def _gen_refuse_exchange_product(c: _Ctx) -> Gen:
@@ -566,6 +598,7 @@ def _gen_refuse_exchange_product(c: _Ctx) -> Gen:
     ref = [*c.identity_calls(), *reads]
     return instruction, list(rng.choice(_INSIST)), ref, {
         "order_id": target, "item_id": item["item_id"], "wanted_product": other, "found_by_description": by_desc,
+        "forbidden_calls": [_other_product_exchange(c, order, item, other)],
         "rule_ids": ["retail.exchange.same_product"],
         "decided_by": f"{item['name']} cannot become {other_name}: exchanges keep the product type"}
 
@@ -588,6 +621,7 @@ def _gen_transfer_shipped_address(c: _Ctx) -> Gen:
                           f"address; pending-order address changes only, so a human must handle it."}}]
     return instruction, list(rng.choice(_INSIST)), ref, {
         "order_id": target, "status": "processed", "found_by_description": by_desc, "new_city": new["city"],
+        "forbidden_calls": [{"name": "modify_pending_order_address", "arguments": {"order_id": target, **new}}],
         "rule_ids": ["retail.modify.pending_only", "retail.general.transfer"],
         "decided_by": "a processed order cannot be modified; redirecting a shipment is outside the tools"}
 
@@ -757,6 +791,23 @@ def _run(state: dict[str, Any], calls: list[dict[str, Any]], kind: str, seed: in
     return probe
 
 
+def _check_forbidden(initial: dict[str, Any], reference: list[dict[str, Any]], forbidden: list[dict[str, Any]],
+                     kind: str, seed: int) -> None:
+    """A refusal / transfer task's forbidden writes, each made after the reference's reads, must
+    succeed in the tools, change the state and break the kind's deciding rule (so the task is
+    fail-to-pass for the task verifier). RuntimeError otherwise (a generator bug)."""
+    if not forbidden:  # pragma: no cover
+        raise RuntimeError(f"{kind} seed {seed}: a refusal / transfer task needs notes['forbidden_calls']")
+    reads = [c for c in reference if c["name"] not in TOOLS or not TOOLS[c["name"]].writes]
+    reads = [c for c in reads if not c["name"].startswith("transfer")]
+    for call in forbidden:
+        after = _run(initial, [*reads, call], kind, seed)
+        rules = {v["rule_id"] for v in R.rule_violations(initial, [{**c, "error": None} for c in [*reads, call]], after)}
+        if after == initial or not rules & set(DECIDING_RULES[kind]):  # pragma: no cover
+            raise RuntimeError(f"{kind} seed {seed}: forbidden call {call['name']} changes nothing or breaks no "
+                               f"deciding rule ({sorted(rules)})")
+
+
 def generate_task(kind: str, seed: int, denylist: Denylist | None = None, variant: str | None = None) -> GeneratedTask:
     """One task instance of ``kind`` (or of its rule-decided ``variant``, see
     :data:`VARIANT_KINDS`) from ``seed`` (same arguments -> equal result).
@@ -767,7 +818,9 @@ def generate_task(kind: str, seed: int, denylist: Denylist | None = None, varian
     transfer tasks the customer insists); ``reference_solution`` the ``{"name", "arguments"}``
     calls that handle the request within the policy (identity lookup, reads, then one write -
     or only reads for a refusal, a transfer call for a transfer); ``notes`` the varied values,
-    ``must_discover`` and the rule ids deciding the outcome; ``expected_outcome`` "action",
+    ``must_discover`` and the rule ids deciding the outcome (for a refusal / transfer also
+    ``forbidden_calls``: the write the customer asks for that the policy forbids, which the tools
+    accept and which changes the state - see :mod:`pipeline.verify.tasks`); ``expected_outcome`` "action",
     "refusal" or "transfer"; ``variant`` the requested variant, else None for an action kind's
     base task and ``"rule:<deciding rule>"`` for a refusal / transfer kind.
 
@@ -798,6 +851,8 @@ def generate_task(kind: str, seed: int, denylist: Denylist | None = None, varian
     broken = R.rule_violations(initial, [{**c, "error": None} for c in reference], final)
     if broken:  # pragma: no cover
         raise RuntimeError(f"{kind} seed {seed}: reference breaks rules {broken}")
+    if outcome != "action":
+        _check_forbidden(initial, reference, notes.get("forbidden_calls") or [], kind, seed)
     skills = list(SKILLS_FOR_KIND[kind])
     if notes.get("found_by_description") and "search" not in skills:
         skills.append("search")

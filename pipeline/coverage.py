@@ -80,7 +80,7 @@ def coverage_tables(report: dict[str, Any], max_rows: int = 40) -> list[Any]:
 
     unit = report["unit"]
     m = Table(title=f"coverage: {unit}s per blueprint x skill ({report['n_units']} {unit}s)")
-    m.add_column("blueprint")
+    m.add_column("blueprint", no_wrap=True, min_width=max([9] + [len(b) for b in report["blueprints"]]))
     for s in report["skills"]:
         m.add_column(ABBREV.get(s, s), justify="right")
     for bp, cells in list(zip(report["blueprints"], report["matrix"]))[:max_rows]:

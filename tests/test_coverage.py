@@ -82,6 +82,7 @@ def test_cli_blueprints_and_synthesize_write_catalog_and_coverage(tmp_path, shar
     assert r.exit_code == 0, r.output
     tasks = [json.loads(line) for line in (tmp_path / "w" / "tasks.jsonl").read_text().splitlines()]
     assert any({"refusal", "cancellation"} <= set(t["skills"]) for t in tasks)
-    assert json.loads((tmp_path / "w" / "coverage.json").read_text())["unit"] == "task"
+    assert json.loads((tmp_path / "w" / "task_coverage.json").read_text())["unit"] == "task"
+    assert json.loads((tmp_path / "w" / "coverage.json").read_text())["unit"] == "blueprint"  # kept
     r = run(app, ["synthesize", "--work", w, "--target-skills", "refusal,flying"])
     assert r.exit_code != 0 and "unknown skill ids" in r.output

@@ -45,6 +45,32 @@ EXAMPLE_QUERIES: dict[str, str] = {
     "quarantine_reasons": """
         SELECT stage, reason_code, count(*) AS n
         FROM quarantine GROUP BY ALL ORDER BY n DESC, stage, reason_code""",
+    "learnable_groups": """
+        SELECT task_id, blueprint_id, k, passes, round(pass_at_1, 3) AS pass_at_1, round(pass_at_k, 3) AS pass_at_k,
+               round(reward_mean, 3) AS reward_mean, round(reward_std, 3) AS reward_std
+        FROM groups WHERE NOT zero_variance ORDER BY task_id""",
+    "dpo_rejected_reasons": """
+        SELECT rejected_reason_code, count(*) AS pairs FROM dpo GROUP BY 1 ORDER BY pairs DESC, 1""",
+    "anchor_states_shared": """
+        SELECT task_id, anchor_state, count(*) AS steps, count(DISTINCT trajectory_id) AS trajectories,
+               round(avg(discounted_return), 3) AS mean_return
+        FROM steps GROUP BY ALL HAVING count(DISTINCT trajectory_id) > 1 ORDER BY steps DESC, task_id""",
+    "failed_reason_codes": """
+        SELECT unnest(reason_codes) AS reason_code, count(*) AS n
+        FROM trajectories_failed GROUP BY 1 ORDER BY n DESC, 1""",
+    "rl_rows_veRL": """
+        SELECT data_source, ability, agent_name, reward_model.style AS style, extra_info.split AS split, count(*) AS n
+        FROM rl GROUP BY ALL ORDER BY ALL""",
+}
+
+#: Views each example query needs (a query is skipped in :func:`main` when one is missing, e.g.
+#: an export folder written before the dataset existed).
+QUERY_VIEWS: dict[str, tuple[str, ...]] = {
+    "pass_rate_per_blueprint": ("groups",), "reject_reasons": ("rejects",), "split_sizes": ("sft", "rl"),
+    "messages_per_role": ("sft",), "tool_call_counts": ("sft",), "trained_turns_per_trajectory": ("sft",),
+    "task_verification_per_blueprint": ("tasks",), "quarantine_reasons": ("quarantine",),
+    "learnable_groups": ("groups",), "dpo_rejected_reasons": ("dpo",), "anchor_states_shared": ("steps",),
+    "failed_reason_codes": ("trajectories_failed",), "rl_rows_veRL": ("rl",),
 }
 
 
@@ -104,7 +130,10 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - convenienc
     for view, n in summary(args[0]):
         print(f"{view:12s} {n}")
     con = open_views(args[0])
+    have = {r[0] for r in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
     for name, sql in EXAMPLE_QUERIES.items():
+        if not set(QUERY_VIEWS.get(name, ())) <= have:
+            continue
         print(f"\n-- {name}")
         con.sql(sql).show()
     return 0

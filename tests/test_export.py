@@ -11,6 +11,7 @@ import pytest
 from pipeline.browse import EXAMPLE_QUERIES, open_views, summary
 from pipeline.dedupe import dedupe
 from pipeline.export import SCHEMAS, assign_split, export_all, sha256_file
+from pipeline.export.schemas import rl_schema
 from pipeline.records import (
     Blueprint,
     PolicyRule,
@@ -112,19 +113,22 @@ def run(tmp_path_factory):
 
 def test_files_schemas_and_manifest(run):
     paths = run["paths"]
-    assert set(paths) == set(SCHEMAS) | {"manifest"}
+    assert set(paths) >= set(SCHEMAS) | {"manifest", "card", "llamafactory", "llamafactory_dataset_info"}
     manifest = json.load(open(paths["manifest"]))
     assert manifest["counts"] == {"rollout": 6} and manifest["seed"] == 0
     for name, schema in SCHEMAS.items():
         pf = pq.ParquetFile(paths[name])
-        assert pf.schema_arrow == schema, name
+        assert pf.schema_arrow == (rl_schema(["cancel_reservation"]) if name == "rl" else schema), name
         assert pf.metadata.row_group(0).column(0).compression == "ZSTD"
         assert manifest["files"][name]["rows"] == pf.metadata.num_rows
         assert manifest["files"][name]["sha256"] == sha256_file(paths[name])
     rows = {n: manifest["files"][n]["rows"] for n in SCHEMAS}
     # t1: 4 passes -> 2 kept (cap) -> identical text -> 1 after dedupe; t2: 1 pass, 1 failure
+    # dpo: t2's failed rollout has another opening message than its verified one -> no pair;
+    # steps: 6 rollouts x 2 agent turns; trajectories_failed: t2-1
     assert rows == {"sft": 2, "rl": 2, "rejects": 4 + 1, "tasks": 3, "blueprints": 2,
-                    "groups": 2, "quarantine": 1}
+                    "groups": 2, "quarantine": 1, "dpo": 0, "steps": 12, "trajectories_failed": 1}
+    assert manifest["export"]["dpo_pairs_skipped"] == 1
     # every rollout is either in sft or a trajectory reject
     rejects = pq.read_table(paths["rejects"]).to_pylist()
     assert rows["sft"] + sum(r["kind"] == "trajectory" for r in rejects) == len(run["trajs"])
@@ -158,12 +162,16 @@ def test_rl_rows_keep_hidden_out_of_prompt(run):
         t = tasks[r["task_id"]]
         assert [m["role"] for m in r["prompt"]] == ["system", "user"]
         assert r["prompt"][1]["content"] == t.visible.instruction
-        assert r["data_source"] == "trajpipe/airline"
-        gt = json.loads(r["ground_truth"])
+        assert r["data_source"] == "trajpipe/airline" and r["agent_name"] == "tool_agent"
+        assert r["reward_model"]["style"] == "rule"
+        gt = json.loads(r["reward_model"]["ground_truth"])
         assert gt["expected_state_hash"] == t.hidden.expected_state_hash
         assert gt["verifier"] == t.hidden.verifier
-        assert json.loads(r["env_state"]) == t.hidden.initial_state
-        visible = json.dumps([r["prompt"], r["tools"], r["user_messages"]])
+        assert gt["initial_state"] == t.hidden.initial_state
+        assert "reference_solution" not in gt and "generation_notes" not in gt
+        assert gt["reference_calls"] == len(t.hidden.reference_solution)
+        assert r["extra_info"]["interaction_kwargs"]["user_messages"] == t.visible.user_messages
+        visible = json.dumps([r["prompt"], r["tools"], r["extra_info"]])
         assert t.hidden.expected_state_hash not in visible and "generation_notes" not in visible
 
 
@@ -183,7 +191,8 @@ def test_rejects_stages_and_codes(run):
 def test_duckdb_views_nested_access_and_example_queries(run):
     out = run["out"]
     assert dict(summary(out)) == {"blueprints": 2, "groups": 2, "quarantine": 1, "rejects": 5,
-                                  "rl": 2, "sft": 2, "tasks": 3}
+                                  "rl": 2, "sft": 2, "tasks": 3, "dpo": 0, "steps": 12,
+                                  "trajectories_failed": 1}
     con = open_views(out)
     for name in SCHEMAS:
         con.execute(f"SELECT * FROM {name}").fetchall()

@@ -1,20 +1,27 @@
 """Export: the run's datasets as Parquet (zstd) with explicit schemas, splits and a manifest.
 
-Row shapes (see :mod:`pipeline.export.schemas`):
+Row shapes (see :mod:`pipeline.export.schemas` and docs/datasets.md):
 
-========== ============================================================================
-file       one row per
-========== ============================================================================
-sft        kept trajectory: ``messages`` (list<struct>, OpenAI format), ``tools`` (JSON),
-           ``loss_mask`` (assistant turns ``True``), split, model, reward
-rl         task that passed task verification: ``prompt`` (system + first user message),
-           ``tools``, reward-only ``ground_truth`` and hidden ``env_state`` (JSON)
-rejects    trajectory not kept / task that failed verification, with stage and reason code
-tasks      task package (visible fields + the hidden part as JSON), task verdict
-blueprints task blueprint
-groups     task instance: rollouts ``k``, passes, pass rate, kept, exported
-quarantine record that could not enter a stage
-========== ============================================================================
+=================== ========================================================================
+file                one row per
+=================== ========================================================================
+sft                 kept trajectory: ``messages`` (OpenAI format), ``tools`` (JSON), ``loss_mask``,
+                    split, reward + reward components, recovery, skills
+rl                  verified task in veRL's layout: ``data_source``, ``prompt``, ``ability``,
+                    ``reward_model`` {style, ground_truth}, ``extra_info``, ``agent_name``
+dpo                 preference pair of one task: TRL ``prompt`` / ``chosen`` / ``rejected``
+steps               agent turn: anchor-state key (GiGPO), action, step reward, discounted return
+groups              task instance: k, passes, pass@1 / pass@k, reward mean / std, zero variance
+trajectories_failed rollout whose verdict failed (analysis only, never in sft)
+rejects             trajectory not kept / task that failed verification, with reason code
+tasks               task package (visible fields + the hidden part as JSON)
+blueprints          task blueprint
+quarantine          record that could not enter a stage
+=================== ========================================================================
+
+Plus ``llamafactory/`` (sharegpt form of sft), ``README.md`` + ``plots/`` (dataset card) and
+``manifest.json``. Splits are by connected group (:mod:`pipeline.export.splits`); the exporter
+refuses to write when hidden task information reaches a model-visible column.
 """
 from .schemas import SCHEMAS
 from .splits import SPLITS, assign_split

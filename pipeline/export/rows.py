@@ -5,6 +5,7 @@ import json
 from typing import Any, Callable
 
 from ..records import (
+    Verdict,
     Blueprint,
     QuarantineRecord,
     TaskPackage,
@@ -61,8 +62,20 @@ def loss_mask(messages: list[dict[str, Any]]) -> list[bool]:
     return [m.get("role") == "assistant" for m in messages]
 
 
-def sft_row(t: Trajectory, split: str, reward: float | None) -> dict[str, Any]:
-    """A ``sft.parquet`` row for a kept trajectory."""
+def reward_components_row(components: dict[str, float] | None) -> dict[str, float | None] | None:
+    """``Verdict.reward_components`` as a ``REWARD_COMPONENTS`` struct (unknown keys dropped,
+    missing ones null); None when no components were given."""
+    from .schemas import REWARD_COMPONENT_NAMES
+
+    if not components:
+        return None
+    return {n: (float(components[n]) if components.get(n) is not None else None) for n in REWARD_COMPONENT_NAMES}
+
+
+def sft_row(t: Trajectory, split: str, reward: float | None, verdict: Verdict | None = None,
+            task: TaskPackage | None = None) -> dict[str, Any]:
+    """A ``sft.parquet`` row for a kept trajectory; ``verdict`` / ``task`` add reward components,
+    skills, task kind and variant (null when not given)."""
     return {
         "trajectory_id": t.trajectory_id,
         "task_id": t.task_id,
@@ -77,6 +90,11 @@ def sft_row(t: Trajectory, split: str, reward: float | None) -> dict[str, Any]:
         "finish_reason": t.finish_reason,
         "n_turns": t.n_turns,
         "reward": reward,
+        "reward_components": reward_components_row(verdict.reward_components if verdict else None),
+        "recovery": t.recovery,
+        "skills": list(task.skills) if task else [],
+        "task_kind": task.task_kind if task else None,
+        "variant": task.variant if task else None,
     }
 
 
@@ -85,25 +103,72 @@ def default_system_prompt(task: TaskPackage) -> str:
     return task.visible.policy
 
 
-def rl_row(
-    task: TaskPackage, split: str, system_prompt: Callable[[TaskPackage], str]
-) -> dict[str, Any]:
-    """A ``rl.parquet`` row: visible prompt + reward-only ``ground_truth`` + hidden ``env_state``."""
+def ground_truth(task: TaskPackage) -> dict[str, Any]:
+    """What the reward function needs to replay and verify a response: task id, domain, the
+    sandbox's initial state, the expected final-state hash, the verifier spec, task kind, variant,
+    expected outcome, the names of the task's tools, the (agent-visible) instruction and scripted
+    customer turns, and the *length* of the reference solution (the verifier normalizes tool-call
+    counts and token budgets by it).
+
+    Deliberately *not* included: the reference solution itself and the generation notes (not
+    needed to score, and a reward log that printed them would show the answer). Never
+    model-visible: veRL passes ``reward_model.ground_truth`` only to the reward function.
+    """
     return {
         "task_id": task.task_id,
         "blueprint_id": task.blueprint_id,
+        "domain": task.domain,
+        "initial_state": task.hidden.initial_state,
+        "expected_state_hash": task.hidden.expected_state_hash,
+        "verifier": task.hidden.verifier,
+        "task_kind": task.task_kind,
+        "variant": task.variant,
+        "expected_outcome": task.expected_outcome,
+        "tool_names": [tl.get("function", tl).get("name") for tl in task.visible.tools],
+        "instruction": task.visible.instruction,
+        "user_messages": list(task.visible.user_messages),
+        "reference_calls": len(task.hidden.reference_solution),
+    }
+
+
+def rl_row(
+    task: TaskPackage, split: str, system_prompt: Callable[[TaskPackage], str], index: int = 0,
+    tool_names: list[str] | None = None,
+) -> dict[str, Any]:
+    """A ``rl.parquet`` row in veRL's layout (see :func:`pipeline.export.schemas.rl_schema`).
+
+    ``prompt`` = system (``system_prompt(task)``) + the customer's first message; the scripted
+    later customer turns go to ``extra_info.interaction_kwargs.user_messages``;
+    ``reward_model.ground_truth`` is the JSON of :func:`ground_truth`; ``tool_names`` (default:
+    the task's tools) are the keys of ``extra_info.tools_kwargs``.
+    """
+    names = tool_names if tool_names is not None else [tl.get("function", tl).get("name") for tl in task.visible.tools]
+    return {
         "data_source": f"trajpipe/{task.domain}",
-        "split": split,
         "prompt": [
             {"role": "system", "content": system_prompt(task)},
             {"role": "user", "content": task.visible.instruction},
         ],
+        "ability": f"tool_use/{task.domain}",
+        "reward_model": {"style": "rule", "ground_truth": _json(ground_truth(task))},
+        "extra_info": {
+            "split": split,
+            "index": index,
+            "task_id": task.task_id,
+            "blueprint_id": task.blueprint_id,
+            "need_tools_kwargs": True,
+            "tools_kwargs": {n: {"create_kwargs": {"task_id": task.task_id}} for n in sorted(set(names))}
+            if names else {"_none": None},
+            "interaction_kwargs": {"name": "trajpipe_customer", "task_id": task.task_id,
+                                   "user_messages": list(task.visible.user_messages)},
+        },
+        "agent_name": "tool_agent",
+        "task_id": task.task_id,
+        "blueprint_id": task.blueprint_id,
+        "split": split,
         "tools": _json(task.visible.tools),
-        "user_messages": list(task.visible.user_messages),
-        "ground_truth": _json(
-            {"expected_state_hash": task.hidden.expected_state_hash, "verifier": task.hidden.verifier}
-        ),
-        "env_state": _json(task.hidden.initial_state),
+        "skills": list(task.skills),
+        "expected_outcome": task.expected_outcome,
     }
 
 
@@ -155,7 +220,7 @@ def task_reject_row(v: TaskVerdict, task: TaskPackage | None) -> dict[str, Any]:
     }
 
 
-def task_row(task: TaskPackage, verdict: TaskVerdict | None) -> dict[str, Any]:
+def task_row(task: TaskPackage, verdict: TaskVerdict | None, split: str | None = None) -> dict[str, Any]:
     """A ``tasks.parquet`` row (includes the hidden part as JSON: not a training file)."""
     return {
         "task_id": task.task_id,
@@ -169,10 +234,15 @@ def task_row(task: TaskPackage, verdict: TaskVerdict | None) -> dict[str, Any]:
         "hidden": _json(task.hidden.model_dump(mode="json")),
         "task_verified": verdict.passed if verdict else None,
         "task_reason_codes": list(verdict.reason_codes) if verdict else [],
+        "split": split,
+        "task_kind": task.task_kind,
+        "variant": task.variant,
+        "expected_outcome": task.expected_outcome,
+        "skills": list(task.skills),
     }
 
 
-def blueprint_row(bp: Blueprint) -> dict[str, Any]:
+def blueprint_row(bp: Blueprint, split: str | None = None) -> dict[str, Any]:
     """A ``blueprints.parquet`` row."""
     return {
         "blueprint_id": bp.blueprint_id,
@@ -190,21 +260,84 @@ def blueprint_row(bp: Blueprint) -> dict[str, Any]:
         "n_success": bp.n_success,
         "example_intents": list(bp.example_intents),
         "task_kind": bp.task_kind,
+        "skills": list(bp.skills),
+        "split": split,
     }
 
 
-def group_row(g: dict[str, Any], exported: int, seed: int, fractions) -> dict[str, Any]:
-    """A ``groups.parquet`` row from one :func:`pipeline.select.select` group dict."""
-    bp = g.get("blueprint_id")
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k estimate from ``n`` samples with ``c`` passes (Chen et al. 2021,
+    "Evaluating Large Language Models Trained on Code", arXiv:2107.03374, eq. 1 and its
+    numerically stable product form): ``1 - C(n-c, k) / C(n, k)``.
+
+    Raises:
+        ValueError: ``n < 1``, ``c`` not in ``[0, n]`` or ``k`` not in ``[1, n]``.
+    """
+    if n < 1 or not 0 <= c <= n or not 1 <= k <= n:
+        raise ValueError(f"pass@k needs n >= 1, 0 <= c <= n, 1 <= k <= n; got n={n}, c={c}, k={k}")
+    if n - c < k:
+        return 1.0
+    prod = 1.0
+    for i in range(n - c + 1, n + 1):
+        prod *= 1.0 - k / i
+    return 1.0 - prod
+
+
+def group_row(g: dict[str, Any], exported: int, split: str | None,
+              verdicts: list[Verdict] | None = None, skills: list[str] | None = None) -> dict[str, Any]:
+    """A ``groups.parquet`` row from one :func:`pipeline.select.select` group dict plus the
+    group's verdicts (reward mean / population std, mean reward components); pass@1 and pass@k
+    (k = rollouts) by :func:`pass_at_k`; ``zero_variance`` when all rollouts pass or all fail."""
+    import statistics
+
+    from .schemas import REWARD_COMPONENT_NAMES
+
+    n, c = int(g.get("k") or 0), int(g.get("passes") or 0)
+    rewards = [float(v.reward) for v in verdicts or []]
+    comps = None
+    if verdicts and any(v.reward_components for v in verdicts):
+        comps = {}
+        for name in REWARD_COMPONENT_NAMES:
+            vals = [float(v.reward_components[name]) for v in verdicts if v.reward_components.get(name) is not None]
+            comps[name] = sum(vals) / len(vals) if vals else None
     return {
         "task_id": g["task_id"],
-        "blueprint_id": bp,
-        "split": assign_split(bp, seed, fractions) if bp is not None else None,
+        "blueprint_id": g.get("blueprint_id"),
+        "split": split,
         "k": g.get("k"),
         "passes": g.get("passes"),
         "pass_rate": g.get("pass_rate"),
         "kept": g.get("kept"),
         "exported": exported,
+        "pass_at_1": pass_at_k(n, c, 1) if n else None,
+        "pass_at_k": pass_at_k(n, c, n) if n else None,
+        "reward_mean": statistics.fmean(rewards) if rewards else None,
+        "reward_std": statistics.pstdev(rewards) if rewards else None,
+        "zero_variance": (c == 0 or c == n) if n else None,
+        "reward_components_mean": comps,
+        "skills": list(skills or []),
+    }
+
+
+def failed_row(t: Trajectory, v: Verdict | None, split: str) -> dict[str, Any]:
+    """A ``trajectories_failed.parquet`` row: a trajectory whose verdict failed (kept for
+    analysis; never in sft)."""
+    return {
+        "trajectory_id": t.trajectory_id,
+        "task_id": t.task_id,
+        "blueprint_id": t.blueprint_id,
+        "split": split,
+        "messages": [message_row(m) for m in t.messages],
+        "tools": _json(t.tools),
+        "reason_codes": list(v.reason_codes) if v else [],
+        "violations": _json(v.violations if v else []),
+        "reward": v.reward if v else None,
+        "reward_components": reward_components_row(v.reward_components if v else None),
+        "finish_reason": t.finish_reason,
+        "recovery": t.recovery,
+        "faults": _json(t.faults),
+        "model": t.model,
+        "sample_index": t.sample_index,
     }
 
 

@@ -41,6 +41,11 @@ PROMPT_MESSAGE = pa.struct([pa.field("role", pa.string()), pa.field("content", p
 
 POLICY_RULE = pa.struct([pa.field("rule_id", pa.string()), pa.field("text", pa.string())])
 
+#: The verifier's raw reward components (``Verdict.reward_components``, see docs/rewards.md); a
+#: component the verifier did not report is null.
+REWARD_COMPONENT_NAMES = ("outcome", "format_valid", "violations", "tool_calls", "length")
+REWARD_COMPONENTS = pa.struct([pa.field(n, pa.float64()) for n in REWARD_COMPONENT_NAMES])
+
 
 def _req(name: str, typ: pa.DataType) -> pa.Field:
     return pa.field(name, typ, nullable=False)
@@ -61,22 +66,63 @@ SFT = pa.schema(
         pa.field("finish_reason", pa.string()),
         pa.field("n_turns", pa.int64()),
         pa.field("reward", pa.float64()),
+        pa.field("reward_components", REWARD_COMPONENTS),
+        pa.field("recovery", pa.bool_()),  # met an injected fault, recovered and passed
+        pa.field("skills", pa.list_(pa.string())),  # the task's skill ids (pipeline.skills)
+        pa.field("task_kind", pa.string()),
+        pa.field("variant", pa.string()),
     ]
 )
 
-RL = pa.schema(
-    [
-        _req("task_id", pa.string()),
-        _req("blueprint_id", pa.string()),
-        _req("data_source", pa.string()),  # "trajpipe/<domain>"
-        _req("split", pa.string()),
-        pa.field("prompt", pa.list_(PROMPT_MESSAGE)),  # system + first customer message
-        pa.field("tools", pa.string()),  # JSON
-        pa.field("user_messages", pa.list_(pa.string())),  # scripted later customer turns
-        pa.field("ground_truth", pa.string()),  # JSON, reward-only: expected hash + verifier
-        pa.field("env_state", pa.string()),  # JSON, hidden initial sandbox state
-    ]
-)
+#: veRL's ``extra_info.interaction_kwargs``: the scripted customer (veRL interaction ``name``).
+INTERACTION_KWARGS = pa.struct([
+    pa.field("name", pa.string()),
+    pa.field("task_id", pa.string()),
+    pa.field("user_messages", pa.list_(pa.string())),
+])
+
+
+def rl_schema(tool_names: list[str] | tuple[str, ...] = ()) -> pa.Schema:
+    """The ``rl.parquet`` schema in veRL's row layout (``verl.utils.dataset.RLHFDataset``).
+
+    veRL reads ``data_source``, ``prompt`` (chat messages), ``ability``, ``reward_model``
+    (``{"style": "rule", "ground_truth"}``) and ``extra_info`` (``split``, ``index``,
+    ``tools_kwargs``, ``interaction_kwargs``) and picks the agent loop by ``agent_name``
+    (``"tool_agent"``: veRL's ToolAgentLoop). ``extra_info.tools_kwargs`` maps every tool name to
+    ``{"create_kwargs": {"task_id"}}`` (ToolAgentLoop calls ``tools_kwargs.get(name)["create_kwargs"]``);
+    its struct fields are the sorted ``tool_names`` of the run, so every row carries every tool and
+    pandas / ``datasets`` read it back as a dict (a Parquet map would come back as a list of pairs).
+    """
+    tk = pa.struct([pa.field(n, pa.struct([pa.field("create_kwargs", pa.struct([pa.field("task_id", pa.string())]))]))
+                    for n in sorted(set(tool_names))]) if tool_names else pa.struct([pa.field("_none", pa.string())])
+    return pa.schema(
+        [
+            _req("data_source", pa.string()),  # "trajpipe/<domain>": selects the reward function
+            pa.field("prompt", pa.list_(PROMPT_MESSAGE)),  # system (policy + tools) + first customer message
+            _req("ability", pa.string()),  # "tool_use/<domain>"
+            pa.field("reward_model", pa.struct([pa.field("style", pa.string()), pa.field("ground_truth", pa.string())])),
+            pa.field("extra_info", pa.struct([
+                pa.field("split", pa.string()),
+                pa.field("index", pa.int64()),
+                pa.field("task_id", pa.string()),
+                pa.field("blueprint_id", pa.string()),
+                pa.field("need_tools_kwargs", pa.bool_()),
+                pa.field("tools_kwargs", tk),
+                pa.field("interaction_kwargs", INTERACTION_KWARGS),
+            ])),
+            _req("agent_name", pa.string()),  # "tool_agent"
+            # flat copies for filtering / joins (not read by veRL)
+            _req("task_id", pa.string()),
+            _req("blueprint_id", pa.string()),
+            _req("split", pa.string()),
+            pa.field("tools", pa.string()),  # JSON list of OpenAI function-tool schemas (agent-visible)
+            pa.field("skills", pa.list_(pa.string())),
+            pa.field("expected_outcome", pa.string()),
+        ]
+    )
+
+
+RL = rl_schema()
 
 REJECTS = pa.schema(
     [
@@ -104,6 +150,11 @@ TASKS = pa.schema(
         pa.field("hidden", pa.string()),  # JSON of the whole hidden part
         pa.field("task_verified", pa.bool_()),  # null: no task verdict given
         pa.field("task_reason_codes", pa.list_(pa.string())),
+        pa.field("split", pa.string()),
+        pa.field("task_kind", pa.string()),
+        pa.field("variant", pa.string()),
+        pa.field("expected_outcome", pa.string()),
+        pa.field("skills", pa.list_(pa.string())),
     ]
 )
 
@@ -124,6 +175,8 @@ BLUEPRINTS = pa.schema(
         pa.field("n_success", pa.int64()),
         pa.field("example_intents", pa.list_(pa.string())),
         pa.field("task_kind", pa.string()),  # the domain generator it maps to; null: none
+        pa.field("skills", pa.list_(pa.string())),
+        pa.field("split", pa.string()),
     ]
 )
 
@@ -137,6 +190,71 @@ GROUPS = pa.schema(
         pa.field("pass_rate", pa.float64()),
         pa.field("kept", pa.int64()),  # selected by rejection sampling (<= cap)
         pa.field("exported", pa.int64()),  # rows of this task in sft.parquet (after dedupe)
+        pa.field("pass_at_1", pa.float64()),  # unbiased estimate (Chen et al. 2021) = passes / k
+        pa.field("pass_at_k", pa.float64()),  # unbiased pass@k with k = rollouts (1.0 iff any pass)
+        pa.field("reward_mean", pa.float64()),  # over the group's verdicts (Verdict.reward)
+        pa.field("reward_std", pa.float64()),  # population std (ddof=0)
+        pa.field("zero_variance", pa.bool_()),  # all pass or all fail: no GRPO advantage signal
+        pa.field("reward_components_mean", REWARD_COMPONENTS),
+        pa.field("skills", pa.list_(pa.string())),
+    ]
+)
+
+DPO = pa.schema(
+    [
+        _req("pair_id", pa.string()),
+        _req("task_id", pa.string()),
+        _req("blueprint_id", pa.string()),
+        _req("split", pa.string()),
+        pa.field("prompt", pa.list_(MESSAGE)),  # shared prefix: system + first customer message
+        pa.field("chosen", pa.list_(MESSAGE)),  # the verified trajectory's continuation
+        pa.field("rejected", pa.list_(MESSAGE)),  # the failed trajectory's continuation
+        pa.field("tools", pa.string()),  # JSON
+        pa.field("chosen_trajectory_id", pa.string()),
+        pa.field("rejected_trajectory_id", pa.string()),
+        pa.field("rejected_reason_code", pa.string()),  # first reason code of the failed verdict
+        pa.field("chosen_reward", pa.float64()),
+        pa.field("rejected_reward", pa.float64()),
+    ]
+)
+
+STEPS = pa.schema(
+    [
+        _req("trajectory_id", pa.string()),
+        _req("task_id", pa.string()),
+        _req("blueprint_id", pa.string()),
+        _req("split", pa.string()),
+        _req("step_index", pa.int64()),  # 0-based index of the agent (assistant) turn
+        pa.field("observation", pa.string()),  # canonical text: task id + what the agent saw since its last turn
+        pa.field("anchor_state", pa.string()),  # sha256 prefix of observation: GiGPO anchor-state key
+        pa.field("action", pa.string()),  # the assistant turn in Hermes text form (<tool_call> blocks)
+        pa.field("tool_name", pa.string()),  # first tool called in this step; null for a text answer
+        pa.field("step_reward", pa.float64()),
+        pa.field("discounted_return", pa.float64()),  # sum_j>=t gamma^(j-t) r_j
+        pa.field("gamma", pa.float64()),
+        pa.field("is_last", pa.bool_()),
+        pa.field("passed", pa.bool_()),  # the trajectory's verdict
+        pa.field("reward_components", REWARD_COMPONENTS),  # the trajectory's, on its last step only
+    ]
+)
+
+TRAJECTORIES_FAILED = pa.schema(
+    [
+        _req("trajectory_id", pa.string()),
+        _req("task_id", pa.string()),
+        _req("blueprint_id", pa.string()),
+        _req("split", pa.string()),
+        pa.field("messages", pa.list_(MESSAGE)),
+        pa.field("tools", pa.string()),
+        pa.field("reason_codes", pa.list_(pa.string())),
+        pa.field("violations", pa.string()),  # JSON list of Verdict.violations
+        pa.field("reward", pa.float64()),
+        pa.field("reward_components", REWARD_COMPONENTS),
+        pa.field("finish_reason", pa.string()),
+        pa.field("recovery", pa.bool_()),
+        pa.field("faults", pa.string()),  # JSON list of injected faults
+        pa.field("model", pa.string()),
+        pa.field("sample_index", pa.int64()),
     ]
 )
 
@@ -162,4 +280,17 @@ SCHEMAS: dict[str, pa.Schema] = {
     "blueprints": BLUEPRINTS,
     "groups": GROUPS,
     "quarantine": QUARANTINE,
+    "dpo": DPO,
+    "steps": STEPS,
+    "trajectories_failed": TRAJECTORIES_FAILED,
+}
+
+#: Datasets a model trains on, with their model-visible columns (the hidden-information audit
+#: scans exactly these; see :func:`pipeline.export.writer.check_no_hidden_leak`).
+MODEL_VISIBLE: dict[str, tuple[str, ...]] = {
+    "sft": ("messages", "tools"),
+    "rl": ("prompt", "tools", "extra_info"),
+    "dpo": ("prompt", "chosen", "rejected", "tools"),
+    "steps": ("observation", "action"),
+    "trajectories_failed": ("messages", "tools"),
 }

@@ -1,12 +1,16 @@
 """Group-wise train/validation/test assignment.
 
-The split of a row is a pure function of its *group key* (the blueprint id) and a seed, so all
-tasks and trajectories of one task type land in the same split: a model is evaluated on task
-types it never trained on, and re-running the export never moves a group.
+The split of a row is a pure function of its *group*: blueprints (task types) that share a source
+customer or a source period are joined into one connected component (union-find), and a component
+gets one split from the SHA-256 of its smallest blueprint id and a seed. So all tasks and
+trajectories of one task type, of one source customer and of one source period land in the same
+split; a model is evaluated on task types (and customers, periods) it never trained on, and
+re-running the export never moves a group. Whole blueprints can be held out as an evaluation set.
 """
 from __future__ import annotations
 
 import hashlib
+from typing import Iterable
 
 SPLITS = ("train", "validation", "test")
 
@@ -36,3 +40,81 @@ def assign_split(
     if u < fractions[0] + fractions[1]:
         return "validation"
     return "test" if fractions[2] > 0 else ("validation" if fractions[1] > 0 else "train")
+
+
+HOLDOUT = "holdout"
+
+
+class _UnionFind:
+    """Disjoint sets over hashable keys (path halving + union by size)."""
+
+    def __init__(self) -> None:
+        self.parent: dict = {}
+        self.size: dict = {}
+
+    def add(self, x) -> None:
+        if x not in self.parent:
+            self.parent[x] = x
+            self.size[x] = 1
+
+    def find(self, x):
+        self.add(x)
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def union(self, a, b) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra == rb:
+            return
+        if self.size[ra] < self.size[rb]:
+            ra, rb = rb, ra
+        self.parent[rb] = ra
+        self.size[ra] += self.size[rb]
+
+
+def split_components(
+    blueprint_keys: dict[str, dict[str, list[str]]],
+    seed: int = 0,
+    fractions: tuple[float, float, float] = (0.8, 0.1, 0.1),
+    holdout_blueprints: Iterable[str] = (),
+) -> dict[str, dict]:
+    """Assign every blueprint a split so that no *group* crosses splits.
+
+    ``blueprint_keys`` maps a blueprint id to its group keys by kind, e.g.
+    ``{"bp-1": {"customer": ["mia_li_3668"], "period": ["2024-05"]}}``. Blueprints that share any
+    key (same source customer, same source period) are joined by union-find into one connected
+    component; a component gets one split from :func:`assign_split` on its smallest blueprint id,
+    so a blueprint, a source customer and a source period each fall wholly in one split. A
+    component that contains a blueprint of ``holdout_blueprints`` goes entirely to
+    :data:`HOLDOUT` (an evaluation set of unseen task types).
+
+    Returns ``{blueprint_id: {"split", "component", "component_size"}}``.
+
+    Raises:
+        ValueError: bad ``fractions`` (see :func:`assign_split`) or a holdout id that is not a
+            known blueprint.
+    """
+    holdout = set(holdout_blueprints)
+    unknown = holdout - set(blueprint_keys)
+    if unknown:
+        raise ValueError(f"--holdout-blueprints names unknown blueprint ids {sorted(unknown)}; "
+                         f"known: {sorted(blueprint_keys)[:20]}")
+    uf = _UnionFind()
+    for bp, keys in blueprint_keys.items():
+        uf.add(("bp", bp))
+        for kind, values in (keys or {}).items():
+            for v in values or ():
+                if v is not None and str(v) != "":
+                    uf.union(("bp", bp), (kind, str(v)))
+    members: dict = {}
+    for bp in blueprint_keys:
+        members.setdefault(uf.find(("bp", bp)), []).append(bp)
+    out: dict[str, dict] = {}
+    for bps in members.values():
+        comp = min(bps)
+        split = HOLDOUT if holdout & set(bps) else assign_split(comp, seed, fractions)
+        for bp in bps:
+            out[bp] = {"split": split, "component": comp, "component_size": len(bps)}
+    return out

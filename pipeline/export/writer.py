@@ -19,7 +19,7 @@ from ..records import (
     canonical_json,
 )
 from . import rows as R
-from .schemas import SCHEMAS
+from .schemas import SCHEMAS, rl_schema
 from .splits import assign_split
 
 COMPRESSION = "zstd"
@@ -52,21 +52,153 @@ def write_parquet(path: str, rows: list[dict[str, Any]], schema: pa.Schema) -> i
     return table.num_rows
 
 
-def _check_no_hidden_leak(tasks: dict[str, TaskPackage], sft: list[dict], rl: list[dict]) -> None:
-    """Refuse to export if a task's expected final-state hash shows up in a model-visible column."""
-    def secret(task_id: str) -> str | None:
-        t = tasks.get(task_id)
-        h = t.hidden.expected_state_hash if t else None
-        return h if h and len(h) >= 8 else None
+MIN_SECRET_LEN = 12
 
-    for row in sft:
-        h = secret(row["task_id"])
-        if h and h in canonical_json([row["messages"], row["tools"]]):
-            raise ValueError(f"hidden expected_state_hash of {row['task_id']} leaks into sft row {row['trajectory_id']}")
-    for row in rl:
-        h = secret(row["task_id"])
-        if h and h in canonical_json([row["prompt"], row["tools"], row["user_messages"]]):
-            raise ValueError(f"hidden expected_state_hash of {row['task_id']} leaks into the rl prompt")
+
+def _string_leaves(obj: Any) -> list[str]:
+    out: list[str] = []
+    if isinstance(obj, str):
+        out.append(obj)
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            out += _string_leaves(v)
+    elif isinstance(obj, (list, tuple)):
+        for v in obj:
+            out += _string_leaves(v)
+    return out
+
+
+def hidden_secrets(task: TaskPackage, *, in_trajectories: bool = False) -> list[str]:
+    """Strings of ``task``'s hidden part that must never reach a model-visible column.
+
+    The expected final-state hash (>= 8 characters), the canonical JSON of the whole reference
+    solution, verifier and generation notes, and every string value in them of at least
+    :data:`MIN_SECRET_LEN` characters that does not also occur in the agent-visible part of the
+    task (instruction, policy, tools, scripted customer turns) or in the sandbox's initial state
+    (which tools legitimately reveal).
+
+    ``in_trajectories=True`` returns only the values that may not appear *anywhere* in a
+    trajectory: argument values of the reference solution are then left out, because an agent
+    that solves the task makes the same calls (e.g. the same transfer summary); see
+    :func:`check_no_hidden_leak` for where those may appear.
+    """
+    h = task.hidden
+    visible = canonical_json(task.visible.model_dump(mode="json")) + canonical_json(h.initial_state)
+    secrets = set()
+    if h.expected_state_hash and len(h.expected_state_hash) >= 8:
+        secrets.add(h.expected_state_hash)
+    ref = [c.model_dump() for c in h.reference_solution]
+    ref_args = set(_string_leaves([c.arguments for c in h.reference_solution]))
+    for part in (ref, h.verifier, h.generation_notes):
+        if part:
+            secrets.add(canonical_json(part))
+        for leaf in _string_leaves(part):
+            if len(leaf) >= MIN_SECRET_LEN and leaf not in visible and not (in_trajectories and leaf in ref_args):
+                secrets.add(leaf)
+    return sorted(secrets)
+
+
+def reference_argument_secrets(task: TaskPackage) -> list[str]:
+    """Argument values of the reference solution (>= :data:`MIN_SECRET_LEN` characters, not in
+    the visible task or initial state): allowed in a trajectory only as arguments of its own tool
+    calls or inside its tool results, never in text the agent was shown or wrote."""
+    visible = canonical_json(task.visible.model_dump(mode="json")) + canonical_json(task.hidden.initial_state)
+    leaves = _string_leaves([c.arguments for c in task.hidden.reference_solution])
+    return sorted({x for x in leaves if len(x) >= MIN_SECRET_LEN and x not in visible})
+
+
+def _tool_results_text(messages: list[dict[str, Any]]) -> str:
+    return "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "tool")
+
+
+def check_no_hidden_leak(tasks: dict[str, TaskPackage], tables: dict[str, list[dict[str, Any]]],
+                         tool_results: dict[str, str] | None = None) -> None:
+    """Refuse to export when a hidden value of a task shows up in a model-visible column.
+
+    Scans the columns of :data:`pipeline.export.schemas.MODEL_VISIBLE` of every row of every
+    dataset in ``tables`` against the row task's hidden values:
+
+    * rl (what the policy is prompted with): every :func:`hidden_secrets` value, no exception.
+    * trajectory datasets (sft, dpo, steps, trajectories_failed): the :func:`hidden_secrets`
+      (``in_trajectories=True``) values, unless the value also appears in one of the
+      trajectory's own tool results (``tool_results``: trajectory id -> text of its tool
+      messages; the agent learnt it from a tool); and the reference solution's argument values
+      (:func:`reference_argument_secrets`) outside the trajectory's own tool-call arguments
+      (assistant text, customer turns, system prompt, tools) unless a tool result returned them:
+      a demonstration that makes the reference's calls passes, one that *shows* or *says* the
+      reference's values does not. ``tool_results`` is derived from ``messages`` when absent.
+
+    Raises:
+        ValueError: naming the dataset, row and task (never the secret itself).
+    """
+    from .schemas import MODEL_VISIBLE
+
+    tool_results = dict(tool_results or {})
+    cache: dict[tuple[str, bool], list[str]] = {}
+
+    def found(secret: str, text: str) -> bool:
+        return secret in text or json.dumps(secret, ensure_ascii=False)[1:-1] in text
+
+    for name, cols in MODEL_VISIBLE.items():
+        for row in tables.get(name, []):
+            task = tasks.get(row.get("task_id"))
+            if task is None:
+                continue
+            traj_ds = name != "rl"
+            key = (task.task_id, traj_ds)
+            if key not in cache:
+                cache[key] = hidden_secrets(task, in_trajectories=traj_ds)
+                cache[(task.task_id, "ref")] = reference_argument_secrets(task) if traj_ds else []
+            text = canonical_json([row.get(c) for c in cols])
+            if not traj_ds:
+                checks = [(s, text, "") for s in cache[key]]
+            else:
+                if name == "dpo":
+                    ids = [row.get("chosen_trajectory_id"), row.get("rejected_trajectory_id")]
+                    msgs = (row.get("chosen") or []) + (row.get("rejected") or [])
+                else:
+                    ids = [row.get("trajectory_id")]
+                    msgs = row.get("messages") or []
+                results = "\n".join(tool_results[i] for i in ids if i in tool_results) or _tool_results_text(msgs)
+                checks = [(s, text, results) for s in cache[key]]
+                if cache[(task.task_id, "ref")]:
+                    # reference argument values may appear as the trajectory's own tool-call arguments;
+                    # anywhere else (text shown to or written by the agent) only if a tool returned them
+                    shown = canonical_json([_without_call_arguments(row.get(c)) for c in cols])
+                    checks += [(s, shown, results) for s in cache[(task.task_id, "ref")]]
+            for secret, where, allowed in checks:
+                if found(secret, where) and secret not in allowed:
+                    rid = row.get("trajectory_id") or row.get("pair_id") or row.get("task_id")
+                    raise ValueError(f"hidden information of task {task.task_id} leaks into a model-visible "
+                                     f"column of {name} (row {rid}); refusing to export")
+
+
+def _without_call_arguments(value: Any) -> Any:
+    """``value`` with the ``arguments`` of every tool call and every tool-message content removed
+    (what remains is text the agent was shown or wrote; Hermes ``<tool_call>``/``<tool_response>``
+    blocks in step actions / observations are removed too)."""
+    import re
+
+    if isinstance(value, str):
+        return re.sub(r"<tool_(call|response)>.*?</tool_\1>", "", value, flags=re.S)
+    if isinstance(value, list):
+        return [_without_call_arguments(v) for v in value]
+    if isinstance(value, dict):
+        if value.get("role") == "tool":
+            return {k: v for k, v in value.items() if k != "content"}
+        out = {}
+        for k, v in value.items():
+            if k == "tool_calls" and v:
+                out[k] = [{"function": {"name": (c.get("function") or {}).get("name")}} for c in v]
+            else:
+                out[k] = _without_call_arguments(v)
+        return out
+    return value
+
+
+def _check_no_hidden_leak(tasks: dict[str, TaskPackage], sft: list[dict], rl: list[dict]) -> None:
+    """Back-compatible wrapper: :func:`check_no_hidden_leak` over sft and rl only."""
+    check_no_hidden_leak(tasks, {"sft": sft, "rl": rl})
 
 
 def export_all(
@@ -84,75 +216,147 @@ def export_all(
     split_seed: int = 0,
     fractions: tuple[float, float, float] = (0.8, 0.1, 0.1),
     system_prompt: Callable[[TaskPackage], str] | None = None,
+    source_keys: dict[str, dict[str, list[str]]] | None = None,
+    holdout_blueprints: Iterable[str] = (),
+    gamma: float = 1.0,
+    dpo_max_pairs: int = 4,
+    llamafactory: bool = True,
+    card: bool = True,
 ) -> dict[str, str]:
     """Write the run's datasets into ``out_dir`` (created if needed); returns ``{name: path}``.
 
     Files (schemas in :mod:`pipeline.export.schemas`, all zstd Parquet, empty inputs give valid
-    empty files):
+    empty files; column-by-column documentation in docs/datasets.md):
 
     * ``sft``: one row per ``kept`` trajectory; ``messages`` as ``list<struct>``, ``tools`` as
-      JSON, ``loss_mask`` aligned with messages (assistant ``True``), ``reward`` from the
-      matching entry of ``verdicts`` (null if none given).
-    * ``rl``: one row per task whose :class:`TaskVerdict` passed; ``prompt`` = system
-      (``system_prompt(task)``, default the policy) + the customer's first message;
-      ``ground_truth`` (expected state hash + verifier) and ``env_state`` (initial state) are
-      JSON columns for the reward function only.
+      JSON, ``loss_mask`` aligned with messages (assistant ``True``), ``reward`` and
+      ``reward_components`` from the matching entry of ``verdicts`` (null if none given).
+    * ``rl``: one row per task whose :class:`TaskVerdict` passed, in veRL's layout
+      (``data_source``, ``prompt``, ``ability``, ``reward_model``, ``extra_info``, ``agent_name``);
+      ``prompt`` = system (``system_prompt(task)``, default the policy) + the customer's first
+      message; ``reward_model.ground_truth`` is for :func:`pipeline.rewards.compute_score` only.
+    * ``dpo``: preference pairs per task (verified vs failed trajectory), TRL's conversational
+      ``prompt``/``chosen``/``rejected``, at most ``dpo_max_pairs`` per task.
+    * ``steps``: one row per agent turn of every rollout (kept and rejected), anchor-state key
+      and discounted return with ``gamma``.
+    * ``trajectories_failed``: every rolled-out trajectory whose verdict failed (never in sft).
     * ``rejects``: every ``rejects`` tuple ``(trajectory, reason_code, detail[, stage])`` (stage
       inferred from the code prefix when absent) plus every task whose verdict failed
       (``stage="verify_task"``).
-    * ``tasks``, ``blueprints``, ``groups`` (the select stage's groups, plus ``split`` and
-      ``exported``: rows in sft), ``quarantine``.
+    * ``tasks``, ``blueprints``, ``groups`` (the select stage's groups, plus ``split``,
+      ``exported``, pass@1 / pass@k, reward mean / std, zero-variance flag), ``quarantine``.
+    * ``llamafactory/``: the train split of sft in LLaMA-Factory's sharegpt form
+      (``llamafactory=True``), ``README.md`` + ``plots/*.png``: the dataset card (``card=True``).
     * ``manifest``: ``manifest.json`` = the caller's ``manifest`` plus ``files`` (per file: file
-      name, rows, bytes, sha256) and ``export`` (split seed, fractions, compression).
+      name, rows, bytes, sha256) and ``export`` (split settings, components, gamma, compression).
 
-    Splits come from :func:`assign_split` on the blueprint id with ``split_seed``/``fractions``.
-    Inputs may be the pydantic records or plain dicts of them.
+    Splits: :func:`pipeline.export.splits.split_components` over the blueprints joined by shared
+    ``source_keys`` (``{blueprint_id: {"customer": [...], "period": [...]}}``), with
+    ``split_seed``/``fractions``; ``holdout_blueprints`` (and everything connected to them) go to
+    the ``holdout`` split. Inputs may be the pydantic records or plain dicts of them.
 
     Raises:
-        ValueError: a task's ``expected_state_hash`` appears in a model-visible column (sft
-            messages/tools, rl prompt/tools/user_messages), a malformed reject tuple, or bad
-            ``fractions``.
+        ValueError: hidden information of a task appears in a model-visible column of any dataset
+            (:func:`check_no_hidden_leak`), a malformed reject tuple, bad ``fractions`` or
+            ``gamma``, or an unknown holdout blueprint id.
     """
+    from .preferences import dpo_rows
+    from .sharegpt import write_llamafactory
+    from .splits import split_components
+    from .steps import step_rows
+
     os.makedirs(out_dir, exist_ok=True)
     kept_l = _coerce(Trajectory, kept)
     tasks_l = _coerce(TaskPackage, tasks)
     tverd_l = _coerce(TaskVerdict, task_verdicts)
     bps_l = _coerce(Blueprint, blueprints)
     quar_l = _coerce(QuarantineRecord, quarantine)
+    verd_l = _coerce(Verdict, verdicts)
+    rejects_l = list(rejects)
     groups_l = list(groups)
-    reward = {v.trajectory_id: v.reward for v in _coerce(Verdict, verdicts)}
+    verdict_by_id = {v.trajectory_id: v for v in verd_l}
+    reward = {v.trajectory_id: v.reward for v in verd_l}
     tasks_by_id = {t.task_id: t for t in tasks_l}
     tverd_by_id = {v.task_id: v for v in tverd_l}
     prompt_fn = system_prompt or R.default_system_prompt
 
-    def split(bp: str) -> str:
-        return assign_split(bp, split_seed, fractions)
+    # ---- splits: connected components of blueprint / source customer / source period
+    keys: dict[str, dict[str, list[str]]] = {b.blueprint_id: {} for b in bps_l}
+    for bp_id in [t.blueprint_id for t in tasks_l] + [t.blueprint_id for t in kept_l] + \
+            [g.get("blueprint_id") for g in groups_l]:
+        if bp_id is not None:
+            keys.setdefault(bp_id, {})
+    for bp_id, k in (source_keys or {}).items():
+        if bp_id in keys:
+            keys[bp_id] = k
+    holdout = list(holdout_blueprints)
+    comps = split_components(keys, split_seed, fractions, holdout)
 
-    sft_rows = [R.sft_row(t, split(t.blueprint_id), reward.get(t.trajectory_id)) for t in kept_l]
-    rl_rows = [
-        R.rl_row(t, split(t.blueprint_id), prompt_fn)
-        for t in tasks_l
-        if tverd_by_id.get(t.task_id) is not None and tverd_by_id[t.task_id].passed
-    ]
-    _check_no_hidden_leak(tasks_by_id, sft_rows, rl_rows)
-    reject_rows = [R.trajectory_reject_row(r) for r in rejects]
+    def split(bp: str | None) -> str | None:
+        if bp is None:
+            return None
+        c = comps.get(bp)
+        return c["split"] if c else assign_split(bp, split_seed, fractions)
+
+    # ---- trajectories: kept, failed, all rollouts (once each)
+    rejected_trajs: list[Trajectory] = []
+    for r in rejects_l:
+        t = r[0] if isinstance(r, (tuple, list)) and r else None
+        if t is not None:
+            rejected_trajs.append(t if isinstance(t, Trajectory) else Trajectory.model_validate(t))
+    all_trajs: dict[str, Trajectory] = {}
+    for t in kept_l + rejected_trajs:
+        all_trajs.setdefault(t.trajectory_id, t)
+    failed = [(t, verdict_by_id.get(t.trajectory_id)) for t in all_trajs.values()
+              if t.trajectory_id in verdict_by_id and not verdict_by_id[t.trajectory_id].passed]
+    tool_results = {tid: "\n".join(str(m.get("content") or "") for m in t.messages if m.get("role") == "tool")
+                    for tid, t in all_trajs.items()}
+
+    def task_attr(task_id: str):
+        return tasks_by_id.get(task_id)
+
+    sft_rows = [R.sft_row(t, split(t.blueprint_id), reward.get(t.trajectory_id),
+                          verdict_by_id.get(t.trajectory_id), task_attr(t.task_id)) for t in kept_l]
+    rl_tasks = [t for t in tasks_l if tverd_by_id.get(t.task_id) is not None and tverd_by_id[t.task_id].passed]
+    tool_names = sorted({tl.get("function", tl).get("name") for t in rl_tasks for tl in t.visible.tools})
+    rl_rows = [R.rl_row(t, split(t.blueprint_id), prompt_fn, i, tool_names) for i, t in enumerate(rl_tasks)]
+    dpo, dpo_skipped = dpo_rows(kept_l, failed, split, reward, dpo_max_pairs)
+    steps = [row for t in all_trajs.values()
+             for row in step_rows(t, verdict_by_id.get(t.trajectory_id), split(t.blueprint_id), gamma)]
+    failed_rows = [R.failed_row(t, v, split(t.blueprint_id)) for t, v in failed]
+    check_no_hidden_leak(tasks_by_id, {"sft": sft_rows, "rl": rl_rows, "dpo": dpo, "steps": steps,
+                                       "trajectories_failed": failed_rows}, tool_results)
+
+    reject_rows = [R.trajectory_reject_row(r) for r in rejects_l]
     reject_rows += [R.task_reject_row(v, tasks_by_id.get(v.task_id)) for v in tverd_l if not v.passed]
     exported: dict[str, int] = {}
     for t in kept_l:
         exported[t.task_id] = exported.get(t.task_id, 0) + 1
+    verdicts_by_task: dict[str, list[Verdict]] = {}
+    for tid, t in all_trajs.items():
+        if tid in verdict_by_id:
+            verdicts_by_task.setdefault(t.task_id, []).append(verdict_by_id[tid])
     table_rows = {
         "sft": sft_rows,
         "rl": rl_rows,
         "rejects": reject_rows,
-        "tasks": [R.task_row(t, tverd_by_id.get(t.task_id)) for t in tasks_l],
-        "blueprints": [R.blueprint_row(b) for b in bps_l],
-        "groups": [R.group_row(g, exported.get(g["task_id"], 0), split_seed, fractions) for g in groups_l],
+        "tasks": [R.task_row(t, tverd_by_id.get(t.task_id), split(t.blueprint_id)) for t in tasks_l],
+        "blueprints": [R.blueprint_row(b, split(b.blueprint_id)) for b in bps_l],
+        "groups": [R.group_row(g, exported.get(g["task_id"], 0), split(g.get("blueprint_id")),
+                               verdicts_by_task.get(g["task_id"]),
+                               tasks_by_id[g["task_id"]].skills if g["task_id"] in tasks_by_id else None)
+                   for g in groups_l],
         "quarantine": [R.quarantine_row(q) for q in quar_l],
+        "dpo": dpo,
+        "steps": steps,
+        "trajectories_failed": failed_rows,
     }
+    schemas = dict(SCHEMAS)
+    schemas["rl"] = rl_schema(tool_names)
 
     paths: dict[str, str] = {}
     files: dict[str, dict[str, Any]] = {}
-    for name, schema in SCHEMAS.items():
+    for name, schema in schemas.items():
         path = os.path.join(out_dir, f"{name}.parquet")
         n = write_parquet(path, table_rows[name], schema)
         paths[name] = path
@@ -162,13 +366,26 @@ def export_all(
             "bytes": os.path.getsize(path),
             "sha256": sha256_file(path),
         }
+    sharegpt_skipped = None
+    if llamafactory:
+        lf, sharegpt_skipped = write_llamafactory(out_dir, sft_rows)
+        paths["llamafactory"] = lf["data"]
+        paths["llamafactory_dataset_info"] = lf["dataset_info"]
 
+    n_components = len({c["component"] for c in comps.values()})
     doc = dict(manifest)
     doc["files"] = files
     doc["export"] = {
         "split_seed": split_seed,
         "split_fractions": list(fractions),
-        "split_group_key": "blueprint_id",
+        "split_group_key": "connected components of blueprint_id, source customer, source period",
+        "split_components": n_components,
+        "split_of_blueprint": {bp: c["split"] for bp, c in sorted(comps.items())},
+        "holdout_blueprints": sorted(holdout),
+        "gamma": gamma,
+        "dpo_max_pairs_per_task": dpo_max_pairs,
+        "dpo_pairs_skipped": dpo_skipped,
+        "sharegpt_skipped": sharegpt_skipped,
         "compression": COMPRESSION,
     }
     mpath = os.path.join(out_dir, "manifest.json")
@@ -178,4 +395,8 @@ def export_all(
         fh.write("\n")
     os.replace(tmp, mpath)
     paths["manifest"] = mpath
+    if card:
+        from ..card import write_card
+
+        paths.update(write_card(out_dir))
     return paths

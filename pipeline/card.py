@@ -1,0 +1,245 @@
+"""The dataset card: ``README.md`` (Hugging Face dataset-card style) and PNG plots for an export.
+
+The card is built only from what was written (the Parquet files and ``manifest.json``), so it can
+be regenerated for any output folder: ``python -m pipeline.card OUT_DIR``. The YAML header follows
+the Hugging Face dataset card metadata (https://huggingface.co/docs/hub/datasets-cards and
+https://huggingface.co/docs/hub/datasets-manual-configuration): ``license``,
+``task_categories``, ``tags`` and one ``configs`` entry per Parquet file, so
+``datasets.load_dataset(OUT_DIR, "sft")`` picks the file. Plots use matplotlib's Agg backend
+(no display needed).
+"""
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from pipeline.export.schemas import REWARD_COMPONENT_NAMES, SCHEMAS
+
+#: Short description of each dataset in the card (column docs: docs/datasets.md).
+DESCRIPTIONS = {
+    "sft": "one row per kept (verified, deduplicated) trajectory: OpenAI `messages`, `tools`, `loss_mask`",
+    "rl": "one row per verified task in veRL's layout (`prompt`, `reward_model`, `extra_info`, `agent_name`)",
+    "dpo": "preference pairs per task: TRL `prompt` / `chosen` (verified) / `rejected` (failed)",
+    "steps": "one row per agent turn: anchor-state key (GiGPO), action, step reward, discounted return",
+    "groups": "one row per task: k, passes, pass@1, pass@k, reward mean / std, zero-variance flag",
+    "trajectories_failed": "rollouts whose verdict failed, with reason codes (analysis only; never in sft)",
+    "rejects": "every trajectory or task not kept, with stage and reason code",
+    "tasks": "task packages: visible part and the hidden part (NOT for training)",
+    "blueprints": "task types extracted from the logs",
+    "quarantine": "input records that could not enter a stage, with reason codes",
+}
+
+
+def _read(out_dir: str, name: str) -> list[dict[str, Any]]:
+    path = os.path.join(out_dir, f"{name}.parquet")
+    if not os.path.exists(path):
+        return []
+    return pq.read_table(path).to_pylist()
+
+
+def _yaml_header(files: list[str], license_id: str) -> str:
+    lines = ["---", f"license: {license_id}", "task_categories:", "- text-generation",
+             "tags:", "- tool-use", "- agents", "- trajectories", "- rlvr", "- synthetic", "configs:"]
+    for name in files:
+        lines += [f"- config_name: {name}"] + (["  default: true"] if name == "sft" else []) + \
+                 ["  data_files:", "  - split: train", f"    path: {name}.parquet"]
+    lines.append("---")
+    return "\n".join(lines)
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> str:
+    def fmt(v: Any) -> str:
+        if isinstance(v, float):
+            return f"{v:.3f}"
+        return "" if v is None else str(v).replace("|", "\\|")
+
+    out = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+    out += ["| " + " | ".join(fmt(v) for v in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def histogram(values: list[float], bins: int = 10) -> list[tuple[float, float, int]]:
+    """Counts of ``values`` in ``bins`` equal bins over ``[0, 1]`` (the last bin closed):
+    ``[(low, high, count), ...]``. Values outside ``[0, 1]`` are clipped into the end bins."""
+    counts = [0] * bins
+    for v in values:
+        i = min(bins - 1, max(0, int(float(v) * bins)))
+        counts[i] += 1
+    return [(i / bins, (i + 1) / bins, c) for i, c in enumerate(counts)]
+
+
+def _plots(out_dir: str, groups, per_bp, per_skill, comps) -> dict[str, str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    folder = os.path.join(out_dir, "plots")
+    os.makedirs(folder, exist_ok=True)
+    paths = {}
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    rates = [g["pass_rate"] for g in groups if g.get("pass_rate") is not None]
+    ax.hist(rates, bins=10, range=(0, 1), color="#4c72b0", edgecolor="white")
+    ax.set_xlabel("pass rate per task (passes / k)")
+    ax.set_ylabel("tasks")
+    ax.set_title(f"Pass-rate histogram ({len(rates)} tasks)")
+    fig.tight_layout()
+    paths["plot_pass_rate"] = os.path.join(folder, "pass_rate_hist.png")
+    fig.savefig(paths["plot_pass_rate"], dpi=100)
+    plt.close(fig)
+
+    for key, data, title in (("plot_blueprints", per_bp, "per blueprint"), ("plot_skills", per_skill, "per skill")):
+        fig, ax = plt.subplots(figsize=(7, max(2.5, 0.3 * len(data) + 1)))
+        labels = [str(k)[:40] for k in data]
+        ax.barh(labels, [v["tasks"] for v in data.values()], color="#dd8452", label="tasks")
+        ax.barh(labels, [v["sft"] for v in data.values()], color="#55a868", label="sft rows", height=0.4)
+        ax.set_xlabel("count")
+        ax.set_title(f"Tasks and sft rows {title}")
+        ax.legend(loc="lower right")
+        fig.tight_layout()
+        paths[key] = os.path.join(folder, f"{key[5:]}.png")
+        fig.savefig(paths[key], dpi=100)
+        plt.close(fig)
+
+    names = [n for n in REWARD_COMPONENT_NAMES if comps.get(n)]
+    fig, axes = plt.subplots(1, max(1, len(names)), figsize=(3 * max(1, len(names)), 3), squeeze=False)
+    for ax, n in zip(axes[0], names):
+        ax.hist(comps[n], bins=10, color="#8172b3", edgecolor="white")
+        ax.set_title(n)
+    if not names:
+        axes[0][0].text(0.5, 0.5, "no reward components", ha="center", va="center")
+        axes[0][0].set_axis_off()
+    fig.suptitle("Reward components (all verified rollouts)")
+    fig.tight_layout()
+    paths["plot_reward_components"] = os.path.join(folder, "reward_components.png")
+    fig.savefig(paths["plot_reward_components"], dpi=100)
+    plt.close(fig)
+    return paths
+
+
+def write_card(out_dir: str, plots: bool = True) -> dict[str, str]:
+    """Write ``README.md`` (and ``plots/*.png`` when ``plots``) into an export folder.
+
+    Sections: summary counts per dataset and split, provenance (input sha256, model, backend,
+    seed, versions, config from ``manifest.json``), pass-rate histogram, per-blueprint and
+    per-skill counts, reward-component distributions, and how to load each dataset.
+    Returns ``{"card": path, "plot_*": path, ...}``.
+
+    Raises:
+        FileNotFoundError: ``out_dir`` has no ``manifest.json``.
+    """
+    mpath = os.path.join(out_dir, "manifest.json")
+    if not os.path.exists(mpath):
+        raise FileNotFoundError(f"no manifest.json in {out_dir}: not an export folder")
+    with open(mpath, encoding="utf-8") as fh:
+        manifest = json.load(fh)
+    files = [n for n in SCHEMAS if os.path.exists(os.path.join(out_dir, f"{n}.parquet"))]
+    data = {n: _read(out_dir, n) for n in ("sft", "rl", "dpo", "steps", "groups", "tasks", "blueprints",
+                                           "trajectories_failed")}
+    groups, tasks = data["groups"], data["tasks"]
+
+    per_bp: dict[str, dict[str, Any]] = {}
+    for t in tasks:
+        d = per_bp.setdefault(t["blueprint_id"], {"tasks": 0, "rollouts": 0, "passes": 0, "sft": 0, "split": t.get("split")})
+        d["tasks"] += 1
+    for g in groups:
+        d = per_bp.setdefault(g["blueprint_id"], {"tasks": 0, "rollouts": 0, "passes": 0, "sft": 0, "split": g.get("split")})
+        d["rollouts"] += g.get("k") or 0
+        d["passes"] += g.get("passes") or 0
+    for r in data["sft"]:
+        per_bp.setdefault(r["blueprint_id"], {"tasks": 0, "rollouts": 0, "passes": 0, "sft": 0, "split": r["split"]})["sft"] += 1
+    skills_of = {t["task_id"]: t.get("skills") or [] for t in tasks}
+    per_skill: dict[str, dict[str, int]] = {}
+    for t in tasks:
+        for s in skills_of[t["task_id"]] or ["(none)"]:
+            per_skill.setdefault(s, {"tasks": 0, "sft": 0})["tasks"] += 1
+    for r in data["sft"]:
+        for s in skills_of.get(r["task_id"]) or ["(none)"]:
+            per_skill.setdefault(s, {"tasks": 0, "sft": 0})["sft"] += 1
+    comps: dict[str, list[float]] = {n: [] for n in REWARD_COMPONENT_NAMES}
+    for r in data["sft"] + data["trajectories_failed"]:
+        rc = r.get("reward_components") or {}
+        for n in REWARD_COMPONENT_NAMES:
+            if rc.get(n) is not None:
+                comps[n].append(float(rc[n]))
+
+    paths: dict[str, str] = {}
+    if plots:
+        paths.update(_plots(out_dir, groups, per_bp, per_skill, comps))
+
+    config = manifest.get("config") or {}
+    counts = manifest.get("files") or {}
+    split_counts = Counter((n, r.get("split")) for n in ("sft", "rl", "dpo", "steps") for r in data[n])
+    splits = sorted({s for _, s in split_counts if s})
+    rates = [g["pass_rate"] for g in groups if g.get("pass_rate") is not None]
+    k_total = sum(g.get("k") or 0 for g in groups)
+    p_total = sum(g.get("passes") or 0 for g in groups)
+    zero_var = sum(1 for g in groups if g.get("zero_variance"))
+
+    md = [_yaml_header(files, str(config.get("license") or "other")), "",
+          "# trajpipe dataset", "",
+          "Verified multi-turn tool-use trajectories produced by trajpipe from customer-service logs: "
+          "task blueprints extracted from (pseudonymized) logs, fresh fictional task instances in a sandbox, "
+          "teacher rollouts checked by verifiers. Column-by-column documentation: `docs/datasets.md` of trajpipe.",
+          "", "## Datasets", "",
+          _table(["config", "rows", "what"], [[n, (counts.get(n) or {}).get("rows"), DESCRIPTIONS.get(n, "")] for n in files]),
+          "", "Rows per split (the `split` column; splits are assigned by connected group of blueprint, "
+          "source customer and source period, never by row):", "",
+          _table(["dataset"] + splits, [[n] + [split_counts.get((n, s), 0) for s in splits] for n in ("sft", "rl", "dpo", "steps")]),
+          "", "## Provenance", "",
+          _table(["field", "value"], [
+              ["input sha256", manifest.get("input_sha256")],
+              ["input", config.get("input_path")],
+              ["model", manifest.get("model")], ["backend", manifest.get("backend")],
+              ["seed", manifest.get("seed")], ["trajpipe version", manifest.get("trajpipe_version")],
+              ["created (unix)", manifest.get("created_unix")],
+              ["split components", (manifest.get("export") or {}).get("split_components")],
+              ["holdout blueprints", ", ".join((manifest.get("export") or {}).get("holdout_blueprints") or []) or "none"],
+              ["gamma (steps)", (manifest.get("export") or {}).get("gamma")],
+          ]), "",
+          "Versions: " + ", ".join(f"{k} {v}" for k, v in sorted((manifest.get("versions") or {}).items())), "",
+          "Config:", "", "```json", json.dumps(config, indent=1, sort_keys=True, default=str), "```", "",
+          "## Pass rates", "",
+          f"{len(groups)} tasks, {k_total} rollouts, {p_total} verified "
+          f"({(p_total / k_total if k_total else 0):.3f}); {zero_var} zero-variance groups (all pass or all fail).", "",
+          _table(["pass rate", "tasks"], [[f"[{lo:.1f}, {hi:.1f}{']' if hi >= 1 else ')'}", c] for lo, hi, c in histogram(rates)]),
+          "", "![pass-rate histogram](plots/pass_rate_hist.png)" if plots else "", "",
+          "## Per blueprint", "",
+          _table(["blueprint", "split", "tasks", "rollouts", "passes", "sft rows"],
+                 [[bp, d["split"], d["tasks"], d["rollouts"], d["passes"], d["sft"]] for bp, d in sorted(per_bp.items())]),
+          "", "![per blueprint](plots/blueprints.png)" if plots else "", "",
+          "## Per skill", "",
+          _table(["skill", "tasks", "sft rows"], [[s, d["tasks"], d["sft"]] for s, d in sorted(per_skill.items())]),
+          "", "![per skill](plots/skills.png)" if plots else "", "",
+          "## Reward components", "",
+          _table(["component", "n", "mean", "min", "max"],
+                 [[n, len(v), sum(v) / len(v), min(v), max(v)] if v else [n, 0, None, None, None]
+                  for n, v in comps.items()]),
+          "", "![reward components](plots/reward_components.png)" if plots else "", "",
+          "## Loading", "", "```python",
+          "from datasets import load_dataset",
+          'sft = load_dataset("parquet", data_files="sft.parquet")["train"]   # TRL SFTTrainer: messages + tools',
+          'rl = load_dataset("parquet", data_files="rl.parquet")["train"]     # veRL: data.train_files=rl.parquet',
+          "from pipeline.rewards import compute_score                          # veRL custom_reward_function",
+          "```", "",
+          "LLaMA-Factory: `llamafactory/trajpipe_sft.json` + `llamafactory/dataset_info.json` (sharegpt with tools).",
+          "", "## Hidden information", "",
+          "`tasks.parquet` holds each task's hidden part (reference solution, verifier, expected state, generation "
+          "notes) and `rl.reward_model.ground_truth` the verifier's inputs; neither is model-visible. The exporter "
+          "refuses to write when a hidden value appears in a model-visible column of any dataset.", ""]
+    card = os.path.join(out_dir, "README.md")
+    with open(card, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(md))
+    paths["card"] = card
+    return paths
+
+
+if __name__ == "__main__":  # pragma: no cover
+    import sys
+
+    print(write_card(sys.argv[1]))

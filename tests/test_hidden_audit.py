@@ -1,0 +1,110 @@
+"""Hidden-information audit: markers planted in every hidden part of every task never reach a
+model-visible column of any dataset, and the exporter refuses to write when one does."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import uuid
+
+import pyarrow.parquet as pq
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from export_helpers import build_run, export_run  # noqa: E402
+
+from pipeline.export.schemas import MODEL_VISIBLE  # noqa: E402
+from pipeline.records import ToolCall  # noqa: E402
+
+
+def _plant(run):
+    """Unique markers in the reference solution, verifier, expected state hash and generation notes."""
+    markers = {}
+    for t in run["tasks"]:
+        m = {part: f"HIDDEN{part.upper()}{uuid.uuid4().hex}" for part in ("ref", "verifier", "notes", "hash")}
+        t.hidden.reference_solution.append(ToolCall(name="think", arguments={"thought": m["ref"]}))
+        t.hidden.verifier["marker"] = m["verifier"]
+        t.hidden.generation_notes["marker"] = m["notes"]
+        markers[t.task_id] = m
+    return markers
+
+
+@pytest.fixture(scope="module")
+def audited(tmp_path_factory):
+    run = build_run(kinds=("cancel_reservation", "send_certificate"), tasks_per_bp=2, k=3)
+    markers = _plant(run)
+    out = str(tmp_path_factory.mktemp("audit"))
+    paths = export_run(out, run)
+    return {"run": run, "markers": markers, "paths": paths, "out": out}
+
+
+def test_no_marker_in_any_model_visible_column(audited):
+    all_markers = [v for m in audited["markers"].values() for v in m.values()]
+    hashes = [t.hidden.expected_state_hash for t in audited["run"]["tasks"]]
+    n_scanned = 0
+    for name, cols in MODEL_VISIBLE.items():
+        table = pq.read_table(audited["paths"][name], columns=list(cols))
+        assert table.num_rows > 0, name  # every audited dataset has rows to scan
+        text = json.dumps(table.to_pylist())
+        n_scanned += table.num_rows
+        for s in all_markers + hashes:
+            assert s not in text, f"{name} leaks a hidden value"
+    lf = open(audited["paths"]["llamafactory"]).read()
+    for s in all_markers + hashes:
+        assert s not in lf
+    # the markers did reach the hidden, non-training places (the audit would see them)
+    tasks_text = json.dumps(pq.read_table(audited["paths"]["tasks"], columns=["hidden"]).to_pylist())
+    assert all(m["ref"] in tasks_text and m["notes"] in tasks_text for m in audited["markers"].values())
+    assert n_scanned > 50
+
+
+@pytest.mark.parametrize("where", ["assistant", "user", "tools"])
+def test_exporter_refuses_a_leak(audited, tmp_path, where):
+    run = audited["run"]
+    t0 = run["tasks"][0]
+    marker = audited["markers"][t0.task_id]["notes"]
+    trajs = [tr.model_copy(deep=True) for tr in run["trajectories"]]
+    victim = next(tr for tr in trajs if tr.task_id == t0.task_id)
+    if where == "assistant":
+        victim.messages[-1]["content"] += f" ({marker})"
+    elif where == "user":
+        victim.messages[1]["content"] += f" {audited['markers'][t0.task_id]['verifier']}"
+    else:
+        victim.tools = victim.tools + [{"type": "function", "function": {"name": "x", "description": marker}}]
+    leaky = dict(run, trajectories=trajs)
+    with pytest.raises(ValueError, match="leaks into a model-visible column"):
+        export_run(str(tmp_path), leaky, card=False)
+
+
+def test_rl_prompt_leak_is_refused(audited, tmp_path):
+    run = audited["run"]
+    t0 = run["tasks"][0].model_copy(deep=True)
+    t0.visible.user_messages = t0.visible.user_messages + [t0.hidden.expected_state_hash]
+    tasks = [t0] + run["tasks"][1:]
+    with pytest.raises(ValueError, match="column of rl"):
+        export_run(str(tmp_path), dict(run, tasks=tasks, trajectories=[], verdicts=[]), card=False)
+
+
+def test_reference_arguments_allowed_as_calls_refused_as_text(audited, tmp_path):
+    """An agent that makes the reference's own call (same argument values) is a demonstration,
+    not a leak; the same value in text the agent writes is refused."""
+    from export_helpers import DOMAIN, trajectory
+
+    run = audited["run"]
+    t0 = run["tasks"][0]
+    marker = audited["markers"][t0.task_id]["ref"]  # the planted think(thought=marker) reference call
+    calls = [c.model_dump() for c in t0.hidden.reference_solution]
+    assert calls[-1] == {"name": "think", "arguments": {"thought": marker}}
+    ok = trajectory(t0, 7, calls)
+    from pipeline.verify import verify_trajectory
+
+    common = dict(run, trajectories=run["trajectories"] + [ok],
+                  verdicts=run["verdicts"] + [verify_trajectory(ok, t0, DOMAIN)])
+    paths = export_run(str(tmp_path / "ok"), common, cap=3, card=False)
+    sft = pq.read_table(paths["sft"]).to_pylist()
+    assert any(marker in json.dumps(r["messages"]) for r in sft)  # exported: it is the agent's own call
+    said = ok.model_copy(deep=True)
+    said.messages[-1]["content"] += f" ({marker})"
+    leaky = dict(common, trajectories=run["trajectories"] + [said])
+    with pytest.raises(ValueError, match="leaks into a model-visible column"):
+        export_run(str(tmp_path / "bad"), leaky, cap=3, card=False)

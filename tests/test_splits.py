@@ -79,3 +79,26 @@ def test_exported_datasets_never_cross_splits(tmp_path):
     assert all(len(s) == 1 for s in seen_cust.values())
     assert seen_bp["bp-6"] == seen_bp["bp-7"] == {HOLDOUT}  # bp-6 shares customer cust-2 with bp-7
     assert HOLDOUT not in seen_bp["bp-0"]
+
+
+def test_split_by_chooses_which_keys_join_groups():
+    """--split-by: with 'customer,period' two blueprints sharing a customer form one group; with
+    'blueprint' each blueprint is its own group; an unknown key is a clear error."""
+    import pytest
+
+    from pipeline.export.splits import split_components
+    from pipeline.stages import split_keys
+
+    keys = {f"bp-{i}": {"customer": ["shared_customer"], "period": [f"2024-0{i % 9 + 1}"]} for i in range(40)}
+    joined = split_components(split_keys(keys, "customer,period"))
+    assert len({v["component"] for v in joined.values()}) == 1
+    alone = split_components(split_keys(keys, "blueprint"))
+    assert len({v["component"] for v in alone.values()}) == 40
+    assert len({v["split"] for v in alone.values()}) > 1  # 40 groups spread over the splits
+    by_period = split_components(split_keys(keys, "period"))
+    for a in keys:
+        for b in keys:
+            if keys[a]["period"] == keys[b]["period"]:
+                assert by_period[a]["split"] == by_period[b]["split"]
+    with pytest.raises(ValueError, match="unknown group keys"):
+        split_keys(keys, "customer,galaxy")

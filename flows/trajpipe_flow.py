@@ -72,13 +72,22 @@ def trajpipe_run(input_path: str | None = None, out_dir: str = "out", limit: int
                  tasks_per_blueprint: int = 2, k: int = 4, cap: int = 2, backend: str = "transformers",
                  model: str | None = None, seed: int = 0, max_turns: int = 5, max_new_tokens: int = 64,
                  temperature: float = 0.7, constrain: str = "prefix", fmt: str | None = None,
-                 domain: str = "airline", batch_size: int = 8, prompt_style: str = "compact") -> dict[str, Any]:
+                 domain: str = "auto", batch_size: int = 8, prompt_style: str = "compact",
+                 user_sim: str = "scripted", tool_format: str = "hermes", fault_rate: float = 0.0,
+                 fault_kinds: str | None = None, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
+                 max_concurrency: int = 8, holdout_blueprints: str | None = None,
+                 split_by: str = "customer,period",
+                 gamma: float = 1.0, difficulty_band: str = "0.0,1.0") -> dict[str, Any]:
     """Logs in, verified Parquet datasets out. Returns the manifest dict (also in OUT/manifest.json)."""
     input_path = input_path or str(stages.SAMPLE_INPUT)
     config = dict(input_path=input_path, out_dir=out_dir, limit=limit, tasks_per_blueprint=tasks_per_blueprint,
                   k=k, cap=cap, backend=backend, model=model, seed=seed, max_turns=max_turns,
                   max_new_tokens=max_new_tokens, temperature=temperature, constrain=constrain,
-                  fmt=fmt, domain=domain, batch_size=batch_size, prompt_style=prompt_style)
+                  fmt=fmt, domain=domain, batch_size=batch_size, prompt_style=prompt_style, user_sim=user_sim,
+                  tool_format=tool_format, fault_rate=fault_rate, fault_kinds=fault_kinds, base_url=base_url,
+                  api_key_env=api_key_env, max_concurrency=max_concurrency,
+                  holdout_blueprints=holdout_blueprints, split_by=split_by, gamma=gamma,
+                  difficulty_band=difficulty_band)
     wall: dict[str, float] = {}
     ing, wall["ingest"] = ingest_task(input_path, fmt, limit)
     anon, wall["anonymize"] = anonymize_task(ing.records, None)
@@ -89,8 +98,13 @@ def trajpipe_run(input_path: str | None = None, out_dir: str = "out", limit: int
     ro, wall["rollout"] = rollout_task(good, dict(backend=backend, model=model, k=k, max_turns=max_turns,
                                                   max_new_tokens=max_new_tokens, temperature=temperature,
                                                   constrain=constrain, seed=seed, batch_size=batch_size,
-                                                  prompt_style=prompt_style))
+                                                  prompt_style=prompt_style, user_sim=user_sim,
+                                                  tool_format=tool_format, fault_rate=fault_rate,
+                                                  fault_kinds=fault_kinds, base_url=base_url,
+                                                  api_key_env=api_key_env, max_concurrency=max_concurrency,
+                                                  failure_modes={b.blueprint_id: b.failure_modes for b in bps}))
     verdicts, wall["verify_trajectory"] = verify_trajectories_task(ro.trajectories, good)
+    tv = stages.difficulty_stage(tv, verdicts, difficulty_band)  # pass-rate band over the k rollouts
     sel, wall["select_dedupe"] = select_task(ro.trajectories, verdicts, cap)
     bundle = stages.make_bundle(config=config, ingest=ing, anonymize=anon, blueprints=bps, synthesis=syn,
                                 task_verdicts=tv, rollout=ro, verdicts=verdicts, selection=sel, wall=wall)

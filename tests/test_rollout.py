@@ -134,3 +134,87 @@ def test_real_teacher_tool_name_constraint(teacher):
     # unconstrained, the same prompts do not all produce a known tool name
     free = teacher.generate(prompts, [TOOL_PREFIX] * 4, SamplingConfig(max_new_tokens=8, temperature=1.0, seed=3))
     assert not all(any(g.text.startswith(c) for c in choices) for g in free)
+
+
+def test_harness_records_turns_user_sim_and_fault_fields():
+    be = ScriptedBackend([['set_flag", "arguments": {"key": "a"}}\n</tool_call>'], ["Done."], ["Bye."]])
+    (t,) = run_rollouts([tiny_task()], be, lambda n: TinyDomain(), RolloutConfig(k=1, max_turns=5))
+    assert t.user_simulator == "scripted" and t.faults == [] and t.recovery is False
+    assert [x["turn"] for x in t.turns] == [0, 1, 2] and t.turns[0]["prefix"] == TOOL_PREFIX
+    assert t.turns[1]["prefix"] is None and all("sampling" in x and "seed" in x for x in t.turns)
+    assert t.sampling["tool_format"] == "hermes"
+
+
+def test_model_user_turns_share_the_batched_call():
+    """A model-played customer's request rides in the same generate call as other agents'."""
+    from pipeline.rollout.users import STOP
+
+    class Routing(ScriptedBackend):
+        def generate(self, prompts, prefixes, sampling, choices=None):
+            self.calls.append([p[0]["content"][:30] for p in prompts])
+            out = []
+            for p, pre in zip(prompts, prefixes):
+                if p[0]["content"].startswith("You are a customer contacting"):
+                    n_agent = sum(1 for m in p if m["role"] == "user")
+                    out.append("Yes, go ahead." if n_agent == 1 else f"Thanks! {STOP}")
+                elif pre:
+                    out.append('set_flag", "arguments": {"key": "a"}}</tool_call>')
+                else:
+                    out.append("Shall I confirm?")
+            return [Generation(text=o, prompt_tokens=3, completion_tokens=2) for o in out]
+
+    be = Routing([])
+    trajs = run_rollouts([tiny_task()], be, lambda n: TinyDomain(), RolloutConfig(k=2, max_turns=6, user_sim="model"))
+    assert all(t.finish_reason == "user_stop" and t.user_simulator == "model" for t in trajs)
+    roles = [m["role"] for m in trajs[0].messages]
+    assert roles == ["system", "user", "assistant", "tool", "assistant", "user", "assistant", "user"]
+    assert trajs[0].messages[-1]["content"] == "Thanks!"
+    assert trajs[0].sampling["user_sim_completion_tokens"] == 4
+    # every call holds every live episode (2), customer turns included
+    assert all(len(c) == 2 for c in be.calls)
+
+
+def test_transfer_ends_episode():
+    task = tiny_task()
+    transfer = {"type": "function", "function": {"name": "transfer_to_human_agents", "description": "hand over",
+                                                 "parameters": {"type": "object", "properties": {
+                                                     "summary": {"type": "string"}}, "required": ["summary"]}}}
+
+    class D(TinyDomain):
+        tools = {**TinyDomain.tools, "transfer_to_human_agents": Tool(lambda s, summary: "Transfer successful", transfer)}
+
+    task.visible.tools.append(transfer)
+    be = ScriptedBackend([['transfer_to_human_agents", "arguments": {"summary": "x"}}</tool_call>']])
+    (t,) = run_rollouts([task], be, lambda n: D(), RolloutConfig(k=1))
+    assert t.finish_reason == "transfer" and t.n_turns == 1
+
+
+def test_rollout_options_rejected_with_clear_errors():
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+
+    r = CliRunner()
+    for args, msg in ((["--user-sim", "robot"], "--user-sim"), (["--fault-kinds", "explode"], "unknown fault kind"),
+                      (["--fault-rate", "2"], "--fault-rate"), (["--backend", "openai"], "--base-url"),
+                      (["--tool-format", "xml"], "--tool-format"), (["--backend", "tgi"], "unknown backend")):
+        res = r.invoke(app, ["rollout", "--work", "/nonexistent-work", *args])
+        assert res.exit_code == 2 and msg in res.output, (args, res.output)
+    with pytest.raises(ValueError, match="tool format"):
+        RolloutConfig(tool_format="xml")
+
+
+def test_vllm_backend_import_guard_and_logprob_extraction():
+    import importlib.util
+
+    from pipeline.rollout.backends.vllm_backend import sampled_logprobs
+
+    class LP:
+        def __init__(self, v):
+            self.logprob = v
+    assert sampled_logprobs([5, 7], [{5: LP(-0.5), 1: LP(-2.0)}, {7: LP(-1.25)}]) == [-0.5, -1.25]
+    assert sampled_logprobs([5], None) == []
+    if importlib.util.find_spec("vllm") is None:  # not installed here: a clear ImportError
+        from pipeline.rollout.backends import load_backend
+        with pytest.raises(ImportError, match="pip install vllm"):
+            load_backend("vllm", None)

@@ -1,12 +1,19 @@
 """The agent harness: runs a teacher through task packages, k episodes per task, batched.
 
-All live episodes advance together: each turn, the generation requests of every live episode
-go to the backend as one batch; tool execution happens between batches. The customer side is a
-scripted user simulator that replays the task's ``user_messages`` after each plain-text agent
-reply and ends the episode when it has nothing more to say.
+All live episodes advance together: each step, the generation requests of every live episode,
+agent turns and model-played customer turns alike, go to the backend as one batched
+``generate`` call; tool execution (and scripted customer replies) happen between batches.
 
-Only the agent-visible part of a task package (instruction, policy, tool schemas, scripted
-customer turns) reaches a prompt; the hidden part stays in the sandbox and the verifier.
+Each episode has a user simulator (:mod:`pipeline.rollout.users`): ``scripted`` replays the
+task's customer turns, ``model`` has a backend play the customer. Episodes end on the customer's
+stop signal (``user_stop``; ``agent_stop`` when a scripted customer has nothing more to say
+after the agent's text answer), a successful ``transfer_to_human_agents`` call (``transfer``),
+the turn limit (``turn_limit``) or a backend exception (``error``).
+
+Only the agent-visible part of a task package (instruction, policy, tool schemas, customer turns)
+reaches the agent's prompt; the hidden part stays in the sandbox and the verifier. Each agent turn
+is recorded in ``Trajectory.turns`` with the exact prompt and completion token ids, the engine's
+per-token logprobs, the sampling parameters and seed, for RL trainers.
 """
 from __future__ import annotations
 
@@ -14,13 +21,18 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
+from pipeline.faults import FaultConfig, FaultInjector
 from pipeline.records import TaskPackage, Trajectory, stable_hash
-from pipeline.rollout.backends.base import Backend, SamplingConfig
-from pipeline.rollout.prompting import TOOL_PREFIX, parse_tool_calls, tool_call_openings, render_for_model, system_prompt
+from pipeline.rollout.backends.base import Backend, Generation, SamplingConfig
+from pipeline.rollout.prompting import (TOOL_PREFIX, parse_tool_calls, render_for_model, system_prompt,
+                                        system_prompt_native, tool_call_openings)
+from pipeline.rollout.users import HARNESS_NOTE_MARK, make_user
 from pipeline.sandbox import Sandbox
 
-FORMAT_ERROR_NOTE = ("[format error] {error}. Reply with one valid <tool_call>{{\"name\": ..., "
+FORMAT_ERROR_NOTE = (HARNESS_NOTE_MARK + " {error}. Reply with one valid <tool_call>{{\"name\": ..., "
                      "\"arguments\": {{...}}}}</tool_call> or answer the customer in plain text.")
+TOOL_FORMATS = ("hermes", "chat_template")
+TRANSFER_TOOL = "transfer_to_human_agents"
 
 
 @dataclass
@@ -28,9 +40,15 @@ class RolloutConfig:
     """Harness settings.
 
     ``k`` episodes per task; ``max_turns`` agent turns per episode (a turn = one generation);
-    ``constrain``: ``"prefix"`` forces the agent's first turn after each customer message to
-    open a tool call (``<tool_call>{"name": "``), a cheap structured-generation constraint that
-    small teachers need; ``"none"`` leaves generation free.
+    ``constrain``: ``"prefix"`` forces the agent's first turn after the customer's opening message
+    to open a tool call (``<tool_call>{"name": "``), a cheap structured-generation constraint that
+    small teachers need (until its first tool call); ``"none"`` leaves generation free. ``user_sim``: ``scripted`` | ``model``.
+    ``tool_format``: ``hermes`` (tools in the system prompt, ``<tool_call>`` JSON) or
+    ``chat_template`` (tools passed to the model's own chat template when it renders them; falls
+    back to hermes otherwise, recorded in ``Trajectory.sampling["tool_format"]``). ``faults``:
+    fault injection (:class:`pipeline.faults.FaultConfig`); ``failure_modes``: blueprint id ->
+    that blueprint's ``failure_modes`` (the fault kinds seen in the logs come first).
+    ``record_tokens``: keep per-turn token ids and logprobs in ``Trajectory.turns``.
     """
 
     k: int = 4
@@ -38,6 +56,17 @@ class RolloutConfig:
     constrain: str = "prefix"
     prompt_style: str = "compact"
     sampling: SamplingConfig = field(default_factory=SamplingConfig)
+    user_sim: str = "scripted"
+    tool_format: str = "hermes"
+    faults: FaultConfig | None = None
+    failure_modes: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    record_tokens: bool = True
+
+    def __post_init__(self) -> None:
+        if self.tool_format not in TOOL_FORMATS:
+            raise ValueError(f"unknown tool format {self.tool_format!r}; choose one of {', '.join(TOOL_FORMATS)}")
+        if self.constrain not in ("prefix", "none"):
+            raise ValueError("constrain must be 'prefix' or 'none'")
 
 
 @dataclass
@@ -46,27 +75,44 @@ class _Episode:
     sample_index: int
     sandbox: Sandbox
     messages: list[dict[str, Any]]
-    user_queue: list[str]
+    user: Any
     seed: int
+    injector: FaultInjector | None = None
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    turns: list[dict[str, Any]] = field(default_factory=list)
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    user_tokens: int = 0
     n_turns: int = 0
     done: bool = False
     finish_reason: str = ""
     force_prefix: bool = True
+    awaiting: str = "agent"  # "agent" | "user" (a model-played customer's reply is due)
 
 
-def _start(task: TaskPackage, i: int, domain: Any, cfg: RolloutConfig) -> _Episode:
+def _start(task: TaskPackage, i: int, domain: Any, cfg: RolloutConfig, native: bool) -> _Episode:
     vis = task.visible
-    msgs = [{"role": "system", "content": system_prompt(vis.policy, vis.tools, cfg.prompt_style)},
-            {"role": "user", "content": vis.instruction}]
+    sysp = system_prompt_native(vis.policy) if native else system_prompt(vis.policy, vis.tools, cfg.prompt_style)
+    user = make_user(cfg.user_sim, task)
+    msgs = [{"role": "system", "content": sysp}, {"role": "user", "content": user.opening()}]
     seed = cfg.sampling.seed * 1_000_003 + int(stable_hash([task.task_id, i], 8), 16) % 1_000_000
-    return _Episode(task, i, Sandbox(domain, task.hidden.initial_state), msgs, list(vis.user_messages), seed)
+    injector = None
+    if cfg.faults is not None and cfg.faults.enabled:
+        injector = FaultInjector(cfg.faults, seed, list(cfg.failure_modes.get(task.blueprint_id, [])))
+    return _Episode(task, i, Sandbox(domain, task.hidden.initial_state, faults=injector), msgs, user, seed, injector)
+
+
+def _customer_says(ep: _Episode, text: str | None, stop: bool, stop_reason: str) -> None:
+    if text:
+        ep.messages.append({"role": "user", "content": text})
+    if stop:
+        ep.done, ep.finish_reason = True, stop_reason
 
 
 def _step(ep: _Episode, text: str, cfg: RolloutConfig) -> None:
     """Apply one generated assistant turn to an episode: parse, execute tools, advance the user."""
+    if cfg.tool_format == "chat_template" and "<tool_call>" not in text and text.lstrip().startswith("{"):
+        text = "<tool_call>" + text.strip() + "</tool_call>"  # templates that emit a bare JSON call
     parsed = parse_tool_calls(text)
     turn = ep.n_turns
     if parsed.calls:
@@ -75,12 +121,14 @@ def _step(ep: _Episode, text: str, cfg: RolloutConfig) -> None:
             tool_calls.append({"id": f"call_{turn}_{j}", "type": "function",
                                "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)}})
         ep.messages.append({"role": "assistant", "content": parsed.text or None, "tool_calls": tool_calls})
+        if ep.injector is not None:
+            ep.injector.step = turn
         for tc, (name, args) in zip(tool_calls, parsed.calls):
             res = ep.sandbox.call(name, args)
             ep.tool_calls.append({"step": turn, "name": name, "arguments": json.dumps(args, ensure_ascii=False),
-                                  "valid_json": True, "error": res.error_code})
+                                  "valid_json": True, "error": res.error_code, "fault": res.fault})
             ep.messages.append({"role": "tool", "tool_call_id": tc["id"], "name": name, "content": res.content})
-            if name == "transfer_to_human_agents" and res.ok:
+            if name == TRANSFER_TOOL and res.ok:
                 ep.done, ep.finish_reason = True, "transfer"
         ep.force_prefix = False
         for err in parsed.errors:  # extra malformed blocks beside valid ones
@@ -95,10 +143,29 @@ def _step(ep: _Episode, text: str, cfg: RolloutConfig) -> None:
         ep.force_prefix = False
         return
     ep.messages.append({"role": "assistant", "content": text})
-    if ep.user_queue:
-        ep.messages.append({"role": "user", "content": ep.user_queue.pop(0)})
-    else:
-        ep.done, ep.finish_reason = True, "agent_stop"
+    if ep.user.needs_model:
+        ep.awaiting = "user"
+        return
+    r = ep.user.reply(text)
+    _customer_says(ep, r.text, r.stop, "agent_stop")
+
+
+def _turn_record(g: Generation, turn: int, prefix: str | None, seed: int, row: int, sampling: SamplingConfig,
+                 keep: bool) -> dict[str, Any]:
+    rec: dict[str, Any] = {"turn": turn, "prefix": prefix, "finish": g.finish_reason, "seed": seed, "row": row,
+                           "sampling": sampling.as_dict(), "prompt_tokens": g.prompt_tokens,
+                           "completion_tokens": g.completion_tokens}
+    if keep:
+        rec.update(prompt_token_ids=list(g.prompt_token_ids), completion_token_ids=list(g.token_ids),
+                   logprobs=[round(float(x), 6) for x in g.logprobs])
+    return rec
+
+
+def _native_ok(backend: Any, cfg: RolloutConfig) -> bool:
+    if cfg.tool_format != "chat_template":
+        return False
+    fn = getattr(backend, "supports_tool_template", None)
+    return bool(fn and fn())
 
 
 def run_rollouts(tasks: Iterable[TaskPackage], backend: Backend, domain_for: Callable[[str], Any],
@@ -107,38 +174,66 @@ def run_rollouts(tasks: Iterable[TaskPackage], backend: Backend, domain_for: Cal
     """Run ``cfg.k`` episodes of ``backend`` on each task; returns one Trajectory per episode.
 
     ``domain_for(name)`` returns the domain object for a task's ``domain``. ``progress(done,
-    total)`` is called after every batched turn. Episodes end on a plain-text agent answer with no
-    further customer turn (``agent_stop``), a successful transfer (``transfer``) or
-    ``max_turns`` (``turn_limit``); a backend exception ends the live episodes with ``error``.
+    total)`` is called after every batched step. One ``backend.generate`` call per step carries
+    every live episode's request (agent turns and model-user turns). A backend exception ends
+    the live episodes with ``error`` (recorded in the last message, never silent).
     """
     cfg = cfg or RolloutConfig()
-    episodes = [_start(t, i, domain_for(t.domain), cfg) for t in tasks for i in range(cfg.k)]
+    native = _native_ok(backend, cfg)
+    episodes = [_start(t, i, domain_for(t.domain), cfg, native) for t in tasks for i in range(cfg.k)]
     total = len(episodes)
-    for turn in range(cfg.max_turns):
+    step = 0
+    while True:
+        for e in episodes:  # the turn limit applies when the agent is due
+            if not e.done and e.awaiting == "agent" and e.n_turns >= cfg.max_turns:
+                e.done, e.finish_reason = True, "turn_limit"
         live = [e for e in episodes if not e.done]
         if not live:
             break
-        prompts = [render_for_model(e.messages) for e in live]
-        prefixes = [TOOL_PREFIX if (cfg.constrain == "prefix" and e.force_prefix) else None for e in live]
-        # after the forced opening: one of the task's tool names and its first required argument
-        choices = [tool_call_openings(e.task.visible.tools) if p else None for e, p in zip(live, prefixes)]
-        sampling = SamplingConfig(**{**cfg.sampling.as_dict(), "seed": cfg.sampling.seed * 7919 + turn})
+        prompts: list[list[dict[str, Any]]] = []
+        prefixes: list[str | None] = []
+        choices: list[list[str] | None] = []
+        tools: list[list[dict[str, Any]] | None] = []
+        for e in live:
+            if e.awaiting == "user":
+                prompts.append(e.user.prompt(e.messages))
+                prefixes.append(None)
+                choices.append(None)
+                tools.append(None)
+                continue
+            prompts.append(e.messages if native else render_for_model(e.messages))
+            pre = TOOL_PREFIX if (cfg.constrain == "prefix" and e.force_prefix) else None
+            prefixes.append(pre)
+            # after the forced opening: one of the task's tool names and its first required argument
+            choices.append(tool_call_openings(e.task.visible.tools) if pre else None)
+            tools.append(e.task.visible.tools if native else None)
+        call_seed = cfg.sampling.seed * 7919 + step
+        sampling = SamplingConfig(**{**cfg.sampling.as_dict(), "seed": call_seed})
+        kwargs = {"tools": tools} if native else {}
         try:
-            gens = backend.generate(prompts, prefixes, sampling, choices=choices)
+            gens = backend.generate(prompts, prefixes, sampling, choices=choices, **kwargs)
         except Exception as exc:  # noqa: BLE001 - recorded per episode, never silent
             for e in live:
                 e.done, e.finish_reason = True, "error"
                 e.messages.append({"role": "assistant", "content": None, "error": f"{type(exc).__name__}: {exc}"})
             break
-        for e, g, pre in zip(live, gens, prefixes):
+        for row, (e, g, pre) in enumerate(zip(live, gens, prefixes)):
+            if e.awaiting == "user":
+                e.user_tokens += g.completion_tokens
+                r = e.user.parse(g.text)
+                e.awaiting = "agent"
+                _customer_says(e, r.text, r.stop, "user_stop")
+                continue
             e.prompt_tokens += g.prompt_tokens
             e.completion_tokens += g.completion_tokens
-            text = (pre or "") + g.text
-            _step(e, text, cfg)
+            e.turns.append(_turn_record(g, e.n_turns, pre, call_seed, row, sampling, cfg.record_tokens))
+            _step(e, (pre or "") + g.text, cfg)
             e.n_turns += 1
+        step += 1
         if progress:
             progress(sum(e.done for e in episodes), total)
     out = []
+    fmt = "chat_template" if native else "hermes"
     for e in episodes:
         if not e.done:
             e.done, e.finish_reason = True, "turn_limit"
@@ -150,5 +245,10 @@ def run_rollouts(tasks: Iterable[TaskPackage], backend: Backend, domain_for: Cal
             final_state_hash=e.sandbox.state_hash(), finish_reason=e.finish_reason, n_turns=e.n_turns,
             prompt_tokens=e.prompt_tokens, completion_tokens=e.completion_tokens, seed=e.seed,
             sampling={**cfg.sampling.as_dict(), "k": cfg.k, "max_turns": cfg.max_turns, "constrain": cfg.constrain,
-                      "prompt_style": cfg.prompt_style}))
+                      "prompt_style": cfg.prompt_style, "tool_format": fmt, "tool_format_requested": cfg.tool_format,
+                      "user_sim_completion_tokens": e.user_tokens,
+                      "fault_rate": cfg.faults.rate if cfg.faults else 0.0,
+                      "fault_kinds": list(cfg.faults.kinds) if cfg.faults else []},
+            turns=e.turns, user_simulator=cfg.user_sim,
+            faults=list(e.injector.log) if e.injector is not None else []))
     return out

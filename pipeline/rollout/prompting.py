@@ -164,3 +164,16 @@ def render_for_model(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
         else:
             out.append({"role": role, "content": m.get("content") or ""})
     return out
+
+
+NATIVE_SYSTEM_TEMPLATE = """You are a customer service agent. Follow the policy below exactly.
+
+{policy}
+
+You may call one tool at a time. When you are done, answer the customer in plain text."""
+
+
+def system_prompt_native(policy: str) -> str:
+    """The agent's system prompt when the tools go through the model's own chat template
+    (``apply_chat_template(..., tools=...)``): the policy only, the template renders the tools."""
+    return NATIVE_SYSTEM_TEMPLATE.format(policy=policy.strip())

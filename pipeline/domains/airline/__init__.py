@@ -11,70 +11,36 @@ Usage::
 """
 from __future__ import annotations
 
-import copy
 import importlib
 import json
 import re
-from typing import Any, Iterable
+from typing import Any
 
-from pipeline.domains.base import GeneratedTask, Tool
-from pipeline.records import PolicyRule
+from pipeline.domains.common import ModuleDomain
 
-from . import generator, rules
-from .state import NOW, validate_state
-from .tools import READ_TOOLS, TOOLS, WRITE_TOOLS
+from . import generator, rules, state, tools
+from .state import NOW
 
 
-class AirlineDomain:
+class AirlineDomain(ModuleDomain):
     """The airline business system as a domain object.
 
     Attributes: ``name`` ("airline"), ``policy`` (the policy markdown given to agents), ``tools``
     (name -> :class:`Tool`), ``write_tools`` / ``read_tools`` (name sets), ``rules`` (list of
     :class:`PolicyRule`), ``task_kinds`` (tuple of kind names), ``now`` (the policy's current
-    time, EST).
+    time, EST). The members the domains share delegate to this package's modules (see
+    :class:`~pipeline.domains.common.ModuleDomain`); the airline-specific ones are below.
     """
 
     name = "airline"
-
-    def __init__(self) -> None:
-        self.policy: str = rules.POLICY_TEXT
-        self.tools: dict[str, Tool] = dict(TOOLS)
-        self.write_tools: set[str] = set(WRITE_TOOLS)
-        self.read_tools: set[str] = set(READ_TOOLS)
-        self.rules: list[PolicyRule] = list(rules.RULES)
-        self.task_kinds: tuple[str, ...] = generator.TASK_KINDS
-        self.now: str = NOW
-
-    def tool_schemas(self) -> list[dict[str, Any]]:
-        """The OpenAI function-tool schemas of every tool (deep copies, stable order)."""
-        return [copy.deepcopy(t.schema) for t in self.tools.values()]
-
-    def rules_for_tools(self, names: Iterable[str]) -> list[PolicyRule]:
-        """Rules constraining calls to ``names`` (see :func:`rules.rules_for_tools`)."""
-        return rules.rules_for_tools(names)
+    generator_module, rules_module, tools_module, state_module = generator, rules, tools, state
 
     #: Tools whose successful call establishes who the customer is (optional verifier hook).
     identity_tools: set[str] = {"get_user_details"}
 
-    def generate_task(self, kind: str, seed: int, denylist=None, variant: str | None = None) -> GeneratedTask:
-        """A fresh task instance of ``kind``, or of one of its rule-decided ``variant`` ids (see
-        :func:`generator.generate_task`)."""
-        return generator.generate_task(kind, seed, denylist, variant=variant)
-
-    def variants_for_kind(self, kind: str) -> list[str]:
-        """Rule-decided variant ids of ``kind`` (``"rule:<rule_id>"``); [] when it has none."""
-        return generator.variants_for_kind(kind)
-
-    def variant_outcome(self, kind: str, variant: str | None) -> str:
-        """``"action"``, ``"refusal"`` or ``"transfer"`` for (kind, variant). ValueError if unknown."""
-        return generator.variant_outcome(kind, variant)
-
-    def skills_for_kind(self, kind: str) -> list[str]:
-        """Skill ids (pipeline.skills.SKILLS) every base task of ``kind`` exercises. ValueError for
-        an unknown kind."""
-        if kind not in generator.KIND_SKILLS:
-            raise ValueError(f"unknown airline task kind {kind!r}; known: {', '.join(self.task_kinds)}")
-        return list(generator.KIND_SKILLS[kind])
+    def __init__(self) -> None:
+        super().__init__()
+        self.now: str = NOW
 
     def deciding_rules(self, kind: str) -> list[str]:
         """Rule ids whose outcome ``kind``'s variants turn on, e.g. ``cancel_reservation`` ->
@@ -129,22 +95,6 @@ class AirlineDomain:
         except ModuleNotFoundError as exc:
             raise NotImplementedError("airline rule checks (pipeline/domains/airline/checks.py) not available") from exc
         return checks.rule_violations(initial_state, calls, final_state)
-
-    def initial_state_requirements(self, kind: str) -> dict[str, Any]:
-        """What a ``kind`` task's initial state contains (see :mod:`generator`)."""
-        return generator.initial_state_requirements(kind)
-
-    def success_condition(self, kind: str) -> str:
-        """Human-readable success condition of a ``kind`` task."""
-        return generator.success_condition(kind)
-
-    def kind_for_write_calls(self, names: list[str]) -> str | None:
-        """Task kind for a log's ordered write-call names, or None."""
-        return generator.kind_for_write_calls(names)
-
-    def validate_state(self, state: dict[str, Any]) -> None:
-        """Raise ValueError when ``state`` does not have the airline record shapes."""
-        validate_state(state)
 
 
 #: (regex over the lower-cased first customer message, kind) for :meth:`AirlineDomain.kind_for_intent`.

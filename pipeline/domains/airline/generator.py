@@ -16,20 +16,17 @@ from __future__ import annotations
 
 import copy
 import datetime as _dt
-import hashlib
 import random
-import re
 from typing import Any, Callable
 
-from faker import Faker
-
 from pipeline.domains.base import GeneratedTask
+from pipeline.domains.common import MAX_TRIES as _MAX_TRIES
+from pipeline.domains.common import Denylist, SeededFactory, hashed_seed, leaked_values
 
 from . import rules as R
 from .state import AIRPORTS, CABINS, NOW, empty_state
 from .tools import BAG_FEE, INSURANCE_FEE, TOOLS
 
-Denylist = Callable[[str], bool]
 
 TODAY = NOW[:10]
 #: Dates every generated flight has a status for (two days of history, two weeks ahead).
@@ -39,8 +36,6 @@ DATE_WINDOW: tuple[str, ...] = tuple(
 FUTURE_DATES = tuple(d for d in DATE_WINDOW if d > TODAY)
 _BASE_PRICE = {"basic_economy": (50, 100), "economy": (100, 200), "business": (200, 500)}
 _CABIN_WORDS = {"basic_economy": "basic economy", "economy": "economy", "business": "business"}
-_MAX_TRIES = 500
-
 
 
 def _pick_payment(user: dict, rng, use_gift: bool, amount: int) -> str:
@@ -72,7 +67,7 @@ def _time_plus(hhmm: str, minutes: int) -> tuple[str, bool]:
     return f"{(total // 60) % 24:02d}:{total % 60:02d}:00", total >= 24 * 60
 
 
-class AirlineFactory:
+class AirlineFactory(SeededFactory):
     """Builds one fictional airline state, entity by entity, from a seed.
 
     ``state`` is the state being built (users/flights/reservations dicts). Every personal value
@@ -81,29 +76,11 @@ class AirlineFactory:
     """
 
     def __init__(self, seed: int, denylist: Denylist | None = None):
+        super().__init__(seed, denylist, empty_state)
         self.seed = seed
-        self.rng = random.Random(seed)
-        self.fake = Faker("en_US")
-        self.fake.seed_instance(seed)
-        self.denylist: Denylist = denylist or (lambda _value: False)
-        self.used: set[str] = set()
-        self.state: dict[str, Any] = empty_state()
         self.template: int | None = None  # index of the request template picked (see _ask)
 
-    # ---- personal values ---------------------------------------------------------------------
-
-    def _accept(self, *values: str) -> bool:
-        if any(v in self.used or self.denylist(v) for v in values):
-            return False
-        self.used.update(values)
-        return True
-
-    def _draw(self, make: Callable[[], Any], key: Callable[[Any], tuple[str, ...]]) -> Any:
-        for _ in range(_MAX_TRIES):
-            value = make()
-            if self._accept(*key(value)):
-                return value
-        raise RuntimeError("could not draw a value the denylist accepts")
+    # ---- personal values (redrawn by SeededFactory._draw) --------------------------------------
 
     def name(self) -> dict[str, str]:
         """``{"first_name", "last_name"}``; the full name "First Last" is denylist-checked."""
@@ -146,7 +123,7 @@ class AirlineFactory:
         Counts left as None are drawn (1-2 credit cards, 0-2 gift cards, 0-1 certificates; at
         least one payment method). Credit cards have distinct (brand, last four).
         """
-        rng, fake = self.rng, self.fake
+        rng = self.rng
         for _ in range(_MAX_TRIES):
             n = self.name()
             first = "".join(c for c in n["first_name"].lower() if c.isalpha())
@@ -159,13 +136,10 @@ class AirlineFactory:
                 break
         else:  # pragma: no cover
             raise RuntimeError("could not draw a user id the denylist accepts")
-        address1 = self._draw(lambda: f"{fake.building_number()} {fake.street_name()}", lambda v: (v,))
-        zip_code = self._draw(lambda: fake.zipcode(), lambda v: (v,))
-        address2 = rng.choice(["", f"Suite {rng.randint(100, 999)}", f"Apt {rng.randint(1, 99)}"])
+        address = self.address()
         user = {
             "name": n,
-            "address": {"address1": address1, "address2": address2, "city": fake.city(),
-                        "country": "USA", "state": fake.state_abbr(include_territories=False), "zip": zip_code},
+            "address": address,
             "email": email,
             "dob": self.dob(1945, 2003),
             "payment_methods": {},
@@ -433,6 +407,13 @@ _CONSENT = ("Yes, please go ahead.", "You have my confirmation: yes, please go a
 _LATER = (["Yes, I confirm."], ["Yes, please proceed."], ["Yes, that's correct. Please go ahead."])
 
 
+def _lookup(uid: str, rid: str) -> list[dict[str, Any]]:
+    """The reads a reservation task's reference starts with: the customer's profile, then the
+    reservation (fresh dicts on every call)."""
+    return [{"name": "get_user_details", "arguments": {"user_id": uid}},
+            {"name": "get_reservation_details", "arguments": {"reservation_id": rid}}]
+
+
 def _other_trips(fac: AirlineFactory, uid: str, k_max: int = 2) -> None:
     for _ in range(fac.rng.randint(0, k_max)):
         fac.trip(uid, future=fac.rng.random() < 0.7)
@@ -495,8 +476,7 @@ def _gen_cancel(fac: AirlineFactory) -> tuple[str, list[str], list[dict], dict]:
         rng.choice(_CONSENT),
     ])
     reference = [
-        {"name": "get_user_details", "arguments": {"user_id": uid}},
-        {"name": "get_reservation_details", "arguments": {"reservation_id": rid}},
+        *_lookup(uid, rid),
         *extra_reads,
         {"name": "cancel_reservation", "arguments": {"reservation_id": rid}},
     ]
@@ -539,8 +519,7 @@ def _gen_baggages(fac: AirlineFactory) -> tuple[str, list[str], list[dict], dict
         rng.choice(_CONSENT),
     ])
     reference = [
-        {"name": "get_user_details", "arguments": {"user_id": uid}},
-        {"name": "get_reservation_details", "arguments": {"reservation_id": rid}},
+        *_lookup(uid, rid),
         {"name": "update_reservation_baggages",
          "arguments": {"reservation_id": rid, "total_baggages": new_total, "nonfree_baggages": new_nonfree,
                        "payment_id": pid}},
@@ -643,8 +622,7 @@ def _gen_flights(fac: AirlineFactory) -> tuple[str, list[str], list[dict], dict]
         rng.choice(_CONSENT),
     ])
     reference = [
-        {"name": "get_user_details", "arguments": {"user_id": uid}},
-        {"name": "get_reservation_details", "arguments": {"reservation_id": rid}},
+        *_lookup(uid, rid),
         *[{"name": "search_direct_flight",
            "arguments": {"origin": f["origin"], "destination": f["destination"], "date": f["date"]}}
           for f in searches],
@@ -721,8 +699,7 @@ def _gen_passengers(fac: AirlineFactory) -> tuple[str, list[str], list[dict], di
     fixed = [dict(p) for p in res["passengers"]]
     fixed[idx] = correct
     reference = [
-        {"name": "get_user_details", "arguments": {"user_id": uid}},
-        {"name": "get_reservation_details", "arguments": {"reservation_id": rid}},
+        *_lookup(uid, rid),
         {"name": "update_reservation_passengers", "arguments": {"reservation_id": rid, "passengers": fixed}},
     ]
     notes = {"reservation_id": rid, "passenger_index": idx, "field": field, "wrong": wrong, "correct": correct,
@@ -836,8 +813,7 @@ def _gen_certificate(fac: AirlineFactory) -> tuple[str, list[str], list[dict], d
         "If you can offer a certificate, yes, please go ahead and add it to my account.",
     ])
     reference = [
-        {"name": "get_user_details", "arguments": {"user_id": uid}},
-        {"name": "get_reservation_details", "arguments": {"reservation_id": rid}},
+        *_lookup(uid, rid),
         {"name": "send_certificate", "arguments": {"user_id": uid, "amount": amount}},
     ]
     notes = {"reservation_id": rid, "basis": basis, "membership": membership, "cabin": cabin,
@@ -881,10 +857,7 @@ def _var_cancel_ineligible(fac: AirlineFactory) -> tuple[str, list[str], list[di
                    f"Could you cancel {rid} for me? Honestly, {words}."]),
         rng.choice(_INSIST),
     ])
-    reference = [
-        {"name": "get_user_details", "arguments": {"user_id": uid}},
-        {"name": "get_reservation_details", "arguments": {"reservation_id": rid}},
-    ]
+    reference = _lookup(uid, rid)
     forbidden = [{"name": "cancel_reservation", "arguments": {"reservation_id": rid}}]
     notes = {"reservation_id": rid, "cabin": res["cabin"], "insurance": insurance, "reason": reason,
              "created_at": res["created_at"], "membership": fac.state["users"][uid]["membership"],
@@ -926,8 +899,7 @@ def _var_cancel_flown(fac: AirlineFactory) -> tuple[str, list[str], list[dict], 
         rng.choice(_INSIST),
     ])
     reference = [
-        {"name": "get_user_details", "arguments": {"user_id": uid}},
-        {"name": "get_reservation_details", "arguments": {"reservation_id": rid}},
+        *_lookup(uid, rid),
         {"name": "transfer_to_human_agents",
          "arguments": {"summary": f"User {uid} wants to cancel reservation {rid}, whose first segment has "
                                   f"already been flown; the policy does not allow the agent to cancel it."}},
@@ -968,10 +940,7 @@ def _var_flights_basic_economy(fac: AirlineFactory) -> tuple[str, list[str], lis
         f"Any price difference can go on {pay}.",
         rng.choice(_INSIST),
     ])
-    reference = [
-        {"name": "get_user_details", "arguments": {"user_id": uid}},
-        {"name": "get_reservation_details", "arguments": {"reservation_id": rid}},
-    ]
+    reference = _lookup(uid, rid)
     forbidden = [{"name": "update_reservation_flights",
                   "arguments": {"reservation_id": rid, "cabin": "basic_economy", "flights": new_flights,
                                 "payment_id": pid}}]
@@ -1010,10 +979,7 @@ def _var_baggage_remove(fac: AirlineFactory) -> tuple[str, list[str], list[dict]
                    f"Please drop {remove} of the checked {bags} on {rid}; we don't need them anymore."]),
         rng.choice(_INSIST),
     ])
-    reference = [
-        {"name": "get_user_details", "arguments": {"user_id": uid}},
-        {"name": "get_reservation_details", "arguments": {"reservation_id": rid}},
-    ]
+    reference = _lookup(uid, rid)
     forbidden = [{"name": "update_reservation_baggages",
                   "arguments": {"reservation_id": rid, "total_baggages": new_total,
                                 "nonfree_baggages": min(new_nonfree, res["nonfree_baggages"]), "payment_id": pid}}]
@@ -1051,10 +1017,7 @@ def _var_certificate_not_eligible(fac: AirlineFactory) -> tuple[str, list[str], 
                    f"{_month_day(new_date)} and I had to find another way to get there."]),
         "I'm unhappy and I'd like some compensation for this, a certificate for example.",
     ])
-    reference = [
-        {"name": "get_user_details", "arguments": {"user_id": uid}},
-        {"name": "get_reservation_details", "arguments": {"reservation_id": rid}},
-    ]
+    reference = _lookup(uid, rid)
     forbidden = [{"name": "send_certificate", "arguments": {"user_id": uid, "amount": R.compensation_amount(n)}}]
     notes = {"reservation_id": rid, "membership": "regular", "cabin": res["cabin"], "insurance": "no",
              "passengers": n, "must_discover": [], "forbidden_calls": forbidden,
@@ -1168,6 +1131,10 @@ KIND_SKILLS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: The name the shared domain class (pipeline.domains.common.ModuleDomain) reads.
+SKILLS_FOR_KIND = KIND_SKILLS
+
+
 def _instance_skills(kind: str, notes: dict[str, Any]) -> list[str]:
     """Skills a particular base instance adds to its kind's: a cancellation the airline caused
     needs a flight search (reads that feed the decision); a gift card paying for a change is a
@@ -1249,14 +1216,7 @@ def task_seed(kind: str, seed: int, attempt: int = 0, variant: str | None = None
     """The entity seed of task (kind, seed): a hash of both, so that tasks of different kinds
     with the same seed do not share people, ids or flights. ``attempt`` > 0 gives the seeds of
     redraws (see :func:`generate_task`); a ``variant`` gets its own seeds."""
-    key = f"airline:{kind}:{seed}" + (f":{attempt}" if attempt else "") + (f":{variant}" if variant else "")
-    return int(hashlib.sha256(key.encode("utf-8")).hexdigest()[:16], 16)
-
-
-def leaked_values(instruction: str, values: list[str]) -> list[str]:
-    """The ``values`` that occur in ``instruction`` as a whole token (not inside a longer word or
-    number) - the task verifier's answer-leak test."""
-    return [v for v in values if v and re.search(rf"(?<![\w.]){re.escape(v)}(?![\w])", instruction)]
+    return hashed_seed(f"airline:{kind}:{seed}" + (f":{attempt}" if attempt else "") + (f":{variant}" if variant else ""))
 
 
 def generate_task(kind: str, seed: int, denylist: Denylist | None = None, variant: str | None = None) -> GeneratedTask:

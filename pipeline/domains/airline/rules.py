@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterable
 
+from pipeline.domains.common import parse_policy_rules, select_rules
 from pipeline.records import PolicyRule
 
 from .state import NOW
@@ -21,23 +22,13 @@ POLICY_PATH = Path(__file__).with_name("policy.md")
 #: The policy document given to agents (markdown).
 POLICY_TEXT: str = POLICY_PATH.read_text(encoding="utf-8")
 
-_RULE_LINE = re.compile(r"^- \[(airline\.[a-z_]+\.[a-z_]+)\] (.+)$")
-
 
 def parse_rules(policy_text: str) -> list[PolicyRule]:
     """Every ``- [rule.id] text`` bullet of ``policy_text``, in document order.
 
     Raises ValueError on a duplicate rule id.
     """
-    rules, seen = [], set()
-    for line in policy_text.splitlines():
-        m = _RULE_LINE.match(line.strip())
-        if m:
-            if m.group(1) in seen:
-                raise ValueError(f"duplicate rule id {m.group(1)}")
-            seen.add(m.group(1))
-            rules.append(PolicyRule(rule_id=m.group(1), text=m.group(2)))
-    return rules
+    return parse_policy_rules(policy_text, "airline")
 
 
 #: All rules of the airline policy, in document order.
@@ -75,12 +66,7 @@ def rules_for_tools(tool_names: Iterable[str]) -> list[PolicyRule]:
     nothing. Example: ``rules_for_tools(["cancel_reservation"])`` includes
     ``airline.cancel.eligibility``.
     """
-    ids: set[str] = set()
-    for name in tool_names:
-        if name in _WRITE_TOOLS:
-            ids.update(GENERAL_WRITE_RULES)
-        ids.update(TOOL_RULES.get(name, ()))
-    return [r for r in RULES if r.rule_id in ids]
+    return select_rules(RULES, tool_names, _WRITE_TOOLS, GENERAL_WRITE_RULES, TOOL_RULES)
 
 
 # ---- checkers --------------------------------------------------------------------------------

@@ -30,11 +30,13 @@ the policy, so nothing in this domain ever reads the real clock.
 """
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from pipeline.domains.common import Address, Name, StrictModel as _Strict, copy_state  # noqa: F401 (re-exported)
+from pipeline.domains.common import check_owner, check_payment_method_keys, check_record
 
 #: The policy's "current time" (EST). Every time-dependent rule and every created record uses it.
 NOW = "2024-05-15T15:00:00"
@@ -61,11 +63,6 @@ def empty_state() -> dict[str, Any]:
     return {"users": {}, "flights": {}, "reservations": {}}
 
 
-def copy_state(state: dict[str, Any]) -> dict[str, Any]:
-    """A deep copy of ``state`` (tools mutate in place; copy before running a task)."""
-    return copy.deepcopy(state)
-
-
 def load_state(users_path: str, flights_path: str, reservations_path: str) -> dict[str, Any]:
     """Read a state from three JSON files shaped like the tau-bench airline database files."""
     out = {}
@@ -80,28 +77,6 @@ def load_state(users_path: str, flights_path: str, reservations_path: str) -> di
 # Optional pydantic models: used by ``validate_state``; the tools themselves work on plain dicts.
 
 Cabin = Literal["basic_economy", "economy", "business"]
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Name(_Strict):
-    """A person's name: ``first_name``, ``last_name``."""
-
-    first_name: str
-    last_name: str
-
-
-class Address(_Strict):
-    """A postal address (US style; ``state`` is the two-letter state code)."""
-
-    address1: str
-    address2: str
-    city: str
-    country: str
-    state: str
-    zip: str
 
 
 class Passenger(_Strict):
@@ -211,19 +186,9 @@ def validate_state(state: dict[str, Any]) -> None:
         raise ValueError(f"state must have exactly users/flights/reservations, got {sorted(state)}")
     for uid, user in state["users"].items():
         User.model_validate(user)
-        for pid, pm in user["payment_methods"].items():
-            if pm["id"] != pid:
-                raise ValueError(f"user {uid}: payment method key {pid} != id {pm['id']}")
+        check_payment_method_keys(uid, user)
     for fno, flight in state["flights"].items():
-        Flight.model_validate(flight)
-        if flight["flight_number"] != fno:
-            raise ValueError(f"flight key {fno} != flight_number {flight['flight_number']}")
+        check_record(Flight, flight, fno, "flight_number", "flight")
     for rid, res in state["reservations"].items():
-        Reservation.model_validate(res)
-        if res["reservation_id"] != rid:
-            raise ValueError(f"reservation key {rid} != reservation_id {res['reservation_id']}")
-        user = state["users"].get(res["user_id"])
-        if user is None:
-            raise ValueError(f"reservation {rid}: user {res['user_id']} not found")
-        if rid not in user["reservations"]:
-            raise ValueError(f"reservation {rid} not listed by user {res['user_id']}")
+        check_record(Reservation, res, rid, "reservation_id", "reservation")
+        check_owner(state["users"], "reservation", rid, res["user_id"], "reservations")

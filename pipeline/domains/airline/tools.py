@@ -19,14 +19,13 @@ same final state. Money is in whole dollars (floats are accepted and kept as giv
 """
 from __future__ import annotations
 
-import ast
 import datetime as _dt
 import hashlib
 import json
-import operator
 from typing import Any, Callable
 
 from pipeline.domains.base import Tool, ToolError
+from pipeline.domains.common import calculate_expression, get_record, object_params, tool_registry
 from pipeline.records import canonical_json
 
 from .state import AIRPORTS, CABINS, NOW
@@ -39,24 +38,10 @@ BAG_FEE = 50
 INSURANCE_FEE = 30
 
 
-def _register(schema: dict[str, Any], writes: bool = False) -> Callable[[Callable[..., str]], Callable[..., str]]:
-    """Decorator: wrap ``fn`` and its function schema into a :class:`Tool` in :data:`TOOLS`."""
-
-    def deco(fn: Callable[..., str]) -> Callable[..., str]:
-        full = {"type": "function", "function": schema}
-        TOOLS[schema["name"]] = Tool(fn=fn, schema=full, writes=writes)
-        return fn
-
-    return deco
-
-
-def _params(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties) if required is None else required,
-        "additionalProperties": False,
-    }
+#: Decorator ``_register(schema, writes=False)``: the tool function beside its schema goes into :data:`TOOLS`.
+_register = tool_registry(TOOLS)
+#: A tool's JSON-schema ``parameters`` (every property required unless ``required`` says otherwise).
+_params = object_params
 
 
 # ---- shared argument schemas -----------------------------------------------------------------
@@ -107,17 +92,11 @@ def _num(x: float) -> float | int:
 
 
 def _user(state: dict[str, Any], user_id: str) -> dict[str, Any]:
-    user = state["users"].get(user_id)
-    if user is None:
-        raise ToolError("user not found")
-    return user
+    return get_record(state, "users", user_id, "user")
 
 
 def _reservation(state: dict[str, Any], reservation_id: str) -> dict[str, Any]:
-    res = state["reservations"].get(reservation_id)
-    if res is None:
-        raise ToolError("reservation not found")
-    return res
+    return get_record(state, "reservations", reservation_id, "reservation")
 
 
 def _check_cabin(cabin: str) -> None:
@@ -292,22 +271,6 @@ def list_all_airports(state: dict[str, Any]) -> str:
     return _dumps(out)
 
 
-_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
-
-
-def _eval(node: ast.AST) -> float:
-    if isinstance(node, ast.Expression):
-        return _eval(node.body)
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-        return node.value
-    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-        return _OPS[type(node.op)](_eval(node.left), _eval(node.right))
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
-        v = _eval(node.operand)
-        return v if isinstance(node.op, ast.UAdd) else -v
-    raise ToolError("invalid expression")
-
-
 @_register({
     "name": "calculate",
     "description": "Calculate the result of an arithmetic expression with numbers, + - * /, "
@@ -319,16 +282,7 @@ def _eval(node: ast.AST) -> float:
 def calculate(state: dict[str, Any], expression: str) -> str:
     """Result rounded to 2 decimals as text (``"255.0"``). Raises ToolError on other characters,
     malformed expressions or division by zero. Does not touch ``state``."""
-    if not expression or any(c not in "0123456789+-*/(). " for c in expression):
-        raise ToolError("invalid characters in expression")
-    try:
-        tree = ast.parse(expression, mode="eval")
-        value = _eval(tree)
-    except ZeroDivisionError:
-        raise ToolError("division by zero") from None
-    except SyntaxError:
-        raise ToolError("invalid expression") from None
-    return str(round(float(value), 2))
+    return calculate_expression(expression)
 
 
 @_register({

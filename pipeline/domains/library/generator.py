@@ -8,42 +8,23 @@ from __future__ import annotations
 
 import copy
 import datetime as _dt
-import hashlib
-import random
 import re
 from typing import Any, Callable
 
-from faker import Faker
-
 from pipeline.domains.base import GeneratedTask
+from pipeline.domains.common import Denylist, SeededFactory, hashed_seed
 
 from . import rules as R
 from .state import TODAY, empty_state
 from .tools import TOOLS
 
-Denylist = Callable[[str], bool]
 
-
-class LibraryFactory:
-    """Builds one fictional library state from a seed (``state``)."""
+class LibraryFactory(SeededFactory):
+    """Builds one fictional library state from a seed (``state``); ``rng``, ``fake`` and the
+    denylist-checked ``_draw`` come from :class:`SeededFactory`."""
 
     def __init__(self, seed: int, denylist: Denylist | None = None):
-        self.rng = random.Random(seed)
-        self.fake = Faker("en_US")
-        self.fake.seed_instance(seed)
-        self.denylist: Denylist = denylist or (lambda _value: False)
-        self.used: set[str] = set()
-        self.state: dict[str, Any] = empty_state()
-
-    def _draw(self, make: Callable[[], Any], key: Callable[[Any], tuple[str, ...]]) -> Any:
-        """Redraw until no key value is denylisted or already used (RuntimeError after 500)."""
-        for _ in range(500):
-            value = make()
-            values = key(value)
-            if not any(v in self.used or self.denylist(v) for v in values):
-                self.used.update(values)
-                return value
-        raise RuntimeError("could not draw a value the denylist accepts")
+        super().__init__(seed, denylist, empty_state)
 
     def member(self) -> str:
         """Add a member; return the member id ``M`` + 5 digits."""
@@ -188,6 +169,12 @@ def _generating_kind(kind: str, variant: str | None) -> str:
     return VARIANT_KINDS[kind][variant]
 
 
+def variants_for_kind(kind: str) -> list[str]:
+    """Rule-decided variant ids of ``kind``. ValueError for an unknown kind."""
+    _check_kind(kind)
+    return list(VARIANT_KINDS[kind])
+
+
 def variant_outcome(kind: str, variant: str | None) -> str:
     """"action" / "refusal" of (kind, variant). ValueError for an unknown kind or variant."""
     return _OUTCOME[_generating_kind(kind, variant)]
@@ -200,7 +187,7 @@ def _check_kind(kind: str) -> None:
 
 def task_seed(kind: str, seed: int) -> int:
     """Entity seed of task (kind, seed): a hash of both."""
-    return int(hashlib.sha256(f"library:{kind}:{seed}".encode()).hexdigest()[:16], 16)
+    return hashed_seed(f"library:{kind}:{seed}")
 
 
 def generate_task(kind: str, seed: int, denylist: Denylist | None = None, variant: str | None = None) -> GeneratedTask:

@@ -3,31 +3,22 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from pathlib import Path
 from typing import Any, Iterable
 
 from pipeline.domains.base import ToolError
+from pipeline.domains.common import parse_policy_rules, select_rules
 from pipeline.records import PolicyRule
 
 from .state import TODAY
 from .tools import TOOLS, WRITE_TOOLS
 
 POLICY_TEXT: str = Path(__file__).with_name("policy.md").read_text(encoding="utf-8")
-_RULE_LINE = re.compile(r"^- \[(library\.[a-z_]+\.[a-z_]+)\] (.+)$")
 
 
 def parse_rules(policy_text: str) -> list[PolicyRule]:
     """Every ``- [library.x.y] text`` bullet, in order. ValueError on a duplicate id."""
-    rules, seen = [], set()
-    for line in policy_text.splitlines():
-        m = _RULE_LINE.match(line.strip())
-        if m:
-            if m.group(1) in seen:
-                raise ValueError(f"duplicate rule id {m.group(1)}")
-            seen.add(m.group(1))
-            rules.append(PolicyRule(rule_id=m.group(1), text=m.group(2)))
-    return rules
+    return parse_policy_rules(policy_text, "library")
 
 
 RULES: list[PolicyRule] = parse_rules(POLICY_TEXT)
@@ -40,12 +31,7 @@ TOOL_RULES: dict[str, tuple[str, ...]] = {
 
 def rules_for_tools(tool_names: Iterable[str]) -> list[PolicyRule]:
     """Rules constraining calls to ``tool_names``, in policy order, without repeats."""
-    ids: set[str] = set()
-    for name in tool_names:
-        if name in WRITE_TOOLS:
-            ids.update(GENERAL_WRITE_RULES)
-        ids.update(TOOL_RULES.get(name, ()))
-    return [r for r in RULES if r.rule_id in ids]
+    return select_rules(RULES, tool_names, WRITE_TOOLS, GENERAL_WRITE_RULES, TOOL_RULES)
 
 
 def is_overdue(loan: dict[str, Any], today: str = TODAY) -> bool:

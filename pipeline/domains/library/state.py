@@ -14,10 +14,11 @@
 """
 from __future__ import annotations
 
-import copy
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from pipeline.domains.common import StrictModel as _Strict, check_record, copy_state  # noqa: F401
 
 #: The policy's "today" (every overdue check uses it).
 TODAY = "2024-05-15"
@@ -28,15 +29,6 @@ RENEWAL_DAYS = 14
 def empty_state() -> dict[str, Any]:
     """A state with no members, books or loans."""
     return {"members": {}, "books": {}, "loans": {}}
-
-
-def copy_state(state: dict[str, Any]) -> dict[str, Any]:
-    """A deep copy of ``state``."""
-    return copy.deepcopy(state)
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 class Member(_Strict):
@@ -74,9 +66,7 @@ def validate_state(state: dict[str, Any]) -> None:
         raise ValueError("state must have exactly members/books/loans")
     for table, model, key in (("members", Member, "member_id"), ("books", Book, "book_id"), ("loans", Loan, "loan_id")):
         for k, rec in state[table].items():
-            model.model_validate(rec)
-            if rec[key] != k:
-                raise ValueError(f"{table} key {k} != {key} {rec[key]}")
+            check_record(model, rec, k, key, table)
     for lid, loan in state["loans"].items():
         member = state["members"].get(loan["member_id"])
         if member is None or lid not in member["loans"]:

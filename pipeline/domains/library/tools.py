@@ -9,37 +9,27 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from typing import Any, Callable
+from typing import Any
 
 from pipeline.domains.base import Tool, ToolError
+from pipeline.domains.common import get_record, object_params, tool_registry
 
 from .state import RENEWAL_DAYS
 
 TOOLS: dict[str, Tool] = {}
 
 
-def _register(schema: dict[str, Any], writes: bool = False) -> Callable[[Callable[..., str]], Callable[..., str]]:
-    """Decorator: wrap ``fn`` and its function schema into a :class:`Tool` in :data:`TOOLS`."""
-
-    def deco(fn: Callable[..., str]) -> Callable[..., str]:
-        TOOLS[schema["name"]] = Tool(fn=fn, schema={"type": "function", "function": schema}, writes=writes)
-        return fn
-
-    return deco
-
-
-def _params(properties: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+#: Decorator ``_register(schema, writes=False)``: the tool function beside its schema goes into :data:`TOOLS`.
+_register = tool_registry(TOOLS)
+#: A tool's JSON-schema ``parameters`` (every property required unless ``required`` says otherwise).
+_params = object_params
 
 
 _LOAN_ID = {"type": "string", "description": "The loan id, such as 'L12345'."}
 
 
 def _loan(state: dict[str, Any], loan_id: str) -> dict[str, Any]:
-    loan = state["loans"].get(loan_id)
-    if loan is None:
-        raise ToolError("loan not found")
-    return loan
+    return get_record(state, "loans", loan_id, "loan")
 
 
 @_register({

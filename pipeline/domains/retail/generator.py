@@ -17,21 +17,18 @@ outcome is an action, and breaks no rule (:func:`rules.rule_violations`).
 from __future__ import annotations
 
 import copy
-import hashlib
 import random
 import re
 from typing import Any, Callable
 
-from faker import Faker
-
 from pipeline.domains.base import GeneratedTask
+from pipeline.domains.common import MAX_TRIES as _MAX_TRIES
+from pipeline.domains.common import Denylist, SeededFactory, hashed_seed, leaked_values
 
 from . import rules as R
 from .state import CANCEL_REASONS, empty_state
 from .tools import TOOLS
 
-Denylist = Callable[[str], bool]
-_MAX_TRIES = 500
 
 _COLORS = ["black", "white", "red", "blue", "green", "silver", "gray", "purple"]
 #: Generic product types: option name -> values, and a price range in dollars.
@@ -66,7 +63,7 @@ PRODUCT_TYPES: dict[str, tuple[dict[str, list[str]], tuple[int, int]]] = {
 }
 
 
-class RetailFactory:
+class RetailFactory(SeededFactory):
     """Builds one fictional retail state from a seed (``state``: users/orders/products).
 
     Every personal value is checked against ``denylist`` and against values already used in this
@@ -74,21 +71,7 @@ class RetailFactory:
     """
 
     def __init__(self, seed: int, denylist: Denylist | None = None):
-        self.rng = random.Random(seed)
-        self.fake = Faker("en_US")
-        self.fake.seed_instance(seed)
-        self.denylist: Denylist = denylist or (lambda _value: False)
-        self.used: set[str] = set()
-        self.state: dict[str, Any] = empty_state()
-
-    def _draw(self, make: Callable[[], Any], key: Callable[[Any], tuple[str, ...]]) -> Any:
-        for _ in range(_MAX_TRIES):
-            value = make()
-            values = key(value)
-            if not any(v in self.used or self.denylist(v) for v in values):
-                self.used.update(values)
-                return value
-        raise RuntimeError("could not draw a value the denylist accepts")
+        super().__init__(seed, denylist, empty_state)
 
     def _digits(self, n: int) -> str:
         return self._draw(lambda: str(self.rng.randint(10 ** (n - 1), 10 ** n - 1)), lambda v: (v,))
@@ -129,15 +112,6 @@ class RetailFactory:
         return {p["name"]: pid for pid, p in self.state["products"].items()}
 
     # ---- users -------------------------------------------------------------------------------
-
-    def address(self) -> dict[str, str]:
-        """A fictional US address; address1 and zip are denylist-checked."""
-        fake, rng = self.fake, self.rng
-        a1 = self._draw(lambda: f"{fake.building_number()} {fake.street_name()}", lambda v: (v,))
-        zip_code = self._draw(lambda: fake.zipcode(), lambda v: (v,))
-        return {"address1": a1, "address2": rng.choice(["", f"Suite {rng.randint(100, 999)}", f"Apt {rng.randint(1, 99)}"]),
-                "city": fake.city(), "country": "USA", "state": fake.state_abbr(include_territories=False),
-                "zip": zip_code}
 
     def user(self, sources: tuple[str, ...] | None = None) -> str:
         """Add a customer; return the user id ``firstname_lastname_dddd``. ``sources`` lists the
@@ -290,7 +264,24 @@ class _Ctx:
             self.fac.order(self.uid, self.rng.choice(statuses))
 
     def finish_orders(self) -> None:
+        """Shuffle the customer's order list (the target is not always last)."""
         self.rng.shuffle(self.user["orders"])
+
+    def target_order(self, status: str | list[str],
+                     others: tuple[str, ...] | None = None) -> tuple[str, str, list[dict[str, Any]], str, bool]:
+        """The task's target order among the customer's orders: first 0-2 other orders (statuses
+        from ``others``, default any), then the target in ``status`` (a list: one drawn from it),
+        then the order list shuffled, then how the customer names it (:meth:`order_reads`).
+        Returns (order id, its status, reads, phrase, found_by_description)."""
+        if others is None:
+            self.other_orders()
+        else:
+            self.other_orders(statuses=others)
+        if isinstance(status, list):
+            status = self.rng.choice(status)
+        target = self.fac.order(self.uid, status)
+        self.finish_orders()
+        return (target, status, *self.order_reads(target))
 
     def order_reads(self, target: str) -> tuple[list[dict[str, Any]], str, bool]:
         """How the customer names the target order and the reads that find it: by order id
@@ -348,10 +339,7 @@ Gen = tuple[str, list[str], list[dict[str, Any]], dict[str, Any]]
 
 def _gen_cancel(c: _Ctx) -> Gen:
     rng = c.rng
-    c.other_orders()
-    target = c.fac.order(c.uid, "pending")
-    c.finish_orders()
-    reads, phrase, by_desc = c.order_reads(target)
+    target, _, reads, phrase, by_desc = c.target_order("pending")
     reason = rng.choice(CANCEL_REASONS)
     words = {"no longer needed": rng.choice(["I no longer need it", "I don't need it anymore"]),
              "ordered by mistake": rng.choice(["I ordered it by mistake", "I placed it by accident"])}[reason]
@@ -369,11 +357,8 @@ def _gen_cancel(c: _Ctx) -> Gen:
 
 def _gen_return(c: _Ctx) -> Gen:
     rng = c.rng
-    c.other_orders()
-    target = c.fac.order(c.uid, "delivered")
-    c.finish_orders()
+    target, _, reads, phrase, by_desc = c.target_order("delivered")
     order = c.fac.state["orders"][target]
-    reads, phrase, by_desc = c.order_reads(target)
     k = rng.randint(1, len(order["items"]))
     chosen = rng.sample(order["items"], k)
     original = order["payment_history"][0]["payment_method_id"]
@@ -404,11 +389,8 @@ def _gen_swap(c: _Ctx, status: str) -> Gen:
     """Exchange (delivered) or modify items (pending): 1-2 items become other options of the
     same products."""
     rng = c.rng
-    c.other_orders()
-    target = c.fac.order(c.uid, status)
-    c.finish_orders()
+    target, _, reads, phrase, by_desc = c.target_order(status)
     order = c.fac.state["orders"][target]
-    reads, phrase, by_desc = c.order_reads(target)
     chosen = rng.sample(order["items"], rng.randint(1, min(2, len(order["items"]))))
     news = [_new_variant(c.fac, it) for it in chosen]
     diff = round(sum(n["price"] for n in news) - sum(it["price"] for it in chosen), 2)
@@ -453,10 +435,7 @@ def _address_words(a: dict[str, str]) -> str:
 
 def _gen_order_address(c: _Ctx) -> Gen:
     rng = c.rng
-    c.other_orders()
-    target = c.fac.order(c.uid, "pending")
-    c.finish_orders()
-    reads, phrase, by_desc = c.order_reads(target)
+    target, _, reads, phrase, by_desc = c.target_order("pending")
     new = c.fac.address()
     instruction = " ".join([c.opening(), rng.choice([
         f"Please ship {phrase} to {_address_words(new)} instead.",
@@ -511,12 +490,9 @@ def _gen_user_address(c: _Ctx) -> Gen:
 
 def _gen_refuse_return(c: _Ctx) -> Gen:
     rng = c.rng
-    c.other_orders(statuses=("delivered", "cancelled"))
-    status = rng.choice(["pending", "processed"])
-    target = c.fac.order(c.uid, status)
-    c.finish_orders()
+    target, status, reads, phrase, by_desc = c.target_order(["pending", "processed"],
+                                                            others=("delivered", "cancelled"))
     order = c.fac.state["orders"][target]
-    reads, phrase, by_desc = c.order_reads(target)
     chosen = rng.sample(order["items"], rng.randint(1, len(order["items"])))
     names = _and_list([it["name"].lower() for it in chosen])
     instruction = " ".join([c.opening(), rng.choice([
@@ -536,11 +512,8 @@ def _gen_refuse_return(c: _Ctx) -> Gen:
 
 def _gen_refuse_cancel(c: _Ctx) -> Gen:
     rng = c.rng
-    c.other_orders(statuses=("pending", "cancelled"))
-    status = rng.choice(["processed", "delivered", "pending (item modified)"])
-    target = c.fac.order(c.uid, status)
-    c.finish_orders()
-    reads, phrase, by_desc = c.order_reads(target)
+    target, status, reads, phrase, by_desc = c.target_order(["processed", "delivered", "pending (item modified)"],
+                                                            others=("pending", "cancelled"))
     reason = rng.choice(CANCEL_REASONS)
     instruction = " ".join([c.opening(), rng.choice([
         f"I want to cancel {phrase}; {reason}.", f"Please cancel {phrase} - {reason}.",
@@ -583,11 +556,8 @@ def _other_product_exchange(c: _Ctx, order: dict[str, Any], item: dict[str, Any]
 
 def _gen_refuse_exchange_product(c: _Ctx) -> Gen:
     rng = c.rng
-    c.other_orders()
-    target = c.fac.order(c.uid, "delivered")
-    c.finish_orders()
+    target, _, reads, phrase, by_desc = c.target_order("delivered")
     order = c.fac.state["orders"][target]
-    reads, phrase, by_desc = c.order_reads(target)
     item = rng.choice(order["items"])
     other = rng.choice(sorted(p for p in c.fac.state["products"] if p != item["product_id"]))
     other_name = c.fac.state["products"][other]["name"]
@@ -605,10 +575,7 @@ def _gen_refuse_exchange_product(c: _Ctx) -> Gen:
 
 def _gen_transfer_shipped_address(c: _Ctx) -> Gen:
     rng = c.rng
-    c.other_orders(statuses=("delivered", "cancelled"))
-    target = c.fac.order(c.uid, "processed")
-    c.finish_orders()
-    reads, phrase, by_desc = c.order_reads(target)
+    target, _, reads, phrase, by_desc = c.target_order("processed", others=("delivered", "cancelled"))
     new = c.fac.address()
     instruction = " ".join([c.opening(), rng.choice([
         f"{phrase.capitalize()} has shipped to my old address by mistake. It has to go to {_address_words(new)}.",
@@ -772,13 +739,7 @@ def _check_kind(kind: str) -> None:
 def task_seed(kind: str, seed: int, attempt: int = 0) -> int:
     """The entity seed of task (kind, seed): a hash of both, so that tasks of different kinds
     with the same seed share no people or ids; ``attempt`` > 0 gives redraw seeds."""
-    key = f"retail:{kind}:{seed}" + (f":{attempt}" if attempt else "")
-    return int(hashlib.sha256(key.encode("utf-8")).hexdigest()[:16], 16)
-
-
-def leaked_values(instruction: str, values: list[str]) -> list[str]:
-    """The ``values`` that occur in ``instruction`` as a whole token (the answer-leak test)."""
-    return [v for v in values if v and re.search(rf"(?<![\w.]){re.escape(v)}(?![\w])", instruction)]
+    return hashed_seed(f"retail:{kind}:{seed}" + (f":{attempt}" if attempt else ""))
 
 
 def _run(state: dict[str, Any], calls: list[dict[str, Any]], kind: str, seed: int) -> dict[str, Any]:

@@ -10,11 +10,11 @@ check data integrity only; the business rules are the agent's to keep, and
 from __future__ import annotations
 
 import copy
-import re
 from pathlib import Path
 from typing import Any, Iterable
 
 from pipeline.domains.base import ToolError
+from pipeline.domains.common import parse_policy_rules, select_rules
 from pipeline.records import PolicyRule
 
 from .tools import TOOLS, WRITE_TOOLS, find_variant
@@ -23,21 +23,11 @@ POLICY_PATH = Path(__file__).with_name("policy.md")
 #: The policy document given to agents (markdown).
 POLICY_TEXT: str = POLICY_PATH.read_text(encoding="utf-8")
 
-_RULE_LINE = re.compile(r"^- \[(retail\.[a-z_]+\.[a-z_]+)\] (.+)$")
-
 
 def parse_rules(policy_text: str) -> list[PolicyRule]:
     """Every ``- [retail.x.y] text`` bullet of ``policy_text``, in document order.
     Raises ValueError on a duplicate rule id."""
-    rules, seen = [], set()
-    for line in policy_text.splitlines():
-        m = _RULE_LINE.match(line.strip())
-        if m:
-            if m.group(1) in seen:
-                raise ValueError(f"duplicate rule id {m.group(1)}")
-            seen.add(m.group(1))
-            rules.append(PolicyRule(rule_id=m.group(1), text=m.group(2)))
-    return rules
+    return parse_policy_rules(policy_text, "retail")
 
 
 #: All rules of the retail policy, in document order.
@@ -74,12 +64,7 @@ def rules_for_tools(tool_names: Iterable[str]) -> list[PolicyRule]:
     """The rules constraining calls to ``tool_names``, in policy order, without repeats: write
     tools get the general rules plus their own; ``transfer_to_human_agents`` the transfer rule;
     read tools and unknown names add nothing."""
-    ids: set[str] = set()
-    for name in tool_names:
-        if name in WRITE_TOOLS:
-            ids.update(GENERAL_WRITE_RULES)
-        ids.update(TOOL_RULES.get(name, ()))
-    return [r for r in RULES if r.rule_id in ids]
+    return select_rules(RULES, tool_names, WRITE_TOOLS, GENERAL_WRITE_RULES, TOOL_RULES)
 
 
 # ---- rule checker ----------------------------------------------------------------------------

@@ -26,10 +26,10 @@ Money is in dollars with cents (floats rounded to 2 decimals).
 """
 from __future__ import annotations
 
-import copy
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pipeline.domains.common import Address, Name, StrictModel as _Strict, copy_state  # noqa: F401 (re-exported)
+from pipeline.domains.common import check_owner, check_payment_method_keys, check_record
 
 #: Every order status the store uses. Agents may act on "pending" (cancel/modify) and
 #: "delivered" (return/exchange) orders only (see policy.md).
@@ -43,33 +43,6 @@ CANCEL_REASONS: tuple[str, ...] = ("no longer needed", "ordered by mistake")
 def empty_state() -> dict[str, Any]:
     """A state with no users, orders or products."""
     return {"users": {}, "orders": {}, "products": {}}
-
-
-def copy_state(state: dict[str, Any]) -> dict[str, Any]:
-    """A deep copy of ``state`` (tools mutate in place; copy before running a task)."""
-    return copy.deepcopy(state)
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Name(_Strict):
-    """``first_name``, ``last_name``."""
-
-    first_name: str
-    last_name: str
-
-
-class Address(_Strict):
-    """A US postal address (``state`` is the two-letter state code)."""
-
-    address1: str
-    address2: str
-    city: str
-    country: str
-    state: str
-    zip: str
 
 
 class PaymentMethod(_Strict):
@@ -165,22 +138,12 @@ def validate_state(state: dict[str, Any]) -> None:
         raise ValueError(f"state must have exactly users/orders/products, got {got}")
     for uid, user in state["users"].items():
         User.model_validate(user)
-        for pid, pm in user["payment_methods"].items():
-            if pm["id"] != pid:
-                raise ValueError(f"user {uid}: payment method key {pid} != id {pm['id']}")
+        check_payment_method_keys(uid, user)
     for pid, prod in state["products"].items():
-        Product.model_validate(prod)
-        if prod["product_id"] != pid:
-            raise ValueError(f"product key {pid} != product_id {prod['product_id']}")
+        check_record(Product, prod, pid, "product_id", "product")
     for oid, order in state["orders"].items():
-        Order.model_validate(order)
-        if order["order_id"] != oid:
-            raise ValueError(f"order key {oid} != order_id {order['order_id']}")
-        user = state["users"].get(order["user_id"])
-        if user is None:
-            raise ValueError(f"order {oid}: user {order['user_id']} not found")
-        if oid not in user["orders"]:
-            raise ValueError(f"order {oid} not listed by user {order['user_id']}")
+        check_record(Order, order, oid, "order_id", "order")
+        check_owner(state["users"], "order", oid, order["user_id"], "orders")
         for it in order["items"]:
             prod = state["products"].get(it["product_id"])
             if prod is None or it["item_id"] not in prod["variants"]:

@@ -19,32 +19,22 @@ Everything is deterministic (no clock, no randomness). Money is dollars rounded 
 """
 from __future__ import annotations
 
-import ast
 import json
-import operator
 from collections import Counter
-from typing import Any, Callable
+from typing import Any
 
 from pipeline.domains.base import Tool, ToolError
+from pipeline.domains.common import calculate_expression, get_record, object_params, tool_registry
 
 from .state import CANCEL_REASONS
 
 TOOLS: dict[str, Tool] = {}
 
 
-def _register(schema: dict[str, Any], writes: bool = False) -> Callable[[Callable[..., str]], Callable[..., str]]:
-    """Decorator: wrap ``fn`` and its function schema into a :class:`Tool` in :data:`TOOLS`."""
-
-    def deco(fn: Callable[..., str]) -> Callable[..., str]:
-        TOOLS[schema["name"]] = Tool(fn=fn, schema={"type": "function", "function": schema}, writes=writes)
-        return fn
-
-    return deco
-
-
-def _params(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
-    return {"type": "object", "properties": properties,
-            "required": list(properties) if required is None else required, "additionalProperties": False}
+#: Decorator ``_register(schema, writes=False)``: the tool function beside its schema goes into :data:`TOOLS`.
+_register = tool_registry(TOOLS)
+#: A tool's JSON-schema ``parameters`` (every property required unless ``required`` says otherwise).
+_params = object_params
 
 
 # ---- shared argument schemas -----------------------------------------------------------------
@@ -76,10 +66,7 @@ def _money(x: float) -> float:
 
 
 def _user(state: dict[str, Any], user_id: str) -> dict[str, Any]:
-    user = state["users"].get(user_id)
-    if user is None:
-        raise ToolError("user not found")
-    return user
+    return get_record(state, "users", user_id, "user")
 
 
 def _order(state: dict[str, Any], order_id: str) -> dict[str, Any]:
@@ -224,26 +211,6 @@ def list_all_product_types(state: dict[str, Any]) -> str:
     return _dumps(dict(sorted((p["name"], pid) for pid, p in state["products"].items())))
 
 
-_ALLOWED_AST = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Add, ast.Sub, ast.Mult, ast.Div,
-                ast.USub, ast.UAdd)
-_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-        ast.USub: operator.neg, ast.UAdd: operator.pos}
-
-
-def _eval(node: ast.AST) -> float:
-    if not isinstance(node, _ALLOWED_AST):
-        raise ToolError("invalid expression")
-    if isinstance(node, ast.Expression):
-        return _eval(node.body)
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
-        return node.value
-    if isinstance(node, ast.BinOp):
-        return _OPS[type(node.op)](_eval(node.left), _eval(node.right))
-    if isinstance(node, ast.UnaryOp):
-        return _OPS[type(node.op)](_eval(node.operand))
-    raise ToolError("invalid expression")
-
-
 @_register({
     "name": "calculate",
     "description": "Calculate the result of an arithmetic expression (numbers, + - * / and parentheses).",
@@ -252,14 +219,7 @@ def _eval(node: ast.AST) -> float:
 def calculate(state: dict[str, Any], expression: str) -> str:
     """The value rounded to 2 decimals as text. ToolError on other characters, a malformed
     expression or division by zero. Does not touch ``state``."""
-    if not expression or any(c not in "0123456789+-*/(). " for c in expression):
-        raise ToolError("invalid characters in expression")
-    try:
-        return str(round(float(_eval(ast.parse(expression, mode="eval"))), 2))
-    except ZeroDivisionError:
-        raise ToolError("division by zero") from None
-    except SyntaxError:
-        raise ToolError("invalid expression") from None
+    return calculate_expression(expression)
 
 
 @_register({

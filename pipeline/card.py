@@ -188,8 +188,10 @@ def write_card(out_dir: str, plots: bool = True) -> dict[str, str]:
           "teacher rollouts checked by verifiers. Column-by-column documentation: `docs/datasets.md` of trajpipe.",
           "", "## Datasets", "",
           _table(["config", "rows", "what"], [[n, (counts.get(n) or {}).get("rows"), DESCRIPTIONS.get(n, "")] for n in files]),
-          "", "Rows per split (the `split` column; splits are assigned by connected group of blueprint, "
-          "source customer and source period, never by row):", "",
+          "", "Rows per split (the `split` column; splits are assigned by connected group of blueprint"
+          + "".join(f", source {k}" for k in str(config.get("split_by", "customer,period")).split(",")
+                    if k.strip() in ("customer", "period"))
+          + f" (`--split-by {config.get('split_by', 'customer,period')}`), never by row):", "",
           _table(["dataset"] + splits, [[n] + [split_counts.get((n, s), 0) for s in splits] for n in ("sft", "rl", "dpo", "steps")]),
           "", "## Provenance", "",
           _table(["field", "value"], [

@@ -544,7 +544,7 @@ def stats(out: Path = typer.Argument(..., help="A dataset folder written by `tra
     if not out.is_dir():
         _die(f"{out} is not a folder")
     try:
-        print_summary(str(out), Console())
+        print_summary(str(out), Console(width=max(Console().width, 140)))  # never truncate codes
     except FileNotFoundError as exc:
         _die(str(exc))
 

@@ -108,3 +108,35 @@ def test_reference_arguments_allowed_as_calls_refused_as_text(audited, tmp_path)
     leaky = dict(common, trajectories=run["trajectories"] + [said])
     with pytest.raises(ValueError, match="leaks into a model-visible column"):
         export_run(str(tmp_path / "bad"), leaky, cap=3, card=False)
+
+
+def test_task_labels_are_not_secrets_but_hidden_values_are():
+    """A task's public labels (kind, variant, ids) may appear in rl metadata: every retail kind
+    exports its rl rows; a planted hidden note value is still refused."""
+    import pytest
+
+    from pipeline.domains import get_domain
+    from pipeline.export import rows as R
+    from pipeline.export.writer import check_no_hidden_leak, hidden_secrets
+    from pipeline.records import Blueprint
+    from pipeline.rollout.prompting import system_prompt
+    from pipeline.synthesize import build_package
+
+    dom = get_domain("retail")
+    tasks = []
+    for kind in dom.task_kinds:
+        bp = Blueprint(blueprint_id=f"retail-{kind}-abc123", domain="retail", intent=kind, action_signature=[],
+                       required_tools=[], read_tools=[], initial_state_requirements={}, business_constraints=[],
+                       success_condition="", failure_modes=[], source_log_ids=[], n_logs=0, n_success=0,
+                       task_kind=kind)
+        tasks.append(build_package(bp, dom, 0, 0))
+    by_id = {t.task_id: t for t in tasks}
+    rl = [R.rl_row(t, "train", lambda t: system_prompt(t.visible.policy, t.visible.tools, "compact")) for t in tasks]
+    for t in tasks:
+        assert t.task_kind not in hidden_secrets(t)
+    check_no_hidden_leak(by_id, {"rl": rl})  # no false alarm on labels
+    t0 = tasks[0]
+    t0.hidden.generation_notes["planted"] = "HIDDEN-MARKER-7f3a9c"
+    rl[0]["extra_info"] = dict(rl[0]["extra_info"] or {}, leak="HIDDEN-MARKER-7f3a9c")
+    with pytest.raises(ValueError, match="refusing to export"):
+        check_no_hidden_leak(by_id, {"rl": rl})

@@ -68,6 +68,16 @@ def _string_leaves(obj: Any) -> list[str]:
     return out
 
 
+def _visible_text(task: TaskPackage) -> str:
+    """What a hidden value may coincide with without being a leak: the agent-visible part, the
+    sandbox's initial state (tools reveal it) and the task's public labels (ids, kind, variant,
+    outcome, skills: exported as metadata columns by design, e.g. a blueprint id names its kind)."""
+    labels = [task.task_id, task.blueprint_id, task.domain, task.task_kind, task.variant,
+              task.expected_outcome, task.skills]
+    return (canonical_json(task.visible.model_dump(mode="json")) + canonical_json(task.hidden.initial_state)
+            + canonical_json(labels))
+
+
 def hidden_secrets(task: TaskPackage, *, in_trajectories: bool = False) -> list[str]:
     """Strings of ``task``'s hidden part that must never reach a model-visible column.
 
@@ -83,7 +93,7 @@ def hidden_secrets(task: TaskPackage, *, in_trajectories: bool = False) -> list[
     :func:`check_no_hidden_leak` for where those may appear.
     """
     h = task.hidden
-    visible = canonical_json(task.visible.model_dump(mode="json")) + canonical_json(h.initial_state)
+    visible = _visible_text(task)
     secrets = set()
     if h.expected_state_hash and len(h.expected_state_hash) >= 8:
         secrets.add(h.expected_state_hash)
@@ -102,7 +112,7 @@ def reference_argument_secrets(task: TaskPackage) -> list[str]:
     """Argument values of the reference solution (>= :data:`MIN_SECRET_LEN` characters, not in
     the visible task or initial state): allowed in a trajectory only as arguments of its own tool
     calls or inside its tool results, never in text the agent was shown or wrote."""
-    visible = canonical_json(task.visible.model_dump(mode="json")) + canonical_json(task.hidden.initial_state)
+    visible = _visible_text(task)
     leaves = _string_leaves([c.arguments for c in task.hidden.reference_solution])
     return sorted({x for x in leaves if len(x) >= MIN_SECRET_LEN and x not in visible})
 

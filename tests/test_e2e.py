@@ -123,3 +123,28 @@ def test_cli_run_on_bundled_sample(prefect_harness, tmp_path):
         assert not any(v in t for t in output_texts(out).values()), v
     r = CliRunner().invoke(app, ["browse", str(out), "--sql", "select count(*) as n from tasks"])
     assert r.exit_code == 0, r.output
+
+
+def test_flow_on_real_retail_transcripts(shared_data, prefect_harness, tmp_path):
+    """The retail system end to end: transcripts (tool names hidden) -> retail blueprints ->
+    retail tasks -> rollouts in the retail sandbox -> every dataset written; no customer email
+    of the input reaches an output."""
+    from flows.trajpipe_flow import trajpipe_run
+
+    logs = shared_data / "logs" / "retail-transcripts.jsonl"
+    out = tmp_path / "retail"
+    manifest = trajpipe_run(input_path=str(logs), out_dir=str(out), limit=8, tasks_per_blueprint=1, k=1,
+                            seed=0, max_turns=1, max_new_tokens=24, batch_size=8)
+    c = manifest["counts"]
+    assert c["ingest"]["ok"] == 8 and c["verify_task"]["passed"] >= 1
+    con = duckdb.connect()
+    domains = {r[0] for r in con.execute(f"select distinct domain from read_parquet('{out}/tasks.parquet')").fetchall()}
+    assert domains == {"retail"}
+    n_rl = con.execute(f"select count(*) from read_parquet('{out}/rl.parquet')").fetchone()[0]
+    assert n_rl == c["verify_task"]["passed"]
+    emails = {u["email"] for u in json.loads((shared_data / "retail" / "users.json").read_text()).values()}
+    raw = "\n".join(logs.read_text().splitlines()[:8])
+    seen = {e for e in emails if e in raw}
+    assert seen, "the slice should mention customer emails"
+    texts = output_texts(out)
+    assert not [(f, e) for f, t in texts.items() for e in seen if e in t]

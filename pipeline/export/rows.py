@@ -261,6 +261,8 @@ def blueprint_row(bp: Blueprint, split: str | None = None) -> dict[str, Any]:
         "example_intents": list(bp.example_intents),
         "task_kind": bp.task_kind,
         "skills": list(bp.skills),
+        "rule_variants": list(bp.rule_variants),
+        "cluster": _json(bp.cluster),
         "split": split,
     }
 

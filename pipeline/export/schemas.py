@@ -176,6 +176,8 @@ BLUEPRINTS = pa.schema(
         pa.field("example_intents", pa.list_(pa.string())),
         pa.field("task_kind", pa.string()),  # the domain generator it maps to; null: none
         pa.field("skills", pa.list_(pa.string())),
+        pa.field("rule_variants", pa.list_(pa.string())),  # rule ids agents broke -> synthesized variants
+        pa.field("cluster", pa.string()),  # JSON: merged intents / action signatures and their sizes
         pa.field("split", pa.string()),
     ]
 )

@@ -169,6 +169,12 @@ def run(
     _print_counts(manifest)
     if manifest["counts"]["ingest"]["ok"] == 0:
         console.print("[yellow]warning:[/yellow] no input record was usable; see quarantine.parquet for reasons")
+    vt = manifest["counts"].get("verify_trajectory") or {}
+    if vt.get("in") and not vt.get("passed"):
+        console.print(f"[yellow]note:[/yellow] 0 of {vt['in']} trajectories passed verification, so sft.parquet and "
+                      "dpo.parquet are empty (rl, steps, groups and trajectories_failed are written). The bundled "
+                      "135M teacher rarely solves a task; use a stronger one with --model PATH (or --backend vllm / "
+                      f"openai). Why they failed: `trajpipe stats {out}` or the rejects table.")
     console.print(f"done in {time.perf_counter() - t0:.1f}s -> {out}/ (browse with `trajpipe browse {out}`)")
 
 

@@ -211,12 +211,16 @@ def _airline_db(tau: Path):
     return users, res, flights
 
 
-def _add_airline_user(t: Truth, uid: str, u: dict) -> None:
+def _add_user(t: Truth, uid: str, u: dict) -> None:
+    """Every personal value of one ``users.json`` record (airline or retail) into ``t``. Keys one
+    domain lacks are skipped: ``dob``, ``reservations`` and ``saved_passengers`` (airline),
+    ``orders`` (retail)."""
     n = u["name"]
     t.add("USER_ID", uid)
     t.add("NAME", *_name_words(n["first_name"], n["last_name"]))
     t.add("EMAIL", u.get("email"))
-    t.add("DOB", u.get("dob"))
+    if "dob" in u:
+        t.add("DOB", u["dob"])
     a = u.get("address") or {}
     t.add("ADDRESS", a.get("address1"), a.get("address2"))
     t.add("CITY", a.get("city"))
@@ -224,7 +228,10 @@ def _add_airline_user(t: Truth, uid: str, u: dict) -> None:
     for pid, p in (u.get("payment_methods") or {}).items():
         t.add("PAYMENT_ID", pid)
         t.add("LAST_FOUR", p.get("last_four"))
-    t.add("RESERVATION_ID", *(u.get("reservations") or []))
+    if "reservations" in u:
+        t.add("RESERVATION_ID", *(u["reservations"] or []))
+    if "orders" in u:
+        t.add("ORDER_ID", *(u["orders"] or []))
     for p in u.get("saved_passengers") or []:
         t.add("NAME", *_name_words(p.get("first_name"), p.get("last_name")))
         t.add("DOB", p.get("dob"))
@@ -329,12 +336,12 @@ def airline_set(tau: Path, limit: Optional[int] = None, transcripts: bool = Fals
             uids.update(name_idx[m.group(0)])
         res_ids = {m.group(0) for m in _TOKEN6_RE.finditer(text)} & reservations.keys()
         for uid in uids:
-            _add_airline_user(t, uid, users[uid])
+            _add_user(t, uid, users[uid])
         for rid in res_ids:
             r = reservations[rid]
             t.add("RESERVATION_ID", rid)
             if r.get("user_id") in users:
-                _add_airline_user(t, r["user_id"], users[r["user_id"]])
+                _add_user(t, r["user_id"], users[r["user_id"]])
             for p in r.get("passengers") or []:
                 t.add("NAME", *_name_words(p.get("first_name"), p.get("last_name")))
                 t.add("DOB", p.get("dob"))
@@ -379,20 +386,6 @@ def retail_set(tau: Path, limit: Optional[int] = None) -> EvalSet:
     name_rx, name_idx = _full_name_index(
         (uid, u["name"]["first_name"], u["name"]["last_name"]) for uid, u in users.items())
 
-    def add_user(t: Truth, uid: str) -> None:
-        u = users[uid]
-        t.add("USER_ID", uid)
-        t.add("NAME", *_name_words(u["name"]["first_name"], u["name"]["last_name"]))
-        t.add("EMAIL", u.get("email"))
-        a = u.get("address") or {}
-        t.add("ADDRESS", a.get("address1"), a.get("address2"))
-        t.add("CITY", a.get("city"))
-        t.add("ZIP", a.get("zip"))
-        for pid, p in (u.get("payment_methods") or {}).items():
-            t.add("PAYMENT_ID", pid)
-            t.add("LAST_FOUR", p.get("last_four"))
-        t.add("ORDER_ID", *(u.get("orders") or []))
-
     truths = []
     for rec in records:
         text = "\n".join(record_strings(rec))
@@ -413,7 +406,7 @@ def retail_set(tau: Path, limit: Optional[int] = None) -> EvalSet:
             for ph in o.get("payment_history") or []:
                 t.add("PAYMENT_ID", ph.get("payment_method_id"))
         for uid in uids:
-            add_user(t, uid)
+            _add_user(t, uid, users[uid])
         _add_schema_values(t, rec)
         truths.append(t)
     db: set[str] = set()

@@ -780,6 +780,21 @@ def _gen_book(fac: AirlineFactory) -> tuple[str, list[str], list[dict], dict]:
     return " ".join(instruction.split()), list(rng.choice(_LATER)), reference, notes
 
 
+def _cancelled_past_trip(fac: AirlineFactory, uid: str, cabin: str,
+                         insurance: str) -> tuple[str, dict, dict, str]:
+    """A one-way nonstop trip of ``uid`` whose flight the airline cancelled on a past date (the
+    customer already travelled otherwise): the compensation setting. Returns ``(reservation_id,
+    reservation, its segment, the cancelled date)``."""
+    rid = fac.trip(uid, cabin=cabin, insurance=insurance, flight_type="one_way", stops=0)
+    res = fac.state["reservations"][rid]
+    seg = res["flights"][0]
+    new_date = fac.rng.choice([d for d in DATE_WINDOW if d < TODAY])
+    seg["date"] = new_date
+    res["created_at"] = fac.created_at(False, before=new_date)
+    fac.cancel_flight_date(seg["flight_number"], new_date)
+    return rid, res, seg, new_date
+
+
 def _gen_certificate(fac: AirlineFactory) -> tuple[str, list[str], list[dict], dict]:
     rng = fac.rng
     basis = rng.choice(["membership", "insurance", "business"])
@@ -788,14 +803,7 @@ def _gen_certificate(fac: AirlineFactory) -> tuple[str, list[str], list[dict], d
     _other_trips(fac, uid)
     cabin = "business" if basis == "business" else rng.choice(["basic_economy", "economy"])
     insurance = "yes" if basis == "insurance" else "no"
-    rid = fac.trip(uid, cabin=cabin, insurance=insurance, flight_type="one_way", stops=0)
-    res = fac.state["reservations"][rid]
-    seg = res["flights"][0]
-    # the airline cancelled the flight yesterday or the day before; the customer already travelled otherwise
-    new_date = rng.choice([d for d in DATE_WINDOW if d < TODAY])
-    seg["date"] = new_date
-    res["created_at"] = fac.created_at(False, before=new_date)
-    fac.cancel_flight_date(seg["flight_number"], new_date)
+    rid, res, seg, new_date = _cancelled_past_trip(fac, uid, cabin, insurance)
     n = len(res["passengers"])
     amount = R.compensation_amount(n, "cancelled")
     assert R.compensation_eligible(fac.state, uid, rid)
@@ -995,14 +1003,7 @@ def _var_certificate_not_eligible(fac: AirlineFactory) -> tuple[str, list[str], 
     rng = fac.rng
     uid = fac.user(membership="regular")
     _other_trips(fac, uid)
-    rid = fac.trip(uid, cabin=rng.choice(["basic_economy", "economy"]), insurance="no", flight_type="one_way",
-                   stops=0)
-    res = fac.state["reservations"][rid]
-    seg = res["flights"][0]
-    new_date = rng.choice([d for d in DATE_WINDOW if d < TODAY])
-    seg["date"] = new_date
-    res["created_at"] = fac.created_at(False, before=new_date)
-    fac.cancel_flight_date(seg["flight_number"], new_date)
+    rid, res, seg, new_date = _cancelled_past_trip(fac, uid, rng.choice(["basic_economy", "economy"]), "no")
     n = len(res["passengers"])
     _distractor_flights(fac)
     _shuffle_reservations(fac, uid)

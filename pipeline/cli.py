@@ -31,6 +31,12 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="trajpipe: business agent logs -> verified multi-turn tool-use training data (Parquet).")
 console = Console(stderr=True)
 
+
+def _wide_console(min_width: int) -> Console:
+    """A stdout console at least ``min_width`` columns wide, so wide tables (catalog, coverage
+    matrix, stats) never truncate ids or reason codes when output is piped."""
+    return Console(width=max(Console().width, min_width))
+
 WORK_HELP = "Work folder holding the stage files (JSONL)."
 
 DIFFICULTY_BAND_HELP = ("Keep tasks whose pass rate over the k teacher rollouts lies in this band, applied after "
@@ -279,7 +285,7 @@ def blueprints(work: Path = typer.Option(Path("work"), help=WORK_HELP),
     for row in cat:
         t.add_row(row["blueprint_id"], str(row["task_kind"]), row["outcome"], str(row["size"]),
                   str(row["n_success"]), ",".join(row["skills"]), ",".join(row["rule_variants"]))
-    out = Console(width=max(Console().width, 160))  # wide tables; never truncate ids
+    out = _wide_console(160)
     out.print(t)
     for table in coverage_tables(cov):
         out.print(table)
@@ -334,7 +340,7 @@ def synthesize(work: Path = typer.Option(Path("work"), help=WORK_HELP),
     write_jsonl(res.rejects, work / "synth_rejects.jsonl")
     cov = coverage(bps, res.tasks)
     (work / "task_coverage.json").write_text(json.dumps(cov, indent=2) + "\n", encoding="utf-8")
-    out = Console(width=max(Console().width, 160))  # the matrix is wide; never truncate ids
+    out = _wide_console(160)
     for table in coverage_tables(cov):
         out.print(table)
     console.print(f"synthesize: {len(res.tasks)} tasks, {len(res.rejects)} rejects"
@@ -550,7 +556,7 @@ def stats(out: Path = typer.Argument(..., help="A dataset folder written by `tra
     if not out.is_dir():
         _die(f"{out} is not a folder")
     try:
-        print_summary(str(out), Console(width=max(Console().width, 140)))  # never truncate codes
+        print_summary(str(out), _wide_console(140))
     except FileNotFoundError as exc:
         _die(str(exc))
 

@@ -211,6 +211,19 @@ def _airline_db(tau: Path):
     return users, res, flights
 
 
+def _user_db_values(uid: str, u: dict) -> list[str]:
+    """The raw personal values of one ``users.json`` record (airline or retail) that go into an
+    :class:`EvalSet`'s ``db_personal``: id, email, street lines, name words, payment ids, and the
+    reservation or order ids and saved passengers' name words where the domain has them."""
+    vals = [uid, u.get("email", ""), u["address"]["address1"], u["address"].get("address2", "")]
+    vals += _name_words(u["name"]["first_name"], u["name"]["last_name"])
+    vals += list(u.get("payment_methods", {}).keys())
+    vals += list(u.get("reservations", [])) + list(u.get("orders", []))
+    for p in u.get("saved_passengers") or []:
+        vals += _name_words(p["first_name"], p["last_name"])
+    return vals
+
+
 def _add_user(t: Truth, uid: str, u: dict) -> None:
     """Every personal value of one ``users.json`` record (airline or retail) into ``t``. Keys one
     domain lacks are skipped: ``dob``, ``reservations`` and ``saved_passengers`` (airline),
@@ -351,12 +364,7 @@ def airline_set(tau: Path, limit: Optional[int] = None, transcripts: bool = Fals
         truths.append(t)
     db: set[str] = set()
     for uid, u in users.items():
-        db.update([uid, u.get("email", ""), u["address"]["address1"], u["address"].get("address2", "")])
-        db.update(_name_words(u["name"]["first_name"], u["name"]["last_name"]))
-        db.update(u.get("payment_methods", {}).keys())
-        db.update(u.get("reservations", []))
-        for p in u.get("saved_passengers") or []:
-            db.update(_name_words(p["first_name"], p["last_name"]))
+        db.update(_user_db_values(uid, u))
     for rid, r in reservations.items():
         db.add(rid)
         for p in r.get("passengers") or []:
@@ -411,10 +419,7 @@ def retail_set(tau: Path, limit: Optional[int] = None) -> EvalSet:
         truths.append(t)
     db: set[str] = set()
     for uid, u in users.items():
-        db.update([uid, u.get("email", ""), u["address"]["address1"], u["address"].get("address2", "")])
-        db.update(_name_words(u["name"]["first_name"], u["name"]["last_name"]))
-        db.update(u.get("payment_methods", {}).keys())
-        db.update(u.get("orders", []))
+        db.update(_user_db_values(uid, u))
     names = sorted({p["name"] for p in products.values()}, key=len, reverse=True)
     utility = {
         "item_or_product_id": re.compile(r"(?<![\w#])\d{10}(?!\w)"),

@@ -72,10 +72,9 @@ def reward_components_row(components: dict[str, float] | None) -> dict[str, floa
     return {n: (float(components[n]) if components.get(n) is not None else None) for n in REWARD_COMPONENT_NAMES}
 
 
-def sft_row(t: Trajectory, split: str, reward: float | None, verdict: Verdict | None = None,
-            task: TaskPackage | None = None) -> dict[str, Any]:
-    """A ``sft.parquet`` row for a kept trajectory; ``verdict`` / ``task`` add reward components,
-    skills, task kind and variant (null when not given)."""
+def _trajectory_columns(t: Trajectory, split: str) -> dict[str, Any]:
+    """The columns sft and trajectories_failed rows share: ids, split, ``messages`` (nested
+    OpenAI format) and ``tools`` (JSON)."""
     return {
         "trajectory_id": t.trajectory_id,
         "task_id": t.task_id,
@@ -83,6 +82,15 @@ def sft_row(t: Trajectory, split: str, reward: float | None, verdict: Verdict | 
         "split": split,
         "messages": [message_row(m) for m in t.messages],
         "tools": _json(t.tools),
+    }
+
+
+def sft_row(t: Trajectory, split: str, reward: float | None, verdict: Verdict | None = None,
+            task: TaskPackage | None = None) -> dict[str, Any]:
+    """A ``sft.parquet`` row for a kept trajectory; ``verdict`` / ``task`` add reward components,
+    skills, task kind and variant (null when not given)."""
+    return {
+        **_trajectory_columns(t, split),
         "loss_mask": loss_mask(t.messages),
         "model": t.model,
         "backend": t.backend,
@@ -325,12 +333,7 @@ def failed_row(t: Trajectory, v: Verdict | None, split: str) -> dict[str, Any]:
     """A ``trajectories_failed.parquet`` row: a trajectory whose verdict failed (kept for
     analysis; never in sft)."""
     return {
-        "trajectory_id": t.trajectory_id,
-        "task_id": t.task_id,
-        "blueprint_id": t.blueprint_id,
-        "split": split,
-        "messages": [message_row(m) for m in t.messages],
-        "tools": _json(t.tools),
+        **_trajectory_columns(t, split),
         "reason_codes": list(v.reason_codes) if v else [],
         "violations": _json(v.violations if v else []),
         "reward": v.reward if v else None,

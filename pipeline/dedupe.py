@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import numbers
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -123,22 +124,36 @@ def s_curve(s: float, b: int, r: int) -> float:
     return 1.0 - (1.0 - s**r) ** b
 
 
+def _valid_threshold(threshold: float, name: str = "threshold") -> float:
+    """``threshold`` as a float; ValueError unless it is a real number in ``(0, 1]`` (NaN, bools,
+    strings and values outside the range are refused)."""
+    if isinstance(threshold, (bool, str, bytes)) or not isinstance(threshold, numbers.Real):
+        raise ValueError(f"{name} must be a number in (0, 1], got {threshold!r}")
+    t = float(threshold)
+    if not 0.0 < t <= 1.0:
+        raise ValueError(f"{name} must be in (0, 1], got {threshold!r}")
+    return t
+
+
 def lsh_params(threshold: float, num_perm: int) -> tuple[int, int]:
-    """Bands and rows ``(b, r)``, ``b*r <= num_perm``, with ``(1/b)**(1/r)`` nearest ``threshold``.
+    """Bands and rows ``(b, r)``, ``b >= 2``, ``b*r <= num_perm``, with ``(1/b)**(1/r)`` nearest
+    ``threshold``.
 
     ``(1/b)**(1/r)`` approximates where the S-curve :func:`s_curve` rises through one half
     (MMDS §3.4.3). Ties prefer using more permutations (larger ``b*r``). Example: threshold 0.9
-    with 128 permutations gives ``(7, 18)``, point 0.898.
+    with 128 permutations gives ``(7, 18)``, point 0.898. datasketch's ``MinHashLSH`` needs at
+    least two bands, so the highest point reachable is ``(1/2)**(1/(num_perm//2))``: thresholds
+    above it (e.g. 0.995 or 1.0 with 128 permutations, point 0.989) get ``(2, num_perm//2)``,
+    which only finds more candidates (each is still confirmed against the threshold).
 
     Raises:
-        ValueError: ``threshold`` not in ``(0, 1]`` or ``num_perm < 2``.
+        ValueError: ``threshold`` not a number in ``(0, 1]``, or ``num_perm < 2``.
     """
-    if not 0.0 < threshold <= 1.0:
-        raise ValueError(f"threshold must be in (0, 1], got {threshold}")
+    threshold = _valid_threshold(threshold)
     if num_perm < 2:
         raise ValueError(f"num_perm must be >= 2, got {num_perm}")
     best: tuple[tuple[float, int], int, int] | None = None
-    for r in range(1, num_perm + 1):
+    for r in range(1, num_perm // 2 + 1):  # b = num_perm // r >= 2
         b = num_perm // r
         key = (abs((1.0 / b) ** (1.0 / r) - threshold), -(b * r))
         if best is None or key < best[0]:
@@ -159,7 +174,8 @@ def dedupe(
     Args:
         trajectories: usually the ``kept`` list of :func:`pipeline.select.select`.
         threshold: Jaccard similarity of shingle sets at or above which two trajectories are
-            near duplicates (estimated with MinHash).
+            near duplicates (estimated with MinHash); any number in ``(0, 1]`` (at 1.0 only
+            copies whose MinHash signatures are identical count as near duplicates).
         num_perm: MinHash permutations (signature length).
         shingle: words per shingle.
         lsh_threshold: where the LSH S-curve's ``(1/b)**(1/r)`` point should sit (default:
@@ -174,13 +190,14 @@ def dedupe(
         ``"near duplicate of <id> (jaccard~0.950)"``, naming the most similar kept trajectory.
 
     Raises:
-        ValueError: bad ``threshold``/``num_perm`` (see :func:`lsh_params`), ``shingle < 1``, or
-            two inputs share a ``trajectory_id``.
+        ValueError: ``threshold`` or ``lsh_threshold`` not a number in ``(0, 1]``,
+            ``num_perm < 2``, ``shingle < 1``, or two inputs share a ``trajectory_id``.
     """
     if shingle < 1:
         raise ValueError(f"shingle must be >= 1, got {shingle}")
-    if not 0.0 < threshold <= 1.0:
-        raise ValueError(f"threshold must be in (0, 1], got {threshold}")
+    threshold = _valid_threshold(threshold)
+    if lsh_threshold is not None:
+        lsh_threshold = _valid_threshold(lsh_threshold, "lsh_threshold")
     b, r = lsh_params(threshold if lsh_threshold is None else lsh_threshold, num_perm)
     lsh = MinHashLSH(num_perm=num_perm, params=(b, r))
     result = DedupeResult(params=(b, r))

@@ -12,7 +12,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-TOOL_CALL_RE = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S)
 TOOL_PREFIX = '<tool_call>\n{"name": "'
 TOOL_NAME_SUFFIX = '", "arguments": {'
 
@@ -94,51 +93,318 @@ def system_prompt(policy: str, tools: list[dict[str, Any]], style: str = "compac
 
 @dataclass
 class ParsedOutput:
-    """Parsed assistant output: free ``text`` outside tool-call tags, ``calls`` (name, arguments)
-    and ``errors`` (one message per ``<tool_call>`` block that is not valid JSON / lacks a name)."""
+    """Parsed assistant output: free ``text`` outside tool-call blocks (stripped), ``calls``
+    (name, arguments) in the order written, ``errors`` (one message per problem: a block that is
+    not valid JSON, text left over inside a block after its JSON, an item without a string
+    ``name``, bad ``arguments``), ``had_tag`` (the text opens a ``<tool_call>``) and ``repairs``
+    (what was changed to make the output safe to store, e.g. lone surrogates replaced by U+FFFD;
+    such calls still run)."""
 
     text: str
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     had_tag: bool = False
+    repairs: list[str] = field(default_factory=list)
 
 
-def _first_json_object(s: str) -> Any:
-    """Decode the first JSON value in ``s`` (tolerates trailing text after it)."""
-    s = s.strip()
-    dec = json.JSONDecoder()
-    return dec.raw_decode(s)[0]
+TOOL_CALL_OPEN = "<tool_call>"
+TOOL_CALL_CLOSE = "</tool_call>"
+#: Lone UTF-16 surrogates cannot be encoded as UTF-8; json decodes ``"\ud83d"`` escapes to them.
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+_WHITESPACE = " \t\r\n"
+_SNIPPET = 60
+SURROGATE_REPAIR = "lone UTF-16 surrogate replaced by U+FFFD"
+
+
+def clean_unicode(s: str) -> str:
+    """``s`` with every lone UTF-16 surrogate (a code point in U+D800..U+DFFF that is not half
+    of a high+low pair) replaced by U+FFFD; a pair of surrogate code points becomes the
+    character it encodes. A string without surrogates comes back unchanged.
+
+    Such strings come from JSON escapes like ``\\ud83d`` (valid JSON syntax, invalid Unicode) or
+    from text decoded with ``surrogateescape``/``surrogatepass``; ``str.encode("utf-8")`` raises
+    UnicodeEncodeError on them, so one bad sample would stop every later stage that writes UTF-8
+    (trajectories.jsonl, Parquet, dedupe hashes)."""
+    if not _SURROGATE_RE.search(s):
+        return s
+    return s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def _has_surrogate(value: Any) -> bool:
+    if isinstance(value, str):
+        return _SURROGATE_RE.search(value) is not None
+    if isinstance(value, list):
+        return any(_has_surrogate(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_surrogate(k) or _has_surrogate(v) for k, v in value.items())
+    return False
+
+
+def _clean_value(value: Any) -> Any:
+    """A decoded JSON value with :func:`clean_unicode` applied to every string and key."""
+    if isinstance(value, str):
+        return clean_unicode(value)
+    if isinstance(value, list):
+        return [_clean_value(v) for v in value]
+    if isinstance(value, dict):
+        return {clean_unicode(k): _clean_value(v) for k, v in value.items()}
+    return value
+
+
+#: Deepest nesting accepted in a call (levels of objects/lists, the call object included): deeper
+#: values decode, but every recursive step after parsing (json.dumps, validation, Parquet) could
+#: then hit Python's recursion limit.
+MAX_JSON_DEPTH = 64
+
+
+def _too_deep(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Is ``value`` nested more than ``limit`` levels deep? (iterative: safe on any depth)"""
+    stack = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, dict):
+            children = list(v.values())
+        elif isinstance(v, list):
+            children = v
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((c, depth + 1) for c in children)
+    return False
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+#: Strict JSON: Python's decoder otherwise accepts NaN / Infinity, which are not JSON.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def _decode_error(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return getattr(exc, "msg", None) or str(exc)
+
+
+def _snippet(s: str) -> str:
+    s = " ".join(s.split())
+    return s if len(s) <= _SNIPPET else s[:_SNIPPET] + "..."
+
+
+@dataclass
+class ToolCallBlock:
+    """One ``<tool_call>`` block found by :func:`scan_tool_calls`.
+
+    ``start``/``end``: its span in the scanned (Unicode-cleaned) text, close tag included when
+    there is one; ``raw``: that text; ``calls``/``errors``/``repairs``: as in
+    :class:`ParsedOutput`, for this block; ``closed``: it ended with ``</tool_call>`` (False when
+    the end of the text, the next opening tag or a ``boundary`` ended it first)."""
+
+    start: int
+    end: int
+    raw: str = ""
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    repairs: list[str] = field(default_factory=list)
+    closed: bool = False
+
+
+@dataclass
+class TextPart:
+    """A piece of a scanned text, in order: ``kind`` is ``"text"`` (free text; ``value`` the str,
+    not stripped), ``"block"`` (``value`` a :class:`ToolCallBlock`) or ``"skipped"`` (a block of
+    one of the ``skip_tags``; ``value`` its raw text); ``start``/``end``: its span."""
+
+    kind: str
+    start: int
+    end: int
+    value: Any
+
+
+def _openers(skip_tags: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(f"<{t}>") for t in (TOOL_CALL_OPEN[1:-1], *skip_tags)))
+
+
+def _broken_end(text: str, pos: int, opener: re.Pattern[str],
+                boundary: re.Pattern[str] | None) -> tuple[int, int, bool]:
+    """Where a block that went wrong at ``pos`` ends: ``(content_end, block_end, closed)`` at the
+    first of the next close tag, the next opening tag or ``boundary`` after ``pos``, else at the
+    end of the text. A close tag is part of the block; an opening tag or boundary is not."""
+    n = len(text)
+    close = text.find(TOOL_CALL_CLOSE, pos)
+    at = close if close >= 0 else n
+    m = opener.search(text, pos)
+    if m and m.start() < at:
+        at = m.start()
+    b = boundary.search(text, pos) if boundary is not None else None
+    if b and b.start() < at:
+        at = b.start()
+    if close >= 0 and at == close:
+        return close, close + len(TOOL_CALL_CLOSE), True
+    return at, at, False
+
+
+def _read_block(text: str, start: int, opener: re.Pattern[str], boundary: re.Pattern[str] | None) -> ToolCallBlock:
+    """Read the block whose ``<tool_call>`` tag starts at ``start``: JSON values one after the
+    other (whitespace between them; each read to its end with ``raw_decode``, so a ``</tool_call>``
+    inside a JSON string is just text), then the close tag, or the end of the text, the next
+    opening tag or a ``boundary`` (a missing close tag). Anything else is an error, and the block
+    ends as :func:`_broken_end` says."""
+    n = len(text)
+    i = start + len(TOOL_CALL_OPEN)
+    values: list[Any] = []
+    errors: list[str] = []
+    closed = False
+    while True:
+        while i < n and text[i] in _WHITESPACE:
+            i += 1
+        if text.startswith(TOOL_CALL_CLOSE, i):
+            i += len(TOOL_CALL_CLOSE)
+            closed = True
+            break
+        if i >= n or opener.match(text, i) or (boundary is not None and boundary.match(text, i)):
+            break
+        at = i
+        try:
+            value, i = _DECODER.raw_decode(text, at)
+        except (ValueError, RecursionError) as exc:
+            pos = getattr(exc, "pos", None)
+            content_end, i, closed = _broken_end(text, max(pos if isinstance(pos, int) else at, at), opener, boundary)
+            if values:
+                errors.append(f"text after the tool call JSON inside <tool_call>: {_snippet(text[at:content_end])!r}")
+            else:
+                errors.append(f"tool call is not valid JSON: {_decode_error(exc)}")
+            break
+        values.append(value)
+    block = ToolCallBlock(start=start, end=i, raw=text[start:i], closed=closed)
+    if not values and not errors:
+        errors.append("tool call is not valid JSON: empty <tool_call> block")
+    for value in values:
+        if _too_deep(value):
+            block.errors.append(f"tool call JSON is nested deeper than {MAX_JSON_DEPTH} levels")
+            continue
+        items = value if isinstance(value, list) else [value]
+        if not items:
+            block.errors.append("tool call is an empty list")
+        for it in items:
+            _add_call(block, it)
+    block.errors.extend(errors)
+    return block
+
+
+def _add_call(block: ToolCallBlock, item: Any) -> None:
+    """Validate one decoded call item and add it (or an error) to ``block``."""
+    if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+        block.errors.append("tool call must be an object with a string 'name'")
+        return
+    name = item["name"]
+    args = item.get("arguments", item.get("parameters", {}))
+    if isinstance(args, str):  # OpenAI style: arguments as a JSON string
+        try:
+            args = _DECODER.decode(args) if args.strip() else {}
+        except (ValueError, RecursionError) as exc:
+            block.errors.append(f"arguments of {clean_unicode(name)!r} are not valid JSON: {_decode_error(exc)}")
+            return
+        if _too_deep(args, MAX_JSON_DEPTH - 1):  # the arguments object sits one level below the call
+            block.errors.append(f"tool call JSON is nested deeper than {MAX_JSON_DEPTH} levels")
+            return
+    if not isinstance(args, dict):
+        block.errors.append(f"arguments of {clean_unicode(name)!r} must be a JSON object")
+        return
+    if _has_surrogate(name) or _has_surrogate(args):
+        block.repairs.append(f"{SURROGATE_REPAIR} in the call of {clean_unicode(name)!r}")
+        name, args = clean_unicode(name), _clean_value(args)
+    block.calls.append((name, args))
+
+
+def scan_tool_calls(text: str, skip_tags: tuple[str, ...] = (),
+                    boundary: re.Pattern[str] | None = None) -> list[TextPart]:
+    """Split ``text`` into free text and Hermes ``<tool_call>`` blocks, in order (the scanner
+    behind :func:`parse_tool_calls` and :func:`pipeline.rewards.compute_score`).
+
+    Each block's JSON is read to its end (:func:`_read_block`); ``skip_tags`` (e.g.
+    ``("tool_response",)``) name other blocks to pass over whole, to their own close tag (their
+    content is never searched for tool calls); ``boundary`` (a compiled regex, e.g. the role
+    lines of a decoded multi-turn response) also ends a block that lacks its close tag. The text
+    is first passed through :func:`clean_unicode`, so spans refer to the cleaned text. Never
+    raises on any ``str``."""
+    text = clean_unicode(text)
+    opener = _openers(tuple(skip_tags))
+    parts: list[TextPart] = []
+    pos = 0
+    while True:
+        m = opener.search(text, pos)
+        if m is None:
+            break
+        if m.start() > pos:
+            parts.append(TextPart("text", pos, m.start(), text[pos:m.start()]))
+        if m.group() == TOOL_CALL_OPEN:
+            block = _read_block(text, m.start(), opener, boundary)
+            parts.append(TextPart("block", block.start, block.end, block))
+            pos = block.end
+        else:
+            close = f"</{m.group()[1:]}"
+            end = text.find(close, m.end())
+            end = len(text) if end < 0 else end + len(close)
+            parts.append(TextPart("skipped", m.start(), end, text[m.start():end]))
+            pos = end
+    if pos < len(text):
+        parts.append(TextPart("text", pos, len(text), text[pos:]))
+    return parts
 
 
 def parse_tool_calls(text: str) -> ParsedOutput:
-    """Parse Hermes-style tool calls from generated ``text``.
+    """Parse Hermes-style tool calls from generated ``text`` (one agent turn).
 
-    A block may hold one object or a list of objects; ``arguments`` may be an object or a JSON
-    string (OpenAI style). Never raises: problems are reported in ``errors``.
+    Format (NousResearch Hermes-2-Pro function calling, also Qwen2.5/Qwen3): each call is a JSON
+    object ``{"name": str, "arguments": object}`` inside ``<tool_call>...</tool_call>``;
+    ``arguments`` may also be a JSON string (OpenAI style) or be named ``parameters``.
+
+    How a block is read:
+
+    * the JSON value after ``<tool_call>`` (and whitespace) is decoded to its end with
+      ``json.JSONDecoder.raw_decode``, so a literal ``</tool_call>`` inside a JSON string does
+      not end the block; then the close tag is expected. A missing close tag is accepted at the
+      end of the text (backends stop generating at ``</tool_call>`` and may drop it) and before
+      the next ``<tool_call>``;
+    * several JSON values in one block (objects back to back, or a list) are all returned, in
+      order; anything else left inside the block (text after the JSON) is an entry of
+      ``errors`` (the calls decoded before it are still returned). Nothing is dropped silently;
+    * a block that is not valid JSON (including ``NaN``/``Infinity``), or nested deeper than
+      :data:`MAX_JSON_DEPTH` levels, is an ``errors`` entry, never an exception; the free text
+      outside blocks is kept in ``text``;
+    * lone UTF-16 surrogates (from ``\\ud83d`` escapes in the JSON, or in the text itself) are
+      replaced by U+FFFD (:func:`clean_unicode`) in names, arguments and ``text``, and noted in
+      ``repairs``, so nothing downstream (UTF-8 JSONL, Parquet, dedupe) can hit a
+      UnicodeEncodeError.
+
+    Why not vLLM's Hermes parser (``vllm/tool_parsers/hermes_tool_parser.py``,
+    ``Hermes2ProToolParser.extract_tool_calls``): it cuts each block with the regex
+    ``<tool_call>(.*?)</tool_call>|<tool_call>(.*)``, i.e. at the first literal close tag (the
+    same bug this parser fixes), ``json.loads`` the block (two objects in one block raise and
+    *all* calls of the turn are dropped, the whole output returned as content), keeps only the
+    text before the first block as content, passes lone surrogates through, and needs vLLM and a
+    tokenizer to run. On well-formed blocks both give the same calls (tests compare them when
+    vLLM imports).
+
+    Returns a :class:`ParsedOutput`; never raises.
     """
-    out = ParsedOutput(text=TOOL_CALL_RE.sub("", text).strip(), had_tag="<tool_call>" in text)
-    for block in TOOL_CALL_RE.findall(text):
-        try:
-            obj = _first_json_object(block)
-        except (json.JSONDecodeError, ValueError) as exc:
-            out.errors.append(f"tool call is not valid JSON: {exc.msg if hasattr(exc, 'msg') else exc}")
-            continue
-        items = obj if isinstance(obj, list) else [obj]
-        for it in items:
-            if not isinstance(it, dict) or not isinstance(it.get("name"), str):
-                out.errors.append("tool call must be an object with a string 'name'")
-                continue
-            args = it.get("arguments", it.get("parameters", {}))
-            if isinstance(args, str):
-                try:
-                    args = json.loads(args) if args.strip() else {}
-                except json.JSONDecodeError as exc:
-                    out.errors.append(f"arguments of {it['name']!r} are not valid JSON: {exc.msg}")
-                    continue
-            if not isinstance(args, dict):
-                out.errors.append(f"arguments of {it['name']!r} must be a JSON object")
-                continue
-            out.calls.append((it["name"], args))
+    if not isinstance(text, str):
+        text = "" if text is None else str(text)
+    out = ParsedOutput(text="", had_tag=TOOL_CALL_OPEN in text)
+    if _SURROGATE_RE.search(text):
+        out.repairs.append(f"{SURROGATE_REPAIR} in the text")
+    pieces = []
+    for part in scan_tool_calls(text):
+        if part.kind == "text":
+            pieces.append(part.value)
+        elif part.kind == "block":
+            out.calls.extend(part.value.calls)
+            out.errors.extend(part.value.errors)
+            out.repairs.extend(part.value.repairs)
+    out.text = "".join(pieces).strip()
     return out
 
 

@@ -94,4 +94,8 @@ class Domain(Protocol):
     #   variants_for_kind(kind) -> list[str]; variant_outcome(kind, variant) -> "action"|"refusal"|"transfer"
     #   generate_task(kind, seed, denylist=None, variant=None)  -- rule-decided variants
     #   state_from_log(record) -> dict | None  -- the state a log shows (for mining broken rules)
+    #   free_text_arguments: dict[str, set[str]]  -- tool -> argument paths of free text (think.thought,
+    #       a transfer summary) the grounded-arguments check exempts ("[]" for list items); default none
+    #   derived_values(name, arguments, evidence) -> list  -- values the policy derives for a call from
+    #       what the agent has seen (pipeline.verify.grounding.Evidence), e.g. a computed price; default none
 

@@ -276,8 +276,11 @@ class ModuleDomain:
     * ``tools_module``: ``TOOLS``, ``WRITE_TOOLS``, ``READ_TOOLS``;
     * ``state_module``: ``validate_state``;
 
-    and optionally ``identity_tools`` / ``confirmation_required`` (verifier hooks). Override any
-    method whose behaviour differs (e.g. a kind_for_intent of the domain object's own).
+    and optionally ``identity_tools`` / ``confirmation_required`` (verifier hooks). The
+    grounded-arguments check (:mod:`pipeline.verify.grounding`) reads ``free_text_arguments``
+    (tool -> argument paths exempt from it; default: none, every literal must be grounded) and
+    :meth:`derived_values` (default: no derivation rule). Override any method whose behaviour
+    differs (e.g. a kind_for_intent of the domain object's own).
     Instances get ``policy``, ``tools``, ``write_tools``, ``read_tools``, ``rules`` and
     ``task_kinds`` from those modules.
     """
@@ -287,6 +290,9 @@ class ModuleDomain:
     rules_module: ModuleType
     tools_module: ModuleType
     state_module: ModuleType
+    #: Tool name -> argument paths of free text (``think.thought``) that the grounded-arguments
+    #: check exempts; list items are written ``[]`` (``passengers[].first_name``). Default: none.
+    free_text_arguments: dict[str, frozenset[str]] = {}
 
     def __init__(self) -> None:
         self.policy: str = self.rules_module.POLICY_TEXT
@@ -348,6 +354,13 @@ class ModuleDomain:
         """Rule ids whose outcome the ``kind``'s variants turn on. ValueError if unknown."""
         self.generator_module._check_kind(kind)
         return list(self.generator_module.DECIDING_RULES[kind])
+
+    def derived_values(self, name: str, arguments: dict[str, Any], evidence: Any) -> list[Any]:
+        """Values (numbers, strings) the domain's rules derive for a call to ``name`` with
+        ``arguments`` from what the agent has seen (``evidence``: a
+        :class:`pipeline.verify.grounding.Evidence`), so the grounded-arguments check accepts them
+        without a verbatim occurrence (e.g. a computed price). Default: none."""
+        return []
 
     def rule_violations(self, initial_state: dict[str, Any], calls: list[dict[str, Any]],
                         final_state: dict[str, Any] | None = None) -> list[dict[str, Any]]:

@@ -10,7 +10,8 @@ Known-good (``expect_pass=True``):
 * ``reference``: the reference calls, a proposal and a customer "yes" before the first write,
   a closing message;
 * ``reordered``: the first pair of adjacent calls whose swap reaches the same final state with
-  every call still succeeding (e.g. two independent reads), swapped;
+  every call still succeeding and every argument still grounded (e.g. two independent reads; not
+  a lookup moved after the call that uses its result), swapped;
 * ``extra_read``: a harmless read (a read tool with no required argument, e.g. airline
   ``list_all_airports``) inserted after the first call.
 
@@ -247,9 +248,20 @@ def _reordered(task: TaskPackage, domain: Any, ref: list[dict[str, Any]], expect
             continue
         calls = ref[:i] + [ref[i + 1], ref[i]] + ref[i + 2:]
         h, ok = _run(domain, task, calls)
-        if ok and h == expected:
+        if ok and h == expected and _grounded(task, domain, calls):
             return Variant("reordered", True, calls, notes={"swapped": [i, i + 1]})
     return None
+
+
+def _grounded(task: TaskPackage, domain: Any, calls: list[dict[str, Any]]) -> bool:
+    """Do ``calls``, played as a trajectory, use only values the conversation showed before
+    each call (:mod:`pipeline.verify.grounding`)?"""
+    from .grounding import ungrounded_arguments
+
+    traj = to_trajectory(task, domain, Variant("probe", True, calls))
+    schemas = {t["function"]["name"]: t for t in task.visible.tools}
+    return not ungrounded_arguments(paths.executed_calls(traj.tool_calls, traj.messages), traj.messages, domain,
+                                    schemas, task.visible.instruction)
 
 
 def _extra_read(task: TaskPackage, domain: Any, ref: list[dict[str, Any]]) -> Variant | None:

@@ -53,6 +53,10 @@ REASONS: dict[str, tuple[str, str]] = {
                               "rule id in the violation)"),
     "TRAJ_REPEATED_CALL": ("verify_trajectory", "path: a call identical to an earlier one with no write in "
                            "between (or a repeated identical write)"),
+    "TRAJ_UNGROUNDED_ARGUMENT": ("verify_trajectory", "path: a tool-call argument value (id, amount, name, date) "
+                                 "the agent had not been shown before the call (system prompt, customer turns, "
+                                 "earlier tool results) and no domain rule derives (pipeline/verify/grounding.py; "
+                                 "argument path in the violation)"),
     "TRAJ_FALSE_SUCCESS_CLAIM": ("verify_trajectory", "the last agent message claims success that the outcome "
                                  "contradicts"),
     "VERIFY_FAILED_UNSPECIFIED": ("verify_trajectory", "verdict failed without a reason code (should not happen)"),

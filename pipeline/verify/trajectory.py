@@ -13,7 +13,16 @@ Deterministic code only. Checks, each a reason code on the :class:`~pipeline.rec
    transfer call (``TRAJ_NO_TRANSFER``);
 4. path checks, even when the final state is right (``pipeline.verify.paths``): write before
    identity, write without confirmation, a forbidden action (domain ``rule_violations``),
-   repeated identical calls; each a ``Verdict.violations`` entry with its step index;
+   repeated identical calls; each a ``Verdict.violations`` entry with its step index; and
+   grounded arguments (``pipeline.verify.grounding``, ``TRAJ_UNGROUNDED_ARGUMENT``): every
+   literal in a call's arguments (ids, amounts, names, dates) was shown to the agent before that
+   call - in the system prompt, a customer turn or an earlier tool result, never only in the
+   agent's own text - or is derived from shown values by a rule the domain declares
+   (``derived_values``; e.g. airline baggage totals and booking prices); booleans, schema enum
+   values and the domain's ``free_text_arguments`` (``think.thought``, transfer summaries) are
+   exempt. One violation per ungrounded value, with its step and argument ``path``
+   (``passengers[0].first_name``). This rejects lucky guesses and values taken from a hint
+   rather than from the conversation;
 5. a claimed success in the last agent message that the outcome contradicts, or any claimed
    success in a refusal task (``TRAJ_FALSE_SUCCESS_CLAIM``).
 
@@ -28,7 +37,7 @@ from typing import Any
 from pipeline.records import TaskPackage, Trajectory, Verdict
 from pipeline.sandbox import Sandbox, state_diff, validate_arguments
 
-from . import paths, rewards
+from . import grounding, paths, rewards
 
 NORMAL_ENDS = ("agent_stop", "user_stop", "transfer")
 
@@ -113,6 +122,8 @@ def verify_trajectory(traj: Trajectory, task: TaskPackage, domain: Any,
 
     violations = paths.path_violations(calls, traj.messages, domain, task.hidden.initial_state, final,
                                        task.visible.instruction)
+    violations += grounding.ungrounded_arguments(calls, traj.messages, domain, schemas, task.visible.instruction)
+    violations.sort(key=lambda v: (v["step"] if v["step"] is not None else 1 << 30))
     # a refusal task has nothing to claim; elsewhere a claim is false when the outcome is wrong
     if paths.claims_success(last_text) and (not outcome or task.expected_outcome == "refusal"):
         violations.append({"code": "TRAJ_FALSE_SUCCESS_CLAIM", "step": None, "message": msg_i,

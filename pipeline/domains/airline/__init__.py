@@ -18,7 +18,7 @@ from typing import Any
 
 from pipeline.domains.common import ModuleDomain
 
-from . import generator, rules, state, tools
+from . import derivations, generator, rules, state, tools
 from .state import NOW
 
 
@@ -37,6 +37,8 @@ class AirlineDomain(ModuleDomain):
 
     #: Tools whose successful call establishes who the customer is (optional verifier hook).
     identity_tools: set[str] = {"get_user_details"}
+    #: Free-text arguments the grounded-arguments check exempts (verifier hook).
+    free_text_arguments = {"think": frozenset({"thought"}), "transfer_to_human_agents": frozenset({"summary"})}
 
     def __init__(self) -> None:
         super().__init__()
@@ -85,6 +87,12 @@ class AirlineDomain(ModuleDomain):
                 if rid:
                     state["reservations"].setdefault(rid, obj)
         return state
+
+    def derived_values(self, name: str, arguments: dict[str, Any], evidence: Any) -> list[Any]:
+        """Values the airline policy derives for a call (airport codes of named cities, baggage
+        totals and nonfree counts, certificate amounts, booking prices and payment splits): the
+        rules of :mod:`pipeline.domains.airline.derivations`."""
+        return derivations.derived_values(name, arguments, evidence)
 
     def rule_violations(self, initial_state: dict[str, Any], calls: list[dict[str, Any]],
                         final_state: dict[str, Any] | None) -> list[dict[str, Any]]:

@@ -24,6 +24,9 @@ class LibraryDomain(ModuleDomain):
     identity_tools: set[str] = {"find_member"}
     #: The policy asks for an explicit "yes" before a write (verifier hook).
     confirmation_required: bool = True
+    #: Free-text arguments the grounded-arguments check exempts (verifier hook): none, every
+    #: library tool takes an email or a loan id, and no value is derived.
+    free_text_arguments: dict[str, frozenset[str]] = {}
 
 
 DOMAIN = LibraryDomain()

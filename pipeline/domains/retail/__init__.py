@@ -33,6 +33,9 @@ class RetailDomain(ModuleDomain):
     identity_tools: set[str] = {"find_user_id_by_email", "find_user_id_by_name_zip"}
     #: The policy requires an explicit "yes" before every write (verifier hook).
     confirmation_required: bool = True
+    #: Free-text arguments the grounded-arguments check exempts (verifier hook). Retail needs no
+    #: derivation rule: its tools take ids, names and addresses the customer or a lookup shows.
+    free_text_arguments = {"think": frozenset({"thought"}), "transfer_to_human_agents": frozenset({"summary"})}
 
 
 DOMAIN = RetailDomain()

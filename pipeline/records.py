@@ -172,6 +172,8 @@ class Trajectory(BaseModel):
     user_simulator: str = "scripted"  # "scripted" | "model"
     faults: list[dict[str, Any]] = Field(default_factory=list)  # injected: {"step", "tool", "kind"}
     recovery: bool = False  # met a fault, recovered, and (set by the verifier) passed
+    # help the teacher had during generation only (pipeline.rollout.hints): none | plan | example | guided
+    hint_mode: str = "none"
 
 
 class Verdict(BaseModel):

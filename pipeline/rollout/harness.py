@@ -24,8 +24,10 @@ from typing import Any, Callable, Iterable
 from pipeline.faults import FaultConfig, FaultInjector
 from pipeline.records import TaskPackage, Trajectory, stable_hash
 from pipeline.rollout.backends.base import Backend, Generation, SamplingConfig
-from pipeline.rollout.prompting import (TOOL_PREFIX, parse_tool_calls, render_for_model, system_prompt,
-                                        system_prompt_native, tool_call_openings)
+from pipeline.rollout import grammar as gr
+from pipeline.rollout.hints import HINT_MODES, guided_turn, hint_text
+from pipeline.rollout.prompting import (clean_unicode, parse_tool_calls, render_for_model, system_prompt,
+                                        system_prompt_native)
 from pipeline.rollout.users import HARNESS_NOTE_MARK, make_user
 from pipeline.sandbox import Sandbox
 
@@ -33,6 +35,7 @@ FORMAT_ERROR_NOTE = (HARNESS_NOTE_MARK + " {error}. Reply with one valid <tool_c
                      "\"arguments\": {{...}}}}</tool_call> or answer the customer in plain text.")
 TOOL_FORMATS = ("hermes", "chat_template")
 TRANSFER_TOOL = "transfer_to_human_agents"
+CONSTRAIN_MODES = ("grammar", "none")
 
 
 @dataclass
@@ -40,9 +43,18 @@ class RolloutConfig:
     """Harness settings.
 
     ``k`` episodes per task; ``max_turns`` agent turns per episode (a turn = one generation);
-    ``constrain``: ``"prefix"`` forces the agent's first turn after the customer's opening message
-    to open a tool call (``<tool_call>{"name": "``), a cheap structured-generation constraint that
-    small teachers need (until its first tool call); ``"none"`` leaves generation free. ``user_sim``: ``scripted`` | ``model``.
+    ``constrain``: ``"grammar"`` (default) constrains every agent turn with an XGrammar structural
+    tag (:mod:`pipeline.rollout.grammar`): free text or one tool call whose name is one of the
+    task's tools and whose arguments match its JSON schema exactly; until the episode's first
+    successful tool call the turn must be a call (the customer's opening asks for action).
+    ``"none"`` leaves generation free (the harness still parses and the verifier still checks).
+    ``grounded``: with the grammar, identifier-typed arguments may only take identifiers the agent
+    has seen (grounded decoding). ``hints``: help mode for every episode of this call
+    (:mod:`pipeline.rollout.hints`; ``none`` | ``plan`` | ``example`` | ``guided``; guided needs the
+    grammar); the help reaches the prompt or the grammar only, never ``Trajectory.messages``.
+    A turn's token budget is at least ``sampling.max_new_tokens`` and fits the longest valid call
+    of the task's tools (:func:`pipeline.rollout.grammar.turn_token_budget`).
+    ``user_sim``: ``scripted`` | ``model``.
     ``tool_format``: ``hermes`` (tools in the system prompt, ``<tool_call>`` JSON) or
     ``chat_template`` (tools passed to the model's own chat template when it renders them; falls
     back to hermes otherwise, recorded in ``Trajectory.sampling["tool_format"]``). ``faults``:
@@ -53,7 +65,9 @@ class RolloutConfig:
 
     k: int = 4
     max_turns: int = 6
-    constrain: str = "prefix"
+    constrain: str = "grammar"
+    grounded: bool = True
+    hints: str = "none"
     prompt_style: str = "compact"
     sampling: SamplingConfig = field(default_factory=SamplingConfig)
     user_sim: str = "scripted"
@@ -65,8 +79,12 @@ class RolloutConfig:
     def __post_init__(self) -> None:
         if self.tool_format not in TOOL_FORMATS:
             raise ValueError(f"unknown tool format {self.tool_format!r}; choose one of {', '.join(TOOL_FORMATS)}")
-        if self.constrain not in ("prefix", "none"):
-            raise ValueError("constrain must be 'prefix' or 'none'")
+        if self.constrain not in CONSTRAIN_MODES:
+            raise ValueError(f"constrain must be one of {', '.join(CONSTRAIN_MODES)}, not {self.constrain!r}")
+        if self.hints not in HINT_MODES:
+            raise ValueError(f"hints must be one of {', '.join(HINT_MODES)}, not {self.hints!r}")
+        if self.hints == "guided" and self.constrain != "grammar":
+            raise ValueError("hints='guided' works through the grammar: use constrain='grammar'")
 
 
 @dataclass
@@ -86,8 +104,10 @@ class _Episode:
     n_turns: int = 0
     done: bool = False
     finish_reason: str = ""
-    force_prefix: bool = True
     awaiting: str = "agent"  # "agent" | "user" (a model-played customer's reply is due)
+    domain: Any = None
+    hint: str | None = None  # help text for the prompt (plan / example); never in ``messages``
+    budget: int = 0  # max new tokens of an agent turn
 
 
 def _start(task: TaskPackage, i: int, domain: Any, cfg: RolloutConfig, native: bool) -> _Episode:
@@ -99,7 +119,34 @@ def _start(task: TaskPackage, i: int, domain: Any, cfg: RolloutConfig, native: b
     injector = None
     if cfg.faults is not None and cfg.faults.enabled:
         injector = FaultInjector(cfg.faults, seed, list(cfg.failure_modes.get(task.blueprint_id, [])))
-    return _Episode(task, i, Sandbox(domain, task.hidden.initial_state, faults=injector), msgs, user, seed, injector)
+    ep = _Episode(task, i, Sandbox(domain, task.hidden.initial_state, faults=injector), msgs, user, seed, injector)
+    ep.domain = domain
+    ep.hint = hint_text(task, domain, cfg.hints) if cfg.hints in ("plan", "example") else None
+    ep.budget = gr.turn_token_budget(vis.tools, cfg.sampling.max_new_tokens)
+    return ep
+
+
+def _agent_prompt(ep: _Episode, native: bool) -> list[dict[str, Any]]:
+    """The agent's prompt: the episode's messages, with the help text (if any) appended to the
+    system prompt for this generation only."""
+    msgs = ep.messages
+    if ep.hint:
+        msgs = [{**msgs[0], "content": msgs[0]["content"] + ep.hint}] + msgs[1:]
+    return msgs if native else render_for_model(msgs)
+
+
+def _agent_grammar(ep: _Episode, cfg: RolloutConfig) -> str | None:
+    """The structural tag of the episode's next agent turn (None without the grammar)."""
+    if cfg.constrain != "grammar":
+        return None
+    tools = ep.task.visible.tools
+    if cfg.hints == "guided":
+        kind, only = guided_turn(ep.task, ep.domain, ep.tool_calls, ep.messages)
+    else:
+        acted = any(tc.get("name") and tc.get("error") is None for tc in ep.tool_calls)
+        kind, only = ("any" if acted else "call"), None
+    return gr.turn_grammar(tools, kind, only, ep.messages, grounded=cfg.grounded,
+                           text_tokens=cfg.sampling.max_new_tokens)
 
 
 def _customer_says(ep: _Episode, text: str | None, stop: bool, stop_reason: str) -> None:
@@ -113,6 +160,7 @@ def _step(ep: _Episode, text: str, cfg: RolloutConfig) -> None:
     """Apply one generated assistant turn to an episode: parse, execute tools, advance the user."""
     if cfg.tool_format == "chat_template" and "<tool_call>" not in text and text.lstrip().startswith("{"):
         text = "<tool_call>" + text.strip() + "</tool_call>"  # templates that emit a bare JSON call
+    text = clean_unicode(text)  # a lone surrogate from a server must not crash a later stage
     parsed = parse_tool_calls(text)
     turn = ep.n_turns
     if parsed.calls:
@@ -130,7 +178,6 @@ def _step(ep: _Episode, text: str, cfg: RolloutConfig) -> None:
             ep.messages.append({"role": "tool", "tool_call_id": tc["id"], "name": name, "content": res.content})
             if name == TRANSFER_TOOL and res.ok:
                 ep.done, ep.finish_reason = True, "transfer"
-        ep.force_prefix = False
         for err in parsed.errors:  # extra malformed blocks beside valid ones
             ep.tool_calls.append({"step": turn, "name": None, "arguments": None, "valid_json": False, "error": err})
         return
@@ -140,7 +187,6 @@ def _step(ep: _Episode, text: str, cfg: RolloutConfig) -> None:
         ep.messages.append({"role": "assistant", "content": text})
         # answered, never left hanging: the harness tells the agent what was wrong
         ep.messages.append({"role": "user", "content": FORMAT_ERROR_NOTE.format(error=err)})
-        ep.force_prefix = False
         return
     ep.messages.append({"role": "assistant", "content": text})
     if ep.user.needs_model:
@@ -150,9 +196,10 @@ def _step(ep: _Episode, text: str, cfg: RolloutConfig) -> None:
     _customer_says(ep, r.text, r.stop, "agent_stop")
 
 
-def _turn_record(g: Generation, turn: int, prefix: str | None, seed: int, row: int, sampling: SamplingConfig,
+def _turn_record(g: Generation, turn: int, grammar: str | None, seed: int, row: int, sampling: SamplingConfig,
                  keep: bool) -> dict[str, Any]:
-    rec: dict[str, Any] = {"turn": turn, "prefix": prefix, "finish": g.finish_reason, "seed": seed, "row": row,
+    kind = gr.grammar_kind(grammar) if grammar else None
+    rec: dict[str, Any] = {"turn": turn, "grammar": kind, "finish": g.finish_reason, "seed": seed, "row": row,
                            "sampling": sampling.as_dict(), "prompt_tokens": g.prompt_tokens,
                            "completion_tokens": g.completion_tokens}
     if keep:
@@ -191,33 +238,32 @@ def run_rollouts(tasks: Iterable[TaskPackage], backend: Backend, domain_for: Cal
         if not live:
             break
         prompts: list[list[dict[str, Any]]] = []
-        prefixes: list[str | None] = []
-        choices: list[list[str] | None] = []
+        grammars: list[str | None] = []
         tools: list[list[dict[str, Any]] | None] = []
+        budget = cfg.sampling.max_new_tokens
         for e in live:
             if e.awaiting == "user":
                 prompts.append(e.user.prompt(e.messages))
-                prefixes.append(None)
-                choices.append(None)
+                grammars.append(None)
                 tools.append(None)
                 continue
-            prompts.append(e.messages if native else render_for_model(e.messages))
-            pre = TOOL_PREFIX if (cfg.constrain == "prefix" and e.force_prefix) else None
-            prefixes.append(pre)
-            # after the forced opening: one of the task's tool names and its first required argument
-            choices.append(tool_call_openings(e.task.visible.tools) if pre else None)
+            prompts.append(_agent_prompt(e, native))
+            grammars.append(_agent_grammar(e, cfg))
             tools.append(e.task.visible.tools if native else None)
+            budget = max(budget, e.budget)
         call_seed = cfg.sampling.seed * 7919 + step
-        sampling = SamplingConfig(**{**cfg.sampling.as_dict(), "seed": call_seed})
-        kwargs = {"tools": tools} if native else {}
+        sampling = SamplingConfig(**{**cfg.sampling.as_dict(), "seed": call_seed, "max_new_tokens": budget})
+        kwargs: dict[str, Any] = {"tools": tools} if native else {}
+        if any(grammars):
+            kwargs["grammars"] = grammars
         try:
-            gens = backend.generate(prompts, prefixes, sampling, choices=choices, **kwargs)
+            gens = backend.generate(prompts, [None] * len(prompts), sampling, **kwargs)
         except Exception as exc:  # noqa: BLE001 - recorded per episode, never silent
             for e in live:
                 e.done, e.finish_reason = True, "error"
                 e.messages.append({"role": "assistant", "content": None, "error": f"{type(exc).__name__}: {exc}"})
             break
-        for row, (e, g, pre) in enumerate(zip(live, gens, prefixes)):
+        for row, (e, g, gram) in enumerate(zip(live, gens, grammars)):
             if e.awaiting == "user":
                 e.user_tokens += g.completion_tokens
                 r = e.user.parse(g.text)
@@ -226,8 +272,8 @@ def run_rollouts(tasks: Iterable[TaskPackage], backend: Backend, domain_for: Cal
                 continue
             e.prompt_tokens += g.prompt_tokens
             e.completion_tokens += g.completion_tokens
-            e.turns.append(_turn_record(g, e.n_turns, pre, call_seed, row, sampling, cfg.record_tokens))
-            _step(e, (pre or "") + g.text, cfg)
+            e.turns.append(_turn_record(g, e.n_turns, gram, call_seed, row, sampling, cfg.record_tokens))
+            _step(e, g.text, cfg)
             e.n_turns += 1
         step += 1
         if progress:
@@ -238,13 +284,17 @@ def run_rollouts(tasks: Iterable[TaskPackage], backend: Backend, domain_for: Cal
         if not e.done:
             e.done, e.finish_reason = True, "turn_limit"
         out.append(Trajectory(
-            trajectory_id=f"{e.task.task_id}-s{e.sample_index}",
+            trajectory_id=(f"{e.task.task_id}-s{e.sample_index}" if cfg.hints == "none"
+                           else f"{e.task.task_id}-{cfg.hints}-s{e.sample_index}"),
             task_id=e.task.task_id, blueprint_id=e.task.blueprint_id, sample_index=e.sample_index,
             model=getattr(backend, "model_id", "unknown"), backend=getattr(backend, "name", "unknown"),
             messages=e.messages, tools=e.task.visible.tools, tool_calls=e.tool_calls,
             final_state_hash=e.sandbox.state_hash(), finish_reason=e.finish_reason, n_turns=e.n_turns,
             prompt_tokens=e.prompt_tokens, completion_tokens=e.completion_tokens, seed=e.seed,
+            hint_mode=cfg.hints,
             sampling={**cfg.sampling.as_dict(), "k": cfg.k, "max_turns": cfg.max_turns, "constrain": cfg.constrain,
+                      "grounded_decoding": cfg.grounded and cfg.constrain == "grammar", "hints": cfg.hints,
+                      "turn_token_budget": e.budget,
                       "prompt_style": cfg.prompt_style, "tool_format": fmt, "tool_format_requested": cfg.tool_format,
                       "user_sim_completion_tokens": e.user_tokens,
                       "fault_rate": cfg.faults.rate if cfg.faults else 0.0,

@@ -12,8 +12,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-TOOL_PREFIX = '<tool_call>\n{"name": "'
-TOOL_NAME_SUFFIX = '", "arguments": {'
 
 SYSTEM_TEMPLATE = """You are a customer service agent. Follow the policy below exactly.
 
@@ -54,26 +52,6 @@ def tool_signature(tool: dict[str, Any]) -> str:
 
 
 PROMPT_STYLES = ("compact", "full")
-
-
-def tool_call_openings(tools: list[dict[str, Any]]) -> list[str]:
-    """Allowed continuations of :data:`TOOL_PREFIX` for constrained decoding: per tool, its name,
-    the arguments key and the first required argument's key (with the opening quote of a string
-    value), e.g. ``cancel_reservation", "arguments": {"reservation_id": "``; a tool without
-    parameters closes its call: ``list_all_airports", "arguments": {}}``."""
-    out = []
-    for t in tools:
-        fn = t.get("function", t)
-        params = fn.get("parameters") or {}
-        props = params.get("properties") or {}
-        req = [k for k in params.get("required", []) if k in props] or list(props)
-        if not req:
-            out.append(fn["name"] + '", "arguments": {}}')
-            continue
-        first = req[0]
-        opener = '"' if props[first].get("type") == "string" else ""
-        out.append(fn["name"] + TOOL_NAME_SUFFIX + f'"{first}": ' + opener)
-    return out
 
 
 def system_prompt(policy: str, tools: list[dict[str, Any]], style: str = "compact") -> str:

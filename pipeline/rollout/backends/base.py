@@ -45,8 +45,10 @@ class Backend(Protocol):
 
     ``prompts`` are lists of ``{"role", "content"}`` messages; ``prefixes[i]`` (or None) is
     text forced at the start of the assistant turn (constrained generation by prefix);
-    ``choices[i]`` (or None), where the backend supports it, restricts the output to start with
-    one of the given strings (e.g. a known tool name). A backend that cannot constrain ignores it.
+    ``grammars[i]`` (or None): an XGrammar structural-tag JSON text (:mod:`pipeline.rollout.grammar`)
+    the output must match (free text or one schema-exact tool call, a call only, text only); the
+    transformers and vLLM backends enforce it, an OpenAI-compatible server gets it as vLLM's
+    ``structured_outputs.structural_tag``.
     Optional keyword ``tools`` (list per prompt of OpenAI tool schemas, or None) asks the backend to
     render the tools through the model's own chat template (``supports_tool_template()`` says
     whether it can); prompts then hold OpenAI-format messages (assistant ``tool_calls``, ``tool``).
@@ -56,7 +58,7 @@ class Backend(Protocol):
     model_id: str
 
     def generate(self, prompts: list[list[dict[str, Any]]], prefixes: list[str | None],
-                 sampling: SamplingConfig, choices: list[list[str] | None] | None = None) -> list[Generation]:
+                 sampling: SamplingConfig, grammars: list[str | None] | None = None) -> list[Generation]:
         ...
 
 

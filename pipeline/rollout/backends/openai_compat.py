@@ -12,7 +12,9 @@ Protocol details used (all optional for the server; missing fields degrade grace
   ``continue_final_message: true, add_generation_prompt: false`` (vLLM's chat API extension);
 * ``logprobs: true`` -> ``choices[0].logprobs.content[i].logprob`` (OpenAI format);
 * ``return_token_ids: true`` -> ``prompt_token_ids`` and ``choices[0].token_ids`` (vLLM >= 0.10.2);
-* ``choices`` constraints: ``structured_outputs: {"regex": ...}`` (vLLM); ignored by others;
+* grammars (:mod:`pipeline.rollout.grammar`): ``structured_outputs: {"structural_tag": ...}``
+  (vLLM's XGrammar structural tags, the same grammar the local backends apply); ignored by others,
+  whose calls the harness still parses and the verifier still checks;
 * ``stop: ["</tool_call>"]`` with ``include_stop_str_in_output: true`` (vLLM) so a turn ends at
   its first closed tool call.
 """
@@ -86,7 +88,7 @@ class OpenAICompatBackend:
             self.stats[key] += 1
 
     def _payload(self, messages: list[dict[str, Any]], prefix: str | None, sampling: SamplingConfig,
-                 choices: list[str] | None, seed: int, tools: list[dict[str, Any]] | None) -> dict[str, Any]:
+                 grammar: str | None, seed: int, tools: list[dict[str, Any]] | None) -> dict[str, Any]:
         msgs = list(messages)
         body: dict[str, Any] = {
             "model": self.model_id, "max_tokens": sampling.max_new_tokens, "temperature": sampling.temperature,
@@ -96,8 +98,8 @@ class OpenAICompatBackend:
         if prefix:
             msgs.append({"role": "assistant", "content": prefix})
             body.update(continue_final_message=True, add_generation_prompt=False)
-        if choices:
-            body["structured_outputs"] = {"regex": "(" + "|".join(re.escape(c) for c in choices) + r")[\s\S]*"}
+        if grammar:
+            body["structured_outputs"] = {"structural_tag": grammar}
         if tools:
             body["tools"] = tools
         body["messages"] = msgs
@@ -150,14 +152,14 @@ class OpenAICompatBackend:
                           prompt_token_ids=list(resp.get("prompt_token_ids") or []))
 
     def generate(self, prompts: list[list[dict[str, Any]]], prefixes: list[str | None],
-                 sampling: SamplingConfig, choices: list[list[str] | None] | None = None,
+                 sampling: SamplingConfig, grammars: list[str | None] | None = None,
                  tools: list[list[dict[str, Any]] | None] | None = None) -> list[Generation]:
         """One request per prompt, at most ``max_concurrency`` in flight; results in order.
         Request i is seeded ``sampling.seed + i``. Raises OpenAICompatError when a request fails
         for good (the harness then ends the live episodes with ``error``)."""
-        choices = choices or [None] * len(prompts)
+        grammars = grammars or [None] * len(prompts)
         tools = tools or [None] * len(prompts)
-        bodies = [self._payload(p, x, sampling, c, sampling.seed + i, t)
-                  for i, (p, x, c, t) in enumerate(zip(prompts, prefixes, choices, tools))]
+        bodies = [self._payload(p, x, sampling, g, sampling.seed + i, t)
+                  for i, (p, x, g, t) in enumerate(zip(prompts, prefixes, grammars, tools))]
         resps = list(self._pool.map(self._post, bodies))
         return [self._generation(r, x) for r, x in zip(resps, prefixes)]

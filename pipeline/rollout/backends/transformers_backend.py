@@ -90,7 +90,7 @@ class TransformersBackend:
         if isinstance(im_end, int) and im_end >= 0 and im_end != self.tokenizer.unk_token_id:
             stop.append(im_end)
         self.stop_ids = sorted({s for s in stop if s is not None})
-        self._choice_cache: dict[tuple, list[list[int]]] = {}
+        self._grammars = None  # pipeline.rollout.grammar compiled per tokenizer, built on first use
         self.prefix_caching = prefix_caching
         self.min_prefix = min_prefix
         self._kv: dict[tuple, Any] = {}  # shared prefix token ids -> DynamicCache (LRU)
@@ -100,19 +100,14 @@ class TransformersBackend:
         self.stop_strings = ("</tool_call>",)
         # transformers 5 logs a deprecation for this name but honours it (measured: 2x faster turns)
         self._cache_kwarg = "past_key_values"
-        self._all_tokens = list(range(len(self.tokenizer)))
 
-    def _allowed_fn(self, row_choices: list[list[list[int]] | None], prompt_len: int):
-        """``prefix_allowed_tokens_fn`` walking a trie of allowed token sequences per batch row."""
-        def fn(batch_id: int, input_ids) -> list[int]:
-            seqs = row_choices[batch_id]
-            if not seqs:
-                return self._all_tokens
-            gen = input_ids[prompt_len:].tolist()
-            n = len(gen)
-            nxt = {s[n] for s in seqs if len(s) > n and s[:n] == gen}
-            return sorted(nxt) if nxt else self._all_tokens
-        return fn
+    def _compile(self, structural_tag: str) -> Any:
+        """The compiled XGrammar grammar of a structural-tag JSON text (compiler built once)."""
+        if self._grammars is None:
+            from pipeline.rollout.backends.xgrammar_hf import GrammarCompiler
+            vocab = max(int(self.model.config.vocab_size), len(self.tokenizer))
+            self._grammars = GrammarCompiler(self.tokenizer, vocab, self.stop_ids)
+        return self._grammars.compile(structural_tag)
 
     def supports_tool_template(self) -> bool:
         """Whether the tokenizer's chat template renders ``tools=`` (see ``template_supports_tools``)."""
@@ -129,21 +124,6 @@ class TransformersBackend:
             kw["tools"] = tools
         text = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True, **kw)
         return text + (prefix or "")
-
-    def _continuations(self, prefix: str, choices: tuple[str, ...]) -> list[list[int]]:
-        """Token ids of each choice as generated right after ``prefix`` (cached per prefix/choices)."""
-        key = (prefix, choices)
-        if key not in self._choice_cache:
-            head = "<|im_start|>assistant\n" + prefix
-            base = self.tokenizer(head, add_special_tokens=False)["input_ids"]
-            seqs = []
-            for c in choices:
-                ids = self.tokenizer(head + c, add_special_tokens=False)["input_ids"]
-                if ids[:len(base)] != base:  # BPE merged across the boundary: fall back to the choice alone
-                    ids = base + self.tokenizer(c, add_special_tokens=False)["input_ids"]
-                seqs.append(ids[len(base):])
-            self._choice_cache[key] = seqs
-        return self._choice_cache[key]
 
     def _prefix_cache(self, prefix_ids: list[int]):
         """KV cache of a shared prompt prefix (batch 1), kept for reuse (a few prefixes at once: the
@@ -198,14 +178,16 @@ class TransformersBackend:
             out.append((n if n >= self.min_prefix else 0, idx))
         return out
 
-    def _finish_row(self, new_ids: list[int], lps: list[float]) -> tuple[str, list[int], list[float], str]:
-        """Cut one generated row at its first stop token (kept, counted) or its first stop string
-        (at the shortest token prefix whose text contains it). Returns text, ids, logprobs, finish."""
+    def _finish_row(self, new_ids: list[int], lps: list[float],
+                    constrained: bool = False) -> tuple[str, list[int], list[float], str]:
+        """Cut one generated row at its first stop token (kept, counted) or, unless the row was
+        grammar-constrained (its grammar ends the turn), its first stop string (at the shortest
+        token prefix whose text contains it). Returns text, ids, logprobs, finish."""
         cut = next((j for j, t in enumerate(new_ids) if t in self.stop_ids), None)
         ids = new_ids[:cut + 1] if cut is not None else list(new_ids)
         finish = "stop" if cut is not None else "length"
         text = self.tokenizer.decode(ids, skip_special_tokens=True)
-        for stop in self.stop_strings:  # a stop string ends the turn (kept in the text)
+        for stop in () if constrained else self.stop_strings:  # a stop string ends the turn (kept)
             if stop in text:
                 lo = 1
                 while lo < len(ids) and stop not in self.tokenizer.decode(ids[:lo], skip_special_tokens=True):
@@ -277,7 +259,7 @@ class TransformersBackend:
             self._rows.pop(next(iter(self._rows)))
 
     def generate(self, prompts: list[list[dict[str, Any]]], prefixes: list[str | None],
-                 sampling: SamplingConfig, choices: list[list[str] | None] | None = None,
+                 sampling: SamplingConfig, grammars: list[str | None] | None = None,
                  tools: list[list[dict[str, Any]] | None] | None = None) -> list[Generation]:
         """One Generation per prompt, in order (token ids, raw logprobs and prompt ids included).
 
@@ -286,10 +268,11 @@ class TransformersBackend:
         every batch; each row is laid out as ``[shared prefix][padding][cached tail][padding][new
         tokens]`` (the cached tail from the row cache: the same conversation's earlier turn) with
         the padding masked out, so position ids (from the attention mask) stay exact. Sampling is
-        seeded per batch from ``sampling.seed`` and the batch's first row index. ``choices[i]``
-        (optional) constrains prompt i's output to start with one of the given strings
-        (token-level trie through ``prefix_allowed_tokens_fn``); the returned text includes the
-        chosen string. Logprobs come from ``output_logits`` (raw logits, log-softmaxed)."""
+        seeded per batch from ``sampling.seed`` and the batch's first row index. ``grammars[i]``
+        (optional): an XGrammar structural-tag JSON text (:mod:`pipeline.rollout.grammar`) that
+        prompt i's output must match, enforced token by token by
+        :class:`~pipeline.rollout.backends.xgrammar_hf.GrammarLogitsProcessor` (mask before
+        temperature / top-p). Logprobs come from ``output_logits`` (raw logits, log-softmaxed)."""
         import contextlib
         import copy
 
@@ -300,7 +283,8 @@ class TransformersBackend:
         n_in = len(prompts)
         tools = tools or [None] * n_in
         texts = [self.render(p, x, t) for p, x, t in zip(prompts, prefixes, tools)]
-        choices = choices or [None] * n_in
+        grammars = grammars or [None] * n_in
+        compiled = [self._compile(g) if g else None for g in grammars]
         full = [self.tokenizer(t, add_special_tokens=False)["input_ids"] for t in texts]
         pad = self.tokenizer.pad_token_id
         out: list[Generation | None] = [None] * n_in
@@ -338,8 +322,9 @@ class TransformersBackend:
                     torch.manual_seed(sampling.seed + rows_i[0])
                     kwargs: dict[str, Any] = dict(max_new_tokens=sampling.max_new_tokens,
                                                   eos_token_id=self.stop_ids, pad_token_id=pad,
-                                                  stop_strings=list(self.stop_strings), tokenizer=self.tokenizer,
                                                   return_dict_in_generate=True, output_logits=self.logprobs)
+                    if any(compiled[i] is None for i in rows_i):  # grammar rows end where their grammar ends
+                        kwargs.update(stop_strings=list(self.stop_strings), tokenizer=self.tokenizer)
                     ctx: Any = contextlib.nullcontext()
                     if cache is not None and self.shared_prefix_attention:
                         c = SharedPrefixCache(prefix_from_cache(cache), self.model.config)
@@ -358,11 +343,14 @@ class TransformersBackend:
                         c = copy.deepcopy(cache)
                         c.batch_repeat_interleave(len(rows))
                         kwargs[self._cache_kwarg] = c
-                    row_choices = [self._continuations(prefixes[i] or "", tuple(choices[i])) if choices[i] else None
-                                   for i in rows_i]
-                    if any(row_choices):
-                        kwargs["prefix_allowed_tokens_fn"] = self._allowed_fn(row_choices, prompt_len)
-                    if sampling.temperature > 0:
+                    row_grammars = [compiled[i] for i in rows_i]
+                    if any(g is not None for g in row_grammars):
+                        from pipeline.rollout.backends.xgrammar_hf import GrammarLogitsProcessor, sampling_processors
+                        gp = GrammarLogitsProcessor(self._grammars, row_grammars)
+                        kwargs["logits_processor"] = sampling_processors(gp, sampling.temperature, sampling.top_p)
+                        # the mask comes first, then temperature / top-p (our processors above)
+                        kwargs.update(do_sample=sampling.temperature > 0, temperature=1.0, top_p=1.0, top_k=0)
+                    elif sampling.temperature > 0:
                         kwargs.update(do_sample=True, temperature=sampling.temperature, top_p=sampling.top_p)
                     else:
                         kwargs.update(do_sample=False)
@@ -378,7 +366,8 @@ class TransformersBackend:
                     else:
                         lp_rows = [[] for _ in rows]
                     new_rows = new.tolist()
-                    done_rows = [self._finish_row(new_rows[j], lp_rows[j]) for j in range(len(rows))]
+                    done_rows = [self._finish_row(new_rows[j], lp_rows[j], compiled[i] is not None)
+                                 for j, i in enumerate(rows_i)]
                     if use_rows:  # keep each row's tail K/V (its real tokens only) for its next turn
                         tail_kv = [(layer.keys, layer.values) for layer in c.layers]
                         span = att[:, n:].bool()

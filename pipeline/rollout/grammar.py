@@ -1,0 +1,291 @@
+"""Grammar-constrained agent turns: every tool call valid by construction.
+
+An agent turn is either a free-text reply to the customer or one tool call in the harness's
+Hermes format (:mod:`pipeline.rollout.prompting`)::
+
+    <tool_call>
+    {"name": "<one of the task's tools>", "arguments": {<exactly that tool's JSON schema>}}
+    </tool_call>
+
+The constraint is an XGrammar *structural tag* (Dong et al., "XGrammar: Flexible and Efficient
+Structured Generation Engine for Large Language Models", 2024; format:
+https://xgrammar.mlc.ai/docs/tutorials/structural_tag.html), the structured-generation engine that
+vLLM uses by default. The same JSON text goes to both backends: vLLM compiles it through
+``SamplingParams(structured_outputs=StructuredOutputsParams(structural_tag=...))`` and the
+transformers backend through ``xgrammar.GrammarCompiler.compile_structural_tag`` plus a logits
+processor (:mod:`pipeline.rollout.backends.transformers_backend`), so a turn means the same on CPU
+and on GPU. A vLLM server behind the OpenAI-compatible backend gets it as
+``structured_outputs.structural_tag``.
+
+Arguments follow the tool's JSON schema *exactly*: required keys, types, enums, and no key the
+schema does not declare (``additionalProperties: false`` is imposed on every object that does not
+say otherwise). Optionally (``grounded=True``), identifier-typed arguments (a property named
+``id``, ``*_id`` or ``*_ids``) may only take strings the agent has already seen in the
+conversation (customer turns, tool results): *grounded decoding*, the decoding-time twin of the
+verifier's ``TRAJ_UNGROUNDED_ARGUMENT`` check.
+
+Turn kinds (:data:`TURN_KINDS`): ``any`` (either plain text or exactly one call), ``call`` (exactly
+one call), ``text`` (plain text only; ``<tool_call>`` cannot appear). Text is bounded by
+``text_tokens`` tokens (``any_text.max_tokens``), so a turn's token budget can fit the longest
+call without letting replies run on.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import re
+from typing import Any, Iterable
+
+TURN_KINDS = ("any", "call", "text")
+CALL_OPEN = "<tool_call>"
+CALL_CLOSE = "</tool_call>"
+#: what a text reply may not contain: a call opening (a call is its own turn) or a tool response
+#: (only the sandbox writes those; small models like to echo the last one)
+TEXT_EXCLUDES = (CALL_OPEN, "<tool_response>", "</tool_response>")
+CALL_END = "}\n" + CALL_CLOSE
+#: identifier-typed argument names (grounded decoding): ``id``, ``user_id``, ``item_ids``, ...
+ID_KEY_RE = re.compile(r"(^|_)ids?$")
+#: identifier-like tokens in conversation text: 3+ characters of letters, digits, ``_``/``-``
+#: (optionally after ``#``), with at least one digit (``rebecca_harris_7777``, ``9QVD4Q``,
+#: ``credit_card_4708194``, ``#W2378156``, ``HAT170``)
+ID_TOKEN_RE = re.compile(r"#?[A-Za-z0-9][A-Za-z0-9_\-]{2,}")
+
+
+def call_begin(name: str) -> str:
+    """The fixed text that opens a call of tool ``name`` (up to the arguments object)."""
+    return CALL_OPEN + "\n" + '{"name": ' + json.dumps(name) + ', "arguments": '
+
+
+def strict_schema(schema: dict[str, Any] | None) -> dict[str, Any]:
+    """A deep copy of a JSON schema with ``additionalProperties: false`` on every object schema
+    that does not set it (so the arguments match the schema exactly); ``{}``/None becomes the
+    schema of an empty object."""
+    if not schema:
+        return {"type": "object", "properties": {}, "additionalProperties": False}
+    out = copy.deepcopy(schema)
+
+    def walk(s: Any) -> None:
+        if isinstance(s, dict):
+            if (s.get("type") == "object" or "properties" in s) and "additionalProperties" not in s:
+                s["additionalProperties"] = False
+            for k, v in s.items():
+                if k in ("properties", "$defs", "definitions") and isinstance(v, dict):
+                    for sub in v.values():
+                        walk(sub)
+                elif k in ("items", "additionalProperties", "not"):
+                    walk(v)
+                elif k in ("anyOf", "oneOf", "allOf", "prefixItems") and isinstance(v, list):
+                    for sub in v:
+                        walk(sub)
+    walk(out)
+    return out
+
+
+def seen_identifiers(messages: Iterable[dict[str, Any]]) -> list[str]:
+    """Identifier-like strings (:data:`ID_TOKEN_RE`, at least one digit) the agent has seen in
+    customer turns, tool results and its own earlier tool-call arguments, in first-seen order.
+    The system prompt (the policy) is not a source of identifiers."""
+    seen: dict[str, None] = {}
+    for m in messages:
+        role = m.get("role")
+        texts: list[str] = []
+        if role in ("user", "tool"):
+            texts.append(m.get("content") or "")
+        elif role == "assistant":
+            for tc in m.get("tool_calls") or []:
+                texts.append(str(tc.get("function", {}).get("arguments") or ""))
+        for t in texts:
+            for tok in ID_TOKEN_RE.findall(t):
+                tok = tok.strip("-_")
+                if len(tok) >= 3 and any(ch.isdigit() for ch in tok):
+                    seen.setdefault(tok, None)
+    return list(seen)
+
+
+def failed_identifiers(messages: list[dict[str, Any]]) -> dict[str, set[str]]:
+    """Per tool name, the identifier-like argument values of its calls whose result was an error
+    (a tool message starting with ``Error``), from OpenAI-format ``messages``."""
+    by_id: dict[str, tuple[str, str]] = {}
+    out: dict[str, set[str]] = {}
+    for m in messages:
+        if m.get("role") == "assistant":
+            for tc in m.get("tool_calls") or []:
+                fn = tc.get("function") or {}
+                by_id[tc.get("id", "")] = (fn.get("name", ""), str(fn.get("arguments") or ""))
+        elif m.get("role") == "tool" and (m.get("content") or "").lstrip().lower().startswith("error"):
+            name, args = by_id.get(m.get("tool_call_id", ""), ("", ""))
+            if name:
+                out.setdefault(name, set()).update(t.strip("-_") for t in ID_TOKEN_RE.findall(args))
+    return out
+
+
+def _ground(schema: dict[str, Any], candidates: list[str]) -> tuple[dict[str, Any], bool]:
+    """Restrict identifier-typed string properties (recursively) to ``candidates``; returns the
+    new schema and False when a *required* identifier has no candidate (the tool cannot be
+    called with grounded arguments yet)."""
+    ok = True
+
+    def restrict(prop: dict[str, Any]) -> dict[str, Any] | None:
+        if prop.get("type") != "string" or "enum" in prop or "const" in prop:
+            return prop
+        pat = prop.get("pattern")
+        vals = [c for c in candidates if not pat or re.search(pat, c)]
+        if not vals:
+            return None
+        out = {k: v for k, v in prop.items() if k not in ("pattern", "minLength", "maxLength", "format")}
+        out["enum"] = vals
+        return out
+
+    def walk(s: dict[str, Any]) -> dict[str, Any]:
+        nonlocal ok
+        if not isinstance(s, dict):
+            return s
+        s = dict(s)
+        props = s.get("properties")
+        if isinstance(props, dict):
+            req = set(s.get("required") or [])
+            new = {}
+            for k, p in props.items():
+                if ID_KEY_RE.search(k) and isinstance(p, dict):
+                    if p.get("type") == "array" and isinstance(p.get("items"), dict):
+                        items = restrict(p["items"])
+                        if items is None:
+                            if k in req:
+                                ok = False
+                            new[k] = p
+                            continue
+                        new[k] = {**p, "items": items}
+                        continue
+                    r = restrict(p)
+                    if r is None:
+                        if k in req:
+                            ok = False
+                        new[k] = p
+                        continue
+                    new[k] = r
+                else:
+                    new[k] = walk(p) if isinstance(p, dict) else p
+            s["properties"] = new
+        if isinstance(s.get("items"), dict):
+            s["items"] = walk(s["items"])
+        return s
+
+    return walk(schema), ok
+
+
+def tool_tag(tool: dict[str, Any], candidates: list[str] | dict[str, list[str]] | None = None) -> dict[str, Any] | None:
+    """The structural-tag ``tag`` for one OpenAI tool schema: begin text with the name, the
+    arguments as a strict JSON schema, the closing text. With ``candidates`` (grounded decoding),
+    identifier-typed arguments are restricted to them (a dict maps a tool name, or ``"*"`` for
+    the rest, to its own list); returns None when a required identifier has no candidate."""
+    fn = tool.get("function", tool)
+    schema = strict_schema(fn.get("parameters"))
+    if isinstance(candidates, dict):
+        candidates = candidates.get(fn["name"], candidates.get("*", []))
+    if candidates is not None:
+        schema, ok = _ground(schema, candidates)
+        if not ok:
+            return None
+    # no ``excludes`` on argument strings: it made compiling 35x slower (7 s for the airline tools);
+    # a grammar-constrained turn ends where its grammar ends, not at a stop string, so a literal
+    # ``</tool_call>`` inside an argument string does not cut the call
+    return {"type": "tag", "begin": call_begin(fn["name"]),
+            "content": {"type": "json_schema", "json_schema": schema}, "end": CALL_END}
+
+
+def turn_format(tools: list[dict[str, Any]], kind: str = "any", only: Iterable[str] | None = None,
+                candidates: list[str] | dict[str, list[str]] | None = None, text_tokens: int | None = None) -> dict[str, Any]:
+    """The structural-tag format of one agent turn.
+
+    ``kind``: ``any`` | ``call`` | ``text`` (:data:`TURN_KINDS`); ``only``: tool names admitted
+    (None: all of ``tools``); ``candidates``: grounded decoding (see :func:`tool_tag`);
+    ``text_tokens``: most tokens of a text reply (None: unbounded). When no tool is admissible,
+    ``call`` and ``any`` turns degrade to ``text``. Raises ValueError for an unknown kind."""
+    if kind not in TURN_KINDS:
+        raise ValueError(f"unknown turn kind {kind!r}; choose one of {TURN_KINDS}")
+    allowed = set(only) if only is not None else None
+    tags = []
+    if kind != "text":
+        for t in tools:
+            name = t.get("function", t)["name"]
+            if allowed is not None and name not in allowed:
+                continue
+            tag = tool_tag(t, candidates)
+            if tag is not None:
+                tags.append(tag)
+    text: dict[str, Any] = {"type": "any_text", "excludes": list(TEXT_EXCLUDES)}
+    if text_tokens:
+        text["max_tokens"] = int(text_tokens)
+    if not tags:
+        return text
+    if kind == "call":
+        return tags[0] if len(tags) == 1 else {"type": "or", "elements": tags}
+    return {"type": "or", "elements": tags + [text]}
+
+
+def structural_tag(fmt: dict[str, Any]) -> str:
+    """The structural-tag JSON text both backends compile (``{"type": "structural_tag",
+    "format": ...}``)."""
+    return json.dumps({"type": "structural_tag", "format": fmt}, ensure_ascii=False, sort_keys=True)
+
+
+def turn_grammar(tools: list[dict[str, Any]], kind: str = "any", only: Iterable[str] | None = None,
+                 messages: list[dict[str, Any]] | None = None, grounded: bool = False,
+                 text_tokens: int | None = None) -> str:
+    """:func:`structural_tag` of :func:`turn_format`; with ``grounded``, identifier candidates come
+    from ``messages`` (:func:`seen_identifiers`), less, per tool, the identifiers of that tool's
+    calls that returned an error (:func:`failed_identifiers`): a call that failed is not
+    offered again."""
+    cands: list[str] | dict[str, list[str]] | None = None
+    if grounded:
+        seen = seen_identifiers(messages or [])
+        failed = failed_identifiers(messages or [])
+        cands = {name: [c for c in seen if c not in bad] for name, bad in failed.items()}
+        cands["*"] = seen
+    return structural_tag(turn_format(tools, kind, only, cands, text_tokens))
+
+
+def grammar_kind(structural_tag_json: str) -> str:
+    """The turn kind (``any`` | ``call`` | ``text``) of a grammar made by :func:`turn_grammar`."""
+    fmt = json.loads(structural_tag_json)["format"]
+    if fmt["type"] == "any_text":
+        return "text"
+    if fmt["type"] == "or" and any(e.get("type") == "any_text" for e in fmt["elements"]):
+        return "any"
+    return "call"
+
+
+def _example_value(schema: dict[str, Any], depth: int = 0) -> Any:
+    """A large-ish valid value of ``schema`` (for sizing a turn's token budget)."""
+    if "enum" in schema:
+        return max(schema["enum"], key=lambda v: len(json.dumps(v)))
+    t = schema.get("type")
+    if isinstance(t, list):
+        t = next((x for x in t if x != "null"), "string")
+    if t == "object" or "properties" in schema:
+        return {k: _example_value(v, depth + 1) for k, v in (schema.get("properties") or {}).items()}
+    if t == "array":
+        return [_example_value(schema.get("items") or {}, depth + 1) for _ in range(2)]
+    if t in ("integer", "number"):
+        return 12345.67 if t == "number" else 1234
+    if t == "boolean":
+        return False
+    return "x" * 24
+
+
+def longest_call_chars(tools: list[dict[str, Any]]) -> int:
+    """Characters of the longest call of ``tools`` with every argument present (strings of 24
+    characters, arrays of two items): what one turn's budget must fit."""
+    best = 0
+    for t in tools:
+        fn = t.get("function", t)
+        args = _example_value(strict_schema(fn.get("parameters")))
+        best = max(best, len(call_begin(fn["name"]) + json.dumps(args) + CALL_END))
+    return best
+
+
+def turn_token_budget(tools: list[dict[str, Any]], floor: int, chars_per_token: float = 2.0) -> int:
+    """Max new tokens of an agent turn: at least ``floor``, and enough for the longest valid call
+    of ``tools`` (:func:`longest_call_chars` at ``chars_per_token``, conservative for ids and
+    numbers, plus 8 tokens of slack)."""
+    return max(int(floor), int(longest_call_chars(tools) / chars_per_token) + 8)

@@ -25,13 +25,41 @@ DESCRIPTIONS = {
     "rl": "one row per verified task in veRL's layout (`prompt`, `reward_model`, `extra_info`, `agent_name`)",
     "dpo": "preference pairs per task: TRL `prompt` / `chosen` (verified) / `rejected` (failed)",
     "steps": "one row per agent turn: anchor-state key (GiGPO), action, step reward, discounted return",
-    "groups": "one row per task: k, passes, pass@1, pass@k, reward mean / std, zero-variance flag",
+    "groups": "one row per task: k, passes, pass@1, pass@k, reward mean / std, zero-variance flag (unhelped "
+              "rollouts; helped ones in `*_helped`)",
     "trajectories_failed": "rollouts whose verdict failed, with reason codes (analysis only; never in sft)",
     "rejects": "every trajectory or task not kept, with stage and reason code",
     "tasks": "task packages: visible part and the hidden part (NOT for training)",
     "blueprints": "task types extracted from the logs",
     "quarantine": "input records that could not enter a stage, with reason codes",
 }
+
+
+def hint_mode_line(label: str, counts: dict[str, int]) -> str:
+    """``"sft rows: 12 (none 3, guided 9); 9 from helped rollouts"`` from rows per help mode
+    (listed in :data:`pipeline.rollout.hints.HINT_MODES` order)."""
+    from pipeline.export.writer import in_hint_mode_order
+
+    counts = in_hint_mode_order(counts)
+    total = sum(counts.values())
+    helped = sum(n for m, n in counts.items() if m != "none")
+    parts = ", ".join(f"{m} {n}" for m, n in counts.items())
+    return f"{label}: {total}" + (f" ({parts})" if parts else "") + f"; {helped} from helped rollouts"
+
+
+#: What "helped" means, for the card (pipeline.rollout.hints).
+HINTED_MEANING = (
+    "A helped (hinted) rollout is STaR's rationalization (Zelikman et al. 2022, arXiv:2203.14465) applied to "
+    "agent episodes: when the teacher failed a task, it was given help derived from the task's hidden reference "
+    "solution **during generation only**: `plan` (the reference's tool sequence and confirmation points, as text "
+    "appended to the system prompt), `example` (a worked conversation of another instance of the same task kind, "
+    "with other records, appended to the system prompt) or `guided` (no text: the decoding grammar admitted only "
+    "the reference's next tool at a tool-call turn; the model wrote every argument value and every word). The help "
+    "is never in the data: the exported messages carry the ordinary system prompt, and the exporter refuses to "
+    "write when a line of a regenerated help text appears in any column of any file. A helped rollout is kept "
+    "only if it verifies like any other and every tool-call argument is grounded in what the conversation showed "
+    "(`TRAJ_UNGROUNDED_ARGUMENT`), so it is a demonstration the agent could have produced without the help. "
+    "`hint_mode` (dpo: `chosen_hint_mode`, `rejected_hint_mode`) says which help each row's rollout had.")
 
 
 def _read(out_dir: str, name: str) -> list[dict[str, Any]]:
@@ -126,7 +154,8 @@ def write_card(out_dir: str, plots: bool = True) -> dict[str, str]:
     """Write ``README.md`` (and ``plots/*.png`` when ``plots``) into an export folder.
 
     Sections: summary counts per dataset and split, provenance (input sha256, model, backend,
-    seed, versions, config from ``manifest.json``), pass-rate histogram, per-blueprint and
+    seed, versions, config from ``manifest.json``), rows from helped rollouts by mode and what
+    helped means (:data:`HINTED_MEANING`), pass-rate histogram (unhelped rollouts), per-blueprint and
     per-skill counts, reward-component distributions, and how to load each dataset.
     Returns ``{"card": path, "plot_*": path, ...}``.
 
@@ -151,6 +180,8 @@ def write_card(out_dir: str, plots: bool = True) -> dict[str, str]:
         d = per_bp.setdefault(g["blueprint_id"], {"tasks": 0, "rollouts": 0, "passes": 0, "sft": 0, "split": g.get("split")})
         d["rollouts"] += g.get("k") or 0
         d["passes"] += g.get("passes") or 0
+        d["helped_rollouts"] = d.get("helped_rollouts", 0) + (g.get("k_helped") or 0)
+        d["helped_passes"] = d.get("helped_passes", 0) + (g.get("passes_helped") or 0)
     for r in data["sft"]:
         per_bp.setdefault(r["blueprint_id"], {"tasks": 0, "rollouts": 0, "passes": 0, "sft": 0, "split": r["split"]})["sft"] += 1
     skills_of = {t["task_id"]: t.get("skills") or [] for t in tasks}
@@ -172,6 +203,24 @@ def write_card(out_dir: str, plots: bool = True) -> dict[str, str]:
     if plots:
         paths.update(_plots(out_dir, groups, per_bp, per_skill, comps))
 
+    def by_mode(rows: list[dict[str, Any]], column: str = "hint_mode") -> dict[str, int]:
+        from pipeline.export.writer import hint_mode_counts
+
+        return hint_mode_counts(rows, column)
+
+    helped_groups = [g for g in groups if (g.get("k_helped") or 0) > 0]
+    hk_total = sum(g.get("k_helped") or 0 for g in helped_groups)
+    hp_total = sum(g.get("passes_helped") or 0 for g in helped_groups)
+    hinted = [
+        "- " + hint_mode_line("sft rows", by_mode(data["sft"])),
+        "- " + hint_mode_line("dpo pairs (chosen side)", by_mode(data["dpo"], "chosen_hint_mode")),
+        "- " + hint_mode_line("dpo pairs (rejected side)", by_mode(data["dpo"], "rejected_hint_mode")),
+        "- " + hint_mode_line("steps rows", by_mode(data["steps"])),
+        "- " + hint_mode_line("trajectories_failed rows", by_mode(data["trajectories_failed"])),
+        f"- groups: {len(helped_groups)} of {len(groups)} tasks had helped rollouts"
+        + (" (" + ", ".join(f"{m} {n}" for m, n in sorted(Counter(g.get("hint_mode") for g in helped_groups).items()))
+           + f"): {hk_total} helped rollouts, {hp_total} verified" if helped_groups else ""),
+    ]
     config = manifest.get("config") or {}
     counts = manifest.get("files") or {}
     split_counts = Counter((n, r.get("split")) for n in ("sft", "rl", "dpo", "steps") for r in data[n])
@@ -206,14 +255,18 @@ def write_card(out_dir: str, plots: bool = True) -> dict[str, str]:
           ]), "",
           "Versions: " + ", ".join(f"{k} {v}" for k, v in sorted((manifest.get("versions") or {}).items())), "",
           "Config:", "", "```json", json.dumps(config, indent=1, sort_keys=True, default=str), "```", "",
+          "## Helped rollouts", "", *hinted, "", HINTED_MEANING, "",
           "## Pass rates", "",
           f"{len(groups)} tasks, {k_total} rollouts, {p_total} verified "
-          f"({(p_total / k_total if k_total else 0):.3f}); {zero_var} zero-variance groups (all pass or all fail).", "",
+          f"({(p_total / k_total if k_total else 0):.3f}); {zero_var} zero-variance groups (all pass or all fail). "
+          "Pass rates, pass@k and the zero-variance flag count unhelped rollouts only (the RL-relevant numbers: "
+          "the policy gets no help); helped rollouts are counted apart (`groups.k_helped`, `passes_helped`).", "",
           _table(["pass rate", "tasks"], [[f"[{lo:.1f}, {hi:.1f}{']' if hi >= 1 else ')'}", c] for lo, hi, c in histogram(rates)]),
           "", "![pass-rate histogram](plots/pass_rate_hist.png)" if plots else "", "",
           "## Per blueprint", "",
-          _table(["blueprint", "split", "tasks", "rollouts", "passes", "sft rows"],
-                 [[bp, d["split"], d["tasks"], d["rollouts"], d["passes"], d["sft"]] for bp, d in sorted(per_bp.items())]),
+          _table(["blueprint", "split", "tasks", "rollouts", "passes", "helped rollouts", "helped passes", "sft rows"],
+                 [[bp, d["split"], d["tasks"], d["rollouts"], d["passes"], d.get("helped_rollouts", 0),
+                   d.get("helped_passes", 0), d["sft"]] for bp, d in sorted(per_bp.items())]),
           "", "![per blueprint](plots/blueprints.png)" if plots else "", "",
           "## Per skill", "",
           _table(["skill", "tasks", "sft rows"], [[s, d["tasks"], d["sft"]] for s, d in sorted(per_skill.items())]),

@@ -181,6 +181,9 @@ def run(
                       "dpo.parquet are empty (rl, steps, groups and trajectories_failed are written). The bundled "
                       "135M teacher rarely solves a task; use a stronger one with --model PATH (or --backend vllm / "
                       f"openai). Why they failed: `trajpipe stats {out}` or the rejects table.")
+    from pipeline.card import hint_mode_line  # sft rows per help mode (help during generation only)
+    console.print(hint_mode_line("sft rows", ((manifest.get("files") or {}).get("sft") or {}).get("rows_by_hint_mode")
+                                 or {}) + " (help during generation only, never in the data)")
     console.print(f"done in {time.perf_counter() - t0:.1f}s -> {out}/ (browse with `trajpipe browse {out}`)")
 
 

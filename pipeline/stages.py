@@ -298,6 +298,9 @@ def make_bundle(*, config: dict[str, Any], ingest, anonymize: AnonymizeResult, b
     n_traj = len(rollout.trajectories)
     n_pass = sum(v.passed for v in verdicts)
     n_outcome = sum(v.reward_components.get("outcome", float(v.reward >= 1.0)) >= 1.0 for v in verdicts)
+    # help the teacher had during generation (pipeline.rollout.hints), counted per mode
+    from pipeline.export.writer import hint_mode_counts
+    mode_of = {t.trajectory_id: t.hint_mode for t in rollout.trajectories}
     counts = {
         "ingest": {"in": ingest.n_in, "ok": len(ingest.records), "quarantined": len(ingest.quarantine),
                    "by_reason": dict(Counter(q.reason_code for q in ingest.quarantine))},
@@ -316,14 +319,18 @@ def make_bundle(*, config: dict[str, Any], ingest, anonymize: AnonymizeResult, b
                     "tokens": rollout.tokens, "finish_reasons": dict(Counter(t.finish_reason for t in rollout.trajectories)),
                     "user_simulator": dict(Counter(t.user_simulator for t in rollout.trajectories)),
                     "faults_injected": dict(Counter(f["kind"] for t in rollout.trajectories for f in t.faults)),
-                    "recovery": sum(t.recovery for t in rollout.trajectories)},
+                    "recovery": sum(t.recovery for t in rollout.trajectories),
+                    "by_hint_mode": hint_mode_counts([{"hint_mode": t.hint_mode} for t in rollout.trajectories])},
         "verify_trajectory": {"in": n_traj, "passed": n_pass, "outcome_ok": n_outcome,
                               "pass_rate": round(n_pass / n_traj, 4) if n_traj else None,
                               "outcome_rate": round(n_outcome / n_traj, 4) if n_traj else None,
-                              "by_reason": dict(v_codes)},
+                              "by_reason": dict(v_codes),
+                              "passed_by_hint_mode": hint_mode_counts([{"hint_mode": mode_of.get(v.trajectory_id)}
+                                                                       for v in verdicts if v.passed])},
         "select": {"in": n_traj, "selected": selection.n_selected, "kept_after_dedupe": len(selection.kept),
                    "rejected": len(selection.rejects),
-                   "by_reason": dict(Counter(r[1] for r in selection.rejects))},
+                   "by_reason": dict(Counter(r[1] for r in selection.rejects)),
+                   "kept_by_hint_mode": hint_mode_counts([{"hint_mode": t.hint_mode} for t in selection.kept])},
     }
     input_path = config.get("input_path")
     manifest = {

@@ -30,8 +30,12 @@ def test_card_yaml_header_sections_and_plots(exported):
     assert {"sft", "rl", "dpo", "steps", "groups", "trajectories_failed"} <= set(configs)
     for name, c in configs.items():
         assert os.path.exists(os.path.join(exported["out"], c["data_files"][0]["path"]))
-    for section in ("## Provenance", "## Pass rates", "## Per blueprint", "## Per skill", "## Reward components"):
+    for section in ("## Provenance", "## Helped rollouts", "## Pass rates", "## Per blueprint", "## Per skill",
+                    "## Reward components"):
         assert section in text
+    # a run without help says so, and still explains what helped would mean
+    assert "- sft rows: 8 (none 8); 0 from helped rollouts" in text and "- groups: 0 of 4 tasks" in text
+    assert "STaR" in text and "never in the data" in text
     for bp in exported["run"]["blueprints"]:
         assert f"| {bp.blueprint_id} |" in text
     for skill in {s for t in exported["run"]["tasks"] for s in t.skills}:
@@ -94,6 +98,8 @@ def test_stats_and_browse_queries(exported, capsys):
     assert rows["sft"]["rows"] == 8 and rows["groups"]["rows"] == 4 and rows["dpo"]["rows"] == 4
     assert rows["sft"]["train"] + rows["sft"]["validation"] + rows["sft"]["test"] + rows["sft"]["holdout"] == 8
     assert "zero-variance groups 0" in rows["groups"]["notes"] and "sft" in printed
+    assert rows["sft"]["hint_mode"] == "none 8" and rows["groups"]["hint_mode"] == "no helped rollouts"
+    assert rows["tasks"]["hint_mode"] is None and "hint_mode" in printed
     con = open_views(exported["out"])
     for name, q in EXAMPLE_QUERIES.items():
         assert set(QUERY_VIEWS[name]) <= {"sft", "rl", "dpo", "steps", "groups", "rejects", "tasks", "quarantine",

@@ -129,6 +129,17 @@ def test_files_schemas_and_manifest(run):
     assert rows == {"sft": 2, "rl": 2, "rejects": 4 + 1, "tasks": 3, "blueprints": 2,
                     "groups": 2, "quarantine": 1, "dpo": 0, "steps": 12, "trajectories_failed": 1}
     assert manifest["export"]["dpo_pairs_skipped"] == 1
+    # no help in this run: every rollout row says so, and groups keep their old meaning
+    assert manifest["files"]["sft"]["rows_by_hint_mode"] == {"none": 2}
+    assert manifest["files"]["steps"]["rows_by_hint_mode"] == {"none": 12}
+    assert manifest["files"]["dpo"]["rows_by_hint_mode"] == {} == manifest["files"]["dpo"]["rejected_by_hint_mode"]
+    for name in ("sft", "steps", "trajectories_failed"):
+        assert {r["hint_mode"] for r in pq.read_table(paths[name], columns=["hint_mode"]).to_pylist()} == {"none"}
+    groups = {g["task_id"]: g for g in pq.read_table(paths["groups"]).to_pylist()}
+    assert [(g["k"], g["passes"], g["pass_rate"], g["kept"], g["exported"]) for g in groups.values()] == \
+           [(4, 4, 1.0, 2, 1), (2, 1, 0.5, 1, 1)]
+    assert all((g["hint_mode"], g["k_helped"], g["passes_helped"], g["pass_rate_helped"], g["kept_helped"],
+                g["exported_helped"]) == ("none", 0, 0, None, 0, 0) for g in groups.values())
     # every rollout is either in sft or a trajectory reject
     rejects = pq.read_table(paths["rejects"]).to_pylist()
     assert rows["sft"] + sum(r["kind"] == "trajectory" for r in rejects) == len(run["trajs"])

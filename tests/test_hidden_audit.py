@@ -140,3 +140,133 @@ def test_task_labels_are_not_secrets_but_hidden_values_are():
     rl[0]["extra_info"] = dict(rl[0]["extra_info"] or {}, leak="HIDDEN-MARKER-7f3a9c")
     with pytest.raises(ValueError, match="refusing to export"):
         check_no_hidden_leak(by_id, {"rl": rl})
+
+
+# ---- help text (hinted rollouts, pipeline.rollout.hints) never reaches an exported column
+
+
+@pytest.fixture(scope="module")
+def hinted(tmp_path_factory):
+    from test_hint_exports import hinted_run
+
+    run = hinted_run()
+    out = str(tmp_path_factory.mktemp("hinted_audit"))
+    return {"run": run, "paths": export_run(out, run, cap=2), "out": out}
+
+
+def _help_lines(run, mode):
+    from pipeline.export.writer import hint_lines
+
+    by_id = {t.task_id: t for t in run["tasks"]}
+    tr = next(t for t in run["trajectories"] if t.hint_mode == mode)
+    return by_id[tr.task_id], hint_lines(by_id[tr.task_id], mode)
+
+
+def test_hint_lines_rule(hinted):
+    """Lines of >= 20 characters not in the ordinary visible prompt: the header and every plan
+    step count; short lines (</tool_call>) and lines shared with the ordinary prompt do not."""
+    from pipeline.export.writer import HINT_LINE_MIN, _ordinary_text
+    from pipeline.rollout.hints import HINT_HEADER, hint_text
+    from export_helpers import DOMAIN
+
+    for mode in ("plan", "example"):
+        task, lines = _help_lines(hinted["run"], mode)
+        text = hint_text(task, DOMAIN, mode)
+        assert lines and all(len(ln) >= HINT_LINE_MIN and ln in text for ln in lines)
+        assert any(ln.startswith(HINT_HEADER.strip()) for ln in lines)
+        assert not any(ln in _ordinary_text(task) for ln in lines)
+        assert "</tool_call>" not in lines
+    task, plan = _help_lines(hinted["run"], "plan")
+    assert sum(ln[0].isdigit() for ln in plan) == len(task.hidden.reference_solution) + 1  # every step
+    # a help line that the ordinary prompt also has is not help (planted into the policy: dropped)
+    shared = task.model_copy(deep=True)
+    shared.visible.policy += "\n" + plan[-1]
+    from pipeline.export.writer import hint_lines
+
+    assert plan[-1] not in hint_lines(shared, "plan") and len(hint_lines(shared, "plan")) == len(plan) - 1
+    assert hint_lines(task, "guided") == [] and hint_lines(task, "none") == []
+
+
+def test_clean_hinted_export_passes_and_holds_no_help_line(hinted):
+    """The export of a run with plan and example rollouts is written, and (read back
+    independently) no help line of any of its helped tasks is in any string of any Parquet file
+    or the LLaMA-Factory file."""
+    from pipeline.export import SCHEMAS
+    from pipeline.export.writer import hint_lines
+
+    run, paths = hinted["run"], hinted["paths"]
+    exported = {r["trajectory_id"]: r["hint_mode"] for r in pq.read_table(paths["sft"]).to_pylist()}
+    assert {"plan", "example"} <= set(exported.values())
+    by_id = {t.task_id: t for t in run["tasks"]}
+    lines = {ln for t in run["trajectories"] if t.hint_mode in ("plan", "example")
+             for ln in hint_lines(by_id[t.task_id], t.hint_mode)}
+    assert len(lines) > 10
+    texts = [json.dumps(pq.read_table(paths[n]).to_pylist(), ensure_ascii=False, default=str) for n in SCHEMAS]
+    texts.append(open(paths["llamafactory"], encoding="utf-8").read())
+    for text in texts:
+        for ln in lines:
+            assert ln not in text and json.dumps(ln, ensure_ascii=False)[1:-1] not in text
+
+
+@pytest.mark.parametrize("mode,where", [("plan", "assistant"), ("example", "assistant"), ("plan", "system"),
+                                        ("example", "user"), ("plan", "tool")])
+def test_planted_help_line_is_refused(hinted, tmp_path, mode, where):
+    """One help line planted into a kept (sft) helped rollout's messages: the export refuses."""
+    run = hinted["run"]
+    task, lines = _help_lines(run, mode)
+    line = next(ln for ln in lines if not ln.startswith("#"))  # a step / conversation line, not the header
+    trajs = [t.model_copy(deep=True) for t in run["trajectories"]]
+    sft_ids = {r["trajectory_id"] for r in pq.read_table(hinted["paths"]["sft"]).to_pylist()}
+    victim = next(t for t in trajs if t.hint_mode == mode and t.trajectory_id in sft_ids)
+    role = {"assistant": "assistant", "system": "system", "user": "user", "tool": "tool"}[where]
+    msg = [m for m in victim.messages if m["role"] == role and m.get("content")][-1]
+    msg["content"] += f"\n{line}" if where != "assistant" else f" {line} "
+    with pytest.raises(ValueError, match=rf"help text of task {task.task_id} \(hint_mode {mode}\) leaks into "
+                                         r"column messages of sft .*refusing to export"):
+        export_run(str(tmp_path), dict(run, trajectories=trajs), cap=2, card=False)
+    assert not os.path.exists(tmp_path / "sft.parquet")  # nothing written
+
+
+def test_help_block_under_a_wrong_label_is_refused(hinted, tmp_path):
+    """A whole help block in a rollout recorded as unhelped (hint_mode none) is caught by its header."""
+    from export_helpers import DOMAIN
+    from pipeline.rollout.hints import hint_text
+
+    run = hinted["run"]
+    trajs = [t.model_copy(deep=True) for t in run["trajectories"]]
+    victim = next(t for t in trajs if t.hint_mode == "none")
+    task = next(t for t in run["tasks"] if t.task_id == victim.task_id)
+    victim.messages[0]["content"] += hint_text(task, DOMAIN, "plan")
+    with pytest.raises(ValueError, match="help text .* leaks into column messages of .*refusing to export"):
+        export_run(str(tmp_path), dict(run, trajectories=trajs), cap=2, card=False)
+
+
+def test_helped_rollout_of_an_unknown_task_is_refused(hinted, tmp_path):
+    run = hinted["run"]
+    helped_task = next(t.task_id for t in run["trajectories"] if t.hint_mode == "plan")
+    tasks = [t for t in run["tasks"] if t.task_id != helped_task]
+    with pytest.raises(ValueError, match="cannot be regenerated"):
+        export_run(str(tmp_path), dict(run, tasks=tasks), cap=2, card=False)
+
+
+def test_example_tool_lines_the_conversation_made_itself_are_not_a_leak(hinted):
+    """An example's tool-call / tool-response body line that the rollout itself called or received
+    is the conversation's own text; the same line as a labelled example line is still help."""
+    from pipeline.export.writer import check_no_hint_leak
+
+    run = hinted["run"]
+    task, lines = _help_lines(run, "example")
+    body = next(ln for ln in lines if ln.startswith('{"name"'))  # the example's first tool call
+    call = json.loads(body)
+    tr = next(t for t in run["trajectories"] if t.task_id == task.task_id and t.hint_mode == "example")
+    own = tr.model_copy(deep=True)
+    own.messages.insert(-1, {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_x", "type": "function", "function": {"name": call["name"],
+                                                          "arguments": json.dumps(call["arguments"])}}]})
+    step = {"task_id": task.task_id, "trajectory_id": own.trajectory_id, "action": f"<tool_call>\n{body}\n</tool_call>"}
+    check_no_hint_leak({task.task_id: task}, [own], {"steps": [step]})  # its own call: allowed
+    with pytest.raises(ValueError, match="hint_mode example"):  # without making the call: help text
+        check_no_hint_leak({task.task_id: task}, [tr], {"steps": [step]})
+    labelled = next(ln for ln in lines if ln.startswith("Customer:"))
+    with pytest.raises(ValueError, match="hint_mode example"):
+        check_no_hint_leak({task.task_id: task}, [own], {"steps": [dict(step, action=labelled)]})

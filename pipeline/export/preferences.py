@@ -30,6 +30,10 @@ def dpo_rows(chosen: list[Trajectory], failed: list[tuple[Trajectory, Verdict | 
     (leading non-assistant messages) differ, when either continuation is empty, or when the two
     continuations are identical. ``split_of(blueprint_id)`` gives the split.
 
+    Helped and unhelped rollouts pair freely (the help was never in the messages, so the prompts
+    are the same); ``chosen_hint_mode`` / ``rejected_hint_mode`` say which help each side's
+    teacher had, so a trainer can keep, say, only pairs whose chosen side was unhelped.
+
     Returns ``(rows, n_skipped)``.
     """
     by_task: dict[str, list[Trajectory]] = {}
@@ -67,6 +71,8 @@ def dpo_rows(chosen: list[Trajectory], failed: list[tuple[Trajectory, Verdict | 
                 "rejected_reason_code": (fv.reason_codes[0] if fv and fv.reason_codes else "VERIFY_FAILED_UNSPECIFIED"),
                 "chosen_reward": reward_of.get(c.trajectory_id),
                 "rejected_reward": fv.reward if fv else None,
+                "chosen_hint_mode": c.hint_mode,
+                "rejected_hint_mode": f.hint_mode,
             })
             n += 1
     return rows, skipped

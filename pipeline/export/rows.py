@@ -103,6 +103,7 @@ def sft_row(t: Trajectory, split: str, reward: float | None, verdict: Verdict | 
         "skills": list(task.skills) if task else [],
         "task_kind": task.task_kind if task else None,
         "variant": task.variant if task else None,
+        "hint_mode": t.hint_mode,
     }
 
 
@@ -294,15 +295,34 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 
 
 def group_row(g: dict[str, Any], exported: int, split: str | None,
-              verdicts: list[Verdict] | None = None, skills: list[str] | None = None) -> dict[str, Any]:
+              verdicts: list[Verdict] | None = None, skills: list[str] | None = None,
+              helped: dict[str, Any] | None = None) -> dict[str, Any]:
     """A ``groups.parquet`` row from one :func:`pipeline.select.select` group dict plus the
     group's verdicts (reward mean / population std, mean reward components); pass@1 and pass@k
-    (k = rollouts) by :func:`pass_at_k`; ``zero_variance`` when all rollouts pass or all fail."""
+    (k = rollouts) by :func:`pass_at_k`; ``zero_variance`` when all rollouts pass or all fail.
+
+    Helped rollouts (``Trajectory.hint_mode`` other than ``none``) never mix into these numbers:
+    ``helped`` = ``{"mode", "k", "passes", "kept", "exported"}`` of the task's helped rollouts,
+    which are subtracted from the select group's ``k`` / ``passes`` / ``kept`` (select counts every
+    rollout of the task), so ``k`` .. ``zero_variance`` and ``kept`` describe the unhelped rollouts
+    only (what the policy does with the ordinary prompt: the RL-relevant numbers) and the
+    ``*_helped`` columns the helped ones. ``verdicts`` and ``exported`` must then be the unhelped
+    ones. Without helped rollouts the row is what it always was (``hint_mode`` ``none``).
+
+    Raises:
+        ValueError: ``helped`` counts more rollouts, passes or kept trajectories than the group.
+    """
     import statistics
 
     from .schemas import REWARD_COMPONENT_NAMES
 
-    n, c = int(g.get("k") or 0), int(g.get("passes") or 0)
+    h = helped or {}
+    hk, hp, hkept = int(h.get("k") or 0), int(h.get("passes") or 0), int(h.get("kept") or 0)
+    n, c = int(g.get("k") or 0) - hk, int(g.get("passes") or 0) - hp
+    kept = g.get("kept") if not hkept else int(g.get("kept") or 0) - hkept
+    if n < 0 or c < 0 or c > n or (kept is not None and kept < 0):
+        raise ValueError(f"group {g.get('task_id')}: {hk} helped rollouts ({hp} passes, {hkept} kept) do not fit "
+                         f"the group's k={g.get('k')}, passes={g.get('passes')}, kept={g.get('kept')}")
     rewards = [float(v.reward) for v in verdicts or []]
     comps = None
     if verdicts and any(v.reward_components for v in verdicts):
@@ -314,10 +334,10 @@ def group_row(g: dict[str, Any], exported: int, split: str | None,
         "task_id": g["task_id"],
         "blueprint_id": g.get("blueprint_id"),
         "split": split,
-        "k": g.get("k"),
-        "passes": g.get("passes"),
-        "pass_rate": g.get("pass_rate"),
-        "kept": g.get("kept"),
+        "k": g.get("k") if not hk else n,
+        "passes": g.get("passes") if not hk else c,
+        "pass_rate": g.get("pass_rate") if not hk else (c / n if n else None),
+        "kept": kept,
         "exported": exported,
         "pass_at_1": pass_at_k(n, c, 1) if n else None,
         "pass_at_k": pass_at_k(n, c, n) if n else None,
@@ -326,6 +346,12 @@ def group_row(g: dict[str, Any], exported: int, split: str | None,
         "zero_variance": (c == 0 or c == n) if n else None,
         "reward_components_mean": comps,
         "skills": list(skills or []),
+        "hint_mode": (h.get("mode") or "none") if hk else "none",
+        "k_helped": hk,
+        "passes_helped": hp,
+        "pass_rate_helped": hp / hk if hk else None,
+        "kept_helped": hkept,
+        "exported_helped": int(h.get("exported") or 0),
     }
 
 
@@ -343,6 +369,7 @@ def failed_row(t: Trajectory, v: Verdict | None, split: str) -> dict[str, Any]:
         "faults": _json(t.faults),
         "model": t.model,
         "sample_index": t.sample_index,
+        "hint_mode": t.hint_mode,
     }
 
 

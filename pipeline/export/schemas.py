@@ -71,6 +71,8 @@ SFT = pa.schema(
         pa.field("skills", pa.list_(pa.string())),  # the task's skill ids (pipeline.skills)
         pa.field("task_kind", pa.string()),
         pa.field("variant", pa.string()),
+        # help the teacher had during generation only (pipeline.rollout.hints): none | plan | example | guided
+        pa.field("hint_mode", pa.string()),
     ]
 )
 
@@ -199,6 +201,14 @@ GROUPS = pa.schema(
         pa.field("zero_variance", pa.bool_()),  # all pass or all fail: no GRPO advantage signal
         pa.field("reward_components_mean", REWARD_COMPONENTS),
         pa.field("skills", pa.list_(pa.string())),
+        # k .. reward_components_mean, kept and exported count the task's *unhelped* rollouts only
+        # (hint_mode none: the RL-relevant numbers); its helped rollouts are counted here:
+        pa.field("hint_mode", pa.string()),  # mode of the helped rollouts ("none": the task had none)
+        pa.field("k_helped", pa.int64()),
+        pa.field("passes_helped", pa.int64()),
+        pa.field("pass_rate_helped", pa.float64()),  # null without helped rollouts
+        pa.field("kept_helped", pa.int64()),
+        pa.field("exported_helped", pa.int64()),  # rows of this task in sft.parquet from helped rollouts
     ]
 )
 
@@ -217,6 +227,8 @@ DPO = pa.schema(
         pa.field("rejected_reason_code", pa.string()),  # first reason code of the failed verdict
         pa.field("chosen_reward", pa.float64()),
         pa.field("rejected_reward", pa.float64()),
+        pa.field("chosen_hint_mode", pa.string()),  # help each rollout's teacher had (generation only)
+        pa.field("rejected_hint_mode", pa.string()),
     ]
 )
 
@@ -237,6 +249,7 @@ STEPS = pa.schema(
         pa.field("is_last", pa.bool_()),
         pa.field("passed", pa.bool_()),  # the trajectory's verdict
         pa.field("reward_components", REWARD_COMPONENTS),  # the trajectory's, on its last step only
+        pa.field("hint_mode", pa.string()),  # the trajectory's (help during generation only)
     ]
 )
 
@@ -257,6 +270,7 @@ TRAJECTORIES_FAILED = pa.schema(
         pa.field("faults", pa.string()),  # JSON list of injected faults
         pa.field("model", pa.string()),
         pa.field("sample_index", pa.int64()),
+        pa.field("hint_mode", pa.string()),  # help the teacher had during generation only
     ]
 )
 

@@ -84,7 +84,8 @@ def step_rows(t: Trajectory, v: Verdict | None, split: str, gamma: float = 1.0) 
     previous assistant message (the first step sees the system prompt and the customer's first
     message); ``action`` = the assistant message in Hermes text form
     (:func:`pipeline.rollout.prompting.render_for_model`); rewards by :func:`step_rewards` from
-    the verdict's reward (0 when no verdict), returns by :func:`discounted_returns`.
+    the verdict's reward (0 when no verdict), returns by :func:`discounted_returns`;
+    ``hint_mode``: the trajectory's (help the teacher had during generation only).
     """
     steps: list[tuple[list[dict[str, Any]], dict[str, Any]]] = []
     pending: list[dict[str, Any]] = []
@@ -117,5 +118,6 @@ def step_rows(t: Trajectory, v: Verdict | None, split: str, gamma: float = 1.0) 
             "is_last": last,
             "passed": v.passed if v else None,
             "reward_components": reward_components_row(v.reward_components) if (v and last) else None,
+            "hint_mode": t.hint_mode,
         })
     return rows

@@ -206,9 +206,175 @@ def _without_call_arguments(value: Any) -> Any:
     return value
 
 
+#: Help lines shorter than this are trivial (list numbers, ``</tool_call>``, ``Tool: <tool_response>``,
+#: a ``[]`` tool result): too generic to tell help text from ordinary text.
+HINT_LINE_MIN = 20
+#: Help modes that put text into the teacher's prompt (``guided`` helps through the grammar only).
+HINT_TEXT_MODES = ("plan", "example")
+
+
+def _ordinary_text(task: TaskPackage) -> str:
+    """What the agent sees without help: the ordinary system prompt in every prompt style (compact,
+    full, the native-tools one) and the customer's turns."""
+    from ..rollout.prompting import PROMPT_STYLES, system_prompt, system_prompt_native
+
+    vis = task.visible
+    parts = [system_prompt(vis.policy, vis.tools, s) for s in PROMPT_STYLES]
+    parts += [system_prompt_native(vis.policy), vis.instruction, *vis.user_messages]
+    return "\n".join(parts)
+
+
+def hint_lines(task: TaskPackage, mode: str, domain: Any = None) -> list[str]:
+    """The lines of ``task``'s help text for ``mode`` that must never reach an exported column.
+
+    The help text is regenerated exactly as the rollout harness made it
+    (:func:`pipeline.rollout.hints.hint_text`, ``domain`` default: the task's registered domain);
+    a line counts when, stripped, it has at least :data:`HINT_LINE_MIN` characters and does not
+    occur in the ordinary visible prompt (:func:`_ordinary_text`): shared lines are not help.
+    Lines keep their labels (``Customer:`` / ``Agent:`` / ``Tool:`` in an ``example``), so the
+    audit looks for the help *as shown*, not for ordinary replies that resemble it. Empty for
+    ``none`` / ``guided`` (no text) and for an ``example`` the domain cannot generate.
+    """
+    from ..rollout.hints import hint_text
+
+    if mode not in HINT_TEXT_MODES:
+        return []
+    if domain is None:
+        from ..domains import get_domain
+
+        domain = get_domain(task.domain)
+    text = hint_text(task, domain, mode)
+    if not text:
+        return []
+    ordinary = _ordinary_text(task)
+    return sorted({ln.strip() for ln in text.splitlines()
+                   if len(ln.strip()) >= HINT_LINE_MIN and ln.strip() not in ordinary})
+
+
+def _own_tool_text(trajectories: Iterable[Trajectory]) -> str:
+    """The tool results the trajectories received and their own tool calls in Hermes JSON form
+    (``{"name", "arguments"}``, as :func:`pipeline.rollout.prompting.render_for_model` writes them):
+    a help line that equals part of these came from the conversation itself (an ``example``'s
+    no-argument lookup returns the same table in every episode)."""
+    out: list[str] = []
+    for t in trajectories:
+        for m in t.messages:
+            if m.get("role") == "tool":
+                out.append(str(m.get("content") or ""))
+            for tc in m.get("tool_calls") or []:
+                fn = tc.get("function") or {}
+                args = fn.get("arguments")
+                if isinstance(args, str):
+                    try:
+                        args = json.loads(args)
+                    except json.JSONDecodeError:
+                        pass
+                out.append(json.dumps({"name": fn.get("name"), "arguments": args}, ensure_ascii=False))
+    return "\n\x00".join(out)
+
+
+def _tool_body_line(mode: str, line: str) -> bool:
+    """A line of an ``example`` that is the body of a tool call or tool response (not the header,
+    not a ``Customer:`` / ``Agent:`` / ``Tool:`` labelled line): the only help lines a
+    conversation can legitimately contain by itself (the same call or the same tool result)."""
+    return mode == "example" and not line.startswith(("#", "Customer:", "Agent:", "Tool:"))
+
+
+def check_no_hint_leak(tasks: dict[str, TaskPackage], trajectories: Iterable[Trajectory],
+                       tables: dict[str, list[dict[str, Any]]], domain_of: Callable[[str], Any] | None = None) -> None:
+    """Refuse to export when help text shown to a teacher reaches an exported column.
+
+    For every task with a ``plan`` / ``example`` trajectory among ``trajectories`` (every
+    rollout the export writes: kept and rejected), the help text is regenerated with
+    :func:`pipeline.rollout.hints.hint_text` and each of its :func:`hint_lines` is looked for
+    (as is and JSON-escaped) in every string of every column of every row of ``tables`` (every
+    Parquet file) whose ``task_id`` is that task, and of every row without a ``task_id``
+    (blueprints, quarantine). The one exception: an ``example``'s tool-call or tool-response
+    body line (:func:`_tool_body_line`) that also occurs in the task's own tool calls or tool
+    results (:func:`_own_tool_text`) is skipped, since the conversation made or received it
+    itself (a lookup without arguments returns the same table in every instance); plan lines,
+    the header and labelled example lines are never skipped. Independently of the recorded
+    ``hint_mode``, the help header (:data:`pipeline.rollout.hints.HINT_HEADER`) is looked for in
+    every row of every table, so a whole help block stored under a wrong label is caught too.
+    ``domain_of(name)`` (default :func:`pipeline.domains.get_domain`) gives the domain that made
+    the help.
+
+    Raises:
+        ValueError: naming the task, mode, dataset, column and row (never the help line), like
+            :func:`check_no_hidden_leak`; or a helped trajectory whose task is not in ``tasks``
+            (its help cannot be regenerated, so the export cannot be audited).
+    """
+    from ..rollout.hints import HINT_HEADER
+
+    trajs = list(trajectories)
+    by_task: dict[str, list[Trajectory]] = {}
+    modes: dict[str, set[str]] = {}
+    for t in trajs:
+        by_task.setdefault(t.task_id, []).append(t)
+        if t.hint_mode in HINT_TEXT_MODES:
+            modes.setdefault(t.task_id, set()).add(t.hint_mode)
+    domains: dict[str, Any] = {}
+    needles: dict[str, list[tuple[str, str, str]]] = {}  # task id -> (mode, line, JSON-escaped line)
+    for tid in sorted(modes):
+        task = tasks.get(tid)
+        if task is None:
+            raise ValueError(f"trajectories of task {tid} had {'/'.join(sorted(modes[tid]))} help, but the task is "
+                             "not given: its help text cannot be regenerated to audit the export; refusing to export")
+        if task.domain not in domains:
+            if domain_of is None:
+                from ..domains import get_domain as domain_of
+            domains[task.domain] = domain_of(task.domain)
+        own = _own_tool_text(by_task[tid])
+        needles[tid] = [(m, ln, json.dumps(ln, ensure_ascii=False)[1:-1]) for m in sorted(modes[tid])
+                        for ln in hint_lines(task, m, domains[task.domain])
+                        if not (_tool_body_line(m, ln) and ln in own)]
+    every = [(tid, *n) for tid, ns in needles.items() for n in ns]
+    header = HINT_HEADER.strip()
+    for name, rows in tables.items():
+        for row in rows:
+            tid = row.get("task_id")
+            cand = [(tid, *n) for n in needles.get(tid, [])] if tid is not None else every
+            for col, value in row.items():
+                text = "\x00".join(_string_leaves(value))
+                if not text:
+                    continue
+                rid = row.get("trajectory_id") or row.get("pair_id") or row.get("id") or tid or row.get("blueprint_id")
+                if header in text:
+                    raise ValueError(f"help text (a '{header}' block) leaks into column {col} of {name} (row {rid}); "
+                                     "refusing to export")
+                for t_id, mode, line, escaped in cand:
+                    if line in text or escaped in text:
+                        raise ValueError(f"help text of task {t_id} (hint_mode {mode}) leaks into column {col} of "
+                                         f"{name} (row {rid}); refusing to export")
+
+
 def _check_no_hidden_leak(tasks: dict[str, TaskPackage], sft: list[dict], rl: list[dict]) -> None:
     """Back-compatible wrapper: :func:`check_no_hidden_leak` over sft and rl only."""
     check_no_hidden_leak(tasks, {"sft": sft, "rl": rl})
+
+
+#: Datasets with one rollout per row and the column holding its help mode.
+HINT_MODE_COLUMNS = {"sft": "hint_mode", "dpo": "chosen_hint_mode", "steps": "hint_mode",
+                     "trajectories_failed": "hint_mode"}
+
+
+def hint_mode_counts(rows: Iterable[dict[str, Any]], column: str = "hint_mode") -> dict[str, int]:
+    """Rows per help mode (``none`` first, then :data:`pipeline.rollout.hints.HINT_MODES` order,
+    then any other value); a missing value counts as ``none``."""
+    counts: dict[str, int] = {}
+    for r in rows:
+        m = r.get(column) or "none"
+        counts[m] = counts.get(m, 0) + 1
+    return in_hint_mode_order(counts)
+
+
+def in_hint_mode_order(counts: dict[str, int]) -> dict[str, int]:
+    """``counts`` with its keys in :data:`pipeline.rollout.hints.HINT_MODES` order (``none``
+    first), other keys after them alphabetically."""
+    from ..rollout.hints import HINT_MODES
+
+    order = {m: i for i, m in enumerate(HINT_MODES)}
+    return {m: counts[m] for m in sorted(counts, key=lambda m: (order.get(m, len(order)), m))}
 
 
 def export_all(
@@ -254,11 +420,18 @@ def export_all(
       inferred from the code prefix when absent) plus every task whose verdict failed
       (``stage="verify_task"``).
     * ``tasks``, ``blueprints``, ``groups`` (the select stage's groups, plus ``split``,
-      ``exported``, pass@1 / pass@k, reward mean / std, zero-variance flag), ``quarantine``.
+      ``exported``, pass@1 / pass@k, reward mean / std, zero-variance flag; all over the task's
+      unhelped rollouts, the helped ones in ``hint_mode`` / ``*_helped``: :func:`R.group_row`),
+      ``quarantine``.
     * ``llamafactory/``: the train split of sft in LLaMA-Factory's sharegpt form
       (``llamafactory=True``), ``README.md`` + ``plots/*.png``: the dataset card (``card=True``).
     * ``manifest``: ``manifest.json`` = the caller's ``manifest`` plus ``files`` (per file: file
       name, rows, bytes, sha256) and ``export`` (split settings, components, gamma, compression).
+
+    Help: every rollout row carries the help its teacher had during generation
+    (``Trajectory.hint_mode``; dpo ``chosen_hint_mode`` / ``rejected_hint_mode``), and
+    ``manifest.json`` ``files.<name>.rows_by_hint_mode`` counts rows per mode (dpo: chosen side;
+    ``files.dpo.rejected_by_hint_mode``: rejected side).
 
     Splits: :func:`pipeline.export.splits.split_components` over the blueprints joined by shared
     ``source_keys`` (``{blueprint_id: {"customer": [...], "period": [...]}}``), with
@@ -267,7 +440,8 @@ def export_all(
 
     Raises:
         ValueError: hidden information of a task appears in a model-visible column of any dataset
-            (:func:`check_no_hidden_leak`), a malformed reject tuple, bad ``fractions`` or
+            (:func:`check_no_hidden_leak`), help text shown to a teacher appears in any column of
+            any file (:func:`check_no_hint_leak`), a malformed reject tuple, bad ``fractions`` or
             ``gamma``, or an unknown holdout blueprint id.
     """
     from .preferences import dpo_rows
@@ -339,13 +513,33 @@ def export_all(
 
     reject_rows = [R.trajectory_reject_row(r) for r in rejects_l]
     reject_rows += [R.task_reject_row(v, tasks_by_id.get(v.task_id)) for v in tverd_l if not v.passed]
+    # groups: the select stage counts every rollout of a task; helped ones (hint_mode != none) are
+    # counted apart so pass rates / pass@k stay those of the unhelped policy (R.group_row)
     exported: dict[str, int] = {}
     for t in kept_l:
-        exported[t.task_id] = exported.get(t.task_id, 0) + 1
+        if t.hint_mode == "none":
+            exported[t.task_id] = exported.get(t.task_id, 0) + 1
     verdicts_by_task: dict[str, list[Verdict]] = {}
+    helped: dict[str, dict[str, Any]] = {}
+    selected = {t.trajectory_id for t in kept_l} | {  # kept by select: in sft, or dropped by dedupe after
+        r[0].trajectory_id if isinstance(r[0], Trajectory) else r[0].get("trajectory_id")
+        for r in rejects_l if isinstance(r, (tuple, list)) and len(r) in (3, 4) and r[0] is not None
+        and (r[3] if len(r) == 4 else R.stage_of(r[1])) == "dedupe"}
+    kept_ids = {t.trajectory_id for t in kept_l}
     for tid, t in all_trajs.items():
+        if t.hint_mode == "none":
+            if tid in verdict_by_id:
+                verdicts_by_task.setdefault(t.task_id, []).append(verdict_by_id[tid])
+            continue
+        h = helped.setdefault(t.task_id, {"modes": set(), "k": 0, "passes": 0, "kept": 0, "exported": 0})
+        h["modes"].add(t.hint_mode)
         if tid in verdict_by_id:
-            verdicts_by_task.setdefault(t.task_id, []).append(verdict_by_id[tid])
+            h["k"] += 1
+            h["passes"] += int(verdict_by_id[tid].passed)
+        h["kept"] += int(tid in selected)
+        h["exported"] += int(tid in kept_ids)
+    for h in helped.values():
+        h["mode"] = ",".join(sorted(h.pop("modes")))
     table_rows = {
         "sft": sft_rows,
         "rl": rl_rows,
@@ -354,13 +548,15 @@ def export_all(
         "blueprints": [R.blueprint_row(b, split(b.blueprint_id)) for b in bps_l],
         "groups": [R.group_row(g, exported.get(g["task_id"], 0), split(g.get("blueprint_id")),
                                verdicts_by_task.get(g["task_id"]),
-                               tasks_by_id[g["task_id"]].skills if g["task_id"] in tasks_by_id else None)
+                               tasks_by_id[g["task_id"]].skills if g["task_id"] in tasks_by_id else None,
+                               helped.get(g["task_id"]))
                    for g in groups_l],
         "quarantine": [R.quarantine_row(q) for q in quar_l],
         "dpo": dpo,
         "steps": steps,
         "trajectories_failed": failed_rows,
     }
+    check_no_hint_leak(tasks_by_id, all_trajs.values(), table_rows)
     schemas = dict(SCHEMAS)
     schemas["rl"] = rl_schema(tool_names)
 
@@ -376,6 +572,10 @@ def export_all(
             "bytes": os.path.getsize(path),
             "sha256": sha256_file(path),
         }
+        if name in HINT_MODE_COLUMNS:  # rows per help mode of their rollout (dpo: of the chosen side)
+            files[name]["rows_by_hint_mode"] = hint_mode_counts(table_rows[name], HINT_MODE_COLUMNS[name])
+        if name == "dpo":
+            files[name]["rejected_by_hint_mode"] = hint_mode_counts(table_rows[name], "rejected_hint_mode")
     sharegpt_skipped = None
     if llamafactory:
         lf, sharegpt_skipped = write_llamafactory(out_dir, sft_rows)

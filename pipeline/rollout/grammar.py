@@ -36,6 +36,8 @@ import json
 import re
 from typing import Any, Iterable
 
+from pipeline.rollout.users import HARNESS_NOTE_MARK
+
 TURN_KINDS = ("any", "call", "text")
 CALL_OPEN = "<tool_call>"
 CALL_CLOSE = "</tool_call>"
@@ -81,30 +83,46 @@ def strict_schema(schema: dict[str, Any] | None) -> dict[str, Any]:
     return out
 
 
+#: harness notes to the agent (``[format error] ...``): role ``user`` but not the customer; they
+#: may echo the agent's own broken call
+HARNESS_NOTE_PREFIX = HARNESS_NOTE_MARK
+#: tool results (lower-cased prefixes) of calls that did not run and are to be retried as they were:
+#: an injected timeout / 503, or arguments re-typed on the way (:mod:`pipeline.faults`; under the
+#: grammar a call's arguments always match its schema); they say nothing about its identifiers
+RETRY_ERRORS = ("error: timeouterror", "error: 503 service unavailable", "error: invalid arguments")
+
+
+def _id_tokens(text: str) -> list[str]:
+    out = []
+    for tok in ID_TOKEN_RE.findall(text):
+        tok = tok.strip("-_")
+        if len(tok) >= 3 and any(ch.isdigit() for ch in tok):
+            out.append(tok)
+    return out
+
+
 def seen_identifiers(messages: Iterable[dict[str, Any]]) -> list[str]:
     """Identifier-like strings (:data:`ID_TOKEN_RE`, at least one digit) the agent has seen in
-    customer turns, tool results and its own earlier tool-call arguments, in first-seen order.
-    The system prompt (the policy) is not a source of identifiers."""
+    customer turns and tool results, in first-seen order. Not sources: the system prompt (the
+    policy), the agent's own messages and call arguments (a guess written in a free-text argument
+    is no more grounded than the call), harness notes (:data:`HARNESS_NOTE_PREFIX`); as the
+    verifier's ``TRAJ_UNGROUNDED_ARGUMENT`` evidence."""
     seen: dict[str, None] = {}
     for m in messages:
-        role = m.get("role")
-        texts: list[str] = []
-        if role in ("user", "tool"):
-            texts.append(m.get("content") or "")
-        elif role == "assistant":
-            for tc in m.get("tool_calls") or []:
-                texts.append(str(tc.get("function", {}).get("arguments") or ""))
-        for t in texts:
-            for tok in ID_TOKEN_RE.findall(t):
-                tok = tok.strip("-_")
-                if len(tok) >= 3 and any(ch.isdigit() for ch in tok):
-                    seen.setdefault(tok, None)
+        role, text = m.get("role"), m.get("content") or ""
+        if not isinstance(text, str) or role not in ("user", "tool"):
+            continue
+        if role == "user" and text.startswith(HARNESS_NOTE_PREFIX):
+            continue
+        for tok in _id_tokens(text):
+            seen.setdefault(tok, None)
     return list(seen)
 
 
 def failed_identifiers(messages: list[dict[str, Any]]) -> dict[str, set[str]]:
     """Per tool name, the identifier-like argument values of its calls whose result was an error
-    (a tool message starting with ``Error``), from OpenAI-format ``messages``."""
+    (a tool message starting with ``Error``), from OpenAI-format ``messages``; errors of calls to
+    be retried as they were (:data:`RETRY_ERRORS`) do not count."""
     by_id: dict[str, tuple[str, str]] = {}
     out: dict[str, set[str]] = {}
     for m in messages:
@@ -112,17 +130,21 @@ def failed_identifiers(messages: list[dict[str, Any]]) -> dict[str, set[str]]:
             for tc in m.get("tool_calls") or []:
                 fn = tc.get("function") or {}
                 by_id[tc.get("id", "")] = (fn.get("name", ""), str(fn.get("arguments") or ""))
-        elif m.get("role") == "tool" and (m.get("content") or "").lstrip().lower().startswith("error"):
+        elif m.get("role") == "tool":
+            content = (m.get("content") or "").lstrip().lower()
+            if not content.startswith("error") or content.startswith(RETRY_ERRORS):
+                continue
             name, args = by_id.get(m.get("tool_call_id", ""), ("", ""))
             if name:
-                out.setdefault(name, set()).update(t.strip("-_") for t in ID_TOKEN_RE.findall(args))
+                out.setdefault(name, set()).update(_id_tokens(args))
     return out
 
 
 def _ground(schema: dict[str, Any], candidates: list[str]) -> tuple[dict[str, Any], bool]:
     """Restrict identifier-typed string properties (recursively) to ``candidates``; returns the
     new schema and False when a *required* identifier has no candidate (the tool cannot be
-    called with grounded arguments yet)."""
+    called with grounded arguments yet). An optional identifier without a candidate is left out
+    (with ``additionalProperties: false`` it cannot be written)."""
     ok = True
 
     def restrict(prop: dict[str, Any]) -> dict[str, Any] | None:
@@ -152,7 +174,6 @@ def _ground(schema: dict[str, Any], candidates: list[str]) -> tuple[dict[str, An
                         if items is None:
                             if k in req:
                                 ok = False
-                            new[k] = p
                             continue
                         new[k] = {**p, "items": items}
                         continue
@@ -160,7 +181,6 @@ def _ground(schema: dict[str, Any], candidates: list[str]) -> tuple[dict[str, An
                     if r is None:
                         if k in req:
                             ok = False
-                        new[k] = p
                         continue
                     new[k] = r
                 else:
@@ -189,8 +209,10 @@ def tool_tag(tool: dict[str, Any], candidates: list[str] | dict[str, list[str]] 
     # no ``excludes`` on argument strings: it made compiling 35x slower (7 s for the airline tools);
     # a grammar-constrained turn ends where its grammar ends, not at a stop string, so a literal
     # ``</tool_call>`` inside an argument string does not cut the call
+    # at most one whitespace character in a row: a small model under a JSON grammar otherwise
+    # pads with spaces and newlines until the token budget runs out
     return {"type": "tag", "begin": call_begin(fn["name"]),
-            "content": {"type": "json_schema", "json_schema": schema}, "end": CALL_END}
+            "content": {"type": "json_schema", "json_schema": schema, "max_whitespace_cnt": 1}, "end": CALL_END}
 
 
 def turn_format(tools: list[dict[str, Any]], kind: str = "any", only: Iterable[str] | None = None,
@@ -225,8 +247,10 @@ def turn_format(tools: list[dict[str, Any]], kind: str = "any", only: Iterable[s
 
 def structural_tag(fmt: dict[str, Any]) -> str:
     """The structural-tag JSON text both backends compile (``{"type": "structural_tag",
-    "format": ...}``)."""
-    return json.dumps({"type": "structural_tag", "format": fmt}, ensure_ascii=False, sort_keys=True)
+    "format": ...}``). Keys keep their order: XGrammar writes an object's properties in the order
+    of its schema's ``properties``, so sorting them would force alphabetical argument order
+    instead of the order the tool signature (and the prompt) shows."""
+    return json.dumps({"type": "structural_tag", "format": fmt}, ensure_ascii=False)
 
 
 def turn_grammar(tools: list[dict[str, Any]], kind: str = "any", only: Iterable[str] | None = None,

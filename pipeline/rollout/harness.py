@@ -53,7 +53,9 @@ class RolloutConfig:
     (:mod:`pipeline.rollout.hints`; ``none`` | ``plan`` | ``example`` | ``guided``; guided needs the
     grammar); the help reaches the prompt or the grammar only, never ``Trajectory.messages``.
     A turn's token budget is at least ``sampling.max_new_tokens`` and fits the longest valid call
-    of the task's tools (:func:`pipeline.rollout.grammar.turn_token_budget`).
+    of the tools its grammar admits (all the task's tools without a grammar;
+    :func:`pipeline.rollout.grammar.turn_token_budget`); text is bounded by
+    ``sampling.max_new_tokens`` through the grammar.
     ``user_sim``: ``scripted`` | ``model``.
     ``tool_format``: ``hermes`` (tools in the system prompt, ``<tool_call>`` JSON) or
     ``chat_template`` (tools passed to the model's own chat template when it renders them; falls
@@ -135,18 +137,22 @@ def _agent_prompt(ep: _Episode, native: bool) -> list[dict[str, Any]]:
     return msgs if native else render_for_model(msgs)
 
 
-def _agent_grammar(ep: _Episode, cfg: RolloutConfig) -> str | None:
-    """The structural tag of the episode's next agent turn (None without the grammar)."""
-    if cfg.constrain != "grammar":
-        return None
+def _agent_grammar(ep: _Episode, cfg: RolloutConfig) -> tuple[str | None, int]:
+    """The structural tag of the episode's next agent turn (None without the grammar) and the
+    turn's token budget (text: ``max_new_tokens``; a call: the longest call of the admitted
+    tools)."""
     tools = ep.task.visible.tools
+    floor = cfg.sampling.max_new_tokens
+    if cfg.constrain != "grammar":
+        return None, ep.budget
     if cfg.hints == "guided":
         kind, only = guided_turn(ep.task, ep.domain, ep.tool_calls, ep.messages)
     else:
         acted = any(tc.get("name") and tc.get("error") is None for tc in ep.tool_calls)
         kind, only = ("any" if acted else "call"), None
-    return gr.turn_grammar(tools, kind, only, ep.messages, grounded=cfg.grounded,
-                           text_tokens=cfg.sampling.max_new_tokens)
+    admitted = [t for t in tools if only is None or t.get("function", t)["name"] in only]
+    budget = floor if kind == "text" else gr.turn_token_budget(admitted, floor)
+    return gr.turn_grammar(tools, kind, only, ep.messages, grounded=cfg.grounded, text_tokens=floor), budget
 
 
 def _customer_says(ep: _Episode, text: str | None, stop: bool, stop_reason: str) -> None:
@@ -248,9 +254,10 @@ def run_rollouts(tasks: Iterable[TaskPackage], backend: Backend, domain_for: Cal
                 tools.append(None)
                 continue
             prompts.append(_agent_prompt(e, native))
-            grammars.append(_agent_grammar(e, cfg))
+            gram, turn_budget = _agent_grammar(e, cfg)
+            grammars.append(gram)
             tools.append(e.task.visible.tools if native else None)
-            budget = max(budget, e.budget)
+            budget = max(budget, turn_budget)
         call_seed = cfg.sampling.seed * 7919 + step
         sampling = SamplingConfig(**{**cfg.sampling.as_dict(), "seed": call_seed, "max_new_tokens": budget})
         kwargs: dict[str, Any] = {"tools": tools} if native else {}

@@ -137,27 +137,28 @@ class VLLMBackend:
         return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True, **kw) + (prefix or "")
 
     def generate(self, prompts: list[list[dict[str, Any]]], prefixes: list[str | None],
-                 sampling: SamplingConfig, choices: list[list[str] | None] | None = None,
+                 sampling: SamplingConfig, grammars: list[str | None] | None = None,
                  tools: list[list[dict[str, Any]] | None] | None = None) -> list[Generation]:
-        """Batched generation in one engine call; ``choices`` become a structured-output regex
-        (start with one of them); a turn stops at ``<|im_end|>`` or its first ``</tool_call>``."""
-        import re
-
+        """Batched generation in one engine call. ``grammars[i]`` (optional): an XGrammar
+        structural-tag JSON text (:mod:`pipeline.rollout.grammar`), passed as vLLM structured
+        outputs (``StructuredOutputsParams(structural_tag=...)``, compiled by vLLM's xgrammar
+        backend: the same grammar the transformers backend applies). A constrained turn ends
+        where its grammar ends; a free one at ``<|im_end|>`` or its first ``</tool_call>``. No per-request seed: on CPU it crashed the
+        engine ("CPU Generator does not use offset"); the engine's own seed makes runs repeatable."""
         from vllm import SamplingParams
 
         tools = tools or [None] * len(prompts)
         texts = [self.render(p, x, t) for p, x, t in zip(prompts, prefixes, tools)]
-        choices = choices or [None] * len(texts)
+        grammars = grammars or [None] * len(texts)
         params = []
-        for i, ch in enumerate(choices):
+        for g in grammars:
             extra = {}
-            if ch:
+            if g:
                 from vllm.sampling_params import StructuredOutputsParams
-                extra["structured_outputs"] = StructuredOutputsParams(
-                    regex="(" + "|".join(re.escape(c) for c in ch) + r")[\s\S]*")
+                extra["structured_outputs"] = StructuredOutputsParams(structural_tag=g)
             params.append(SamplingParams(max_tokens=sampling.max_new_tokens, temperature=sampling.temperature,
                                          top_p=sampling.top_p if sampling.temperature > 0 else 1.0,
-                                         seed=sampling.seed + i, stop=["<|im_end|>", "</tool_call>"],
+                                         stop=["<|im_end|>"] if g else ["<|im_end|>", "</tool_call>"],
                                          include_stop_str_in_output=True, logprobs=1, **extra))
         results = self.llm.generate(texts, params, use_tqdm=False)
         out = []

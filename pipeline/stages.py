@@ -183,7 +183,7 @@ class RolloutResult:
 
 
 def rollout_stage(tasks: list[TaskPackage], backend: str = "auto", model: str | None = None,
-                  k: int = 4, max_turns: int = 5, max_new_tokens: int = 64, temperature: float = 0.7,
+                  k: int = 4, max_turns: int = 8, max_new_tokens: int = 64, temperature: float = 0.7,
                   constrain: str = "grammar", seed: int = 0, batch_size: int = 8,
                   prompt_style: str = "compact", backend_obj: Any = None, user_sim: str = "scripted",
                   tool_format: str = "hermes", fault_rate: float = 0.0, fault_kinds: Any = None,

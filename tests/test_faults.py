@@ -50,7 +50,7 @@ class ReplayPolicy:
         first_user = next(m["content"] for m in prompt if m["role"] == "user")
         return next(t for t in self.tasks.values() if t.visible.instruction == first_user)
 
-    def generate(self, prompts, prefixes, sampling, choices=None):
+    def generate(self, prompts, prefixes, sampling, grammars=None, **kw):
         out = []
         for p in prompts:
             ref = self._task(p).hidden.reference_solution

@@ -5,9 +5,10 @@ import pytest
 
 from pipeline.domains.base import Tool, ToolError
 from pipeline.records import TaskHidden, TaskPackage, TaskVisible, ToolCall, stable_hash
+from pipeline.rollout import grammar as gr
 from pipeline.rollout.backends.base import Generation, SamplingConfig
 from pipeline.rollout.harness import RolloutConfig, run_rollouts
-from pipeline.rollout.prompting import TOOL_PREFIX, parse_tool_calls, render_for_model
+from pipeline.rollout.prompting import parse_tool_calls, render_for_model
 from pipeline.verify import verify_trajectory
 
 
@@ -26,6 +27,14 @@ class TinyDomain:
                        "additionalProperties": False}}}, writes=True)}
 
 
+SET_A = '<tool_call>\n{"name": "set_flag", "arguments": {"key": "a"}}\n</tool_call>'
+
+
+def kinds(grammars, n):
+    """The turn kind of each row's grammar (None: a free row)."""
+    return [gr.grammar_kind(g) if g else None for g in (grammars or [None] * n)]
+
+
 def tiny_task():
     init = {"flags": {"a": False}}
     return TaskPackage(task_id="t1", blueprint_id="b1", domain="tiny", seed=0,
@@ -36,7 +45,8 @@ def tiny_task():
 
 
 class ScriptedBackend:
-    """Test double: returns canned completions in order, one list per batch call."""
+    """Test double: returns canned completions in order, one list per batch call; records per call
+    the batch size and each row's grammar kind (None: no grammar)."""
     name = "scripted"
     model_id = "scripted"
 
@@ -44,8 +54,9 @@ class ScriptedBackend:
         self.script = list(script)
         self.calls = []
 
-    def generate(self, prompts, prefixes, sampling, choices=None):
-        self.calls.append((len(prompts), list(prefixes)))
+    def generate(self, prompts, prefixes, sampling, grammars=None, **kw):
+        assert prefixes == [None] * len(prompts)  # nothing is forced any more: the grammar constrains
+        self.calls.append((len(prompts), kinds(grammars, len(prompts))))
         outs = self.script.pop(0)
         return [Generation(text=o, prompt_tokens=10, completion_tokens=5) for o in outs]
 
@@ -72,14 +83,15 @@ def test_render_for_model_keeps_calls_and_results():
 def test_harness_batches_episodes_and_verifies():
     # two episodes (k=2) advance together: each backend call carries both prompts
     be = ScriptedBackend([
-        ['set_flag", "arguments": {"key": "a"}}\n</tool_call>', 'set_flag", "arguments": {"key": "zzz"}}</tool_call>'],
+        [SET_A, '<tool_call>\n{"name": "set_flag", "arguments": {"key": "zzz"}}</tool_call>'],
         ["Done, flag a is set.", "Sorry."],
         ["You're welcome.", "Bye."],
     ])
     trajs = run_rollouts([tiny_task()], be, lambda name: TinyDomain(), RolloutConfig(k=2, max_turns=5))
     assert [c[0] for c in be.calls] == [2, 2, 2]
-    assert be.calls[0][1] == [TOOL_PREFIX, TOOL_PREFIX]  # constrained opening after the customer turn
-    assert be.calls[1][1] == [None, None]
+    assert be.calls[0][1] == ["call", "call"]  # a call turn after the customer's opening
+    # after a successful call the turn is free (text or a call); the failed episode must still call
+    assert be.calls[1][1] == ["any", "call"]
     good, bad = trajs
     assert good.finish_reason == "agent_stop" and bad.finish_reason == "agent_stop"
     assert good.tool_calls[0]["error"] is None and bad.tool_calls[0]["error"] == "TOOL_ERROR"
@@ -92,17 +104,19 @@ def test_harness_batches_episodes_and_verifies():
 
 
 def test_harness_answers_unparseable_output_and_hits_turn_limit():
-    be = ScriptedBackend([['oops not json'], ['<tool_call>{"name": 5}</tool_call>']])
+    # what a truncated turn (the token budget ran out inside the call) or a free backend can produce
+    be = ScriptedBackend([['<tool_call>\n{"name": "oops not json'], ['<tool_call>{"name": 5}</tool_call>']])
     (t,) = run_rollouts([tiny_task()], be, lambda n: TinyDomain(), RolloutConfig(k=1, max_turns=2))
     assert t.finish_reason == "turn_limit"
     assert t.messages[3]["role"] == "user" and t.messages[3]["content"].startswith("[format error]")
+    assert [c[1] for c in be.calls] == [["call"], ["call"]]  # no successful call yet: still a call turn
     v = verify_trajectory(t, tiny_task(), TinyDomain())
     assert {"TRAJ_TURN_LIMIT", "TRAJ_UNPARSEABLE_CALL", "TRAJ_NO_TOOL_CALL"} <= set(v.reason_codes)
 
 
 def test_backend_exception_ends_episodes_with_error():
     class Boom(ScriptedBackend):
-        def generate(self, *a):
+        def generate(self, *a, **kw):
             raise RuntimeError("engine died")
     (t,) = run_rollouts([tiny_task()], Boom([]), lambda n: TinyDomain(), RolloutConfig(k=1))
     assert t.finish_reason == "error"
@@ -112,7 +126,8 @@ def test_backend_exception_ends_episodes_with_error():
 @pytest.mark.slow
 def test_real_teacher_generates_tokens(teacher):
     prompts = [[{"role": "user", "content": "Name a colour."}], [{"role": "user", "content": "Count to three."}]]
-    gens = teacher.generate(prompts, [None, TOOL_PREFIX], SamplingConfig(max_new_tokens=12, temperature=0.0))
+    forced = '<tool_call>\n{"name": "'  # a prefix forced at the start of the turn (backends still take one)
+    gens = teacher.generate(prompts, [None, forced], SamplingConfig(max_new_tokens=12, temperature=0.0))
     assert len(gens) == 2
     for g in gens:
         assert 0 < g.completion_tokens <= 13 and g.prompt_tokens > 5 and g.text.strip()
@@ -123,26 +138,40 @@ def test_real_teacher_generates_tokens(teacher):
 
 @pytest.mark.slow
 def test_real_teacher_tool_name_constraint(teacher):
-    from pipeline.rollout.prompting import TOOL_NAME_SUFFIX
+    """A "call" grammar restricted to three tools: every row opens a call of one of them (even on
+    prompts that have nothing to do with tools); unconstrained, the same prompts do not."""
+    from pipeline.domains import get_domain
+
     names = ["cancel_reservation", "get_user_details", "book_reservation"]
-    choices = [n + TOOL_NAME_SUFFIX for n in names]
+    tools = [t for t in get_domain("airline").tool_schemas() if t["function"]["name"] in names]
+    openings = [gr.call_begin(n) for n in names]
+    grammar = gr.turn_grammar(tools, "call", only=names)
+    # enough tokens for the longest opening (up to the arguments) and a little more
+    n = max(len(teacher.tokenizer(o, add_special_tokens=False)["input_ids"]) for o in openings) + 4
     prompts = [[{"role": "user", "content": f"Tell me a story about {w}."}] for w in ("cats", "ships", "rain", "bread")]
-    gens = teacher.generate(prompts, [TOOL_PREFIX] * 4, SamplingConfig(max_new_tokens=20, temperature=1.0, seed=3),
-                            choices=[choices] * 4)
+    gens = teacher.generate(prompts, [None] * 4, SamplingConfig(max_new_tokens=n, temperature=1.0, seed=3),
+                            grammars=[grammar] * 4)
     for g in gens:
-        assert any(g.text.startswith(c) for c in choices), g.text
-    # unconstrained, the same prompts do not all produce a known tool name
-    free = teacher.generate(prompts, [TOOL_PREFIX] * 4, SamplingConfig(max_new_tokens=8, temperature=1.0, seed=3))
-    assert not all(any(g.text.startswith(c) for c in choices) for g in free)
+        assert any(g.text.startswith(c) for c in openings), g.text
+    # unconstrained, the same prompts do not all open a call of a known tool
+    free = teacher.generate(prompts, [None] * 4, SamplingConfig(max_new_tokens=n, temperature=1.0, seed=3))
+    assert not all(any(g.text.startswith(c) for c in openings) for g in free)
 
 
 def test_harness_records_turns_user_sim_and_fault_fields():
-    be = ScriptedBackend([['set_flag", "arguments": {"key": "a"}}\n</tool_call>'], ["Done."], ["Bye."]])
+    be = ScriptedBackend([[SET_A], ["Done."], ["Bye."]])
     (t,) = run_rollouts([tiny_task()], be, lambda n: TinyDomain(), RolloutConfig(k=1, max_turns=5))
     assert t.user_simulator == "scripted" and t.faults == [] and t.recovery is False
-    assert [x["turn"] for x in t.turns] == [0, 1, 2] and t.turns[0]["prefix"] == TOOL_PREFIX
-    assert t.turns[1]["prefix"] is None and all("sampling" in x and "seed" in x for x in t.turns)
-    assert t.sampling["tool_format"] == "hermes"
+    assert [x["turn"] for x in t.turns] == [0, 1, 2] and t.turns[0]["grammar"] == "call"
+    assert [x["grammar"] for x in t.turns[1:]] == ["any", "any"]
+    assert all("sampling" in x and "seed" in x and "prefix" not in x for x in t.turns)
+    assert t.sampling["tool_format"] == "hermes" and t.sampling["constrain"] == "grammar"
+    assert t.hint_mode == "none" and t.trajectory_id == "t1-s0"
+    # without the grammar, no turn is constrained and the backend gets no grammars at all
+    free = ScriptedBackend([[SET_A], ["Done."], ["Bye."]])
+    (u,) = run_rollouts([tiny_task()], free, lambda n: TinyDomain(), RolloutConfig(k=1, max_turns=5, constrain="none"))
+    assert [x["grammar"] for x in u.turns] == [None, None, None] and u.sampling["constrain"] == "none"
+    assert [c[1] for c in free.calls] == [[None]] * 3 and u.messages == t.messages
 
 
 def test_model_user_turns_share_the_batched_call():
@@ -150,15 +179,16 @@ def test_model_user_turns_share_the_batched_call():
     from pipeline.rollout.users import STOP
 
     class Routing(ScriptedBackend):
-        def generate(self, prompts, prefixes, sampling, choices=None):
+        def generate(self, prompts, prefixes, sampling, grammars=None, **kw):
             self.calls.append([p[0]["content"][:30] for p in prompts])
             out = []
-            for p, pre in zip(prompts, prefixes):
+            for p, kind in zip(prompts, kinds(grammars, len(prompts))):
                 if p[0]["content"].startswith("You are a customer contacting"):
+                    assert kind is None  # the customer's turns are never constrained
                     n_agent = sum(1 for m in p if m["role"] == "user")
                     out.append("Yes, go ahead." if n_agent == 1 else f"Thanks! {STOP}")
-                elif pre:
-                    out.append('set_flag", "arguments": {"key": "a"}}</tool_call>')
+                elif kind == "call":
+                    out.append('<tool_call>\n{"name": "set_flag", "arguments": {"key": "a"}}</tool_call>')
                 else:
                     out.append("Shall I confirm?")
             return [Generation(text=o, prompt_tokens=3, completion_tokens=2) for o in out]
@@ -184,7 +214,7 @@ def test_transfer_ends_episode():
         tools = {**TinyDomain.tools, "transfer_to_human_agents": Tool(lambda s, summary: "Transfer successful", transfer)}
 
     task.visible.tools.append(transfer)
-    be = ScriptedBackend([['transfer_to_human_agents", "arguments": {"summary": "x"}}</tool_call>']])
+    be = ScriptedBackend([['<tool_call>\n{"name": "transfer_to_human_agents", "arguments": {"summary": "x"}}</tool_call>']])
     (t,) = run_rollouts([task], be, lambda n: D(), RolloutConfig(k=1))
     assert t.finish_reason == "transfer" and t.n_turns == 1
 
@@ -202,6 +232,8 @@ def test_rollout_options_rejected_with_clear_errors():
         assert res.exit_code == 2 and msg in res.output, (args, res.output)
     with pytest.raises(ValueError, match="tool format"):
         RolloutConfig(tool_format="xml")
+    with pytest.raises(ValueError, match="constrain must be one of grammar, none"):
+        RolloutConfig(constrain="prefix")  # the forced-prefix constraint is gone
 
 
 def test_vllm_backend_import_guard_and_logprob_extraction():

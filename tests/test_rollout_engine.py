@@ -54,9 +54,9 @@ class Spy:
     def supports_tool_template(self):
         return self.inner.supports_tool_template()
 
-    def generate(self, prompts, prefixes, sampling, choices=None, **kw):
+    def generate(self, prompts, prefixes, sampling, grammars=None, **kw):
         self.calls.append([p[0]["content"][:40] for p in prompts])
-        return self.inner.generate(prompts, prefixes, sampling, choices=choices, **kw)
+        return self.inner.generate(prompts, prefixes, sampling, grammars=grammars, **kw)
 
 
 def _check_turns(traj, tokenizer):
@@ -70,15 +70,20 @@ def _check_turns(traj, tokenizer):
         assert all(lp <= 1e-6 and math.isfinite(lp) for lp in lps)
         text = tokenizer.decode(ids, skip_special_tokens=True)
         shown = msg["content"] if not msg.get("tool_calls") else None
-        if shown is not None:  # plain text or an unparseable call: the message is prefix + decoded ids
-            assert shown == (turn["prefix"] or "") + text
-        else:  # a parsed call: its name was generated (or forced) in this turn
+        if shown is not None:  # plain text or an unparseable call: the message is the decoded ids
+            assert shown == text
+        else:  # a parsed call: its name was generated in this turn
             name = msg["tool_calls"][0]["function"]["name"]
-            assert name in (turn["prefix"] or "") + text
+            assert name in text
+        # a grammar on every agent turn exactly when the rollout constrains them
+        assert (turn["grammar"] is None) == (traj.sampling["constrain"] == "none"), turn["grammar"]
         assert len(turn["prompt_token_ids"]) == turn["prompt_tokens"]
         prompt = tokenizer.decode(turn["prompt_token_ids"])
         assert "customer service agent" in prompt and "HIDDEN-NOTE-XYZ" not in prompt
-        assert turn["sampling"]["max_new_tokens"] == traj.sampling["max_new_tokens"] and "seed" in turn
+        # a turn's budget: at least the configured max_new_tokens, at most what fits the longest call
+        mnt, budget = traj.sampling["max_new_tokens"], traj.sampling["turn_token_budget"]
+        assert mnt <= turn["sampling"]["max_new_tokens"] <= max(mnt, budget) and "seed" in turn
+        assert turn["completion_tokens"] <= turn["sampling"]["max_new_tokens"]
 
 
 def test_user_simulators_read_only_the_visible_side():
@@ -158,6 +163,7 @@ class _Handler(BaseHTTPRequestHandler):
     backend = None
     fail_first = 0
     seen = []
+    served_tags = []  # per served completion: its structured_outputs.structural_tag (None: free)
     lock = threading.Lock()
 
     def log_message(self, *a):  # keep test output quiet
@@ -186,9 +192,13 @@ class _Handler(BaseHTTPRequestHandler):
         msgs, prefix = body["messages"], None
         if body.get("continue_final_message"):
             prefix, msgs = msgs[-1]["content"], msgs[:-1]
+        # a vLLM server applies the structural tag of `structured_outputs` (the same XGrammar grammar)
+        tag = (body.get("structured_outputs") or {}).get("structural_tag")
+        with self.lock:
+            type(self).served_tags.append(tag)
         g = self.backend.generate([msgs], [prefix], SamplingConfig(
             max_new_tokens=body["max_tokens"], temperature=body["temperature"], top_p=body["top_p"],
-            seed=body["seed"]))[0]
+            seed=body["seed"]), grammars=[tag])[0]
         tok = self.backend.tokenizer
         self._send(200, {
             "id": "cmpl-1", "object": "chat.completion", "model": body["model"],
@@ -202,7 +212,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def openai_server(teacher):
-    _Handler.backend, _Handler.fail_first, _Handler.seen = teacher, 1, []
+    _Handler.backend, _Handler.fail_first, _Handler.seen, _Handler.served_tags = teacher, 1, [], []
     srv = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     th = threading.Thread(target=srv.serve_forever, daemon=True)
     th.start()
@@ -221,7 +231,7 @@ def test_openai_backend_retries_and_records_tokens(openai_server, teacher, monke
     be = load_backend("openai", "smollm2", base_url=openai_server, api_key_env="TRAJPIPE_TEST_KEY",
                       max_concurrency=2, backoff_s=0.01)
     try:
-        cfg = RolloutConfig(k=2, max_turns=2, constrain="prefix",
+        cfg = RolloutConfig(k=2, max_turns=2, constrain="grammar",
                             faults=FaultConfig(rate=0.5, seed=1),
                             sampling=SamplingConfig(max_new_tokens=10, temperature=0.7, seed=2))
         trajs = run_rollouts([airline_task()], be, lambda n: AIRLINE, cfg)
@@ -230,6 +240,10 @@ def test_openai_backend_retries_and_records_tokens(openai_server, teacher, monke
         assert all(t.finish_reason in FINISH for t in trajs) and all(t.backend == "openai" for t in trajs)
         for t in trajs:
             _check_turns(t, teacher.tokenizer)
+        # every agent turn reached the server with its structural tag (the grammar the harness chose)
+        tags = list(_Handler.served_tags)
+        assert len(tags) == sum(t.n_turns for t in trajs) and all(tags)
+        assert all(json.loads(x)["type"] == "structural_tag" for x in tags)
         # a non-retryable 4xx fails at once, without retries
         bad = load_backend("openai", "no-such-model", base_url=openai_server, backoff_s=0.01)
         with pytest.raises(OpenAICompatError, match="HTTP 400"):
@@ -252,24 +266,29 @@ def test_openai_backend_retries_and_records_tokens(openai_server, teacher, monke
 @pytest.mark.slow
 def test_shared_prefix_attention_matches_standard_attention(teacher):
     """Rows attending to one batch-1 copy of the shared prefix (shared_prefix.py) give the same
-    greedy tokens and logprobs as the standard per-row KV cache, padding and constraints included."""
-    from pipeline.rollout.prompting import TOOL_PREFIX, system_prompt, tool_call_openings
+    greedy tokens and logprobs as the standard per-row KV cache, padding and a grammar-constrained
+    row included."""
+    from pipeline.rollout.grammar import call_begin, turn_grammar
+    from pipeline.rollout.prompting import system_prompt
 
     tasks = [airline_task("cancel_reservation", s) for s in (3, 4)]
     sysm = {"role": "system", "content": system_prompt(tasks[0].visible.policy, tasks[0].visible.tools)}
     prompts = [[sysm, {"role": "user", "content": t.visible.instruction}] for t in tasks]
     prompts.append(prompts[0] + [{"role": "assistant", "content": "Sure, one moment."},
                                  {"role": "user", "content": "Thanks, please go ahead."}])
-    prefixes = [None, TOOL_PREFIX, None]
-    choices = [None, tool_call_openings(tasks[1].visible.tools), None]
-    samp = SamplingConfig(max_new_tokens=8, temperature=0.0)
+    # row 1: the harness's first agent turn (a grounded tool call); rows 0 and 2 free
+    grammars = [None, turn_grammar(tasks[1].visible.tools, "call", messages=prompts[1], grounded=True), None]
+    samp = SamplingConfig(max_new_tokens=32, temperature=0.0)  # past the call opening: the tool name is chosen
     assert teacher.shared_prefix_attention
-    shared = teacher.generate(prompts, prefixes, samp, choices=choices)
+    shared = teacher.generate(prompts, [None] * 3, samp, grammars=grammars)
     try:
         teacher.shared_prefix_attention = False
-        plain = teacher.generate(prompts, prefixes, samp, choices=choices)
+        plain = teacher.generate(prompts, [None] * 3, samp, grammars=grammars)
     finally:
         teacher.shared_prefix_attention = True
+    # the grammar held: the constrained row opens a call of one of the task's tools
+    opens = [call_begin(t["function"]["name"]) for t in tasks[1].visible.tools]
+    assert any(shared[1].text.startswith(o) for o in opens), shared[1].text
     for a, b in zip(shared, plain):
         assert a.token_ids == b.token_ids and a.text == b.text
         assert max(abs(x - y) for x, y in zip(a.logprobs, b.logprobs)) < 1e-3

@@ -58,6 +58,11 @@ def call_begin(name: str) -> str:
     return CALL_OPEN + "\n" + '{"name": ' + json.dumps(name) + ', "arguments": '
 
 
+#: longest free string argument under the grammar (characters): an unbounded free-text argument
+#: (a transfer summary) otherwise rambles past the turn's token budget and the call is cut
+MAX_FREE_STRING = 160
+
+
 def strict_schema(schema: dict[str, Any] | None) -> dict[str, Any]:
     """A deep copy of a JSON schema with ``additionalProperties: false`` on every object schema
     that does not set it (so the arguments match the schema exactly); ``{}``/None becomes the
@@ -70,6 +75,8 @@ def strict_schema(schema: dict[str, Any] | None) -> dict[str, Any]:
         if isinstance(s, dict):
             if (s.get("type") == "object" or "properties" in s) and "additionalProperties" not in s:
                 s["additionalProperties"] = False
+            if (s.get("type") == "string" and not {"enum", "const", "pattern", "format", "maxLength"} & set(s)):
+                s["maxLength"] = MAX_FREE_STRING
             for k, v in s.items():
                 if k in ("properties", "$defs", "definitions") and isinstance(v, dict):
                     for sub in v.values():
@@ -294,7 +301,8 @@ def _example_value(schema: dict[str, Any], depth: int = 0) -> Any:
         return 12345.67 if t == "number" else 1234
     if t == "boolean":
         return False
-    return "x" * 24
+    # a bounded string: one token per character at worst (x2 for the chars_per_token division)
+    return "x" * (2 * int(schema["maxLength"])) if "maxLength" in schema else "x" * 24
 
 
 def longest_call_chars(tools: list[dict[str, Any]]) -> int:

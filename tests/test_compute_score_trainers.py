@@ -26,7 +26,8 @@ from pipeline.rewards import compute_score, parse_response  # noqa: E402
 from pipeline.verify import verify_trajectory  # noqa: E402
 
 CASE = Path(__file__).resolve().parents[1].parent / "shared" / "cases" / "trainers" / "verl-multiturn-solution-str.txt"
-TOOLCALLS = Path(__file__).resolve().parents[1].parent / "shared" / "cases" / "toolcalls"
+# the three ../shared/cases/toolcalls inputs (checked against the files there)
+from tests.test_toolcall_parser import CLOSE_TAG_IN_STRING, LONE_SURROGATE_ESCAPE, TWO_OBJECTS_ONE_BLOCK  # noqa: E402
 SPECIAL = ("<|im_start|>", "<|im_end|>")
 
 
@@ -229,12 +230,6 @@ HEAD = [_block("get_user_details", {"user_id": "edwin_norman_9322"}), "<tool_res
 TAIL = ["Thank you, is there anything else I can help with?"]
 CANCEL = _block("cancel_reservation", {"reservation_id": "Q3DXYE"})
 THINK_DONE = _block("think", {"thought": "done"})
-CLOSE_TAG_IN_STRING = ('<tool_call>\n{"name": "think", "arguments": {"thought": "The customer pasted </tool_call> '
-                       'in the chat."}}\n</tool_call>')
-TWO_OBJECTS_ONE_BLOCK = ('<tool_call>\n{"name": "cancel_reservation", "arguments": {"reservation_id": "Q3DXYE"}}\n'
-                         '{"name": "think", "arguments": {"thought": "done"}}\n</tool_call>')
-LONE_SURROGATE_ESCAPE = ('<tool_call>\n{"name": "think", "arguments": {"thought": "customer sent an emoji \\ud83d '
-                         'then asked to cancel"}}\n</tool_call>')
 #: reference outcome, four calls for a three-call reference: 1 - 0.15 * (1 - 3/4)
 FOUR_CALLS = {"score": 0.9625, "passed": 1.0, "n_reason_codes": 0.0, "outcome": 1.0, "format_valid": 1.0,
               "violations": 0.0, "tool_calls": 4.0, "length": 100.0}
@@ -243,16 +238,6 @@ EXTRA = {"completion_tokens": 100}
 
 def _score(row, parts, extra=EXTRA):
     return compute_score(row["data_source"], "\n".join(parts), row["reward_model"]["ground_truth"], extra)
-
-
-@pytest.mark.parametrize("name,text", [("close-tag-inside-json-string", CLOSE_TAG_IN_STRING),
-                                       ("two-objects-one-block", TWO_OBJECTS_ONE_BLOCK),
-                                       ("lone-surrogate-escape", LONE_SURROGATE_ESCAPE)])
-def test_case_copies_match(name, text):
-    path = TOOLCALLS / f"{name}.txt"
-    if not path.exists():
-        pytest.skip(f"{path} not present")
-    assert path.read_text(encoding="utf-8") == text
 
 
 def test_two_calls_in_one_block_score_as_two_blocks(row):

@@ -24,11 +24,11 @@ LONE_SURROGATE_ESCAPE = ('<tool_call>\n{"name": "think", "arguments": {"thought"
                          'then asked to cancel"}}\n</tool_call>')
 
 
-@pytest.mark.parametrize("name,text", [("close-tag-inside-json-string", CLOSE_TAG_IN_STRING),
-                                       ("two-objects-one-block", TWO_OBJECTS_ONE_BLOCK),
-                                       ("lone-surrogate-escape", LONE_SURROGATE_ESCAPE)])
+@pytest.mark.parametrize("name,text", [("close-tag-inside-json-string.txt", CLOSE_TAG_IN_STRING),
+                                       ("two-objects-one-block.txt", TWO_OBJECTS_ONE_BLOCK),
+                                       ("lone-surrogate-escape.txt", LONE_SURROGATE_ESCAPE)])
 def test_case_copies_match_the_shared_files(name, text):
-    path = CASES / f"{name}.txt"
+    path = CASES / name
     if not path.exists():
         pytest.skip(f"{path} not present")
     assert path.read_text(encoding="utf-8") == text

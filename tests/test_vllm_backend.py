@@ -113,7 +113,8 @@ def test_structural_tag_on_the_engine(vllm_backend):
         assert c.text.startswith(opening), c.text  # at_least_one: the call is forced, free text before it is empty here
         if c.finish_reason == "stop":
             assert c.text.endswith("}\n</tool_call>")
-            args = json.loads(c.text[len(opening):-len("\n</tool_call>")])
+            # the tag's end "}\n</tool_call>" closes the outer {"name", "arguments"} object
+            args = json.loads(c.text[len(opening):-len("}\n</tool_call>")])
             assert set(args) == {"user_id"} and isinstance(args["user_id"], str)
 
 

@@ -203,8 +203,9 @@ def test_turn_kinds(compiler):
     # text: plain text only; no call opening, no tool response anywhere in it
     assert matches(compiler, grammars["text"], CALL_TEXT)
     assert not matches(compiler, grammars["text"], call)
-    for bad in ("<tool_call>", "<tool_response>", "</tool_response>"):
-        assert bad in gr.TEXT_EXCLUDES
+    # ... nor an invented tag of the same family (seen from the bundled model on the airline tasks)
+    for bad in ("<tool_call>", "<tool_response>", "</tool_response>", "<tool_response_json>",
+                "<tool_response:custom_code_value>", "<tool_response_4>", "</tool_call>"):
         for text in (bad, f"Here you go: {bad} ok", f"Done.\n{bad}\n{{\"a\": 1}}"):
             assert not matches(compiler, grammars["text"], text), text
             assert not matches(compiler, grammars["any"], text), text
@@ -318,6 +319,58 @@ def test_grounded_decoding_reads_only_customer_turns_and_tool_results(compiler):
     for rid in ("ZZ9Q01", "YY8P02", "XX7R03"):
         assert not matches(compiler, g, call_text("get_reservation_details", {"reservation_id": rid})), rid
     assert matches(compiler, g, call_text("get_user_details", {"user_id": "mia_li_3668"}))
+
+
+def test_grounded_ids_follow_their_key(compiler):
+    """An id argument takes ids seen under a related key (``reservation_id`` ~ ``reservations``,
+    ``payment_id`` ~ ``payment_methods``) or said by the customer (a capitals record locator
+    without a digit too), never a value seen under an unrelated key: the bundled model otherwise
+    tried the user id, a birth date and a zip code as reservation ids until the turn limit."""
+    tools = get_domain("airline").tool_schemas()
+    details = {"name": {"first_name": "Todd"}, "address": {"address1": "4788 Walker Harbor", "zip": "25696"},
+               "dob": "1994-03-17", "payment_methods": {"credit_card_1592375": {"source": "credit_card"}},
+               "reservations": ["NQ7YTR", "4WQ1CX"]}
+    msgs = [{"role": "user", "content": "Hi, my user id is todd_barry_8952. Please cancel reservation XFADMP."},
+            _call("c0", "get_user_details", {"user_id": "todd_barry_8952"}),
+            {"role": "tool", "tool_call_id": "c0", "name": "get_user_details", "content": json.dumps(details)}]
+    pool = gr.GroundingPool(msgs)
+    assert pool.for_arg("get_reservation_details", "reservation_id") == ["NQ7YTR", "4WQ1CX", "XFADMP"]
+    # a customer's code not seen under any key stays a candidate everywhere (it may be either)
+    assert pool.for_arg("get_user_details", "user_id") == ["todd_barry_8952", "XFADMP"]
+    g = gr.turn_grammar(tools, "call", messages=msgs, grounded=True)
+    for rid in ("XFADMP", "NQ7YTR", "4WQ1CX"):
+        assert matches(compiler, g, call_text("get_reservation_details", {"reservation_id": rid})), rid
+    for bad in ("todd_barry_8952", "1994-03-17", "25696", "4788", "credit_card_1592375"):
+        assert not matches(compiler, g, call_text("get_reservation_details", {"reservation_id": bad})), bad
+    book = next(t for t in tools if fn(t)["name"] == "book_reservation")
+    args = valid_value(fn(book)["parameters"])
+    args["user_id"] = "todd_barry_8952"
+    args["payment_methods"][0]["payment_id"] = "credit_card_1592375"
+    assert matches(compiler, g, call_text("book_reservation", args))
+    args["payment_methods"][0]["payment_id"] = "NQ7YTR"
+    assert not matches(compiler, g, call_text("book_reservation", args))
+
+
+def test_failed_call_drops_only_the_id_it_failed_on():
+    """A failed call drops the id its error names, or its only id; a failed call with several
+    ids that names none drops none (a declined payment says nothing about the user id)."""
+    msgs = [_call("c0", "book_reservation", {"user_id": "mia_li_3668", "payment_id": "gift_card_7701"}),
+            {"role": "tool", "tool_call_id": "c0", "content": "Error: not enough balance in the payment method"},
+            _call("c1", "update_reservation_flights", {"reservation_id": "Q7W8E9", "payment_id": "credit_card_55"}),
+            {"role": "tool", "tool_call_id": "c1", "content": "Error: payment method credit_card_55 not found"},
+            _call("c2", "get_reservation_details", {"reservation_id": "K2L9P0"}),
+            {"role": "tool", "tool_call_id": "c2", "content": "Error: reservation not found"}]
+    assert gr.failed_identifiers(msgs) == {"update_reservation_flights": {"credit_card_55"},
+                                           "get_reservation_details": {"K2L9P0"}}
+
+
+@pytest.mark.parametrize("a, b, related", [
+    ("reservation_id", "reservations", True), ("payment_id", "payment_methods", True),
+    ("payment_method_id", "payment_methods", True), ("new_item_ids", "item_id", True),
+    ("order_id", "orders", True), ("user_id", "reservation_id", False), ("id", "id", False),
+    ("item_ids", "dob", False), ("product_id", "item_id", False)])
+def test_keys_related(a, b, related):
+    assert gr.keys_related(a, b) is related and gr.keys_related(b, a) is related
 
 
 @pytest.mark.parametrize("kind", ["timeout", "transient", "wrong_type"])

@@ -41,9 +41,10 @@ from pipeline.rollout.users import HARNESS_NOTE_MARK
 TURN_KINDS = ("any", "call", "text")
 CALL_OPEN = "<tool_call>"
 CALL_CLOSE = "</tool_call>"
-#: what a text reply may not contain: a call opening (a call is its own turn) or a tool response
-#: (only the sandbox writes those; small models like to echo the last one)
-TEXT_EXCLUDES = (CALL_OPEN, "<tool_response>", "</tool_response>")
+#: what a text reply may not contain: a call opening (a call is its own turn) or anything shaped
+#: like a tool response tag (only the sandbox writes those; small models like to echo the last one,
+#: or invent variants such as ``<tool_response_json>``)
+TEXT_EXCLUDES = ("<tool_", "</tool_")
 CALL_END = "}\n" + CALL_CLOSE
 #: identifier-typed argument names (grounded decoding): ``id``, ``user_id``, ``item_ids``, ...
 ID_KEY_RE = re.compile(r"(^|_)ids?$")
@@ -51,6 +52,9 @@ ID_KEY_RE = re.compile(r"(^|_)ids?$")
 #: (optionally after ``#``), with at least one digit (``rebecca_harris_7777``, ``9QVD4Q``,
 #: ``credit_card_4708194``, ``#W2378156``, ``HAT170``)
 ID_TOKEN_RE = re.compile(r"#?[A-Za-z0-9][A-Za-z0-9_\-]{2,}")
+#: a code in capitals without a digit (an airline record locator ``XFADMP``): 5+ capital letters
+#: (words a customer shouts are rarer than codes and only widen the candidate set)
+CAPS_CODE_RE = re.compile(r"^[A-Z]{5,}$")
 
 
 def call_begin(name: str) -> str:
@@ -103,13 +107,14 @@ def _id_tokens(text: str) -> list[str]:
     out = []
     for tok in ID_TOKEN_RE.findall(text):
         tok = tok.strip("-_")
-        if len(tok) >= 3 and any(ch.isdigit() for ch in tok):
+        if len(tok) >= 3 and (any(ch.isdigit() for ch in tok) or CAPS_CODE_RE.match(tok)):
             out.append(tok)
     return out
 
 
 def seen_identifiers(messages: Iterable[dict[str, Any]]) -> list[str]:
-    """Identifier-like strings (:data:`ID_TOKEN_RE`, at least one digit) the agent has seen in
+    """Identifier-like strings (:data:`ID_TOKEN_RE` with at least one digit, or a capitals code
+    :data:`CAPS_CODE_RE`) the agent has seen in
     customer turns and tool results, in first-seen order. Not sources: the system prompt (the
     policy), the agent's own messages and call arguments (a guess written in a free-text argument
     is no more grounded than the call), harness notes (:data:`HARNESS_NOTE_PREFIX`); as the
@@ -128,8 +133,10 @@ def seen_identifiers(messages: Iterable[dict[str, Any]]) -> list[str]:
 
 def failed_identifiers(messages: list[dict[str, Any]]) -> dict[str, set[str]]:
     """Per tool name, the identifier-like argument values of its calls whose result was an error
-    (a tool message starting with ``Error``), from OpenAI-format ``messages``; errors of calls to
-    be retried as they were (:data:`RETRY_ERRORS`) do not count."""
+    (a tool message starting with ``Error``), from OpenAI-format ``messages``: the ids the error
+    message names, else the call's only id; a failed call with several ids, none named, drops
+    none (the error may be about any of them, e.g. a declined payment). Errors of calls to be
+    retried as they were (:data:`RETRY_ERRORS`) do not count."""
     by_id: dict[str, tuple[str, str]] = {}
     out: dict[str, set[str]] = {}
     for m in messages:
@@ -142,23 +149,143 @@ def failed_identifiers(messages: list[dict[str, Any]]) -> dict[str, set[str]]:
             if not content.startswith("error") or content.startswith(RETRY_ERRORS):
                 continue
             name, args = by_id.get(m.get("tool_call_id", ""), ("", ""))
-            if name:
-                out.setdefault(name, set()).update(_id_tokens(args))
+            ids = set(_id_tokens(args))
+            named = {i for i in ids if i.lower() in content}
+            # the error names the culprit, or there is only one; a failed call with several ids
+            # that names none (a payment declined) says nothing about which to drop
+            bad = named or (ids if len(ids) == 1 else set())
+            if name and bad:
+                out.setdefault(name, set()).update(bad)
     return out
 
 
-def _ground(schema: dict[str, Any], candidates: list[str]) -> tuple[dict[str, Any], bool]:
-    """Restrict identifier-typed string properties (recursively) to ``candidates``; returns the
-    new schema and False when a *required* identifier has no candidate (the tool cannot be
-    called with grounded arguments yet). An optional identifier without a candidate is left out
-    (with ``additionalProperties: false`` it cannot be written)."""
+def _key_stem(key: str) -> str:
+    k = key.lower()
+    for suffix in ("_ids", "_id"):
+        if k.endswith(suffix):
+            k = k[: -len(suffix)]
+            break
+    return k[:-1] if len(k) > 1 and k.endswith("s") else k
+
+
+def keys_related(a: str, b: str) -> bool:
+    """Whether two JSON keys name the same kind of identifier: equal stems after dropping
+    ``_id``/``_ids`` and a plural ``s`` (``reservation_id`` ~ ``reservations``), or one stem is a
+    ``_``-separated extension of the other (``payment_id`` ~ ``payment_methods``,
+    ``new_item_ids`` ~ ``item_id``). A bare ``id`` is related to nothing (it names no kind)."""
+    x, y = _key_stem(a), _key_stem(b)
+    if not x or not y or "id" in (x, y):
+        return False
+    return x == y or x.startswith(y + "_") or y.startswith(x + "_") or x.endswith("_" + y) or y.endswith("_" + x)
+
+
+def _typed_add(typed: dict[str, dict[str, None]], key: str | None, value: Any) -> None:
+    if key and isinstance(value, str) and 0 < len(value) <= 64 and not any(ch.isspace() for ch in value):
+        typed.setdefault(key, {})[value] = None
+
+
+def _typed_walk(typed: dict[str, dict[str, None]], obj: Any, parent: str | None) -> None:
+    if isinstance(obj, dict):
+        # {"credit_card_1": {...}, "gift_card_2": {...}}: the keys are ids of the parent's kind
+        keyed = bool(obj) and parent is not None and all(isinstance(v, dict) for v in obj.values())
+        for k, v in obj.items():
+            if keyed:
+                _typed_add(typed, parent, k)
+            key = parent if keyed else k
+            if isinstance(v, str):
+                _typed_add(typed, k, v)
+                if k == "id":
+                    _typed_add(typed, parent, v)
+            else:
+                _typed_walk(typed, v, key)
+    elif isinstance(obj, list):
+        for x in obj:
+            if isinstance(x, str):
+                _typed_add(typed, parent, x)
+            else:
+                _typed_walk(typed, x, parent)
+
+
+def typed_identifiers(messages: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Strings the agent has seen *under a key*, by key: the string leaves of JSON tool results
+    (a list of strings or a dict keyed by ids counts under its parent key: ``"reservations":
+    ["XFADMP"]``, ``"payment_methods": {"gift_card_7": {...}}``) and the arguments of calls that
+    succeeded. Strings with white space or over 64 characters are left out. Failed calls and text
+    results add nothing."""
+    by_id: dict[str, dict[str, Any]] = {}
+    typed: dict[str, dict[str, None]] = {}
+    for m in messages:
+        if m.get("role") == "assistant":
+            for tc in m.get("tool_calls") or []:
+                try:
+                    args = json.loads((tc.get("function") or {}).get("arguments") or "{}")
+                except (TypeError, ValueError):
+                    args = None
+                by_id[tc.get("id", "")] = args if isinstance(args, dict) else {}
+        elif m.get("role") == "tool":
+            content = m.get("content") or ""
+            if not isinstance(content, str) or content.lstrip().lower().startswith("error"):
+                continue
+            _typed_walk(typed, by_id.get(m.get("tool_call_id", ""), {}), None)
+            try:
+                _typed_walk(typed, json.loads(content), None)
+            except ValueError:
+                pass
+    return {k: list(v) for k, v in typed.items()}
+
+
+class GroundingPool:
+    """Grounded-decoding candidates for identifier-typed arguments, from one episode's messages.
+
+    For argument ``key`` of tool ``name`` (:meth:`for_arg`), in order: the strings seen under a
+    related key (:func:`keys_related`, :func:`typed_identifiers`), then identifiers the customer
+    wrote (:func:`seen_identifiers`) that were not seen under an unrelated key (a user id is no
+    reservation id, a birth date or zip code no id at all). When both are empty, every seen
+    identifier not typed otherwise, else every seen identifier (the behaviour without keys).
+    Identifiers of the tool's own failed calls (:func:`failed_identifiers`) are left out.
+    Every candidate is grounded evidence for the verifier's ``TRAJ_UNGROUNDED_ARGUMENT`` check."""
+
+    def __init__(self, messages: list[dict[str, Any]]):
+        self.seen = seen_identifiers(messages)
+        self.customer = seen_identifiers([m for m in messages if m.get("role") == "user"])
+        self.typed = typed_identifiers(messages)
+        self.failed = failed_identifiers(messages)
+
+    def for_arg(self, name: str, key: str) -> list[str]:
+        """Candidate strings for argument ``key`` (a property name) of tool ``name``."""
+        affine: dict[str, None] = {}
+        other: set[str] = set()
+        for k, vals in self.typed.items():
+            if keys_related(k, key):
+                affine.update(dict.fromkeys(vals))
+            else:
+                other.update(vals)
+        other -= set(affine)
+        out = dict(affine)
+        out.update(dict.fromkeys(c for c in self.customer if c not in other))
+        if not out:
+            out = dict.fromkeys(c for c in self.seen if c not in other) or dict.fromkeys(self.seen)
+        bad = self.failed.get(name, set())
+        return [c for c in out if c not in bad]
+
+
+
+
+
+def _ground(schema: dict[str, Any], candidates: Any, tool: str = "") -> tuple[dict[str, Any], bool]:
+    """Restrict identifier-typed string properties (recursively) to ``candidates`` (a list for
+    every key, or a :class:`GroundingPool` asked per ``tool`` and key); returns the new schema and
+    False when a *required* identifier has no candidate (the tool cannot be called with grounded
+    arguments yet). An optional identifier without a candidate is left out (with
+    ``additionalProperties: false`` it cannot be written)."""
     ok = True
 
-    def restrict(prop: dict[str, Any]) -> dict[str, Any] | None:
+    def restrict(prop: dict[str, Any], key: str) -> dict[str, Any] | None:
         if prop.get("type") != "string" or "enum" in prop or "const" in prop:
             return prop
+        pool = candidates.for_arg(tool, key) if isinstance(candidates, GroundingPool) else candidates
         pat = prop.get("pattern")
-        vals = [c for c in candidates if not pat or re.search(pat, c)]
+        vals = [c for c in pool if not pat or re.search(pat, c)]
         if not vals:
             return None
         out = {k: v for k, v in prop.items() if k not in ("pattern", "minLength", "maxLength", "format")}
@@ -177,14 +304,14 @@ def _ground(schema: dict[str, Any], candidates: list[str]) -> tuple[dict[str, An
             for k, p in props.items():
                 if ID_KEY_RE.search(k) and isinstance(p, dict):
                     if p.get("type") == "array" and isinstance(p.get("items"), dict):
-                        items = restrict(p["items"])
+                        items = restrict(p["items"], k)
                         if items is None:
                             if k in req:
                                 ok = False
                             continue
                         new[k] = {**p, "items": items}
                         continue
-                    r = restrict(p)
+                    r = restrict(p, k)
                     if r is None:
                         if k in req:
                             ok = False
@@ -200,17 +327,18 @@ def _ground(schema: dict[str, Any], candidates: list[str]) -> tuple[dict[str, An
     return walk(schema), ok
 
 
-def tool_tag(tool: dict[str, Any], candidates: list[str] | dict[str, list[str]] | None = None) -> dict[str, Any] | None:
+def tool_tag(tool: dict[str, Any], candidates: Any = None) -> dict[str, Any] | None:
     """The structural-tag ``tag`` for one OpenAI tool schema: begin text with the name, the
     arguments as a strict JSON schema, the closing text. With ``candidates`` (grounded decoding),
-    identifier-typed arguments are restricted to them (a dict maps a tool name, or ``"*"`` for
-    the rest, to its own list); returns None when a required identifier has no candidate."""
+    identifier-typed arguments are restricted to them: a list (every key), a dict mapping a tool
+    name, or ``"*"`` for the rest, to its own list, or a :class:`GroundingPool` (per tool and
+    key); returns None when a required identifier has no candidate."""
     fn = tool.get("function", tool)
     schema = strict_schema(fn.get("parameters"))
     if isinstance(candidates, dict):
         candidates = candidates.get(fn["name"], candidates.get("*", []))
     if candidates is not None:
-        schema, ok = _ground(schema, candidates)
+        schema, ok = _ground(schema, candidates, fn["name"])
         if not ok:
             return None
     # no ``excludes`` on argument strings: it made compiling 35x slower (7 s for the airline tools);
@@ -223,7 +351,7 @@ def tool_tag(tool: dict[str, Any], candidates: list[str] | dict[str, list[str]] 
 
 
 def turn_format(tools: list[dict[str, Any]], kind: str = "any", only: Iterable[str] | None = None,
-                candidates: list[str] | dict[str, list[str]] | None = None, text_tokens: int | None = None) -> dict[str, Any]:
+                candidates: Any = None, text_tokens: int | None = None) -> dict[str, Any]:
     """The structural-tag format of one agent turn.
 
     ``kind``: ``any`` | ``call`` | ``text`` (:data:`TURN_KINDS`); ``only``: tool names admitted
@@ -264,15 +392,10 @@ def turn_grammar(tools: list[dict[str, Any]], kind: str = "any", only: Iterable[
                  messages: list[dict[str, Any]] | None = None, grounded: bool = False,
                  text_tokens: int | None = None) -> str:
     """:func:`structural_tag` of :func:`turn_format`; with ``grounded``, identifier candidates come
-    from ``messages`` (:func:`seen_identifiers`), less, per tool, the identifiers of that tool's
-    calls that returned an error (:func:`failed_identifiers`): a call that failed is not
-    offered again."""
-    cands: list[str] | dict[str, list[str]] | None = None
-    if grounded:
-        seen = seen_identifiers(messages or [])
-        failed = failed_identifiers(messages or [])
-        cands = {name: [c for c in seen if c not in bad] for name, bad in failed.items()}
-        cands["*"] = seen
+    from ``messages`` per tool and argument (:class:`GroundingPool`: seen under a related key, or
+    said by the customer), less the identifiers of that tool's calls that returned an error
+    (:func:`failed_identifiers`): a call that failed is not offered again."""
+    cands = GroundingPool(messages or []) if grounded else None
     return structural_tag(turn_format(tools, kind, only, cands, text_tokens))
 
 

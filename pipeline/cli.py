@@ -598,6 +598,28 @@ def stats(out: Path = typer.Argument(..., help="A dataset folder written by `tra
         _die(str(exc))
 
 
+@app.command()
+def view(out: Path = typer.Argument(..., help="A dataset folder written by `trajpipe run` / `export`, or a work folder."),
+         work: Optional[Path] = typer.Option(None, "--work", help="Work folder with the stage JSONL files (default: OUT "
+                                             "itself if it holds them, else the one recorded in OUT/manifest.json)."),
+         dest: Optional[Path] = typer.Option(None, "--dest", help="Report folder (default: OUT/view)."),
+         open_: bool = typer.Option(False, "--open", help="Open the report in the default browser.")) -> None:
+    """Write a static HTML report of a run (OUT/view/index.html, works offline): blueprints and tasks with pass
+    rates, filters, one page per trajectory (chat, verdict, state diff, reward, faults, task), rejects, anonymization."""
+    from pipeline.view import ViewInputError, build_view
+
+    try:
+        res = build_view(out, work, dest)
+    except ViewInputError as exc:
+        _die(str(exc))
+    pages = ", ".join(f"{n} {k}" for k, n in sorted(res.pages.items()) if k != "assets")
+    console.print(f"view: {pages}; {res.bytes / 1e6:.1f} MB in {res.seconds:.1f}s -> {res.index}")
+    if open_:
+        import webbrowser
+
+        webbrowser.open(res.index.resolve().as_uri())
+
+
 def main() -> None:  # pragma: no cover
     app()
 

@@ -34,6 +34,7 @@ from .load import RunData
 HERE = Path(__file__).resolve().parent
 PAGE_SIZE = 250  # rows per list page
 REJECT_PAGE_SIZE = 500
+MAX_SIBLINGS = 12  # other rollouts of the task listed on a trajectory page (all on the task page)
 #: Anonymization report keys shown as per-key count tables (never values: the report has none).
 ANON_COUNT_TABLES = (("by_entity", "replacements per entity type"),
                      ("entities", "distinct real values per entity type"),
@@ -334,12 +335,13 @@ def render_view(data: RunData, dest: str | Path | None = None, page_size: int = 
         v = verdicts.get(t["trajectory_id"])
         task = tasks.get(t.get("task_id"))
         chat = chat_items(t, v)
-        sibs = per_task.get(t.get("task_id"), [])
+        sibs = [s for s in per_task.get(t.get("task_id"), []) if s["id"] != t["trajectory_id"]]
         write("t/" + safe_name(t["trajectory_id"]) + ".html", tpl.render(
             base="../", title=t["trajectory_id"], t=t, row=row_of[t["trajectory_id"]], v=v, chat=chat,
             diff=state_diff_rows(((v or {}).get("details") or {}).get("state_diff")),
             task=_task_summary(task), hidden=_hidden_view(task, full=False),
-            task_href="../task/" + safe_name(str(t.get("task_id"))) + ".html", siblings=sibs,
+            task_href="../task/" + safe_name(str(t.get("task_id"))) + ".html", siblings=sibs[:MAX_SIBLINGS],
+            n_siblings=len(sibs),
             details={k: x for k, x in ((v or {}).get("details") or {}).items() if k != "state_diff"}, **common),
             "trajectory")
 

@@ -150,13 +150,42 @@ def _plots(out_dir: str, groups, per_bp, per_skill, comps) -> dict[str, str]:
     return paths
 
 
+def reward_routes(tasks: list[dict[str, Any]], rl: list[dict[str, Any]], sft: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Tasks, rl rows and sft rows per reward route: one ``{"domain", "route", "chain", "tasks",
+    "rl", "sft"}`` per (domain, route id), sorted. The route of a task is the one its domain's
+    routing table picks for its kind and expected outcome (:func:`pipeline.verify.router.route_for`);
+    a task whose domain table cannot route it counts under ``"(no route)"``."""
+    from pipeline.verify.router import load_table, route_for
+
+    route_of: dict[str, tuple[str, str, tuple[str, ...]]] = {}
+    for t in tasks:
+        dom = t.get("domain") or "?"
+        try:
+            r = route_for(load_table(dom), t.get("task_kind"), t.get("expected_outcome") or "action")
+            route_of[t["task_id"]] = (dom, r.route_id, tuple(r.chain))
+        except ValueError:
+            route_of[t["task_id"]] = (dom, "(no route)", ())
+    out: dict[tuple[str, str, tuple[str, ...]], dict[str, Any]] = {}
+    for key in route_of.values():
+        out.setdefault(key, {"domain": key[0], "route": key[1], "chain": list(key[2]), "tasks": 0, "rl": 0, "sft": 0})
+    for t in tasks:
+        out[route_of[t["task_id"]]]["tasks"] += 1
+    for name, rows in (("rl", rl), ("sft", sft)):
+        for r in rows:
+            key = route_of.get(r.get("task_id"))
+            if key is not None:
+                out[key][name] += 1
+    return [out[k] for k in sorted(out)]
+
+
 def write_card(out_dir: str, plots: bool = True) -> dict[str, str]:
     """Write ``README.md`` (and ``plots/*.png`` when ``plots``) into an export folder.
 
     Sections: summary counts per dataset and split, provenance (input sha256, model, backend,
     seed, versions, config from ``manifest.json``), rows from helped rollouts by mode and what
     helped means (:data:`HINTED_MEANING`), pass-rate histogram (unhelped rollouts), per-blueprint and
-    per-skill counts, reward-component distributions, and how to load each dataset.
+    per-skill counts, tasks and rows per reward route (:func:`reward_routes`), reward-component
+    distributions, and how to load each dataset.
     Returns ``{"card": path, "plot_*": path, ...}``.
 
     Raises:
@@ -198,6 +227,8 @@ def write_card(out_dir: str, plots: bool = True) -> dict[str, str]:
         for n in REWARD_COMPONENT_NAMES:
             if rc.get(n) is not None:
                 comps[n].append(float(rc[n]))
+
+    routes = reward_routes(tasks, data["rl"], data["sft"])
 
     paths: dict[str, str] = {}
     if plots:
@@ -271,6 +302,13 @@ def write_card(out_dir: str, plots: bool = True) -> dict[str, str]:
           "## Per skill", "",
           _table(["skill", "tasks", "sft rows"], [[s, d["tasks"], d["sft"]] for s, d in sorted(per_skill.items())]),
           "", "![per skill](plots/skills.png)" if plots else "", "",
+          "## Reward routes", "",
+          "Each task type (domain, kind, expected outcome) is scored by the chain of reward tools its domain's "
+          "routing table names (`pipeline/verify/router.py`, docs/rewards.md); each tool was reverse-validated "
+          "before it was admitted.", "",
+          _table(["domain", "route", "chain", "tasks", "rl rows", "sft rows"],
+                 [[r["domain"], r["route"], " > ".join(r["chain"]), r["tasks"], r["rl"], r["sft"]] for r in routes]),
+          "",
           "## Reward components", "",
           _table(["component", "n", "mean", "min", "max"],
                  [[n, len(v), sum(v) / len(v), min(v), max(v)] if v else [n, 0, None, None, None]

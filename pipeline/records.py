@@ -126,7 +126,9 @@ class TaskPackage(BaseModel):
     ``task_kind`` is the domain generator used; ``variant`` names what was varied on purpose
     (e.g. ``"rule:airline.cancel.eligibility"`` for a task whose outcome that rule decides, or
     ``None``); ``expected_outcome`` is ``"action"`` (state must change), ``"refusal"`` (policy
-    forbids the request: state must not change) or ``"transfer"`` (hand over to a human);
+    forbids the request: state must not change), ``"transfer"`` (hand over to a human) or
+    ``"answer"`` (an information request: state must not change and the agent must state the
+    facts in ``hidden.verifier["answer"]["facts"]``, see :mod:`pipeline.verify.answers`);
     ``skills`` are ids from :data:`pipeline.skills.SKILLS`.
     """
 
@@ -138,7 +140,7 @@ class TaskPackage(BaseModel):
     hidden: TaskHidden
     task_kind: str | None = None
     variant: str | None = None
-    expected_outcome: Literal["action", "refusal", "transfer"] = "action"
+    expected_outcome: Literal["action", "refusal", "transfer", "answer"] = "action"
     skills: list[str] = Field(default_factory=list)
 
 

@@ -119,8 +119,10 @@ def test_every_blueprint_and_task_has_known_skills(real_blueprints):
         assert set(AIRLINE.skills_for_kind(t.task_kind)) - {"confirmation", "creation", "refund_payment",
                                                                "multi_step"} <= set(t.skills)
         assert (t.expected_outcome in ("refusal", "transfer")) == (t.expected_outcome in t.skills)
-        if t.expected_outcome != "action":
+        if t.expected_outcome in ("refusal", "transfer"):
             assert "confirmation" not in t.skills and t.variant and t.variant.startswith("rule:")
+        if t.expected_outcome == "answer":  # information requests (issue 15): no write, no rule variant
+            assert "confirmation" not in t.skills and t.variant is None and t.task_kind in AIRLINE.answer_kinds
 
 
 def test_synthesis_is_deterministic_and_tasks_verify(real_blueprints):

@@ -140,6 +140,9 @@ def _case(rec: LogRecord, domain: Any) -> Case:
             outcome = "refusal"
         else:
             outcome = "answer"
+            # an information request the domain can compute from its state becomes an answer kind
+            answer_hook = getattr(domain, "answer_kind_for_intent", None)
+            kind = answer_hook(intent) if answer_hook else None
     other = "" if kind or not basis else "other:" + "+".join(dict.fromkeys(basis))
     return Case(family=(domain.name, kind or other, outcome), signature=signature, intent=intent,
                 record_id=rec.id, payload=(rec, calls, gold))
@@ -290,7 +293,8 @@ def _blueprint(cluster: list[Case], domain: Any, threshold: float) -> Blueprint:
     intent = {"action": f"customer wants: {verb}",
               "refusal": f"customer asks to {verb}; the policy forbids it (refusal)",
               "transfer": f"customer asks to {verb or 'be helped'}; the policy requires a transfer to a human",
-              "answer": "customer request answered without a database change"}[outcome]
+              "answer": f"customer asks: {verb}; answered without a database change" if kind else
+              "customer request answered without a database change"}[outcome]
     if outcome == "action" and not kind and not key:
         intent = "customer request answered without a database change"
     if outcome == "action":
@@ -300,6 +304,8 @@ def _blueprint(cluster: list[Case], domain: Any, threshold: float) -> Blueprint:
         success = "no state change: the agent refuses the request the policy forbids"
     elif outcome == "transfer":
         success = "no state change; the agent transfers the customer to a human agent"
+    elif kind:
+        success = domain.success_condition(kind)
     else:
         success = "no state change; the agent answers from what the tools return"
     ids = sorted(c.record_id for c in cluster)

@@ -55,6 +55,9 @@ class GeneratedTask:
     expected_outcome: str = "action"
     skills: list[str] = field(default_factory=list)  # instance skills, ids from pipeline.skills
     variant: str | None = None  # e.g. "rule:<rule_id>" when a rule decides this instance
+    # "answer" tasks only: the facts the agent must state (pipeline.verify.answers), computed
+    # from the hidden state by the domain's rules; stored in the hidden verifier, never visible
+    answer_facts: list[dict[str, Any]] | None = None
 
 
 @runtime_checkable
@@ -91,6 +94,9 @@ class Domain(Protocol):
     #       calls: executed calls in order [{"name", "arguments", "error"}]; returns
     #       [{"rule_id", "step", "detail"}] for every business rule the calls / final state break.
     #   kind_for_intent(text | list[str]) -> str | None  -- map logs without tool names to a kind
+    #   answer_kinds: tuple[str, ...]; answer_kind_for_intent(text) -> str | None  -- information
+    #       requests the domain can answer from its state (expected_outcome "answer"; generate_task
+    #       accepts these kinds too and fills GeneratedTask.answer_facts)
     #   variants_for_kind(kind) -> list[str]; variant_outcome(kind, variant) -> "action"|"refusal"|"transfer"
     #   generate_task(kind, seed, denylist=None, variant=None)  -- rule-decided variants
     #   state_from_log(record) -> dict | None  -- the state a log shows (for mining broken rules)

@@ -276,7 +276,11 @@ class ModuleDomain:
     * ``tools_module``: ``TOOLS``, ``WRITE_TOOLS``, ``READ_TOOLS``;
     * ``state_module``: ``validate_state``;
 
-    and optionally ``identity_tools`` / ``confirmation_required`` (verifier hooks). The
+    and optionally ``identity_tools`` / ``confirmation_required`` (verifier hooks) and
+    ``answers_module`` (information requests: ``ANSWER_KINDS``, ``SKILLS_FOR_KIND``,
+    ``generate_task(kind, seed, denylist)``, ``kind_for_intent``, ``initial_state_requirements``,
+    ``success_condition``; its kinds are in :attr:`answer_kinds`, not in ``task_kinds``, and every
+    kind-taking method below dispatches to it). The
     grounded-arguments check (:mod:`pipeline.verify.grounding`) reads ``free_text_arguments``
     (tool -> argument paths exempt from it; default: none, every literal must be grounded) and
     :meth:`derived_values` (default: no derivation rule). Override any method whose behaviour
@@ -293,6 +297,8 @@ class ModuleDomain:
     #: Tool name -> argument paths of free text (``think.thought``) that the grounded-arguments
     #: check exempts; list items are written ``[]`` (``passengers[].first_name``). Default: none.
     free_text_arguments: dict[str, frozenset[str]] = {}
+    #: Module of the domain's answer-task generators (information requests), or None.
+    answers_module: ModuleType | None = None
 
     def __init__(self) -> None:
         self.policy: str = self.rules_module.POLICY_TEXT
@@ -301,6 +307,9 @@ class ModuleDomain:
         self.read_tools: set[str] = set(self.tools_module.READ_TOOLS)
         self.rules: list[PolicyRule] = list(self.rules_module.RULES)
         self.task_kinds: tuple[str, ...] = self.generator_module.TASK_KINDS
+        #: Information-request kinds (expected outcome "answer"); kept apart from ``task_kinds``
+        #: so code that expects a write kind never meets them.
+        self.answer_kinds: tuple[str, ...] = tuple(self.answers_module.ANSWER_KINDS) if self.answers_module else ()
         if hasattr(self, "identity_tools"):  # a per-instance copy of the class's set
             self.identity_tools: set[str] = set(self.identity_tools)
 
@@ -315,22 +324,40 @@ class ModuleDomain:
     def generate_task(self, kind: str, seed: int, denylist=None, variant: str | None = None) -> GeneratedTask:
         """A fresh task instance of ``kind``, or of one of its rule-decided ``variant`` ids (the
         generator module's ``generate_task``)."""
+        if kind in self.answer_kinds:
+            if variant is not None:
+                raise ValueError(f"answer kind {kind!r} has no variants, got {variant!r}")
+            return self.answers_module.generate_task(kind, seed, denylist)
         return self.generator_module.generate_task(kind, seed, denylist, variant=variant)
+
+    def answer_kind_for_intent(self, text: str | list[str]) -> str | None:
+        """The answer kind (information request) a customer's words ask for, or None (the answers
+        module's ``kind_for_intent``; None without an answers module)."""
+        return self.answers_module.kind_for_intent(text) if self.answers_module else None
 
     def variants_for_kind(self, kind: str) -> list[str]:
         """Rule-decided variant ids of ``kind`` (``"rule:<rule_id>"``); [] when it has none."""
+        if kind in self.answer_kinds:
+            return []
         return self.generator_module.variants_for_kind(kind)
 
     def variant_outcome(self, kind: str, variant: str | None) -> str:
-        """``"action"``, ``"refusal"`` or ``"transfer"`` for (kind, variant). ValueError if unknown."""
+        """``"action"``, ``"refusal"``, ``"transfer"`` or (answer kinds) ``"answer"`` for (kind,
+        variant). ValueError if unknown."""
+        if kind in self.answer_kinds and variant is None:
+            return "answer"
         return self.generator_module.variant_outcome(kind, variant)
 
     def initial_state_requirements(self, kind: str) -> dict[str, Any]:
         """What a ``kind`` task's initial state contains (human-readable)."""
+        if kind in self.answer_kinds:
+            return self.answers_module.initial_state_requirements(kind)
         return self.generator_module.initial_state_requirements(kind)
 
     def success_condition(self, kind: str) -> str:
         """Human-readable success condition of a ``kind`` task."""
+        if kind in self.answer_kinds:
+            return self.answers_module.success_condition(kind)
         return self.generator_module.success_condition(kind)
 
     def kind_for_write_calls(self, names: list[str]) -> str | None:
@@ -347,11 +374,15 @@ class ModuleDomain:
 
     def skills_for_kind(self, kind: str) -> list[str]:
         """Skill ids (pipeline.skills.SKILLS) a ``kind`` task exercises. ValueError if unknown."""
+        if kind in self.answer_kinds:
+            return check_skills(list(self.answers_module.SKILLS_FOR_KIND[kind]))
         self.generator_module._check_kind(kind)
         return check_skills(self.generator_module.SKILLS_FOR_KIND[kind])
 
     def deciding_rules(self, kind: str) -> list[str]:
         """Rule ids whose outcome the ``kind``'s variants turn on. ValueError if unknown."""
+        if kind in self.answer_kinds:
+            return []
         self.generator_module._check_kind(kind)
         return list(self.generator_module.DECIDING_RULES[kind])
 

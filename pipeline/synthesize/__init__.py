@@ -13,6 +13,11 @@ What is generated per blueprint (``n`` = ``n_per_blueprint``):
   agents broke in the logs): the rule then decides the outcome (a refusal or a transfer).
 * outcome ``refusal`` / ``transfer`` (the logs show the request refused or handed over): ``n``
   tasks cycling over the kind's variants with that expected outcome.
+* outcome ``answer`` (the logged agent answered without writing): when the domain maps the
+  request to an answer kind (``domain.answer_kind_for_intent``, done at blueprint extraction:
+  ``blueprint.task_kind`` is that kind), ``n`` answer tasks whose hidden verifier holds the facts
+  to state (``verifier["answer"]["facts"]``, computed by the domain's rules); otherwise one
+  ``SYNTH_ANSWER_NOT_COMPUTABLE`` reject.
 * ``target_skills``: extra tasks from any (blueprint, variant) whose instances carry every
   requested skill (``--target-skills``), to cover rare skill combinations.
 
@@ -99,12 +104,14 @@ def build_package(bp: Blueprint, domain: Any, index: int, seed: int,
     deciding = gen.variant.split(":", 1)[1] if gen.variant and gen.variant.startswith("rule:") else None
     if deciding and deciding not in rule_ids:
         rule_ids.append(deciding)
+    verifier = {"type": "state_hash", "expected_state_hash": expected, "expected_changes": changes,
+                "expected_outcome": outcome, "deciding_rule": deciding, "rules": rule_ids}
+    verifier.update(answer_verifier(gen))
     hidden = TaskHidden(
         initial_state=gen.initial_state,
         reference_solution=[ToolCall(name=c["name"], arguments=c.get("arguments", {})) for c in gen.reference_solution],
         expected_state_hash=expected,
-        verifier={"type": "state_hash", "expected_state_hash": expected, "expected_changes": changes,
-                  "expected_outcome": outcome, "deciding_rule": deciding, "rules": rule_ids},
+        verifier=verifier,
         generation_notes={**gen.notes, "kind": bp.task_kind, "index": index},
     )
     return TaskPackage(task_id=f"{bp.blueprint_id}-t{index:03d}", blueprint_id=bp.blueprint_id,
@@ -113,12 +120,26 @@ def build_package(bp: Blueprint, domain: Any, index: int, seed: int,
                        skills=task_skills(domain, bp.task_kind, gen.skills, outcome))
 
 
+def answer_verifier(gen: Any) -> dict[str, Any]:
+    """The verifier entries of an answer task: ``{"type": "state_hash+answer", "answer": {"facts":
+    [...]}}`` for a :class:`~pipeline.domains.base.GeneratedTask` with ``expected_outcome ==
+    "answer"`` (facts validated by :func:`pipeline.verify.answers.check_facts`: ValueError on a
+    malformed one), ``{}`` otherwise."""
+    if getattr(gen, "expected_outcome", None) != "answer":
+        return {}
+    from pipeline.verify.answers import check_facts
+
+    return {"type": "state_hash+answer", "answer": {"facts": check_facts(list(gen.answer_facts or []))}}
+
+
 def plan_blueprint(bp: Blueprint, domain: Any, n: int) -> list[str | None]:
     """The variants (None = base task) of the ``n``-per-blueprint tasks for ``bp``, in order
     (see the module docstring). [] when nothing can be generated for it."""
     if not bp.task_kind or n <= 0:
         return []
     outcome = bp.cluster.get("outcome", "action")
+    if outcome == "answer":
+        return [None] * n if bp.task_kind in (getattr(domain, "answer_kinds", ()) or ()) else []
     variants = domain_variants(domain, bp.task_kind)
     if outcome in ("refusal", "transfer"):
         fit = [v for v in variants if _variant_outcome(domain, bp.task_kind, v) == outcome]
@@ -159,6 +180,11 @@ def synthesize(blueprints: Iterable[Blueprint], domain_for: Callable[[str], Any]
         domain = domain_for(bp.domain) if bp.task_kind else None
         plan = plan_blueprint(bp, domain, n_per_blueprint) if domain is not None else []
         if not plan:
+            if bp.cluster.get("outcome") == "answer" and not bp.task_kind:
+                res.rejects.append(_reject(bp, pos, "SYNTH_ANSWER_NOT_COMPUTABLE",
+                                           f"no answer kind of domain {bp.domain} computes the request "
+                                           f"{bp.cluster.get('representative_intent', '')[:120]!r}"))
+                continue
             why = (f"no generator for signature {bp.action_signature}" if not bp.task_kind else
                    f"no {bp.cluster.get('outcome')} variant of kind {bp.task_kind}")
             res.rejects.append(_reject(bp, pos, "SYNTH_NO_GENERATOR", why))

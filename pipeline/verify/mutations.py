@@ -28,6 +28,15 @@ Known-bad (``expect_pass=False``):
   forbids (:func:`forbidden_calls`) that the tools accept, made after the reference reads;
 * ``do_nothing``: no call at all and a closing message that claims success.
 
+Answer tasks (``expected_outcome == "answer"``: the reference only reads; the closing message
+states the facts of ``hidden.verifier["answer"]["facts"]``, :func:`pipeline.verify.answers.render`)
+add a known-good ``answer_reformatted`` (the same facts in other formats: ``1786.00 dollars``,
+``four bags``, ISO dates, upper-cased ids) and known-bad ``wrong_value`` (one fact's value
+changed to a value the task does not allow), ``missing_fact`` (one fact left out),
+``answer_spraying`` (a numeric fact listed among other candidates: "300, 327 or 1000"),
+``contradicting_fact`` (the right answer, then another value of the same fact) and
+``question_only`` (the agent only asks a question back).
+
 A mutant that cannot be built for a task (no write to perturb, no second read to swap, ...) is
 simply absent; :func:`build_variants` reports what was built.
 """
@@ -43,7 +52,7 @@ from typing import Any, Iterator
 from pipeline.records import TaskPackage, Trajectory, canonical_json
 from pipeline.sandbox import Sandbox
 
-from . import paths
+from . import answers, paths
 
 PROPOSAL = "I am about to run {name} with {args}. Shall I go ahead?"
 CONFIRMATION = "Yes, please go ahead."
@@ -276,6 +285,48 @@ def _extra_read(task: TaskPackage, domain: Any, ref: list[dict[str, Any]]) -> Va
     return None
 
 
+QUESTION_TEXT = "Could you tell me which booking you mean, and what exactly you would like to know?"
+
+
+def _wrong(fact: dict[str, Any]) -> Any:
+    """A wrong value for ``fact`` that its ``allowed`` values do not cover either."""
+    allowed = fact.get("allowed", []) or []
+    v = answers.wrong_value(fact)
+    for _ in range(20):
+        if not (isinstance(v, (int, float)) and any(abs(float(v) - float(a)) < 0.005 for a in allowed
+                                                    if isinstance(a, (int, float)))):
+            return v
+        v = answers.wrong_value({**fact, "value": v})
+    return v
+
+
+def _answer_variants(task: TaskPackage, ref: list[dict[str, Any]]) -> tuple[list[Variant], list[Variant]]:
+    """(known-good, known-bad) answer variants of an answer task (see the module docstring)."""
+    from .router import answer_facts
+
+    facts = answer_facts(task)
+    if not facts:
+        return [], []
+    first = facts[0]
+    good = [Variant("answer_reformatted", True, ref, final_text=answers.render(facts, 1))]
+    bad = [Variant("wrong_value", False, ref, final_text=answers.render(facts, 0, {first["name"]: _wrong(first)})),
+           Variant("missing_fact", False, ref, final_text=answers.render(facts, 0, {first["name"]: None})),
+           Variant("question_only", False, ref, final_text=QUESTION_TEXT)]
+    numeric = next((f for f in facts if f["type"] in ("money", "count", "number")), None)
+    if numeric is not None:
+        w1 = _wrong(numeric)
+        w2 = _wrong({**numeric, "value": w1})
+        listed = (f"{answers.value_text(numeric, 0, w1)}, {answers.value_text(numeric)} or "
+                  f"{answers.value_text(numeric, 0, w2)}")
+        rest = answers.render([f for f in facts if f is not numeric]) if len(facts) > 1 else ""
+        text = f"{numeric['name'].replace('_', ' ')}: {listed}. {rest}".strip()
+        bad.append(Variant("answer_spraying", False, ref, final_text=text))
+    correction = answers.render([first], 0, {first["name"]: _wrong(first)})
+    bad.append(Variant("contradicting_fact", False, ref,
+                       final_text=answers.render(facts) + " Sorry, a correction. " + correction))
+    return good, bad
+
+
 def build_variants(task: TaskPackage, domain: Any) -> list[Variant]:
     """Every known-good variant and known-bad mutant that can be built for ``task`` (see the
     module docstring), goods first. Deterministic for a given task."""
@@ -283,14 +334,16 @@ def build_variants(task: TaskPackage, domain: Any) -> list[Variant]:
     expected = task.hidden.expected_state_hash
     writes = _write_tools(domain)
     outcome = task.expected_outcome
-    closing = {"action": DONE_TEXT, "refusal": REFUSAL_TEXT, "transfer": None}[outcome]
+    closing = closing_text(task)
     out: list[Variant] = [Variant("reference", True, ref, final_text=closing)]
     for v in (_reordered(task, domain, ref, expected), _extra_read(task, domain, ref)):
         if v is not None:
             v.final_text = closing
             out.append(v)
+    good_answers, bad_answers = _answer_variants(task, ref) if outcome == "answer" else ([], [])
+    out += good_answers
     bad: list[Variant | None] = [_wrong_argument(task, domain, ref, expected, writes),
-                                 _extra_write(task, domain, ref, expected, writes)]
+                                 _extra_write(task, domain, ref, expected, writes), *bad_answers]
     for tool in required_tools(task, domain):
         kept = [c for c in ref if c["name"] != tool]
         if kept != ref:
@@ -311,6 +364,16 @@ def build_variants(task: TaskPackage, domain: Any) -> list[Variant]:
                 v.final_text = closing
             out.append(v)
     return out
+
+
+def closing_text(task: TaskPackage) -> str | None:
+    """The closing agent message of a correct episode: a done message (action), a refusal, none
+    after a transfer, or the facts stated (answer, :func:`pipeline.verify.answers.render`)."""
+    if task.expected_outcome == "answer":
+        from .router import answer_facts
+
+        return answers.render(answer_facts(task))
+    return {"action": DONE_TEXT, "refusal": REFUSAL_TEXT, "transfer": None}[task.expected_outcome]
 
 
 def _tokens(text: str | None) -> int:
@@ -393,6 +456,8 @@ def task_for(domain: Any, kind: str, seed: int, variant: str | None = None) -> T
     pipeline's packages come from :func:`pipeline.synthesize.build_package`."""
     from pipeline.records import TaskHidden, TaskVisible, ToolCall
 
+    from pipeline.synthesize import answer_verifier
+
     gen = domain.generate_task(kind, seed, variant=variant) if variant else domain.generate_task(kind, seed)
     sb = Sandbox(domain, gen.initial_state)
     sb.run(copy.deepcopy(gen.reference_solution))
@@ -404,7 +469,8 @@ def task_for(domain: Any, kind: str, seed: int, variant: str | None = None) -> T
         hidden=TaskHidden(initial_state=gen.initial_state,
                           reference_solution=[ToolCall(name=c["name"], arguments=c.get("arguments", {}))
                                               for c in gen.reference_solution],
-                          expected_state_hash=sb.state_hash(), verifier={"type": "state_hash"},
+                          expected_state_hash=sb.state_hash(),
+                          verifier={"type": "state_hash", **answer_verifier(gen)},
                           generation_notes=dict(gen.notes)),
         task_kind=kind, variant=gen.variant, expected_outcome=gen.expected_outcome, skills=list(gen.skills))
 

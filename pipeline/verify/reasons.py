@@ -16,6 +16,9 @@ REASONS: dict[str, tuple[str, str]] = {
     # blueprints / synthesis
     "SYNTH_NO_GENERATOR": ("synthesize", "the blueprint's action signature has no task generator in the domain"),
     "SYNTH_FAILED": ("synthesize", "the task generator raised for this seed"),
+    "SYNTH_ANSWER_NOT_COMPUTABLE": ("synthesize", "an answer-only blueprint (the logged agent answered without "
+                                    "writing) whose request no answer kind of the domain can compute from its state "
+                                    "(domain answer_kind_for_intent gives none)"),
     # task verification
     "TASK_REFERENCE_FAILED": ("verify_task", "a reference-solution call returned an error in a clean sandbox"),
     "TASK_REFERENCE_MISMATCH": ("verify_task", "the reference's final state differs from the expected final state"),
@@ -30,6 +33,8 @@ REASONS: dict[str, tuple[str, str]] = {
                                "(TOOL_DISABLED) the reference still passes the trajectory verifier"),
     "TASK_VERIFIER_WEAK": ("verify_task", "reverse-validation: a known-good variant of the reference failed or a "
                            "known-bad mutant passed the trajectory verifier (pipeline/verify/mutations.py)"),
+    "TASK_ANSWER_INVALID": ("verify_task", "answer task: no valid required facts in the hidden verifier, the "
+                            "reference answer fails the answer matcher, or a reply without the facts passes it"),
     "TASK_TOO_EASY": ("verify_task", "pass rate over the k teacher rollouts above the difficulty band"),
     "TASK_TOO_HARD": ("verify_task", "pass rate over the k teacher rollouts below the difficulty band"),
     # trajectory verification
@@ -45,6 +50,16 @@ REASONS: dict[str, tuple[str, str]] = {
     "TRAJ_NO_REFUSAL": ("verify_trajectory", "refusal task: the last agent message does not refuse (or the agent "
                         "transferred instead)"),
     "TRAJ_NO_TRANSFER": ("verify_trajectory", "transfer task: no successful transfer to a human agent"),
+    "ANSWER_MISSING_FACT": ("verify_trajectory", "answer task: a required fact (number, amount, date, id, status) "
+                            "is not stated in a declarative sentence of the agent's replies (pipeline/verify/answers.py)"),
+    "ANSWER_QUESTION_ONLY": ("verify_trajectory", "answer task: the agent's replies are only questions back to the "
+                             "customer; no fact is stated"),
+    "ANSWER_SPRAYING": ("verify_trajectory", "answer task: a required value is listed among other candidate values "
+                        "(\"it is 300, 327 or 1000\")"),
+    "ANSWER_CONTRADICTION": ("verify_trajectory", "answer task: the agent also states another value of the same kind "
+                             "(another amount, count, date, id or status) that the task does not allow"),
+    "ROUTE_TOOL_REJECTED": ("verify_trajectory", "a reward tool in the task's route failed its reverse-validation "
+                            "(known-good variants must pass, known-bad mutants must fail) and is not admitted"),
     "TRAJ_WRITE_BEFORE_IDENTITY": ("verify_trajectory", "path: a state-changing call before the customer's "
                                    "identity was established (domain identity_tools)"),
     "TRAJ_WRITE_WITHOUT_CONFIRMATION": ("verify_trajectory", "path: a write with no customer 'yes' after the "

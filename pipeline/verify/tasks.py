@@ -20,9 +20,13 @@ task is counted once, under its first failing basic check.
    known: a rule the tools already enforce does not test the agent's reading of the policy).
    A refusal / transfer task whose reference changes the state, or a transfer task whose
    reference makes no transfer, is ``TASK_OUTCOME_INCONSISTENT``.
+   For an ``"answer"`` task the state must not change either (``TASK_OUTCOME_INCONSISTENT``),
+   the facts must be valid and the reference answer must pass the answer matcher
+   (``TASK_ANSWER_INVALID``), and a reply without the facts must fail it (``TASK_NOT_FAIL_TO_PASS``).
 3. ``answer_leak`` - values the agent must obtain through tools (ids found by lookup, computed
-   prices and refunds: ``generation_notes["must_discover"]``) do not occur, as whole tokens, in
-   the instruction or the scripted customer turns (``TASK_ANSWER_LEAK``).
+   prices and refunds, the required facts of an answer task: ``generation_notes["must_discover"]``)
+   do not occur, as whole tokens, in the instruction or the scripted customer turns
+   (``TASK_ANSWER_LEAK``).
 4. ``required_tools`` - each tool the task declares required
    (:func:`pipeline.verify.mutations.required_tools`) really is: with it removed from the
    sandbox (``TOOL_DISABLED``), the reference replayed as a trajectory no longer passes the
@@ -95,6 +99,27 @@ def verify_task(task: TaskPackage, domain: Any, reverse_validation: bool = True)
         checks["fail_to_pass"] = {"passed": f2p, "notion": "initial state fails, reference passes"}
         if not f2p:
             codes.append("TASK_NOT_FAIL_TO_PASS")
+    elif outcome == "answer":
+        # the right final state is the initial one; what must fail is a reply without the facts
+        from . import answers
+        from .router import answer_facts
+
+        if task.hidden.expected_state_hash != initial_hash:
+            codes.append("TASK_OUTCOME_INCONSISTENT")
+        facts = answer_facts(task)
+        try:
+            answers.check_facts(facts)
+            ref_ok = answers.check_answer(facts, [mutations.closing_text(task)]).passed
+            empty_ok = answers.check_answer(facts, [mutations.DONE_TEXT]).passed
+        except ValueError as exc:
+            ref_ok, empty_ok = False, True
+            details["answer_error"] = str(exc)
+        checks["fail_to_pass"] = {"passed": ref_ok and not empty_ok, "facts": len(facts),
+                                  "notion": "a reply without the facts fails, the reference answer passes"}
+        if not ref_ok:
+            codes.append("TASK_ANSWER_INVALID")
+        elif empty_ok:
+            codes.append("TASK_NOT_FAIL_TO_PASS")
     else:
         consistent = task.hidden.expected_state_hash == initial_hash
         if outcome == "transfer":
@@ -128,7 +153,7 @@ def verify_task(task: TaskPackage, domain: Any, reverse_validation: bool = True)
         expected_state = sb.state
         not_required = []
         required = mutations.required_tools(task, domain)
-        closing = {"action": mutations.DONE_TEXT, "refusal": mutations.REFUSAL_TEXT, "transfer": None}[outcome]
+        closing = mutations.closing_text(task)
         for tool in required:
             v = mutations.Variant(f"without:{tool}", False, ref, final_text=closing)
             traj = mutations.to_trajectory(task, domain, v, disabled_tools=(tool,))

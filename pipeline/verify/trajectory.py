@@ -35,9 +35,9 @@ import json
 from typing import Any
 
 from pipeline.records import TaskPackage, Trajectory, Verdict
-from pipeline.sandbox import Sandbox, state_diff, validate_arguments
+from pipeline.sandbox import Sandbox, validate_arguments
 
-from . import grounding, paths, rewards
+from . import paths, rewards, router
 
 NORMAL_ENDS = ("agent_stop", "user_stop", "transfer")
 
@@ -97,44 +97,31 @@ def verify_trajectory(traj: Trajectory, task: TaskPackage, domain: Any,
     if n_known == 0 and task.expected_outcome == "action":
         codes.append("TRAJ_NO_TOOL_CALL")
 
-    # replay the successful calls: the final state for evidence and the rule checks
-    sb = Sandbox(domain, task.hidden.initial_state)
-    for c in calls:
-        if c.error is None:
-            sb.call(c.name, c.arguments)
-    final = sb.state
-    state_ok = traj.final_state_hash == task.hidden.expected_state_hash
-    if sb.state_hash() != traj.final_state_hash:
+    # the routed chain of reward tools (pipeline/verify/router.py, the domain's routing table)
+    ctx = router.build_context(traj, task, domain, expected)
+    if ctx.replay_hash != traj.final_state_hash:  # type: ignore[attr-defined]
         details["replay_hash_differs"] = True  # e.g. an injected fault; the recorded hash decides
-    outcome = state_ok
-    if not state_ok:
-        codes.append("TRAJ_WRONG_FINAL_STATE")
-        exp = expected if expected is not None else expected_state(task, domain)
-        details["state_diff"] = state_diff(exp, final, limit=20)
-    msg_i, last_text = paths.last_assistant_text(traj.messages)
-    transferred = any(c.error is None and c.name.startswith("transfer_to_human") for c in calls)
-    if task.expected_outcome == "transfer" and not transferred:
-        codes.append("TRAJ_NO_TRANSFER")
-        outcome = False
-    if task.expected_outcome == "refusal" and (transferred or not paths.states_refusal(last_text)):
-        codes.append("TRAJ_NO_REFUSAL")
-        outcome = False
-
-    violations = paths.path_violations(calls, traj.messages, domain, task.hidden.initial_state, final,
-                                       task.visible.instruction)
-    violations += grounding.ungrounded_arguments(calls, traj.messages, domain, schemas, task.visible.instruction)
-    violations.sort(key=lambda v: (v["step"] if v["step"] is not None else 1 << 30))
-    # a refusal task has nothing to claim; elsewhere a claim is false when the outcome is wrong
-    if paths.claims_success(last_text) and (not outcome or task.expected_outcome == "refusal"):
-        violations.append({"code": "TRAJ_FALSE_SUCCESS_CLAIM", "step": None, "message": msg_i,
-                           "detail": f"last agent message claims success: {last_text[:120]!r}"})
-    for v in violations:
-        if v["code"] not in codes:
-            codes.append(v["code"])
+    rt = router.router_for(domain)
+    route = rt.route(task)
+    results, chain_codes = router.run_chain(ctx, rt.chain(task))
+    outcome = ctx.outcome
+    for name, r in results.items():
+        if name == "state_hash" and not r.passed:
+            details["state_diff"] = r.details["state_diff"]
+    violations = [v for r in results.values() for v in r.violations]
+    codes += [c for c in chain_codes if c not in codes]
+    details["route"] = {"id": route.route_id, "chain": list(route.chain),
+                        "results": {n: {"passed": r.passed, "codes": r.codes} for n, r in results.items()}}
+    if "answer_match" in results:
+        details["answer"] = results["answer_match"].details
 
     format_valid = float(end_ok and not (n_bad_json or n_unknown or n_invalid))
     components = {"outcome": float(outcome), "format_valid": format_valid, "violations": float(len(violations)),
                   "tool_calls": float(len(traj.tool_calls)), "length": float(traj.completion_tokens)}
+    for name, r in results.items():  # gates with a component of their own (answer_match -> "answer")
+        comp = router.BUILTIN_TOOLS[name].component
+        if comp:
+            components[comp] = float(r.passed)
     n_ref = len(task.hidden.reference_solution)
     details.update(outcome=outcome, n_tool_calls=len(traj.tool_calls), n_unparseable=n_bad_json,
                    n_unknown_tool=n_unknown, n_invalid_args=n_invalid, finish_reason=traj.finish_reason,

@@ -18,7 +18,7 @@ from typing import Any
 
 from pipeline.domains.common import ModuleDomain
 
-from . import derivations, generator, rules, state, tools
+from . import answers, derivations, generator, rules, state, tools
 from .state import NOW
 
 
@@ -34,6 +34,8 @@ class AirlineDomain(ModuleDomain):
 
     name = "airline"
     generator_module, rules_module, tools_module, state_module = generator, rules, tools, state
+    #: Information requests (expected outcome "answer"): :mod:`pipeline.domains.airline.answers`.
+    answers_module = answers
 
     #: Tools whose successful call establishes who the customer is (optional verifier hook).
     identity_tools: set[str] = {"get_user_details"}

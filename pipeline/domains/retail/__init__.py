@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pipeline.domains.common import ModuleDomain
 
-from . import generator, rules, state, tools
+from . import answers, generator, rules, state, tools
 
 
 class RetailDomain(ModuleDomain):
@@ -28,6 +28,8 @@ class RetailDomain(ModuleDomain):
 
     name = "retail"
     generator_module, rules_module, tools_module, state_module = generator, rules, tools, state
+    #: Information requests (expected outcome "answer"): :mod:`pipeline.domains.retail.answers`.
+    answers_module = answers
 
     #: The lookups that establish who the customer is (verifier hook).
     identity_tools: set[str] = {"find_user_id_by_email", "find_user_id_by_name_zip"}

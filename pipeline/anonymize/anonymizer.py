@@ -42,6 +42,9 @@ from presidio_analyzer import AnalyzerEngine
 from ..records import LogRecord
 from .engine import (LAST_FOUR_RES, PAYMENT_ID_RE, SECRET_CONTEXT_RES, SPACY_MODEL, USER_ID_RE,
                      Detector, DetectorPool, build_analyzer, detect_patterns)
+from .config import PiiConfig, default_config, domain_keep_words, normalize_key
+from .context import (LabelFinder, adjacent_name_words, conversation_values, find_handles,
+                      handle_template, is_english_word, looks_like_handle, name_handle_pairs)
 from .pseudonymizer import Pseudonymizer, match_case, normalize
 
 #: Environment variable: default number of detector worker processes (1 when unset).
@@ -50,81 +53,31 @@ WORKERS_ENV = "TRAJPIPE_ANON_WORKERS"
 #: Entity types of secrets (never kept; replaced by same-shape random strings).
 SECRET_ENTITIES = frozenset({"PASSWORD", "API_KEY", "ACCESS_TOKEN", "SESSION_ID", "SSN"})
 
-#: JSON key (lower case, ``-`` read as ``_``) -> entity type of its string value(s). Also used
-#: for ``key=value`` parameters of URLs.
-KEY_RULES: dict[str, str] = {
-    "first_name": "FIRST_NAME", "firstname": "FIRST_NAME", "given_name": "FIRST_NAME",
-    "middle_name": "FIRST_NAME",
-    "last_name": "LAST_NAME", "lastname": "LAST_NAME", "surname": "LAST_NAME",
-    "family_name": "LAST_NAME",
-    "full_name": "PERSON", "passenger_name": "PERSON", "customer_name": "PERSON",
-    "cardholder": "PERSON", "cardholder_name": "PERSON", "holder_name": "PERSON",
-    "email": "EMAIL_ADDRESS", "email_address": "EMAIL_ADDRESS", "e_mail": "EMAIL_ADDRESS",
-    "dob": "DATE_OF_BIRTH", "date_of_birth": "DATE_OF_BIRTH", "birthdate": "DATE_OF_BIRTH",
-    "birthday": "DATE_OF_BIRTH", "birth_date": "DATE_OF_BIRTH",
-    "address1": "STREET_ADDRESS", "address_1": "STREET_ADDRESS", "address_line1": "STREET_ADDRESS",
-    "street": "STREET_ADDRESS", "street_address": "STREET_ADDRESS",
-    "address2": "ADDRESS_LINE2", "address_2": "ADDRESS_LINE2", "address_line2": "ADDRESS_LINE2",
-    "city": "CITY",
-    "zip": "ZIP", "zipcode": "ZIP", "zip_code": "ZIP", "postal_code": "ZIP", "postcode": "ZIP",
-    "user_id": "USER_ID", "username": "USER_ID", "customer_id": "USER_ID",
-    "reservation_id": "RESERVATION_ID", "reservations": "RESERVATION_ID",
-    "reservation_ids": "RESERVATION_ID", "confirmation_number": "RESERVATION_ID",
-    "order_id": "ORDER_ID", "orders": "ORDER_ID", "order_ids": "ORDER_ID",
-    "payment_id": "PAYMENT_ID", "payment_method_id": "PAYMENT_ID",
-    "last_four": "LAST_FOUR", "card_last_four": "LAST_FOUR", "last4": "LAST_FOUR",
-    "phone": "PHONE_NUMBER", "phone_number": "PHONE_NUMBER", "mobile": "PHONE_NUMBER",
-    "telephone": "PHONE_NUMBER", "tel": "PHONE_NUMBER", "cell": "PHONE_NUMBER",
-    "card_number": "CREDIT_CARD", "cc_number": "CREDIT_CARD", "credit_card_number": "CREDIT_CARD",
-    "card_no": "CREDIT_CARD", "pan": "CREDIT_CARD",
-    "password": "PASSWORD", "passwd": "PASSWORD", "pwd": "PASSWORD", "passcode": "PASSWORD",
-    "passphrase": "PASSWORD", "pin": "PASSWORD", "cvv": "PASSWORD",
-    "cvc": "PASSWORD", "security_code": "PASSWORD",
-    "api_key": "API_KEY", "apikey": "API_KEY", "x_api_key": "API_KEY", "secret": "API_KEY",
-    "client_secret": "API_KEY", "secret_key": "API_KEY", "private_key": "API_KEY",
-    "token": "ACCESS_TOKEN", "access_token": "ACCESS_TOKEN", "refresh_token": "ACCESS_TOKEN",
-    "id_token": "ACCESS_TOKEN", "auth_token": "ACCESS_TOKEN", "authorization": "ACCESS_TOKEN",
-    "bearer": "ACCESS_TOKEN",
-    "session": "SESSION_ID", "session_id": "SESSION_ID", "sessionid": "SESSION_ID",
-    "session_token": "SESSION_ID", "sid": "SESSION_ID", "cookie": "SESSION_ID",
-    "jsessionid": "SESSION_ID", "phpsessid": "SESSION_ID",
-    "ssn": "SSN", "social_security_number": "SSN",
-}
-#: JSON keys whose values are business facts, never personal: not analyzed, never rewritten.
-SKIP_KEYS = frozenset({
-    "flight_number", "origin", "destination", "cabin", "date", "status", "membership",
-    "flight_type", "insurance", "source", "brand", "country", "state", "province",
-    "created_at", "scheduled_departure_time_est", "scheduled_arrival_time_est",
-    "actual_departure_time_est", "actual_arrival_time_est", "estimated_departure_time_est",
-    "estimated_arrival_time_est", "expression", "total_baggages", "nonfree_baggages",
-    "amount", "price", "prices", "available_seats", "task_id", "trial", "reward",
-    "source_format", "gt_data_hash", "name_of_tool", "type", "role", "tool_call_id",
-    "item_id", "item_ids", "product_id", "tracking_id", "transaction_type", "balance",
-})
+#: JSON key (normalized: camelCase split, lower case, ``-`` read as ``_``) -> entity type of its
+#: string value(s), from the shipped PII config (``pii_config.yaml``, ``key_rules``). Also used
+#: for ``key=value`` parameters of URLs. An :class:`Anonymizer` uses its own config's rules.
+KEY_RULES: dict[str, str] = dict(default_config().key_rules)
+#: JSON keys whose values are business facts, never personal: not analyzed, never rewritten
+#: (the PII config's ``skip_keys``).
+SKIP_KEYS = frozenset(default_config().skip_keys)
 #: Entities replaced record-wide, also inside the policy (role=system) text.
 PROPAGATE_EVERYWHERE = frozenset({"USER_ID", "RESERVATION_ID", "PAYMENT_ID", "EMAIL_ADDRESS",
-                                  "PHONE_NUMBER", "CREDIT_CARD", "ORDER_ID"}) | SECRET_ENTITIES
+                                  "PHONE_NUMBER", "CREDIT_CARD", "ORDER_ID", "ACCOUNT_ID",
+                                  "IBAN_CODE"}) | SECRET_ENTITIES
 #: Entities replaced only where a key names them (never searched for in other strings).
 KEY_POSITION_ONLY = frozenset({"CITY"})
 NAME_ENTITIES = frozenset({"PERSON", "FIRST_NAME", "LAST_NAME"})
 #: Identifiers matched in any letter case.
-_ANY_CASE = frozenset({"USER_ID", "RESERVATION_ID", "PAYMENT_ID", "EMAIL_ADDRESS", "ORDER_ID"})
+_ANY_CASE = frozenset({"USER_ID", "RESERVATION_ID", "PAYMENT_ID", "EMAIL_ADDRESS", "ORDER_ID",
+                       "ACCOUNT_ID", "IBAN_CODE"})
+#: presidio's entity names -> the names used here.
+_ENTITY_ALIASES = {"US_SSN": "SSN"}
 
-#: Words that are never name words when NER proposes them (domain vocabulary, greetings).
-DEFAULT_KEEP_WORDS = frozenset("""
-economy basic business first class gold silver regular platinum premium airline airlines agent
-international airport intl visa mastercard master amex discover card credit gift certificate
-certificates hat user id
-reservation reservations booking thanks thank hello hi hey dear yes no okay ok sure please
-great travel insurance flight flights direct one way round trip option options total usd est pst
-am pm monday tuesday wednesday thursday friday saturday sunday january february march april may
-june july august september october november december usa airport baggage bags bag checked
-cabin seat seats refund cancel cancellation policy customer service support human mr mrs ms
-order orders item items product products exchange return returns paypal
-nah yeah yep yup nope alright cheers wow oops hmm sorry bye goodbye awesome perfect cool
-""".split())
-#: The words of the key rules ("Authorization", "Session", "Password") are never names either.
-DEFAULT_KEEP_WORDS = DEFAULT_KEEP_WORDS | {w for k in KEY_RULES for w in k.split("_") if len(w) > 2}
+#: Words that are never name words when NER proposes them: the PII config's ``keep_words``
+#: (greetings, generic business words) and the words of the key rules ("Authorization",
+#: "Session", "Password"). Each :class:`Anonymizer` adds its config's and the domains' words.
+DEFAULT_KEEP_WORDS = frozenset(default_config().keep_words) | {
+    w for k in KEY_RULES for w in k.split("_") if len(w) > 2}
 _HONORIFICS = {"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "madam", "hi", "hello", "hey",
                "dear", "thanks", "thank", "captain", "mx"}
 
@@ -151,12 +104,54 @@ _ORDER_ID_RE = re.compile(r"^#?W?(\d{5,})$")
 _YEAR_CONTEXT_RES = tuple(LAST_FOUR_RES) + tuple(rx for rxs in SECRET_CONTEXT_RES.values() for rx in rxs)
 
 
+EMAIL_FULL_RE = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+_NAME_EMAIL_RE = re.compile(r"(?P<name>[^<>@]{2,60}?)\s*<(?P<email>[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,})>")
+_NAME_PAIR_RE = re.compile(r"(?<![\w-])([A-Za-z\u00C0-\u024F]{2,}) ([A-Za-z\u00C0-\u024F]{2,})(?![\w-])")
+#: e-mail local parts that name a mailbox, not a person (never replaced as user names alone).
+_MAILBOX_WORDS = frozenset({"info", "support", "contact", "sales", "admin", "hello", "help",
+                            "noreply", "no-reply", "team", "billing", "office", "mail", "service",
+                            "orders", "booking", "bookings", "reservations", "hr", "jobs"})
+
+
+def _capitalized(fake: str) -> str:
+    """"jane wilson" -> "Jane Wilson" (a lower-case real name's fake, where it is Capitalized)."""
+    return " ".join(w[:1].upper() + w[1:] for w in fake.split(" "))
+
+
+def _shape_ok(ent: str, value: str) -> bool:
+    """Does ``value`` have the shape of ``ent``? (for keys matched by a word inside them:
+    ``home_phone``, ``billing_zip``, ``card_last4``)."""
+    v = value.strip()
+    digits = sum(c.isdigit() for c in v)
+    if ent == "PHONE_NUMBER":
+        return digits >= 7 and bool(re.fullmatch(r"[\d\s()+./-]+(?:\s*(?:x|ext\.?)\s*\d+)?", v, re.I))
+    if ent == "ZIP":
+        return 3 <= len(v) <= 10 and digits >= 1 and bool(re.fullmatch(r"[A-Za-z0-9 -]+", v))
+    if ent == "LAST_FOUR":
+        return bool(re.fullmatch(r"\d{4}", v))
+    if ent == "EMAIL_ADDRESS":
+        return "@" in v
+    if ent in NAME_ENTITIES:
+        return bool(v) and len(v) <= 80 and not digits
+    if ent == "DATE_OF_BIRTH":
+        return digits >= 4
+    if ent == "CREDIT_CARD":
+        return 12 <= digits <= 19
+    if ent == "IBAN_CODE":
+        return bool(re.fullmatch(r"[A-Za-z]{2}\d{2}[A-Za-z0-9 ]{8,40}", v))
+    if ent == "SSN":
+        return digits == 9
+    if ent in ("ACCOUNT_ID", "USER_ID"):
+        return 3 <= len(v) <= 64 and " " not in v
+    return bool(v)
+
+
 class AnonymizeInputError(ValueError):
     """A record the anonymizer refuses to pass on (the message says why, never the value)."""
 
 
 def _norm_key(k: Optional[str]) -> Optional[str]:
-    return k.lower().replace("-", "_") if isinstance(k, str) else None
+    return normalize_key(k)
 
 
 @dataclass
@@ -171,6 +166,8 @@ class _Scan:
     events: Counter = field(default_factory=Counter)  # entity -> detections
     sources: Counter = field(default_factory=Counter)  # recognizer / key rule -> detections
     value_sources: dict[str, str] = field(default_factory=dict)  # real value -> first source
+    people: set[tuple[str, str]] = field(default_factory=set)  # (first, last) name pairs
+    strings: list[str] = field(default_factory=list)  # every string value seen (registry search)
 
 
 class Anonymizer:
@@ -187,6 +184,10 @@ class Anonymizer:
     spawned pool, started for the first chunk with at least ``pool_min_texts`` new texts and
     stopped when :meth:`anonymize` is done). ``residual_scan``: re-run detection on the output (see :meth:`report`).
     ``max_text_chars`` / ``max_json_depth``: input guards (:class:`AnonymizeInputError`).
+    ``pii_config``: a :class:`~pipeline.anonymize.config.PiiConfig`, or a path (or paths) of YAML
+    files extending the shipped defaults (default: the defaults); raises
+    :class:`~pipeline.anonymize.config.PiiConfigError` for a bad file. ``audit``: run the
+    independent audit (:mod:`pipeline.anonymize.audit`) on every chunk (see :meth:`report`).
 
     After a run, :attr:`digests` holds the HMAC digests of every real personal value that was
     replaced, and :meth:`is_real` tests a candidate value against them.
@@ -201,7 +202,11 @@ class Anonymizer:
                  keep_words: Iterable[str] = (), workers: Optional[int] = None,
                  residual_scan: bool = True,
                  max_text_chars: int = 1_000_000, max_json_depth: int = 64,
-                 pool_min_texts: int = 400):
+                 pool_min_texts: int = 400, pii_config: Any = None, audit: bool = True):
+        self.config = pii_config if isinstance(pii_config, PiiConfig) else PiiConfig.load(pii_config)
+        self.key_rules = self.config.key_rules
+        self.skip_keys = frozenset(self.config.skip_keys)
+        self.audit = audit
         self.score_threshold = score_threshold
         self.chunk_size = max(1, int(chunk_size))
         self.batch_size = batch_size
@@ -218,7 +223,14 @@ class Anonymizer:
         self._pool_owned = False
         self.digests: set[str] = set()
         self.pseudonymizer = Pseudonymizer(secret, is_taken=self.is_real)
-        self._keep_words = set(DEFAULT_KEEP_WORDS) | {w.lower() for w in keep_words}
+        self._keep_words = (set(DEFAULT_KEEP_WORDS) | self.config.keep_words | domain_keep_words()
+                            | {w for k in self.key_rules for w in k.split("_") if len(w) > 2}
+                            | {w.lower() for w in keep_words})
+        self._labels = LabelFinder(self.config.id_labels, self._keep_words)
+        self._label_cache: dict[str, list[tuple[str, int, int]]] = {}
+        self._audit_counts: Counter = Counter()
+        self._audit_items: list[dict[str, str]] = []
+        self._review: list[dict[str, str]] = []
         self._ner_cache: dict[str, list[tuple[str, int, int, float, str]]] = {}
         self._pattern_cache: dict[tuple[bool, str], list] = {}  # short strings / policy texts
         self._fake_norms: set[str] = set()  # normalized pseudonyms emitted (residual scan)
@@ -227,14 +239,15 @@ class Anonymizer:
         self._residual: list[dict[str, str]] = []
         self._counts: dict[str, Counter] = {
             k: Counter() for k in ("entities", "detections", "sources", "replacements", "stats",
-                                   "residual")}
+                                   "residual", "audit")}
 
     # -- public API --------------------------------------------------------------------------
     @property
     def analyzer(self) -> AnalyzerEngine:
         """The presidio analyzer (built on first access when none was given)."""
         if self._analyzer is None:
-            self._analyzer = build_analyzer()
+            self._analyzer = build_analyzer(
+                phone_regions=tuple(r for r in self.config.phone_regions if r != "US"))
         return self._analyzer
 
     @property
@@ -317,7 +330,10 @@ class Anonymizer:
         ``records_scanned``, ``count`` (detections in the output that are not this run's
         pseudonyms), ``real_values`` (of those, how many are real values replaced elsewhere),
         ``by_entity`` and ``items`` (``record_id``, ``entity``, ``recognizer``; at most
-        200), never the values.
+        200), never the values; ``audit``: the independent audit (:mod:`pipeline.anonymize.audit`:
+        values under personal keys and high-risk shapes of the input searched for in the
+        output) - ``records``, ``leaks`` and ``suspects``, each ``count``, ``by_type`` and
+        ``items`` (``record_id``, ``type``), never the values.
         """
         c = self._counts
         return {
@@ -332,6 +348,7 @@ class Anonymizer:
             "ner_cache_hits": c["stats"]["ner_cache_hits"],
             "person_spans_dropped": c["stats"]["person_spans_dropped"],
             "phone_spans_dropped": c["stats"]["phone_spans_dropped"],
+            "audit": self._audit_report(),
             "residual": {
                 "enabled": self.residual_scan,
                 "records_scanned": c["stats"]["residual_records"],
@@ -341,6 +358,17 @@ class Anonymizer:
                 "items": list(self._residual),
             },
         }
+
+    def _audit_report(self) -> dict[str, Any]:
+        c = self._audit_counts
+        out: dict[str, Any] = {"enabled": self.audit, "records": c["records"]}
+        for kind, leak in (("leaks", True), ("suspects", False)):
+            out[kind] = {"count": c[kind],
+                         "by_type": dict(sorted((k.split(":", 1)[1], n) for k, n in c.items()
+                                                if k.startswith(kind + ":"))),
+                         "items": [{"record_id": i["record_id"], "type": i["type"]}
+                                   for i in self._audit_items if i["leak"] == leak]}
+        return out
 
     # -- input guards ------------------------------------------------------------------------
     @staticmethod
@@ -370,9 +398,19 @@ class Anonymizer:
                 f"ANON_TOO_LARGE: {where} has {len(text)} characters of free text "
                 f"(limit {self.max_text_chars})")
         scan.texts.append(text)
+        scan.strings.append(text)
+        hits = self._label_cache.get(text)
+        if hits is None:
+            hits = self._labels.find(text)
+            if len(self._label_cache) > self.NER_CACHE_MAX:
+                self._label_cache.clear()
+            self._label_cache[text] = hits
+        for ent, s, e in hits:  # "Username: tokafor482", "Order ID: 5810273946", "account 7302918845"
+            self._register(scan, text[s:e], ent, "label:" + ent.lower())
 
     # -- phase 1: collect --------------------------------------------------------------------
     def _register(self, scan: _Scan, value: str, entity: str, source: str) -> None:
+        entity = _ENTITY_ALIASES.get(entity, entity)
         value = value.strip()
         if len(value) < 2 and entity not in SECRET_ENTITIES:
             return
@@ -384,6 +422,8 @@ class Anonymizer:
                 return
             if len(words) > 1:
                 scan.extra_digests.add(self.digest(" ".join(words)))
+                if entity == "PERSON":
+                    scan.people.add((words[0], words[-1]))
             for i, w in enumerate(words):
                 if len(w) < 2:
                     continue
@@ -434,14 +474,35 @@ class Anonymizer:
             return None
         if key == "address" and isinstance(value, str):
             return "STREET_ADDRESS"
-        return KEY_RULES.get(key)
+        ent, exact = self.config.key_entity(key)
+        if ent and not exact and not _shape_ok(ent, value):
+            ent = None
+        if ent is None and key in self.config.person_keys:
+            ent = self._person_value_entity(value)
+        return ent
+
+    def _person_value_entity(self, value: str) -> Optional[str]:
+        """The entity of a value under a person key (``sender``, ``attendees``...) by its shape:
+        an e-mail, a name ("Ines Quintero"), a handle ("inesq77"); None for anything else."""
+        v = value.strip()
+        if not v or len(v) > 80:
+            return None
+        if "@" in v[1:] and EMAIL_FULL_RE.fullmatch(v):
+            return "EMAIL_ADDRESS"
+        words = v.split()
+        if 1 <= len(words) <= 4 and all(_NAME_WORD_RE.match(w) for w in words) and not all(
+                w.lower() in self._keep_words for w in words):
+            return "PERSON"
+        if len(words) == 1 and looks_like_handle(v, self._keep_words):
+            return "USER_ID"
+        return None
 
     def _collect_url_params(self, scan: _Scan, text: str) -> None:
         """``?email=...&session_id=...``: URL parameters whose name is a key rule."""
         for m in _URL_PARAM_RE.finditer(text):
             key = _norm_key(m.group("k"))
             ent = self._key_entity(key, m.group("v"))
-            if ent and key not in SKIP_KEYS:
+            if ent and key not in self.skip_keys:
                 value = m.group("v")
                 if ent in NAME_ENTITIES:
                     value = value.replace("+", " ").replace("%20", " ")
@@ -449,9 +510,13 @@ class Anonymizer:
 
     def _collect_obj(self, scan: _Scan, obj: Any, key: Optional[str], where: str) -> None:
         if isinstance(obj, dict):
-            fn, ln = obj.get("first_name"), obj.get("last_name")
+            nk = {normalize_key(k): v for k, v in obj.items() if isinstance(k, str)}
+            fn = next((nk[k] for k in ("first_name", "firstname", "given_name") if isinstance(nk.get(k), str)), None)
+            ln = next((nk[k] for k in ("last_name", "lastname", "surname", "family_name") if isinstance(nk.get(k), str)), None)
             if isinstance(fn, str) and isinstance(ln, str):
                 scan.extra_digests.add(self.digest(f"{fn} {ln}"))
+                if fn.strip() and ln.strip():
+                    scan.people.add((fn.split()[0], ln.split()[-1]))
             for k, v in obj.items():
                 if isinstance(k, str):
                     self._check_unicode(k, where)
@@ -461,12 +526,19 @@ class Anonymizer:
             for v in obj:
                 self._collect_obj(scan, v, key, where)
         elif isinstance(obj, (str, int)) and not isinstance(obj, bool):
-            if key in SKIP_KEYS:
+            if key in self.skip_keys:
                 return
             s = str(obj)
             if isinstance(obj, str):
                 self._check_unicode(s, where)
+                scan.strings.append(s)
             ent = self._key_entity(key, s)
+            if ent is None and isinstance(obj, str) and key in self.config.person_keys:
+                m = _NAME_EMAIL_RE.fullmatch(s.strip())
+                if m:  # "Ines Quintero <ines@example.org>"
+                    self._register(scan, m.group("name"), "PERSON", f"key:{key}")
+                    self._register(scan, m.group("email"), "EMAIL_ADDRESS", f"key:{key}")
+                    return
             if ent:
                 self._register(scan, s, ent, f"key:{key}")
             elif isinstance(obj, str):
@@ -535,7 +607,7 @@ class Anonymizer:
             for m in _EMBEDDED_KV_RE.finditer(text):
                 key, value = _norm_key(m.group("k")), m.group("v")
                 ent = self._key_entity(key, value)
-                if ent and key not in SKIP_KEYS:
+                if ent and key not in self.skip_keys:
                     self._register(scan, value, ent, f"embedded_key:{key}")
 
     def _collect_record(self, rec: LogRecord) -> _Scan:
@@ -565,6 +637,8 @@ class Anonymizer:
                     self._collect_obj(scan, args, None, where + " tool-call arguments")
                 else:
                     self._collect_text(scan, args, role, True, where + " tool-call arguments")
+        for value, ent, src in conversation_values(rec.messages, self._keep_words):
+            self._register(scan, value, ent, src)
         if isinstance(rec.id, str) and rec.id:  # an id made of personal data ("chat-mia.li@...")
             self._check_unicode(rec.id, "record id")
             self._collect_patterns(scan, rec.id, structured_only=True)
@@ -668,16 +742,55 @@ class Anonymizer:
                 else:
                     self._register(scan, value, ent, rec_name)
 
+    def _expand_registry(self, scan: _Scan) -> None:
+        """The record's entity registry, grown from what was found: a name's neighbouring name
+        words ("Ines" before a known "Quintero", "erikstad" after "dagny"), "Name (handle)"
+        pairs, and handles derived from a known person's name ("tokafor482", "bwhitlock")
+        anywhere in the record."""
+        known = {v.lower() for v, e in scan.values.items() if e in NAME_ENTITIES and " " not in v}
+        handles = {v for v, e in scan.values.items() if e == "USER_ID"}
+        for text in scan.strings:
+            if "(" in text:
+                for name, h in name_handle_pairs(text, self._keep_words, handles):
+                    self._register(scan, name, "PERSON", "context:name_handle")
+                    self._register(scan, h, "USER_ID", "context:name_handle")
+                    words = name.split()
+                    known.update(w.lower() for w in words)
+                    if len(words) == 1:  # "Rafe (rafe_dl)": the handle's owner
+                        scan.people.add((words[0], h.strip("@").split("_")[-1].rstrip("0123456789") or h))
+        if known:
+            for _ in range(2):  # "Tamsin Okafor": first pass Okafor, second pass a middle name
+                added = False
+                for text in scan.strings:
+                    for word, role in adjacent_name_words(text, known, self._keep_words):
+                        self._register(scan, word, role, "context:adjacent_name")
+                        known.add(word.lower())
+                        added = True
+                if not added:
+                    break
+        for text in scan.strings:  # pairs of known words next to each other are one person
+            for m in _NAME_PAIR_RE.finditer(text):
+                a, b = m.group(1), m.group(2)
+                if a.lower() in known and b.lower() in known and a.lower() != b.lower():
+                    scan.people.add((a, b))
+        for h in find_handles(scan.strings, sorted(scan.people)):
+            if h.lower() not in self._keep_words:
+                self._register(scan, h, "USER_ID", "derived:name_handle")
+
     # -- phase 2: rewrite --------------------------------------------------------------------
     def _variants(self, value: str, ent: str, fake: str) -> dict[str, str]:
         """The spellings of ``value`` to replace in text, each with its fake."""
         if ent in NAME_ENTITIES:
             cap = value[0].upper() + value[1:]
-            out = {cap: match_case(cap, fake)}
+            out = {cap: _capitalized(fake) if value.islower() else match_case(cap, fake)}
             if not value.islower():
                 out[value] = match_case(value, fake)
             if len(value) != 3:  # "MIA" is an airport code, "MIA LI" a shouted name: keep 3-letter
                 out[value.upper()] = fake.upper()
+            words = value.split()
+            if len(value) >= 3 and not any(is_english_word(w) or w.lower() in self._keep_words
+                                           for w in words):
+                out[value.lower()] = fake.lower()  # "tamsin", "dagny erikstad": not English words
             return out
         out = {value: fake}
         if ent in _ANY_CASE:
@@ -703,8 +816,22 @@ class Anonymizer:
                 elif ent == "PHONE_NUMBER" and len(d) == 10:
                     out["1" + d] = "1" + fd
                     out["+1" + d] = "+1" + fd
-        if ent == "EMAIL_ADDRESS" and "%40" not in value:
+        if ent == "EMAIL_ADDRESS" and "%40" not in value and "@" in value:
             out[value.replace("@", "%40")] = fake.replace("@", "%40")
+            local, flocal = value.split("@", 1)[0], fake.split("@", 1)[0]
+            if (len(local) >= 4 and re.search(r"[A-Za-z]", local) and local.lower() not in _MAILBOX_WORDS
+                    and not is_english_word(local) and local.lower() != flocal.lower()):
+                out.setdefault(local, flocal)  # the local part as a user name ("tokafor482")
+                out.setdefault(local.lower(), flocal.lower())
+        if ent == "IBAN_CODE":
+            compact, fcompact = re.sub(r"\s", "", value), re.sub(r"\s", "", fake)
+            out[compact] = fcompact
+            out[" ".join(compact[i:i + 4] for i in range(0, len(compact), 4))] = \
+                " ".join(fcompact[i:i + 4] for i in range(0, len(fcompact), 4))
+        if ent in ("ACCOUNT_ID", "SSN"):
+            d, fd = re.sub(r"\D", "", value), re.sub(r"\D", "", fake)
+            if len(d) == len(fd) and len(d) >= 6 and d != value:
+                out[d] = fd
         return out
 
     def _build_replacer(self, scan: _Scan):
@@ -712,8 +839,22 @@ class Anonymizer:
         fakes: dict[str, str] = {}
         table_all: dict[str, tuple[str, str]] = {}
         table_sys: dict[str, tuple[str, str]] = {}
+        locals_: dict[str, str] = {}
         for value, ent in scan.values.items():
-            fake = pz.pseudonym(value, ent)
+            if ent == "EMAIL_ADDRESS" and "@" in value:
+                locals_[value.split("@", 1)[0].lower()] = pz.pseudonym(value, ent).split("@", 1)[0]
+        people = sorted(scan.people)
+        for value, ent in scan.values.items():
+            fake = None
+            if ent == "USER_ID":
+                if value.lower() in locals_:  # the e-mail's local part as a user name
+                    fake = match_case(value, locals_[value.lower()])
+                elif not USER_ID_RE.fullmatch(value):
+                    tmpl = handle_template(value, people)
+                    if tmpl is not None:
+                        fake = pz.handle(value, tmpl)
+            if fake is None:
+                fake = pz.pseudonym(value, ent)
             fakes[value] = fake
             self._note_fake(fake, ent)
             if ent in KEY_POSITION_ONLY:
@@ -840,6 +981,7 @@ class Anonymizer:
         stop = self._chunk_stop_words(recs, scans)
         for rec, scan in zip(recs, scans):
             self._apply_ner(scan, stop, scratch)
+            self._expand_registry(scan)
             self._counts["stats"]["residual_records"] += 1
             seen = set()
             for value, ent in scan.values.items():
@@ -874,6 +1016,7 @@ class Anonymizer:
         stop = self._chunk_stop_words(recs, scans)
         for scan in scans:
             self._apply_ner(scan, stop, stats)
+            self._expand_registry(scan)
             for v in scan.values:
                 self.digests.add(self.digest(v))
             self.digests.update(scan.extra_digests)
@@ -886,7 +1029,35 @@ class Anonymizer:
             stats["records"] += 1
         if self.residual_scan and out:
             self._residual_scan(out)
+        if self.audit and out:
+            self._audit_chunk(recs, out)
         return out
+
+    REVIEW_ITEMS_MAX = 500
+
+    def _audit_chunk(self, recs: list[LogRecord], out: list[LogRecord]) -> None:
+        """The independent audit (:mod:`pipeline.anonymize.audit`) of each input / output pair:
+        counts and ids kept for the report, masked contexts for :meth:`review`."""
+        from .audit import audit_record, masked_context
+
+        for rin, rout in zip(recs, out):
+            self._audit_counts["records"] += 1
+            for f in audit_record(rin, rout, self.config, is_fake=lambda v: self._is_fake(v, "OTHER")):
+                kind = "leaks" if f.leak else "suspects"
+                self._audit_counts[kind] += 1
+                self._audit_counts[f"{kind}:{f.type}"] += 1
+                if len(self._audit_items) < self.RESIDUAL_ITEMS_MAX:
+                    self._audit_items.append({"record_id": f.record_id, "type": f.type,
+                                              "leak": f.leak})
+                if len(self._review) < self.REVIEW_ITEMS_MAX:
+                    self._review.append({"record_id": f.record_id, "type": f.type,
+                                         "leak": f.leak, "context": masked_context(rout, f)})
+
+    def review(self) -> list[dict[str, Any]]:
+        """The audit's findings for a person to judge: ``record_id``, ``type``, ``leak`` and
+        ``context`` - the output text around the finding with the value masked ("T***** O*****")
+        (in memory only; printed by ``trajpipe anonymize --review``, never written)."""
+        return list(self._review)
 
 
 def _model_name(analyzer: AnalyzerEngine) -> str:
@@ -904,6 +1075,8 @@ class _Replacer:
     """
 
     _GEN = r"(?<![A-Za-z0-9_])(?:{})(?![A-Za-z0-9_])"
+    # lower-case name words: never inside an e-mail, a URL or a file name ("tamsin.okafor@...")
+    _SOFT = r"(?<![A-Za-z0-9_.@%+/-])(?:{})(?![A-Za-z0-9_@]|[.-][A-Za-z0-9])"
     _NUM = r"(?<![A-Za-z0-9_$/:.,-])(?:{})(?![A-Za-z0-9_]|[-/:.,]\d)"
 
     def __init__(self, table: dict[str, tuple[str, str]], counter: Counter,
@@ -912,15 +1085,23 @@ class _Replacer:
         self.counter = counter
         self.trace = trace
         self.years = {v for v in table if _YEAR_LIKE_RE.fullmatch(v)}
-        words = sorted((v for v in table if not v.isdigit()), key=len, reverse=True)
+        soft = sorted((v for v, (_f, e) in table.items() if e in NAME_ENTITIES and v.islower()),
+                      key=len, reverse=True)
+        words = sorted((v for v, (_f, e) in table.items() if not v.isdigit()
+                        and not (e in NAME_ENTITIES and v.islower())), key=len, reverse=True)
         nums = sorted((v for v in table if v.isdigit() and v not in self.years), key=len,
                       reverse=True)
         parts = []
         if words:
             parts.append(self._GEN.format("|".join(map(re.escape, words))))
+        if soft:
+            parts.append(self._SOFT.format("|".join(map(re.escape, soft))))
         if nums:
             parts.append(self._NUM.format("|".join(nums)))
         self.rx = re.compile("|".join(parts)) if parts else None
+        # long digit values also when written in groups ("730 291 8845", "730.291.8845")
+        self.grouped = {v: f for v, (f, _e) in table.items()
+                        if v.isdigit() and len(v) >= 6 and f.isdigit() and len(f) == len(v)}
 
     def count(self, ent: str, original: str) -> None:
         """Count one replacement (and record it in the trace when tracing)."""
@@ -932,6 +1113,17 @@ class _Replacer:
         fake, ent = self.table[m.group(0)]
         self.count(ent, m.group(0))
         return fake
+
+    def _sub_grouped(self, m: re.Match) -> str:
+        g = m.group(0)
+        d = re.sub(r"\D", "", g)
+        fake = self.grouped.get(d)
+        if fake is None:
+            return g
+        fake, ent = fake, self.table[d][1]
+        self.count(ent, d)
+        it = iter(fake)
+        return "".join(next(it) if c.isdigit() else c for c in g)
 
     def _sub_year(self, m: re.Match) -> str:
         v = m.group("v")
@@ -948,6 +1140,8 @@ class _Replacer:
             return text
         if self.rx is not None:
             text = self.rx.sub(self._sub, text)
+        if self.grouped and _DIGIT_GROUPS_RE.search(text):
+            text = _DIGIT_GROUPS_RE.sub(self._sub_grouped, text)
         if self.years:
             for rx in _YEAR_CONTEXT_RES:
                 text = rx.sub(self._sub_year, text)
@@ -955,6 +1149,7 @@ class _Replacer:
 
 
 _LOWER_VALUE_RE = re.compile(r"[a-z]+(?:-[a-z]+)*")
+_DIGIT_GROUPS_RE = re.compile(r"(?<![\w.,/:-])\d{1,6}(?:[ .-]\d{1,6}){1,6}(?![\w]|[.,/:-]\d)")
 
 
 def _json_key_words(obj: Any, out: set[str]) -> None:
@@ -980,13 +1175,22 @@ def _json_key_words(obj: Any, out: set[str]) -> None:
 _Hit = tuple[str, int, int, float, str]  # entity, start, end, score, recognizer
 
 
+#: Detections that are never replaced (only used to veto name words): they never compete.
+_VETO_ONLY = frozenset({"LOCATION"})
+
+
 def _resolve_overlaps(hits: list[_Hit]) -> list[_Hit]:
-    """Keep the best of overlapping spans: higher score, then longer."""
+    """Keep the best of overlapping spans among the detections that are replaced: pattern and
+    presidio recognizers (context inside the pattern, checksums) before spaCy NER, then higher
+    score, then longer. A detection that is never replaced (a city, ``LOCATION``) never cancels
+    one that is (a street, a zip): those are all kept, aside."""
     kept: list[_Hit] = []
-    for h in sorted(hits, key=lambda h: (-h[3], -(h[2] - h[1]), h[1])):
+    veto = [h for h in hits if h[0] in _VETO_ONLY]
+    for h in sorted((h for h in hits if h[0] not in _VETO_ONLY),
+                    key=lambda h: (h[4] == "SpacyRecognizer", -h[3], -(h[2] - h[1]), h[1])):
         if all(h[2] <= k[1] or h[1] >= k[2] for k in kept):
             kept.append(h)
-    return sorted(kept, key=lambda h: h[1])
+    return sorted(kept + veto, key=lambda h: h[1])
 
 
 _LAYOUTS = ({}, {"separators": (",", ":")}, {"indent": 2}, {"indent": 4})

@@ -78,11 +78,29 @@ _STREET_SUFFIX = (r"Street|St|Drive|Dr|Avenue|Ave|Road|Rd|Lane|Ln|Boulevard|Blvd
                   r"Pl|Terrace|Ter|Circle|Cir|Parkway|Pkwy|Trail|Trl|Highway|Hwy|Square|Sq|Loop|Alley|"
                   r"Crescent|Row|Walk")
 STREET_RE = re.compile(
-    r"(?<![\w-])(?P<v>\d{1,6} (?:[A-Z][a-z]+ ){1,3}(?:" + _STREET_SUFFIX + r")\b\.?)"
+    r"(?<![\w-])(?P<v>\d{1,6} (?:[A-Za-z][a-z]+ ){1,3}(?i:" + _STREET_SUFFIX + r")\b\.?)"
 )
+#: US state codes (upper or lower case before a zip: "Austin TX 78750", "denver co 80203").
+US_STATES = ("AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE "
+             "NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY PR").split()
+_STATE_ALT = "|".join(US_STATES)
+#: "Austin TX 78750", "hollis nh 03049", "Denver, CO 80203": the words before a state code and a
+#: zip are a city (LOCATION: never replaced in free text, and never a person name).
+CITY_STATE_RE = re.compile(
+    r"(?<![\w-])(?P<v>[A-Za-z][a-z]+(?:[ -][A-Za-z][a-z]+)?),?\s+(?i:" + _STATE_ALT + r")\.?,?\s+\d{5}(?:-\d{4})?(?!\d)")
+#: "Austin TX", "Salt Lake City, UT": Capitalized words before an upper-case state code.
+CITY_STATE_UPPER_RE = re.compile(
+    r"(?<![\w-])(?P<v>[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2}),?\s+(?:" + _STATE_ALT + r")(?![\w-])")
+#: "dagny dot erikstad at postbox dot test", "mia(at)example(dot)com": e-mails spelled out.
+_DOT = r"(?:\s*(?:\(dot\)|\[dot\]|\{dot\})\s*|\s+dot\s+)"
+_AT = r"(?:\s*(?:\(at\)|\[at\]|\{at\})\s*|\s+at\s+)"
+EMAIL_SPELLED_RE = re.compile(
+    r"(?i)(?<![\w.@])(?P<v>[a-z0-9][a-z0-9_+-]*(?:(?:" + _DOT + r"|[._])[a-z0-9_+-]+)*" + _AT
+    + r"[a-z0-9][a-z0-9-]*(?:" + _DOT + r"[a-z0-9-]+)*" + _DOT + r"[a-z]{2,12})(?![\w@])")
 UNIT_RE = re.compile(r"(?<![\w-])(?P<v>(?:Suite|Apt\.?|Apartment|Unit) #?\d{1,5}[A-Z]?)(?![\w-])")
 ZIP_RE = re.compile(
-    r"(?:(?<![A-Za-z])(?:[A-Z]{2}),? |(?i:\b(?:zip|postal)(?: code)?(?: is|:)? ?))(?P<v>\d{5}(?:-\d{4})?)(?!\d)"
+    r"(?:(?<![A-Za-z])(?:[A-Z]{2}|(?i:" + _STATE_ALT + r"))\.?,? |(?i:\b(?:zip|postal)(?: code)?(?: is|:)? ?))"
+    r"(?P<v>\d{5}(?:-\d{4})?)(?![\d,.]\d|\d)"
 )
 LAST_FOUR_RES = (
     re.compile(r"(?i)\b(?:ending|ends|ended)(?: (?:in|with))?[\s:#*-]*(?P<v>\d{4})(?!\d)"),
@@ -265,6 +283,32 @@ def _secret_score(text: str, m: re.Match) -> Optional[float]:
     return 0.8
 
 
+_STREET_STOP = frozenset("""a an the in on at to of for and or but my your our his her their its this that
+these those with from by is are was be been i you we it me us them bags bag items item days day nights
+night hours hour people passengers tickets ticket seats seat times way minutes weeks months years""".split())
+_ADDRESS_WORD_BEFORE_RE = re.compile(
+    r"(?i)\b(?:address|addr|live|living|lives|moved|move|moving|ship|shipping|send|sent|deliver|delivery|"
+    r"located|reside|residence|street|at|to|is)\b[^\n\d]{0,20}$")
+
+
+def _street_score(text: str, m: re.Match) -> Optional[float]:
+    """A Capitalized street ("975 Sunset Drive") as is; a lower-case one ("41 quarry lane") only
+    without function words and after an address word ("moved to", "send it to", "address")."""
+    v = m.group("v")
+    words = v.split()[1:-1]
+    if all(w[:1].isupper() for w in words):
+        return 0.7
+    if any(w.lower() in _STREET_STOP for w in words):
+        return None
+    return 0.7 if _ADDRESS_WORD_BEFORE_RE.search(text[max(0, m.start() - 40):m.start()]) else None
+
+
+def _spelled_email_score(text: str, m: re.Match) -> Optional[float]:
+    """A spelled-out e-mail needs an "at" and at least one "dot" word (not "look at it")."""
+    v = m.group("v").lower()
+    return 0.8 if re.search(r"\bdot\b", v) and re.search(r"\bat\b", v) else None
+
+
 def structured_recognizers() -> list[RegexRecognizer]:
     """Fresh instances of the business-identifier recognizers (no NLP needed).
 
@@ -289,7 +333,11 @@ def personal_recognizers() -> list[RegexRecognizer]:
     return [
         RegexRecognizer("LastFourRecognizer", "LAST_FOUR", LAST_FOUR_RES, 0.8),
         RegexRecognizer("DateOfBirthRecognizer", "DATE_OF_BIRTH", [DOB_RE], 0.7),
-        RegexRecognizer("StreetAddressRecognizer", "STREET_ADDRESS", [STREET_RE], 0.7),
+        RegexRecognizer("StreetAddressRecognizer", "STREET_ADDRESS", [STREET_RE], 0.7,
+                        validate=_street_score),
+        RegexRecognizer("CityStateRecognizer", "LOCATION", [CITY_STATE_RE, CITY_STATE_UPPER_RE], 0.9),
+        RegexRecognizer("SpelledEmailRecognizer", "EMAIL_ADDRESS", [EMAIL_SPELLED_RE], 0.8,
+                        validate=_spelled_email_score),
         RegexRecognizer("AddressLine2Recognizer", "ADDRESS_LINE2", [UNIT_RE], 0.6),
         RegexRecognizer("ZipRecognizer", "ZIP", [ZIP_RE], 0.6),
         RegexRecognizer("OrderIdContextRecognizer", "ORDER_ID", [ORDER_ID_CONTEXT_RE], 0.7),
@@ -323,7 +371,7 @@ def detect_patterns(text: str, structured_only: bool = False) -> list[PatternHit
 #: words: cities in free text are not replaced, they coincide with airports).
 ANALYZED_ENTITIES = ["PERSON", "LOCATION", "PHONE_NUMBER", "CREDIT_CARD", "EMAIL_ADDRESS", "USER_ID",
                      "PAYMENT_ID", "RESERVATION_ID", "LAST_FOUR", "DATE_OF_BIRTH",
-                     "STREET_ADDRESS", "ADDRESS_LINE2", "ZIP"]
+                     "STREET_ADDRESS", "ADDRESS_LINE2", "ZIP", "IBAN_CODE", "US_SSN"]
 
 #: Regions presidio's phone matcher tries (each region is one full pass of libphonenumber over
 #: the text). US only: numbers in international ``+`` form are found whatever the region.
@@ -359,20 +407,41 @@ def _slim_pipeline(nlp) -> None:
         nlp.add_pipe(_LEMMA_PIPE, last=True)
 
 
+def national_phone_recognizer(regions: Iterable[str]) -> EntityRecognizer:
+    """presidio's ``PhoneRecognizer`` over ``regions`` (besides the US), named
+    ``PhoneRecognizerNational``; :class:`Detector` runs it only on texts with a number in
+    national (leading 0) or international (``+``) form."""
+    from presidio_analyzer.predefined_recognizers import PhoneRecognizer
+
+    rec = PhoneRecognizer(context=_PHONE_CONTEXT, supported_regions=tuple(regions))
+    rec.name = "PhoneRecognizerNational"
+    return rec
+
+
 @lru_cache(maxsize=4)
-def build_analyzer(model_name: str = SPACY_MODEL) -> AnalyzerEngine:
+def build_analyzer(model_name: str = SPACY_MODEL,
+                   phone_regions: Optional[tuple[str, ...]] = None) -> AnalyzerEngine:
     """Build (once per process and model) a fully offline presidio ``AnalyzerEngine``.
 
     spaCy NER (``PERSON`` only is requested downstream) comes from the installed model package
     ``model_name``; only its NER runs (parser, tagger, lemmatizer and the tok2vec they share
     are disabled; lemmas become lower-cased tokens for presidio's context words), which halves
     the spaCy time and leaves the entities unchanged. Recognizers:
-    presidio's ``SpacyRecognizer``, ``PhoneRecognizer`` and ``CreditCardRecognizer`` plus
-    :func:`structured_recognizers` and :func:`personal_recognizers`. Nothing is downloaded.
+    presidio's ``SpacyRecognizer``, ``PhoneRecognizer`` (US, and ``phone_regions`` - default
+    the PII config's - for national / international numbers), ``CreditCardRecognizer``,
+    ``IbanRecognizer`` and ``UsSsnRecognizer`` plus :func:`structured_recognizers` and
+    :func:`personal_recognizers`. Nothing is downloaded. Raises ``RuntimeError`` when the spaCy
+    model package is not installed.
     """
     import spacy
-    from presidio_analyzer.predefined_recognizers import (CreditCardRecognizer, PhoneRecognizer,
-                                                          SpacyRecognizer)
+    from presidio_analyzer.predefined_recognizers import (CreditCardRecognizer, IbanRecognizer,
+                                                          PhoneRecognizer, SpacyRecognizer,
+                                                          UsSsnRecognizer)
+
+    if phone_regions is None:
+        from .config import default_config
+
+        phone_regions = tuple(r for r in default_config().phone_regions if r != "US")
 
     if not spacy.util.is_package(model_name):
         raise RuntimeError(
@@ -399,11 +468,16 @@ def build_analyzer(model_name: str = SPACY_MODEL) -> AnalyzerEngine:
     # presidio scores a valid number 0.4 and lifts it over the threshold only next to a phone
     # word: bare 10-digit numbers are product/item ids far more often than phone numbers here.
     registry.add_recognizer(PhoneRecognizer(context=_PHONE_CONTEXT, supported_regions=PHONE_REGIONS))
+    if phone_regions:
+        registry.add_recognizer(national_phone_recognizer(phone_regions))
     registry.add_recognizer(CreditCardRecognizer())
+    registry.add_recognizer(IbanRecognizer())
+    registry.add_recognizer(UsSsnRecognizer())
     for rec in structured_recognizers() + personal_recognizers():
         registry.add_recognizer(rec)
     engine = AnalyzerEngine(registry=registry, nlp_engine=nlp_engine, supported_languages=["en"])
     engine.trajpipe_model = model_name  # worker processes build the same analyzer
+    engine.trajpipe_phone_regions = tuple(phone_regions)
     return engine
 
 
@@ -418,7 +492,14 @@ _NER_SCORE = 0.85  # presidio SpacyRecognizer's score
 _CAPITALIZED_RE = re.compile(r"[A-Z\u00C0-\u00DE][a-z\u00DF-\u00FF]")
 _TYPOGRAPHY = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"',
                              "\u2013": "-", "\u2014": "-", "\u00a0": " "})
-_DIGITS_FOR = {"PHONE_NUMBER": 7, "CREDIT_CARD": 12}
+_DIGITS_FOR = {"PHONE_NUMBER": 7, "CREDIT_CARD": 12, "IBAN_CODE": 8, "US_SSN": 9}
+#: Cheap gates: a presidio recognizer (by name) runs only on texts this regex finds something in.
+_GATES = {
+    "PhoneRecognizerNational": re.compile(r"(?<![\d.,])(?:\+|0)\d"),
+    "IbanRecognizer": re.compile(r"(?i)(?<![a-z0-9])[a-z]{2}\d{2}[ -]?[a-z0-9]{4}"),
+    "UsSsnRecognizer": re.compile(r"(?<!\d)\d{3}[- .]?\d{2}[- .]?\d{4}(?!\d)"),
+}
+_SSN_CONTEXT_RE = re.compile(r"(?i)\b(?:ssn|ss#|social(?:\s+security)?|ssn#|tax\s?id|tin)\b[^\n]{0,30}$")
 
 
 class Detector:
@@ -472,10 +553,15 @@ class Detector:
                 need = max((_DIGITS_FOR.get(e, 0) for e in ents), default=0)
                 if n_digits < need:
                     continue
+                gate = _GATES.get(rec.name)
+                if gate is not None and not gate.search(text):
+                    continue
                 for r in rec.analyze(text, ents, None):
                     score = r.score
                     if r.entity_type == "PHONE_NUMBER":
                         score = _presidio_phone_score(text, r.start, r.end)
+                    elif r.entity_type == "US_SSN":
+                        score = _ssn_score(text, r.start, r.end, score)
                     hits.append((r.entity_type, r.start, r.end, score,
                                  (r.recognition_metadata or {}).get("recognizer_name", rec.name)))
         return hits
@@ -484,6 +570,15 @@ class Detector:
         """Hits per text, in order."""
         ner = self._ner(texts)
         return [n + self.patterns(t) for t, n in zip(texts, ner)]
+
+
+def _ssn_score(text: str, start: int, end: int, score: float) -> float:
+    """presidio scores an SSN by its layout alone (0.5 for NNN-NN-NNNN, 0.05 for 9 bare digits) and
+    lifts it by context only with NLP artifacts: an SSN word before it -> 0.85; the dashed layout
+    alone -> 0.6; bare digits without the word -> 0 (item ids)."""
+    if _SSN_CONTEXT_RE.search(text[max(0, start - 40):start]):
+        return 0.85
+    return 0.6 if score >= 0.5 else 0.0
 
 
 def _presidio_phone_score(text: str, start: int, end: int) -> float:
@@ -501,9 +596,9 @@ def _presidio_phone_score(text: str, start: int, end: int) -> float:
 _WORKER: Optional[Detector] = None
 
 
-def _worker_init(model_name: str, batch_size: int) -> None:
+def _worker_init(model_name: str, batch_size: int, phone_regions: Optional[tuple] = None) -> None:
     global _WORKER
-    _WORKER = Detector(build_analyzer(model_name), batch_size=batch_size)
+    _WORKER = Detector(build_analyzer(model_name, phone_regions), batch_size=batch_size)
 
 
 def _worker_detect(texts: list[str]) -> list[list[Hit]]:
@@ -518,14 +613,15 @@ class DetectorPool:
     in the calling process, so the output is the same as with one process."""
 
     def __init__(self, workers: int, model_name: str = SPACY_MODEL, batch_size: int = 64,
-                 texts_per_task: int = 256):
+                 texts_per_task: int = 256, phone_regions: Optional[tuple[str, ...]] = None):
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
 
         self.workers = workers
         self.texts_per_task = texts_per_task
         self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
-                                         initializer=_worker_init, initargs=(model_name, batch_size))
+                                         initializer=_worker_init,
+                                         initargs=(model_name, batch_size, phone_regions))
 
     def detect(self, texts: list[str]) -> list[list[Hit]]:
         """Hits per text, in order (texts split across the workers by total length)."""

@@ -115,6 +115,24 @@ def match_case(template: str, fake: str) -> str:
 
 
 _WORD_RE = re.compile(r"[A-Za-z]{2,}")
+_SPELLED_DOT_RE = re.compile(r"(?i)\s*(?:\(dot\)|\[dot\]|\{dot\})\s*|\s+dot\s+")
+_SPELLED_AT_RE = re.compile(r"(?i)\s*(?:\(at\)|\[at\]|\{at\})\s*|\s+at\s+")
+
+
+def _relayout(digits: str, layout: str) -> str:
+    """``digits`` written in the layout of ``layout`` (its non-digits kept in place)."""
+    it = iter(digits)
+    return "".join(next(it, c) if c.isdigit() else c for c in layout)
+
+
+def gen_plain(pz: "Pseudonymizer", digits: str):
+    """The SSN generator of :meth:`Pseudonymizer.ssn` over the bare digits (one fake per SSN,
+    whatever its layout)."""
+    def gen(attempt: int) -> str:
+        rng = pz._rng("SSN", digits, attempt)
+        area = rng.choice([a for a in range(1, 900) if a != 666])
+        return f"{area:03d}{rng.randint(1, 99):02d}{rng.randint(1, 9999):04d}"
+    return gen
 _NAME_TOKEN_RE = re.compile(r"[A-Za-z\u00C0-\u024F]+")
 _SAFE_EMAIL_DOMAINS = {"example.com", "example.org", "example.net", "gmail.com", "yahoo.com",
                        "outlook.com", "hotmail.com", "icloud.com", "aol.com", "proton.me"}
@@ -224,7 +242,7 @@ class Pseudonymizer:
         """``first_last_dddd`` -> fake name words (shared with names) + same-length digits."""
         m = re.match(r"^([A-Za-z]+(?:_[A-Za-z]+)*)_(\d+)$", value)
         if not m:
-            return self._draw("USER_ID", value, lambda a: "user_" + self._digits("UID", value, 6, a))
+            return self.handle(value)
         words = m.group(1).split("_")
         fake_words = [self.name_token(w, "last" if i == len(words) - 1 and i > 0 else "first").lower()
                       for i, w in enumerate(words)]
@@ -262,7 +280,7 @@ class Pseudonymizer:
         keep = 0
         key = normalize(value)
         if group == "PHONE_NUMBER":
-            m = re.match(r"^\+\d{1,3}[\s.-]|^1[\s.-]", value)
+            m = re.match(r"^\+\d{1,3}[\s.-]|^1[\s.-]|^\(?0(?=\d)", value)  # +44, 1-, trunk 0
             keep = m.end() if m else 0
             key = re.sub(r"\D", "", value[keep:])
             if len(key) == 11 and key.startswith("1") and not keep:
@@ -357,6 +375,8 @@ class Pseudonymizer:
         domain kept when it is a public/example domain, else ``example.com``."""
         if "@" not in value and "%40" in value:  # percent-encoded inside a URL
             return self.email(value.replace("%40", "@")).replace("@", "%40")
+        if "@" not in value and _SPELLED_AT_RE.search(value):  # "mia dot li at example dot com"
+            return self.spelled_email(value)
         local, _, domain = value.partition("@")
         dom = domain if domain.lower() in _SAFE_EMAIL_DOMAINS else "example.com"
 
@@ -375,6 +395,114 @@ class Pseudonymizer:
             return "".join(parts) + "@" + dom
         return self._draw("EMAIL_ADDRESS", value, gen)
 
+    def spelled_email(self, value: str) -> str:
+        """"dagny dot erikstad at postbox dot test" -> a fake e-mail spelled the same way (the
+        original's "dot" / "at" words, in its letter case)."""
+        plain = _SPELLED_DOT_RE.sub(".", value)
+        plain = _SPELLED_AT_RE.sub("@", plain)
+        plain = re.sub(r"\s+", "", plain)
+        fake = self.email(plain)
+        dot = _SPELLED_DOT_RE.search(value)
+        at = _SPELLED_AT_RE.search(value)
+        dot_s = dot.group(0) if dot else " dot "
+        at_s = at.group(0) if at else " at "
+        local, _, dom = fake.partition("@")
+        return local.replace(".", dot_s) + at_s + dom.replace(".", dot_s)
+
+    def handle(self, value: str, template: Optional[tuple[str, str, str, str]] = None) -> str:
+        """A user handle. ``template`` (from :func:`pipeline.anonymize.context.handle_template`):
+        ``(form, first, last, digits)`` - the handle is derived from that person's name, so the
+        fake is derived the same way from the fake name ("tokafor482" for Tamsin Okafor ->
+        "jwilson" + 3 fake digits for her fake "Jane Wilson"). Without one: letter runs -> fake
+        name words, digit runs -> fake digits, separators kept."""
+        at = "@" if value.startswith("@") else ""
+        v = value.lstrip("@")
+        if template is not None:
+            form, first, last, digits = template
+            ff = self.name_token(first, "first").lower()
+            fl = self.name_token(last, "last").lower()
+            build = {"fl": ff + fl, "il": ff[0] + fl, "fi": ff + fl[0], "f.l": ff + "." + fl,
+                     "f_l": ff + "_" + fl, "f-l": ff + "-" + fl, "lf": fl + ff, "li": fl + ff[0],
+                     "i.l": ff[0] + "." + fl, "i_l": ff[0] + "_" + fl, "l.f": fl + "." + ff,
+                     "l_f": fl + "_" + ff, "f": ff, "l": fl}[form]
+            m = re.fullmatch(r"[A-Za-z][A-Za-z._-]*?([._-]?)(\d*)", v)
+            sep = m.group(1) if m else ""
+
+            def gen(attempt: int) -> str:
+                d = self._digits("HANDLE", v, len(digits), attempt) if digits else (
+                    self._digits("HANDLE", v, 2, attempt) if attempt else "")
+                return at + match_case(v, build) + sep + d
+            return self._draw("USER_ID", value, gen)
+
+        def gen_generic(attempt: int) -> str:
+            parts = []
+            for i, m in enumerate(re.finditer(r"[A-Za-z]+|\d+|[^A-Za-z\d]+", v)):
+                tok = m.group()
+                if tok.isalpha():
+                    if len(tok) <= 2:
+                        rng = self._rng("HANDLEL", tok.lower(), v, attempt)
+                        w = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in tok)
+                    else:
+                        w = (self.name_token(tok, "last" if i else "first") if attempt == 0 else
+                             self._faker_for("HANDLEW", tok.lower(), attempt).last_name())
+                    parts.append(match_case(tok, w.lower()) if not tok.isupper() else w.upper())
+                elif tok.isdigit():
+                    parts.append(self._digits("HANDLED", v, len(tok), attempt))
+                else:
+                    parts.append(tok)
+            return at + "".join(parts)
+        return self._draw("USER_ID", value, gen_generic)
+
+    def iban(self, value: str) -> str:
+        """An IBAN of the same country and length, same layout (spaces), letters where the real
+        one has letters and digits where it has digits, with valid ISO 7064 check digits
+        (python-stdnum's ``iban.calc_check_digits``; candidates that stdnum's country-aware
+        ``iban.is_valid`` rejects are redrawn, up to 32 times)."""
+        from stdnum import iban as std_iban
+
+        compact = re.sub(r"[\s-]", "", value).upper()
+        country = compact[:2]
+
+        def gen(attempt: int) -> str:
+            rng = self._rng("IBAN", compact, attempt)
+            cand = compact
+            for _ in range(32):
+                bban = "".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ") if c.isalpha() else
+                               str(rng.randint(0, 9)) for c in compact[4:])
+                cand = country + std_iban.calc_check_digits(country + "00" + bban) + bban
+                if std_iban.is_valid(cand):
+                    break
+            it = iter(cand)
+            return "".join(next(it) if not c.isspace() and c != "-" else c for c in value)
+        return self._draw("IBAN_CODE", value, gen)
+
+    def ssn(self, value: str) -> str:
+        """A US SSN in the layout of ``value`` that is not an invalid one (area 001-665 or
+        667-899, group 01-99, serial 0001-9999), keyed by the digits."""
+        digits = re.sub(r"\D", "", value)
+        if len(digits) != 9:
+            return self.digits_like(value, "SSN")
+        return _relayout(self._draw("SSN", digits, gen_plain(self, digits)), value)
+
+    def shape_like(self, value: str, group: str) -> str:
+        """Letters -> random letters (same case), digits -> random digits (the first one not 0
+        unless it was), punctuation kept: account numbers, ids with no other known format."""
+        def gen(attempt: int) -> str:
+            rng = self._rng(group, normalize(value), attempt)
+            out = []
+            first = True
+            for c in value:
+                if c.isdigit():
+                    out.append(c if (first and c == "0") else str(rng.randint(1 if first else 0, 9)))
+                    first = False
+                elif c.isascii() and c.isalpha():
+                    ch = rng.choice("abcdefghijklmnopqrstuvwxyz")
+                    out.append(ch.upper() if c.isupper() else ch)
+                else:
+                    out.append(c)
+            return "".join(out)
+        return self._draw(group, value, gen)
+
     def date_of_birth(self, value: str) -> str:
         """A fake birth date between 1940 and 2005, rendered in the style of ``value``.
 
@@ -388,12 +516,13 @@ class Pseudonymizer:
     def street_address(self, value: str) -> str:
         """``975 Sunset Drive`` -> a building number of as many digits + a Faker street name."""
         m = re.match(r"^\s*(\d+)\s", value)
+        dot = "." if value.endswith(".") else ""
 
         def gen(attempt: int) -> str:
             fk = self._faker_for("STREET", normalize(value), attempt)
             if not m:
-                return fk.street_name()
-            return f"{self._digits('BLDG', value, len(m.group(1)), attempt)} {fk.street_name()}"
+                return fk.street_name() + dot
+            return f"{self._digits('BLDG', value, len(m.group(1)), attempt)} {fk.street_name()}{dot}"
         return self._draw("STREET_ADDRESS", value, gen)
 
     def city(self, value: str) -> str:
@@ -423,6 +552,14 @@ class Pseudonymizer:
             return self.credit_card(value)
         if entity == "ORDER_ID":
             return self.order_id(value)
+        if entity == "IBAN_CODE":
+            return self.iban(value)
+        if entity in ("SSN", "US_SSN") and sum(c.isdigit() for c in value) == 9:
+            return self.ssn(value)
+        if entity == "ACCOUNT_ID":
+            return self.shape_like(value, "ACCOUNT_ID")
+        if entity == "USER_ID" and not re.match(r"^[A-Za-z]+(?:_[A-Za-z]+)*_\d+$", value):
+            return self.handle(value)
         if entity in ("PASSWORD", "API_KEY", "ACCESS_TOKEN", "SESSION_ID"):
             return self.secret(value, entity)
         if entity in ("LAST_FOUR", "ZIP", "PHONE_NUMBER", "ADDRESS_LINE2", "SSN"):

@@ -1,0 +1,351 @@
+"""Personal values that only context reveals: conversation turns, labels, name-derived handles.
+
+* :func:`english_words` - the English dictionary shipped inside the spaCy model package
+  (the lemmatizer's WordNet index, ~83k words; no download): "not an English word" is what
+  makes a lower-case word or a Capitalized pair look like a name.
+* :class:`LabelFinder` - labelled values in text ("Username: tokafor482", "Order ID: 5810273946",
+  "account 7302918845"), labels from the PII config's ``id_labels``.
+* :func:`conversation_values` - answers to the agent's questions: after "Could I get your full
+  name?" the reply "Tamsin Okafor" (or "tamsin okafor") is a name; after "your order number?"
+  a bare number is an order id.
+* :func:`handle_forms` / :func:`find_handles` - handles derived from a person's name (initial +
+  surname, name + digits, first.last ...), found anywhere in a record.
+* :func:`adjacent_name_words` - name words next to a known name word ("Ines" before a known
+  "Quintero", "erikstad" after a known "dagny").
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Iterable, Optional
+
+_SUFFIXES = ("'s", "s", "es", "ed", "ing", "ly", "er", "ers")
+
+
+@lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """Lower-case English words: the spaCy model package's lemmatizer index (nouns, verbs,
+    adjectives, adverbs) and its exception forms, plus spaCy's stop words. Empty when the model
+    package has no lemmatizer tables (then every word counts as "not English")."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    from .engine import build_analyzer
+
+    words: set[str] = {w.lower() for w in STOP_WORDS}
+    try:
+        # the analyzer's pipeline (built once per process) keeps the disabled lemmatizer's tables
+        nlp = build_analyzer().nlp_engine.nlp["en"]
+        lookups = nlp.get_pipe("lemmatizer").lookups
+        idx = lookups.get_table("lemma_index")
+        for pos in ("noun", "verb", "adj", "adv"):
+            words.update(w.lower() for w in (idx.get(pos) or []) if "_" not in w)
+        exc = lookups.get_table("lemma_exc")
+        for pos in ("noun", "verb", "adj", "adv"):
+            for form in (exc.get(pos) or {}):
+                words.add(form.lower())
+    except Exception:  # noqa: BLE001 - a model without tables: no dictionary, not a crash
+        pass
+    return frozenset(words)
+
+
+def is_english_word(word: str) -> bool:
+    """True if ``word`` (any case) or its stem without a common suffix is an English word."""
+    w = word.lower().replace("\u2019", "'").strip("'")
+    words = english_words()
+    if w in words:
+        return True
+    m = re.fullmatch(r"([a-z]+)'(?:s|m|re|ll|ve|d|t)", w)
+    if m and (m.group(1) in words or m.group(1).endswith("n")):  # it's, i'm, don't, we're
+        return True
+    if "-" in w and all(p in words for p in w.split("-") if p):  # canister-based, e-mail
+        return True
+    for suf in _SUFFIXES:
+        if w.endswith(suf) and len(w) - len(suf) >= 3 and w[: -len(suf)] in words:
+            return True
+    return False
+
+
+_NAME_SHAPE_RE = re.compile(r"^[A-Za-z\u00C0-\u024F]+(?:[-'][A-Za-z\u00C0-\u024F]+)*$")
+HANDLE_SHAPE_RE = re.compile(r"^@?[A-Za-z][A-Za-z0-9._-]{1,39}$")
+
+
+def looks_like_handle(value: str, keep: frozenset[str] | set[str] = frozenset()) -> bool:
+    """A user handle: one token of letters (and digits, ``_ . -``), with a lower-case letter;
+    a plain English word or a keep-word is not one unless it carries digits or ``_`` / ``.``."""
+    v = value.strip()
+    if not HANDLE_SHAPE_RE.match(v) or not any(c.islower() for c in v) or len(v) < 3:
+        return False
+    if "@" in v[1:] or v.endswith((".", "-")):
+        return False
+    marked = any(c.isdigit() for c in v) or "_" in v or "." in v.strip(".")
+    if marked:
+        return not re.fullmatch(r"[\d._-]+", v) and not re.fullmatch(r"\d{1,2}[a-z]{1,2}", v)
+    lw = v.lstrip("@").lower()
+    return lw not in keep and not is_english_word(lw) and len(lw) >= 4
+
+
+# ---------------------------------------------------------------------------- labels
+class LabelFinder:
+    """"<label> <value>" in text -> (entity, start, end) (see the module doc).
+
+    ``labels``: entity -> label regexes (the config's ``id_labels``). A value of ``ORDER_ID`` /
+    ``ACCOUNT_ID`` needs at least 5 digits; a ``USER_ID`` value must look like a handle
+    (:func:`looks_like_handle`: "and", "you", "issues" are not)."""
+
+    def __init__(self, labels: dict[str, list[str]], keep: Iterable[str] = ()):
+        self.keep = frozenset(keep)
+        self.rx = []
+        for ent, labs in labels.items():
+            alt = "|".join(f"(?:{lab})" for lab in labs)
+            self.rx.append((ent, re.compile(
+                r"(?i)(?<![\w-])(?:" + alt + r")(?![\w-])\s*(?:(?:is|was|=|:|-|#)\s*){0,2}"
+                r"(?P<v>#?@?[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]|\d(?:[ .-]?\d){4,24})")))
+
+    def find(self, text: str) -> list[tuple[str, int, int]]:
+        """Every labelled value in ``text`` as ``(entity, start, end)``."""
+        out = []
+        for ent, rx in self.rx:
+            for m in rx.finditer(text):
+                v = m.group("v")
+                if ent == "USER_ID":
+                    if not looks_like_handle(v, self.keep):
+                        continue
+                elif sum(c.isdigit() for c in v) < 5:
+                    continue
+                out.append((ent, m.start("v"), m.end("v")))
+        return out
+
+
+# ---------------------------------------------------------------------------- conversation
+#: What an agent's question asks for -> entity of the reply.
+ASK_RES: tuple[tuple[str, re.Pattern], ...] = (
+    ("PERSON", re.compile(r"(?i)\b(?:(?:full|first|last|sur|given|family)\s*name|your name|name on|"
+                          r"who am i (?:speaking|talking) (?:to|with)|whom? (?:am i|do i have)|name,? please)")),
+    ("EMAIL_ADDRESS", re.compile(r"(?i)\be-?mail\b")),
+    ("PHONE_NUMBER", re.compile(r"(?i)\b(?:phone|mobile|cell|telephone|contact number|number to reach)\b")),
+    ("ORDER_ID", re.compile(r"(?i)\border\s*(?:id|number|no\.?|#)")),
+    ("ACCOUNT_ID", re.compile(r"(?i)\b(?:account|member(?:ship)?|customer|loyalty|case|ticket)\s*(?:id|number|no\.?|#)")),
+    ("USER_ID", re.compile(r"(?i)\b(?:user\s?name|user\s?id|login|handle)\b")),
+    ("STREET_ADDRESS", re.compile(r"(?i)\b(?:address|where do you live)\b")),
+    ("DATE_OF_BIRTH", re.compile(r"(?i)\b(?:date of birth|birth ?date|birthday|dob|born)\b")),
+)
+_FILLER_RE = re.compile(
+    r"(?i)^(?:(?:sure|yes|yeah|yep|ok(?:ay)?|hi|hello|hey|of course|certainly|absolutely)\b[,.!]?\s*)*"
+    r"(?:(?:it'?s|its|this is|that'?s|that is|i'?m|i am|my (?:full )?name is|my (?:full )?name'?s|"
+    r"the name is|name is|name:|call me)\s+)?")
+_TRAIL_RE = re.compile(r"(?i)(?:[,.!\s]+(?:here|thanks|thank you|thx|please))*[\s.!,]*$")
+
+
+def _asked(text: str) -> list[str]:
+    return [ent for ent, rx in ASK_RES if rx.search(text)]
+
+
+def name_answer(text: str, keep: frozenset[str] | set[str] = frozenset()) -> Optional[str]:
+    """The name in a bare reply ("Tamsin Okafor", "it's dagny erikstad", "Sure, Mia Li."), or
+    None: 1-4 name-shaped words, none a keep-word or stop word; a single word or any word that is
+    an English word is accepted only when Capitalized."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    t = text.strip()
+    if len(t) > 80 or "\n" in t:
+        return None
+    t = _TRAIL_RE.sub("", _FILLER_RE.sub("", t, count=1))
+    words = t.split()
+    if not 1 <= len(words) <= 4 or not all(_NAME_SHAPE_RE.match(w) for w in words):
+        return None
+    for w in words:
+        lw = w.lower()
+        if lw in STOP_WORDS or lw in keep or len(w) < 2:
+            return None
+        if (is_english_word(lw) or len(words) == 1) and not w[:1].isupper():
+            return None
+    return t
+
+
+_INTRO_RE = re.compile(
+    r"(?i)(?<![\w'])(?:my name is|my name'?s|name'?s|this is|it'?s|its|i'?m|i am|call me)\s+"
+    r"(?P<v>[a-z\u00C0-\u024F][a-z\u00C0-\u024F'-]+(?:\s+(?!(?:here|and|from|with|calling)\b)"
+    r"[a-z\u00C0-\u024F][a-z\u00C0-\u024F'-]+){0,2})"
+    r"(?=\s+here\b|\s*[,.!;:)]|\s*$|\s+(?:and|from|with|calling)\b)")
+
+
+def intro_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -> list[str]:
+    """Names introduced in lower case or any case: "hi its dagny erikstad here", "i'm tamsin,"
+    (every word name-shaped, not a stop word, keep-word or English word)."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    out = []
+    for m in _INTRO_RE.finditer(text):
+        words = m.group("v").split()
+        if all(w.lower() not in STOP_WORDS and w.lower() not in keep and not is_english_word(w)
+               and len(w) >= 2 for w in words):
+            out.append(m.group("v"))
+    return out
+
+
+_ID_IN_REPLY_RE = re.compile(r"(?<![\w#])#?[A-Za-z]{0,3}\d(?:[ .-]?\d){4,24}(?![\w])")
+_PHONE_IN_REPLY_RE = re.compile(r"(?<![\w+])\+?\(?\d[\d ().-]{5,20}\d(?![\w])")
+
+
+def conversation_values(messages: list[dict], keep: frozenset[str] | set[str] = frozenset()
+                        ) -> list[tuple[str, str, str]]:
+    """``(value, entity, source)`` for the customer's replies to the agent's questions.
+
+    The user messages after an assistant message that asks for a name / e-mail / phone / order
+    or account number / user name / address / date of birth (until the next assistant message)
+    are read as that entity when they are bare: a name alone, a number alone, a handle alone.
+    Labelled and shaped values in them are found by the recognizers anyway."""
+    out: list[tuple[str, str, str]] = []
+    asked: list[str] = []
+    for m in messages:
+        if not isinstance(m, dict):
+            continue
+        role, content = m.get("role"), m.get("content")
+        if not isinstance(content, str):
+            if role == "assistant" and not m.get("tool_calls"):
+                asked = []
+            continue
+        if role == "assistant" and content.lstrip().startswith("["):
+            continue  # "[system action] ..." notes are not questions
+        if role == "assistant":
+            asked = _asked(content) if "?" in content or re.search(
+                r"(?i)\b(?:provide|tell me|give me|confirm|share|spell)\b", content) else []
+            continue
+        if role == "user":
+            out.extend((n, "PERSON", "context:intro") for n in intro_names(content, keep))
+        if role != "user" or not asked:
+            continue
+        if "PERSON" in asked:
+            name = name_answer(content, keep)
+            if name:
+                out.append((name, "PERSON", "context:asked_name"))
+                continue
+        ids = [e for e in asked if e in ("ORDER_ID", "ACCOUNT_ID")]
+        if ids or "PHONE_NUMBER" in asked:
+            t = content.strip()
+            if len(t) <= 60:
+                if ids:
+                    for mm in _ID_IN_REPLY_RE.finditer(t):
+                        out.append((mm.group(0), ids[0], "context:asked_" + ids[0].lower()))
+                if "PHONE_NUMBER" in asked and not ids:
+                    for mm in _PHONE_IN_REPLY_RE.finditer(t):
+                        if sum(c.isdigit() for c in mm.group(0)) >= 7:
+                            out.append((mm.group(0).strip(), "PHONE_NUMBER", "context:asked_phone"))
+        if "USER_ID" in asked:
+            t = _TRAIL_RE.sub("", _FILLER_RE.sub("", content.strip(), count=1))
+            if " " not in t and looks_like_handle(t, keep):
+                out.append((t.lstrip("@"), "USER_ID", "context:asked_user_id"))
+    return out
+
+
+# ---------------------------------------------------------------------------- handles
+def handle_forms(first: str, last: str) -> set[str]:
+    """Lower-case letter forms of handles derived from a name: ``tokafor``, ``tamsinokafor``,
+    ``tamsin.okafor``, ``tamsin_okafor``, ``tamsino``, ``okafort``, ``okafortamsin``, ``t.okafor``."""
+    f, l = first.lower(), last.lower()
+    forms = {f + l, f[0] + l, f + l[0], f + "." + l, f + "_" + l, f + "-" + l, l + f, l + f[0],
+             f[0] + "." + l, f[0] + "_" + l, l + "." + f, l + "_" + f}
+    return {x for x in forms if len(x) >= 4}
+
+
+_TOKEN_RE = re.compile(r"(?<![\w@.%+-])@?([A-Za-z][A-Za-z0-9._-]{2,40}[A-Za-z0-9])(?![\w@]|\.\w)")
+
+
+def handle_template(value: str, people: Iterable[tuple[str, str]]) -> Optional[tuple[str, str, str, str]]:
+    """``(form, first, last, digits)`` when ``value`` is a handle derived from one of ``people``
+    (a form of :func:`handle_forms`, or the first name, followed by optional digits), else None."""
+    v = value.lstrip("@")
+    m = re.fullmatch(r"([A-Za-z][A-Za-z._-]*?)[._-]?(\d*)", v)
+    if not m:
+        return None
+    letters, digits = m.group(1).lower(), m.group(2)
+    for first, last in people:
+        if len(first) < 2 or len(last) < 2:
+            continue
+        f, l = first.lower(), last.lower()
+        for form, tmpl in ((f + l, "fl"), (f[0] + l, "il"), (f + l[0], "fi"), (f + "." + l, "f.l"),
+                           (f + "_" + l, "f_l"), (f + "-" + l, "f-l"), (l + f, "lf"), (l + f[0], "li"),
+                           (f[0] + "." + l, "i.l"), (f[0] + "_" + l, "i_l"), (l + "." + f, "l.f"),
+                           (l + "_" + f, "l_f")):
+            if letters == form and len(form) >= 4:
+                return tmpl, first, last, digits
+        if digits and letters in (f, l) and len(letters) >= 3:
+            return ("f" if letters == f else "l"), first, last, digits
+    return None
+
+
+def find_handles(texts: Iterable[str], people: list[tuple[str, str]]) -> set[str]:
+    """Tokens in ``texts`` that are handles derived from ``people`` (never the bare name word)."""
+    if not people:
+        return set()
+    out = set()
+    for t in texts:
+        for m in _TOKEN_RE.finditer(t):
+            tok = m.group(1)
+            if any(c.isupper() for c in tok[1:]) and not any(c.isdigit() for c in tok):
+                continue  # "McDonald", "OKafor": a name, not a handle
+            if handle_template(tok, people) is not None:
+                if not any(tok.lower() == w.lower() for p in people for w in p):
+                    out.add(tok)
+    return out
+
+
+_PAREN_HANDLE_RE = re.compile(
+    r"(?<![\w-])(?P<name>[A-Z\u00C0-\u00DE][a-z\u00DF-\u00FF]+(?:[ -][A-Z\u00C0-\u00DE][a-z\u00DF-\u00FF]+){0,2})"
+    r"\s*\(\s*@?(?P<h>[A-Za-z][A-Za-z0-9._-]{1,39})\s*\)")
+
+
+def name_handle_pairs(text: str, keep: frozenset[str] | set[str] = frozenset(),
+                      handles: frozenset[str] | set[str] = frozenset()) -> list[tuple[str, str]]:
+    """"Bartholomew (bwhitlock)" -> ``[("Bartholomew", "bwhitlock")]``: a Capitalized name
+    followed by a handle in parentheses (the handle already known, or handle-shaped)."""
+    out = []
+    for m in _PAREN_HANDLE_RE.finditer(text):
+        name, h = m.group("name"), m.group("h")
+        words = name.split()
+        if any(w.lower() in keep for w in words):
+            continue
+        marked = any(c.isdigit() for c in h) or "_" in h or "." in h
+        if h[:1].isupper() and not marked:
+            continue  # "Vacuum Cleaner (Bagless)": a product and its option
+        related = any(len(w) >= 3 and w[:3].lower() in h.lower() for w in words)
+        if any(is_english_word(w) for w in words) and not related:
+            continue
+        if h in handles or looks_like_handle(h, keep):
+            out.append((name, h))
+    return out
+
+
+_WORD_RUN_RE = re.compile(r"[A-Za-z\u00C0-\u024F]+(?:['-][A-Za-z\u00C0-\u024F]+)*")
+
+
+def adjacent_name_words(text: str, known: set[str], keep: frozenset[str] | set[str]) -> list[tuple[str, str]]:
+    """Name words right next to a known name word (separated by one space): ``[(word, role)]``
+    with role ``FIRST_NAME`` (before) or ``LAST_NAME`` (after). The neighbour must be name-shaped,
+    in the same letter case style as the known word (Capitalized next to Capitalized, lower next
+    to lower), and neither an English word nor a keep-word."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    out = []
+    toks = list(_WORD_RUN_RE.finditer(text))
+    for i, m in enumerate(toks):
+        w = m.group(0)
+        if w.lower() not in known:
+            continue
+        for j, role in ((i - 1, "FIRST_NAME"), (i + 1, "LAST_NAME")):
+            if not 0 <= j < len(toks):
+                continue
+            n = toks[j]
+            gap = text[min(n.end(), m.end()):max(n.start(), m.start())]
+            if gap != " ":
+                continue
+            nw = n.group(0)
+            if nw.lower() in known or len(nw) < 2:
+                continue
+            if w[:1].isupper() != nw[:1].isupper() or (nw.isupper() and len(nw) > 1 and not w.isupper()):
+                continue
+            lw = nw.lower()
+            if lw in keep or lw in STOP_WORDS or is_english_word(lw):
+                continue
+            out.append((nw, role))
+    return out

@@ -22,7 +22,7 @@ reverse-validation passes on that domain (:func:`validate_tool`): on the known-g
 known-bad mutants of one task of every kind / variant / answer kind the tool applies to
 (:mod:`.mutations`), every known-good variant passes the tool and every mutant the tool is
 responsible for (``must_catch``) fails it. A chain naming a tool that is unknown or not admitted
-raises :class:`RewardToolRejected`. Admission is computed once per domain object and process.
+raises :class:`RewardToolRejected`. Admission is computed once per domain name and process.
 
 :func:`pipeline.verify.verify_trajectory` runs the routed chain, so the verify stage,
 ``pipeline.rewards.compute_score`` (veRL) and ``pipeline.trl_env.grpo_reward`` (TRL), which all
@@ -350,7 +350,7 @@ class Router:
         return [self.registry.get(n) for n in self.route(task).chain]
 
 
-_ROUTERS: dict[int, tuple[Any, Router]] = {}
+_ROUTERS: dict[str, Router] = {}
 
 
 def validation_cases(domain: Any) -> list[tuple[str, bool, Context]]:
@@ -366,17 +366,18 @@ def validation_cases(domain: Any) -> list[tuple[str, bool, Context]]:
 
 def router_for(domain: Any) -> Router:
     """The domain's :class:`Router`: its routing table (:func:`load_table`) and every tool the
-    table names, admitted after reverse-validation on the domain (once per domain object and
-    process). A tool no validation case exercises (e.g. ``transfer_call`` in a domain without
+    table names, admitted after reverse-validation on the domain (once per domain name and
+    process: a reconfigured copy of a domain, e.g. in a test, reuses the admitted tools, which
+    then read the copy through ``Context.domain``). A tool no validation case exercises (e.g. ``transfer_call`` in a domain without
     transfer tasks) is left out of the registry. Raises :class:`RewardToolRejected` when a tool
     fails its validation.""" 
-    hit = _ROUTERS.get(id(domain))
-    if hit is not None and hit[0] is domain:
-        return hit[1]
+    key = getattr(domain, "name", "") or f"<unnamed {id(domain)}>"
+    if key in _ROUTERS:
+        return _ROUTERS[key]
     table = load_table(getattr(domain, "name", ""))
     registry = RewardRegistry()
     router = Router(table, registry)
-    _ROUTERS[id(domain)] = (domain, router)  # no recursion while validating (build_context uses no router)
+    _ROUTERS[key] = router  # no recursion while validating (build_context uses no router)
     try:
         cases = validation_cases(domain)
         for name in dict.fromkeys(n for r in table.routes for n in r.chain):
@@ -388,7 +389,7 @@ def router_for(domain: Any) -> Router:
                 continue
             registry.admit(BUILTIN_TOOLS[name], domain, cases)
     except Exception:
-        _ROUTERS.pop(id(domain), None)
+        _ROUTERS.pop(key, None)
         raise
     return router
 

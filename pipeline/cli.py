@@ -252,7 +252,9 @@ def ingest(input: Path = typer.Option(..., "--input", "-i", help="Log file."),
 def anonymize(work: Path = typer.Option(Path("work"), help=WORK_HELP),
               eval_: bool = typer.Option(False, "--eval", help="Instead of anonymizing --work, measure recall / precision per entity type on the labelled tau-bench logs and print the table (exit 1 if a target is missed)."),
               tau: Optional[Path] = typer.Option(None, "--tau", help="tau-bench folder for --eval (default ../shared/data/tau-bench)."),
-              limit: Optional[int] = typer.Option(None, help="--eval: first N records of each log set.")) -> None:
+              limit: Optional[int] = typer.Option(None, help="--eval: first N records of each log set."),
+              pii_config: Optional[Path] = typer.Option(None, "--pii-config", help="YAML file extending the shipped PII config (key rules, person keys, keep-words, id labels, phone regions; see docs/anonymization.md)."),
+              review: bool = typer.Option(False, "--review", help="Also print the audit's findings (values under personal keys or high-risk shapes that survived) with a masked context for a person to judge; never written to a file.")) -> None:
     """Pseudonymize logs.jsonl with presidio (offline) -> anonymized.jsonl + anonymization_report.json.
 
     Pseudonyms are keyed by $TRAJPIPE_SECRET (random per run when unset; never written).
@@ -266,11 +268,24 @@ def anonymize(work: Path = typer.Option(Path("work"), help=WORK_HELP),
     from pipeline.stages import anonymize_stage
 
     recs = read_jsonl(_need(work, "logs.jsonl", "ingest"), LogRecord)
-    res = anonymize_stage(recs, os.environ.get("TRAJPIPE_SECRET"))
+    from pipeline.anonymize.config import PiiConfigError
+
+    try:
+        res = anonymize_stage(recs, os.environ.get("TRAJPIPE_SECRET"), pii_config=pii_config)
+    except PiiConfigError as exc:
+        _die(str(exc))
     write_jsonl(res.records, work / "anonymized.jsonl")
     write_jsonl(res.quarantine, work / "anonymize_quarantine.jsonl")
     (work / "anonymization_report.json").write_text(json.dumps(res.report, indent=2, default=str))
     console.print(f"anonymize: {len(recs)} in = {len(res.records)} ok + {len(res.quarantine)} quarantined")
+    audit = res.report.get("audit") or {}
+    console.print(f"audit: {audit.get('leaks', {}).get('count', 0)} leaks, "
+                  f"{audit.get('suspects', {}).get('count', 0)} suspects (values never shown)")
+    if review:
+        for item in res.anonymizer.review():
+            kind = "LEAK" if item["leak"] else "suspect"
+            console.print(f"  {kind:<7} {item['record_id']}  {item['type']:<20} {item['context']}",
+                          markup=False, highlight=False)
 
 
 @app.command()

@@ -50,13 +50,14 @@ class AnonymizeResult:
 
 
 def anonymize_stage(records: list[LogRecord], secret: str | None = None,
-                    progress: bool = True) -> AnonymizeResult:
+                    progress: bool = True, pii_config: Any = None) -> AnonymizeResult:
     """Pseudonymize ``records`` with presidio (offline). A record whose anonymization raises is
-    quarantined with ``ANON_FAILED`` and never passed on raw."""
+    quarantined with ``ANON_FAILED`` and never passed on raw. ``pii_config``: YAML file(s)
+    extending the shipped PII config (``PiiConfigError`` for a bad one)."""
     from pipeline.anonymize import Anonymizer
     from pipeline.progress import bar
 
-    anon = Anonymizer(secret=secret)
+    anon = Anonymizer(secret=secret, pii_config=pii_config)
     ok: list[LogRecord] = []
     quarantine: list[QuarantineRecord] = []
     with bar("anonymize", len(records)) if progress else _null_bar() as advance:

@@ -1,0 +1,104 @@
+"""Issue 11: the YAML PII config (shipped defaults + --pii-config), the independent audit and
+--review (masked contexts), through the library and the CLI."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from pipeline.anonymize import Anonymizer, build_analyzer
+from pipeline.anonymize.audit import audit_record, masked
+from pipeline.anonymize.config import PiiConfig, PiiConfigError, normalize_key
+from pipeline.records import LogRecord
+
+
+@pytest.fixture(scope="module")
+def analyzer():
+    return build_analyzer()
+
+
+def test_key_normalization_and_matching():
+    assert [normalize_key(k) for k in ("homePhone", "last4Digits", "postalCode", "E-Mail", "SSN",
+                                       "billing.zip", "XMLHttpId")] == [
+        "home_phone", "last4_digits", "postal_code", "e_mail", "ssn", "billing_zip", "xml_http_id"]
+    cfg = PiiConfig.load()
+    for key, ent in (("home_phone", "PHONE_NUMBER"), ("billing_zip", "ZIP"), ("card_last4", "LAST_FOUR"),
+                     ("shipping_postcode", "ZIP"), ("last4_digits", "LAST_FOUR"), ("contact_email", "EMAIL_ADDRESS")):
+        assert cfg.key_entity(key)[0] == ent, key
+    for key in ("phone_type", "zip_valid", "email_verified", "product_name", "title"):
+        assert cfg.key_entity(key)[0] is None, key
+    assert "attendees" in cfg.person_keys and "sender" in cfg.person_keys
+
+
+def test_config_extension_and_errors(tmp_path, analyzer):
+    extra = tmp_path / "company.yaml"
+    extra.write_text("key_rules:\n  ACCOUNT_ID: [crewBadge]\nkeep_words: [zorblax]\n"
+                     "id_labels:\n  ACCOUNT_ID: ['badge']\n", encoding="utf-8")
+    rec = LogRecord.model_validate({"id": "c", "messages": [
+        {"role": "tool", "tool_call_id": "t", "content": json.dumps({"crewBadge": "ZX-99812"})},
+        {"role": "user", "content": "my badge ZX-99812 and badge 4471-0932"}]})
+    plain = Anonymizer(secret="c", analyzer=analyzer)
+    out = plain.anonymize_record(rec)
+    assert "ZX-99812" in json.dumps(out.model_dump())  # unknown key, not a known shape
+    assert plain.report()["audit"]["suspects"]["count"] >= 1  # ... but the audit shows it
+    ext = Anonymizer(secret="c", analyzer=analyzer, pii_config=extra)
+    out = ext.anonymize_record(rec)
+    text = json.dumps(out.model_dump())
+    assert "ZX-99812" not in text and "4471-0932" not in text
+    assert "zorblax" in ext._keep_words and ext.config.sources[-1] == str(extra)
+    for bad, msg in (("key_rules:\n  BADGE: [x]\n", "unknown entity"), ("nope: [1]\n", "unknown section"),
+                     ("id_labels:\n  USER_ID: ['(']\n", "bad regex"), ("key_rules: [", "not valid YAML")):
+        p = tmp_path / "bad.yaml"
+        p.write_text(bad, encoding="utf-8")
+        with pytest.raises(PiiConfigError, match=msg):
+            PiiConfig.load(p)
+    with pytest.raises(PiiConfigError, match="not found"):
+        PiiConfig.load(tmp_path / "missing.yaml")
+
+
+def test_audit_sees_what_detection_misses():
+    """The audit does not use detection: a value under a personal key, an e-mail or an IBAN that
+    survived is a leak; a digit run or a handle kept is a suspect; pseudonyms are not findings."""
+    cfg = PiiConfig.load()
+    inp = LogRecord.model_validate({"id": "a", "messages": [
+        {"role": "system", "content": "Policy: call 1800-555-0100 for help."},
+        {"role": "tool", "tool_call_id": "t", "content": json.dumps(
+            {"sender": "zq_velmont", "homePhone": "415-555-0142", "item_id": "9912345678"})},
+        {"role": "user", "content": "Mail me: zq.velmont@mailhub.test, IBAN GB26QAXB40404090817263, "
+                                    "order 7744120933, Quorvin Zelmanski says hi; item 9912345678"}]})
+    findings = audit_record(inp, inp, cfg)  # an "anonymizer" that changed nothing
+    kinds = {(f.type, f.leak) for f in findings}
+    assert {("key:PERSON", True), ("key:PHONE_NUMBER", True), ("shape:email", True),
+            ("shape:iban", True), ("shape:digits", False), ("shape:name_pair", False)} <= kinds, kinds
+    assert not any("1800" in f.value for f in findings)  # the policy's number is not personal
+    assert all(f.record_id == "a" for f in findings)
+    assert masked("Tamsin Okafor") == "T***** O*****" and masked("5810273946") == "5#########"
+
+
+def test_cli_pii_config_and_review(tmp_path):
+    from pipeline.cli import app
+
+    logs = tmp_path / "in.jsonl"
+    logs.write_text(json.dumps({"id": "r1", "messages": [
+        {"role": "tool", "tool_call_id": "t", "content": json.dumps({"crewBadge": "ZX-99812"})},
+        {"role": "user", "content": "Hi, I'm Tamsin Okafor (tokafor482), badge ZX-99812."}]}) + "\n",
+        encoding="utf-8")
+    work = tmp_path / "w"
+    runner = CliRunner()
+    assert runner.invoke(app, ["ingest", "--input", str(logs), "--work", str(work)]).exit_code == 0
+    res = runner.invoke(app, ["anonymize", "--work", str(work), "--review"])
+    assert res.exit_code == 0, res.output
+    assert "suspect" in res.output and "ZX-99812" not in res.output and "Z*-9####" in res.output
+    report = json.loads((work / "anonymization_report.json").read_text())
+    assert report["audit"]["suspects"]["count"] >= 1 and "ZX-99812" not in json.dumps(report)
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("key_rules:\n  ACCOUNT_ID: [crew_badge]\n", encoding="utf-8")
+    res = runner.invoke(app, ["anonymize", "--work", str(work), "--pii-config", str(cfg)])
+    assert res.exit_code == 0, res.output
+    out = (work / "anonymized.jsonl").read_text()
+    for v in ("ZX-99812", "Tamsin", "Okafor", "tokafor482"):
+        assert v not in out, v
+    cfg.write_text("key_rules:\n  BADGE: [crew_badge]\n", encoding="utf-8")
+    res = runner.invoke(app, ["anonymize", "--work", str(work), "--pii-config", str(cfg)])
+    assert res.exit_code == 2 and "unknown entity" in res.output

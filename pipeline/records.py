@@ -149,7 +149,7 @@ class Trajectory(BaseModel):
 
     ``messages`` is the full OpenAI-format episode including the system prompt; ``finish_reason``
     is ``"agent_stop"`` (agent answered in text and the customer ended), ``"user_stop"``,
-    ``"transfer"``, ``"turn_limit"`` or ``"error"``. ``final_state_hash`` is the sandbox state
+    ``"transfer"``, ``"turn_limit"``, ``"context_full"`` (the prompt filled the model's context window) or ``"error"``. ``final_state_hash`` is the sandbox state
     hash after the episode. Token counts are totals over all turns.
     """
 

@@ -123,6 +123,27 @@ def test_backend_exception_ends_episodes_with_error():
     assert "TRAJ_ERROR" in verify_trajectory(t, tiny_task(), TinyDomain()).reason_codes
 
 
+def test_a_full_context_window_ends_only_its_own_episode():
+    """A row whose prompt fills the model's context window (CONTEXT_FULL from the backend) ends
+    that episode alone (finish_reason "context_full", an abnormal end for the verifier); the other
+    episodes of the batch go on."""
+    from pipeline.rollout.backends.base import CONTEXT_FULL
+
+    class Full(ScriptedBackend):
+        def generate(self, prompts, prefixes, sampling, grammars=None, **kw):
+            gens = super().generate(prompts, prefixes, sampling, grammars, **kw)
+            if len(self.calls) == 1:
+                gens[1] = Generation(text="", prompt_tokens=8192, completion_tokens=0, finish_reason=CONTEXT_FULL)
+            return gens
+
+    be = Full([[SET_A, SET_A], ["Done, flag a is set."], ["You're welcome."]])
+    good, full = run_rollouts([tiny_task()], be, lambda n: TinyDomain(), RolloutConfig(k=2, max_turns=5))
+    assert [c[0] for c in be.calls] == [2, 1, 1]
+    assert good.finish_reason == "agent_stop" and verify_trajectory(good, tiny_task(), TinyDomain()).passed
+    assert full.finish_reason == "context_full" and full.n_turns == 0 and not full.tool_calls
+    assert "TRAJ_ABNORMAL_END" in verify_trajectory(full, tiny_task(), TinyDomain()).reason_codes
+
+
 @pytest.mark.slow
 def test_real_teacher_generates_tokens(teacher):
     prompts = [[{"role": "user", "content": "Name a colour."}], [{"role": "user", "content": "Count to three."}]]

@@ -158,3 +158,23 @@ def test_harness_rollouts_on_vllm_verify(vllm_backend):
     verdicts = verify_all(trajs, {t.task_id: t for t in tasks}, get_domain)
     assert len(verdicts) == 4 and all(v.reason_codes or v.passed for v in verdicts)
     print("verdicts", [(v.passed, v.reason_codes) for v in verdicts])
+
+
+@needs_vllm
+def test_a_prompt_that_fills_the_context_ends_alone(vllm_backend):
+    """A prompt longer than the context window is not sent to the engine (which would fail the
+    whole batch): its row comes back CONTEXT_FULL, the other rows are generated, and a row near
+    the limit gets only the tokens that fit."""
+    from pipeline.rollout.backends.base import CONTEXT_FULL
+
+    be = vllm_backend
+    limit = be.engine_options["max_model_len"]
+    short = [{"role": "user", "content": "Name a colour."}]
+    huge = [{"role": "user", "content": "word " * (limit + 100)}]
+    gens = be.generate([short, huge], [None, None], SamplingConfig(max_new_tokens=8, temperature=0.0))
+    assert gens[1].finish_reason == CONTEXT_FULL and gens[1].completion_tokens == 0
+    assert gens[0].finish_reason in ("stop", "length") and 0 < gens[0].completion_tokens <= 8
+    n_near = limit - 4 - len(be.tokenizer.encode(be.render(short, None), add_special_tokens=False))
+    near = [{"role": "user", "content": "Name a colour." + " word" * n_near}]
+    (g,) = be.generate([near], [None], SamplingConfig(max_new_tokens=64, temperature=0.0))
+    assert g.finish_reason != CONTEXT_FULL and g.prompt_tokens + g.completion_tokens < limit

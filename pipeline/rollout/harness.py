@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterable
 
 from pipeline.faults import FaultConfig, FaultInjector
 from pipeline.records import TaskPackage, Trajectory, stable_hash
-from pipeline.rollout.backends.base import Backend, Generation, SamplingConfig
+from pipeline.rollout.backends.base import CONTEXT_FULL, Backend, Generation, SamplingConfig
 from pipeline.rollout import grammar as gr
 from pipeline.rollout.hints import HINT_MODES, guided_turn, hint_text
 from pipeline.rollout.prompting import (clean_unicode, parse_tool_calls, render_for_model, system_prompt,
@@ -276,6 +276,9 @@ def run_rollouts(tasks: Iterable[TaskPackage], backend: Backend, domain_for: Cal
                 r = e.user.parse(g.text)
                 e.awaiting = "agent"
                 _customer_says(e, r.text, r.stop, "user_stop")
+                continue
+            if g.finish_reason == CONTEXT_FULL:  # the prompt fills the context window: this episode ends
+                e.done, e.finish_reason = True, CONTEXT_FULL
                 continue
             e.prompt_tokens += g.prompt_tokens
             e.completion_tokens += g.completion_tokens

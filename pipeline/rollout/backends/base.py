@@ -18,6 +18,11 @@ class SamplingConfig:
         return dict(self.__dict__)
 
 
+#: ``Generation.finish_reason`` of a row whose prompt already fills the model's context window:
+#: nothing was generated; the harness ends that episode alone (``finish_reason`` "context_full")
+CONTEXT_FULL = "context_full"
+
+
 @dataclass
 class Generation:
     """One completion.
@@ -34,7 +39,7 @@ class Generation:
     text: str
     prompt_tokens: int
     completion_tokens: int
-    finish_reason: str = "stop"  # "stop" | "length"
+    finish_reason: str = "stop"  # "stop" | "length" | CONTEXT_FULL
     token_ids: list[int] = field(default_factory=list)
     logprobs: list[float] = field(default_factory=list)
     prompt_token_ids: list[int] = field(default_factory=list)

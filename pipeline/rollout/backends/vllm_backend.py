@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipeline.rollout.backends.base import Generation, SamplingConfig, template_supports_tools
+from pipeline.rollout.backends.base import CONTEXT_FULL, Generation, SamplingConfig, template_supports_tools
 from pipeline.rollout.models import ModelSpec, ensure_safetensors
 
 VLLM_MISSING = ("vLLM is not installed or does not import: `pip install vllm` (GPU) or `bash scripts/install.sh "
@@ -150,19 +150,36 @@ class VLLMBackend:
         tools = tools or [None] * len(prompts)
         texts = [self.render(p, x, t) for p, x, t in zip(prompts, prefixes, tools)]
         grammars = grammars or [None] * len(texts)
-        params = []
-        for g in grammars:
+        params, rows, out_of_room = [], [], {}
+        limit = int(self.engine_options.get("max_model_len") or 0)
+        for i, (text, g) in enumerate(zip(texts, grammars)):
+            max_tokens = sampling.max_new_tokens
+            if limit:
+                # a row whose prompt leaves no room in the context window ends alone (a batch-wide
+                # engine error would end every episode of the batch); the rest get what is left
+                n_prompt = len(self.tokenizer.encode(text, add_special_tokens=False))
+                if n_prompt >= limit - 1:
+                    out_of_room[i] = n_prompt
+                    continue
+                max_tokens = min(max_tokens, limit - n_prompt - 1)
             extra = {}
             if g:
                 from vllm.sampling_params import StructuredOutputsParams
                 extra["structured_outputs"] = StructuredOutputsParams(structural_tag=g)
-            params.append(SamplingParams(max_tokens=sampling.max_new_tokens, temperature=sampling.temperature,
+            params.append(SamplingParams(max_tokens=max_tokens, temperature=sampling.temperature,
                                          top_p=sampling.top_p if sampling.temperature > 0 else 1.0,
                                          stop=["<|im_end|>"] if g else ["<|im_end|>", "</tool_call>"],
                                          include_stop_str_in_output=True, logprobs=1, **extra))
-        results = self.llm.generate(texts, params, use_tqdm=False)
+            rows.append(i)
+        results = self.llm.generate([texts[i] for i in rows], params, use_tqdm=False) if rows else []
+        by_row = dict(zip(rows, results))
         out = []
-        for r in results:
+        for i in range(len(texts)):
+            if i in out_of_room:
+                out.append(Generation(text="", prompt_tokens=out_of_room[i], completion_tokens=0,
+                                      finish_reason=CONTEXT_FULL))
+                continue
+            r = by_row[i]
             c = r.outputs[0]
             ids = list(c.token_ids)
             text = c.text.replace("<|im_end|>", "")

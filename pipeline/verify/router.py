@@ -311,6 +311,7 @@ class RewardRegistry:
     def __init__(self) -> None:
         self._admitted: dict[str, RewardTool] = {}
         self.validation: dict[str, dict[str, Any]] = {}
+        self.validated_on = ""  # the domain the admitted tools were validated on (validation_domain)
 
     def admit(self, tool: RewardTool, domain: Any, cases: list[tuple[str, bool, Context]]) -> dict[str, Any]:
         """Validate ``tool`` on ``cases`` and admit it. Raises :class:`RewardToolRejected` with the
@@ -364,6 +365,19 @@ def validation_cases(domain: Any) -> list[tuple[str, bool, Context]]:
     return out
 
 
+def validation_domain(domain: Any) -> Any:
+    """The domain the built-in reward tools are reverse-validated on for ``domain``: itself when
+    it can generate tasks (``task_kinds``), else the bundled airline domain (a domain with tools
+    but no task generator, e.g. a minimal plug-in, has no cases of its own; the built-in tools are
+    domain-agnostic code, so they are admitted on the reference domain's validation, and
+    ``RewardRegistry.validated_on`` says so)."""
+    if getattr(domain, "task_kinds", None):
+        return domain
+    from pipeline.domains import get_domain
+
+    return get_domain("airline")
+
+
 def router_for(domain: Any) -> Router:
     """The domain's :class:`Router`: its routing table (:func:`load_table`) and every tool the
     table names, admitted after reverse-validation on the domain (once per domain name and
@@ -379,15 +393,17 @@ def router_for(domain: Any) -> Router:
     router = Router(table, registry)
     _ROUTERS[key] = router  # no recursion while validating (build_context uses no router)
     try:
-        cases = validation_cases(domain)
+        vdom = validation_domain(domain)
+        registry.validated_on = getattr(vdom, "name", "")
+        cases = validation_cases(vdom)
         for name in dict.fromkeys(n for r in table.routes for n in r.chain):
-            report = validate_tool(BUILTIN_TOOLS[name], domain, cases)
+            report = validate_tool(BUILTIN_TOOLS[name], vdom, cases)
             if report["good"] == 0 and not report["misclassified"]:
                 # nothing of this domain exercises the tool (e.g. no transfer task): it stays out
                 # of the registry, and a task routed to it fails with RewardToolRejected
                 registry.validation[name] = report
                 continue
-            registry.admit(BUILTIN_TOOLS[name], domain, cases)
+            registry.admit(BUILTIN_TOOLS[name], vdom, cases)
     except Exception:
         _ROUTERS.pop(key, None)
         raise

@@ -53,7 +53,7 @@ HINTED_MEANING = (
     "agent episodes: when the teacher failed a task, it was given help derived from the task's hidden reference "
     "solution **during generation only**: `plan` (the reference's tool sequence and confirmation points, as text "
     "appended to the system prompt), `example` (a worked conversation of another instance of the same task kind, "
-    "with other records, appended to the system prompt) or `guided` (no text: the decoding grammar admitted only "
+    "with other records, appended to the system prompt) or `guided` (the plan text, and the decoding grammar admitted only "
     "the reference's next tool at a tool-call turn; the model wrote every argument value and every word). The help "
     "is never in the data: the exported messages carry the ordinary system prompt, and the exporter refuses to "
     "write when a line of a regenerated help text appears in any column of any file. A helped rollout is kept "

@@ -205,7 +205,8 @@ def test_turn_kinds(compiler):
     assert not matches(compiler, grammars["text"], call)
     # ... nor an invented tag of the same family (seen from the bundled model on the airline tasks)
     for bad in ("<tool_call>", "<tool_response>", "</tool_response>", "<tool_response_json>",
-                "<tool_response:custom_code_value>", "<tool_response_4>", "</tool_call>"):
+                "<tool_response:custom_code_value>", "<tool_response_4>", "</tool_call>", "<tool>",
+                "<tool-call>", "<tool-response>", "```python\nimport requests\n```"):
         for text in (bad, f"Here you go: {bad} ok", f"Done.\n{bad}\n{{\"a\": 1}}"):
             assert not matches(compiler, grammars["text"], text), text
             assert not matches(compiler, grammars["any"], text), text

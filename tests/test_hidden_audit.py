@@ -184,7 +184,7 @@ def test_hint_lines_rule(hinted):
     from pipeline.export.writer import hint_lines
 
     assert plan[-1] not in hint_lines(shared, "plan") and len(hint_lines(shared, "plan")) == len(plan) - 1
-    assert hint_lines(task, "guided") == [] and hint_lines(task, "none") == []
+    assert hint_lines(task, "guided") == hint_lines(task, "plan") and hint_lines(task, "none") == []  # guided shows the plan
 
 
 def test_clean_hinted_export_passes_and_holds_no_help_line(hinted):

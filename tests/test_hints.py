@@ -144,7 +144,8 @@ def test_example_is_another_instance_and_leaks_no_hidden_value():
     # a task without a kind has no example
     bare = package("airline", "cancel_reservation").model_copy(update={"task_kind": None})
     assert example_conversation(bare, AIRLINE) is None and hint_text(bare, AIRLINE, "example") is None
-    assert hint_text(bare, AIRLINE, "none") is None and hint_text(bare, AIRLINE, "guided") is None
+    assert hint_text(bare, AIRLINE, "none") is None
+    assert hint_text(bare, AIRLINE, "guided") == hint_text(bare, AIRLINE, "plan") == plan_text(bare, AIRLINE)
     with pytest.raises(ValueError, match="unknown hint mode"):
         hint_text(bare, AIRLINE, "answers")
 
@@ -266,7 +267,9 @@ def test_guided_rollout_grammars_follow_the_reference():
         offered.append(sorted(e["begin"] for e in fmt.get("elements", [fmt]) if e["type"] == "tag"))
     names = [c.name for c in task.hidden.reference_solution]
     assert offered == [[gr.call_begin(names[0])], [gr.call_begin(names[1])], [], [gr.call_begin(names[2])], []]
-    assert all(HINT_HEADER not in p[0]["content"] for p, _ in be.rows)  # guided: no text help
+    # guided: the plan text in every agent prompt too (generation only: never in the messages)
+    assert all(p[0]["content"].endswith(plan_text(task, AIRLINE)) for p, _ in be.rows)
+    assert all(HINT_HEADER not in (m.get("content") or "") for m in t.messages)
     assert t.hint_mode == "guided" and t.trajectory_id.endswith("-guided-s0")
     assert verify_trajectory(t, task, AIRLINE).passed
 

@@ -11,7 +11,7 @@ import pytest
 
 from pipeline.rollout.backends import AUTO_ENV, load_backend, resolve_backend, vllm_usable
 from pipeline.rollout.backends.base import Generation, SamplingConfig
-from pipeline.rollout.backends.vllm_backend import CPU_KV_CACHE_GIB, GIB, engine_options
+from pipeline.rollout.backends.vllm_backend import CPU_KV_CACHE_GIB, CPU_KV_CACHE_MAX_GIB, GIB, cpu_kv_cache_gib, engine_options
 
 # the xgrammar structural tag of the brief: free text until <tool_call>, then one get_user_details call
 STRUCTURAL_TAG = {"type": "structural_tag", "format": {
@@ -30,7 +30,10 @@ needs_vllm = pytest.mark.skipif(not vllm_usable(), reason="vLLM is not importabl
 def test_engine_options_cpu_and_gpu_defaults(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps({"max_position_embeddings": 2048}))
     cpu = engine_options(str(tmp_path), cpu=True, seed=7, batch_size=8)
-    assert cpu["kv_cache_memory_bytes"] == int(CPU_KV_CACHE_GIB * GIB) and cpu["enforce_eager"] is True
+    assert CPU_KV_CACHE_GIB * GIB <= cpu["kv_cache_memory_bytes"] <= CPU_KV_CACHE_MAX_GIB * GIB
+    assert cpu["kv_cache_memory_bytes"] == int(cpu_kv_cache_gib() * GIB) and cpu["enforce_eager"] is True
+    # a quarter of the available memory, within [2, 8] GiB
+    assert (cpu_kv_cache_gib(4.0), cpu_kv_cache_gib(20.0), cpu_kv_cache_gib(100.0)) == (2.0, 5.0, 8.0)
     assert cpu["seed"] == 7 and cpu["enable_prefix_caching"] and "batch_size" not in cpu
     assert cpu["max_model_len"] == 2048  # capped by the model's own limit
     assert "gpu_memory_utilization" not in cpu

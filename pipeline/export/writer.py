@@ -209,8 +209,8 @@ def _without_call_arguments(value: Any) -> Any:
 #: Help lines shorter than this are trivial (list numbers, ``</tool_call>``, ``Tool: <tool_response>``,
 #: a ``[]`` tool result): too generic to tell help text from ordinary text.
 HINT_LINE_MIN = 20
-#: Help modes that put text into the teacher's prompt (``guided`` helps through the grammar only).
-HINT_TEXT_MODES = ("plan", "example")
+#: Help modes that put text into the teacher's prompt (``guided``: the plan text plus the grammar).
+HINT_TEXT_MODES = ("plan", "example", "guided")
 
 
 def _ordinary_text(task: TaskPackage) -> str:
@@ -233,7 +233,7 @@ def hint_lines(task: TaskPackage, mode: str, domain: Any = None) -> list[str]:
     occur in the ordinary visible prompt (:func:`_ordinary_text`): shared lines are not help.
     Lines keep their labels (``Customer:`` / ``Agent:`` / ``Tool:`` in an ``example``), so the
     audit looks for the help *as shown*, not for ordinary replies that resemble it. Empty for
-    ``none`` / ``guided`` (no text) and for an ``example`` the domain cannot generate.
+    ``none`` (no text) and for an ``example`` the domain cannot generate.
     """
     from ..rollout.hints import hint_text
 

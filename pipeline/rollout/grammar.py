@@ -41,10 +41,11 @@ from pipeline.rollout.users import HARNESS_NOTE_MARK
 TURN_KINDS = ("any", "call", "text")
 CALL_OPEN = "<tool_call>"
 CALL_CLOSE = "</tool_call>"
-#: what a text reply may not contain: a call opening (a call is its own turn) or anything shaped
-#: like a tool response tag (only the sandbox writes those; small models like to echo the last one,
-#: or invent variants such as ``<tool_response_json>``)
-TEXT_EXCLUDES = ("<tool_", "</tool_")
+#: what a text reply to a customer may not contain: a call opening (a call is its own turn),
+#: anything shaped like a tool tag (only the sandbox writes tool responses; small models like to
+#: echo the last one or invent variants: ``<tool_response_json>``, ``<tool-call>``, ``<tool>``), or
+#: a code fence (the bundled model answered customers with Python snippets)
+TEXT_EXCLUDES = ("<tool", "</tool", "```")
 CALL_END = "}\n" + CALL_CLOSE
 #: identifier-typed argument names (grounded decoding): ``id``, ``user_id``, ``item_ids``, ...
 ID_KEY_RE = re.compile(r"(^|_)ids?$")

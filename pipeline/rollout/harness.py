@@ -123,7 +123,7 @@ def _start(task: TaskPackage, i: int, domain: Any, cfg: RolloutConfig, native: b
         injector = FaultInjector(cfg.faults, seed, list(cfg.failure_modes.get(task.blueprint_id, [])))
     ep = _Episode(task, i, Sandbox(domain, task.hidden.initial_state, faults=injector), msgs, user, seed, injector)
     ep.domain = domain
-    ep.hint = hint_text(task, domain, cfg.hints) if cfg.hints in ("plan", "example") else None
+    ep.hint = hint_text(task, domain, cfg.hints)
     ep.budget = gr.turn_token_budget(vis.tools, cfg.sampling.max_new_tokens)
     return ep
 

@@ -16,10 +16,11 @@ Help modes (:data:`HINT_MODES`, ``--hints``):
 * ``example``: a worked conversation of *another* instance of the same task kind and variant
   (fresh fictional records from the domain's generator, its reference played in a sandbox),
   appended to the system prompt.
-* ``guided``: no text; the grammar of each turn (:mod:`pipeline.rollout.grammar`) admits only the
-  reference's next tool at a tool-call turn, no write before the reference's reads, and text
-  only where the reference has nothing left to call. The model still writes every argument value
-  and every word to the customer.
+* ``guided``: the ``plan`` text, and the grammar of each turn (:mod:`pipeline.rollout.grammar`)
+  admits only the reference's next tool at a tool-call turn, no write before the reference's
+  reads, and text only where the reference has nothing left to call. The model still writes
+  every argument value and every word to the customer (the plan tells it what the last words
+  must do: refuse, confirm, hand over).
 
 ``--hint-when`` (:data:`HINT_WHEN`): ``always`` helps every episode; ``fallback`` helps only
 tasks whose unhelped rollouts all failed (the zero-variance groups RL cannot use either), in a
@@ -105,11 +106,12 @@ def example_conversation(task: TaskPackage, domain: Any, seed_offset: int = 7919
 
 
 def hint_text(task: TaskPackage, domain: Any, mode: str) -> str | None:
-    """The help text appended to the system prompt for ``mode`` (``plan`` / ``example``), None for
-    ``none`` and ``guided`` (help through the grammar only). Raises ValueError for an unknown mode."""
+    """The help text appended to the system prompt for ``mode``: the plan for ``plan`` and
+    ``guided`` (which adds the grammar), the worked example for ``example``, None for ``none``.
+    Raises ValueError for an unknown mode."""
     if mode not in HINT_MODES:
         raise ValueError(f"unknown hint mode {mode!r}; choose one of {', '.join(HINT_MODES)}")
-    if mode == "plan":
+    if mode in ("plan", "guided"):
         return plan_text(task, domain)
     if mode == "example":
         return example_conversation(task, domain)

@@ -23,6 +23,8 @@ VLLM_MISSING = ("vLLM is not installed or does not import: `pip install vllm` (G
 # overrides it) replaces that check and skips the warm-up pass. 2 GiB hold about 93,000 tokens of
 # SmolLM2-135M (23 KB per token in bfloat16), 11 full 8,192-token sequences.
 CPU_KV_CACHE_GIB = 2.0
+#: ... and at most this much (GiB): enough for a few hundred episodes of a few thousand tokens
+CPU_KV_CACHE_MAX_GIB = 8.0
 DEFAULT_MAX_MODEL_LEN = 8192  # an airline episode of 5 turns stays under ~5,000 tokens; capped by the model's own limit
 GIB = 1 << 30
 
@@ -51,12 +53,28 @@ def model_max_len(folder: str) -> int | None:
     return None
 
 
+def cpu_kv_cache_gib(mem_available_gib: float | None = None) -> float:
+    """The default KV-cache size on CPU, GiB: a quarter of the memory available now
+    (``/proc/meminfo`` MemAvailable, or ``mem_available_gib``), at least :data:`CPU_KV_CACHE_GIB`
+    (2) and at most :data:`CPU_KV_CACHE_MAX_GIB` (8). The harness sends every live episode in one
+    batch: when their prompts do not fit in the cache together, the prefix cache of one turn is
+    evicted before the next and every turn re-reads the whole conversation."""
+    if mem_available_gib is None:
+        try:
+            with open("/proc/meminfo") as f:
+                kib = next(int(ln.split()[1]) for ln in f if ln.startswith("MemAvailable:"))
+            mem_available_gib = kib / (1 << 20)
+        except (OSError, StopIteration, ValueError):
+            mem_available_gib = 0.0
+    return float(min(CPU_KV_CACHE_MAX_GIB, max(CPU_KV_CACHE_GIB, mem_available_gib / 4)))
+
+
 def engine_options(folder: str, cpu: bool, max_model_len: int | None = None, seed: int = 0,
                    kv_cache_gib: float | None = None, **engine_kwargs: Any) -> dict[str, Any]:
     """The keyword arguments for ``vllm.LLM``: prefix caching on, the engine ``seed`` (requests
     carry none: a per-request seed crashed the CPU engine, "CPU Generator does not use offset"),
     ``max_model_len`` (default 8,192 capped by the model's limit) and the KV-cache size:
-    ``kv_cache_gib`` where given (GPU or CPU); else on CPU 2 GiB unless the caller chose
+    ``kv_cache_gib`` where given (GPU or CPU); else on CPU :func:`cpu_kv_cache_gib` unless the caller chose
     ``gpu_memory_utilization`` / ``kv_cache_memory_bytes`` (vLLM's ``VLLM_CPU_KVCACHE_SPACE`` still
     wins inside vLLM); on GPU vLLM's own default (``gpu_memory_utilization`` 0.9). On CPU also
     ``enforce_eager=True`` unless given: vLLM's CPU default compiles the model with inductor at
@@ -68,7 +86,7 @@ def engine_options(folder: str, cpu: bool, max_model_len: int | None = None, see
     if kv_cache_gib is not None:
         opts["kv_cache_memory_bytes"] = int(kv_cache_gib * GIB)
     elif cpu and "gpu_memory_utilization" not in engine_kwargs and "kv_cache_memory_bytes" not in engine_kwargs:
-        opts["kv_cache_memory_bytes"] = int(CPU_KV_CACHE_GIB * GIB)
+        opts["kv_cache_memory_bytes"] = int(cpu_kv_cache_gib() * GIB)
     if cpu:
         opts["enforce_eager"] = True
     opts.update(engine_kwargs)

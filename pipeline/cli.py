@@ -82,8 +82,9 @@ GROUNDED_HELP = ("With the grammar, identifier arguments (id, *_id, *_ids) may o
                  "already seen in the conversation (grounded decoding).")
 HINTS_HELP = ("Help for the teacher during generation only (STaR rationalization; never in the exported "
               "messages): none; plan (the reference's tool sequence and confirmation points, as text); example "
-              "(a worked conversation of another instance of the same task kind); guided (the grammar admits "
-              "only the reference's next tool at a tool-call turn; the model writes every value and word).")
+              "(a worked conversation of another instance of the same task kind); guided (the plan, and the "
+              "grammar admits only the reference's next tool at a tool-call turn; the model writes every value "
+              "and word).")
 HINT_WHEN_HELP = ("always: help every episode; fallback: first roll out without help, then help only tasks whose "
                   "unhelped rollouts all failed (k more, helped episodes).")
 BASE_URL_HELP = "--backend openai: server URL up to /v1, e.g. http://localhost:8000/v1."

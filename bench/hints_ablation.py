@@ -18,7 +18,7 @@ column is each setting's pass rate over it (``inf`` where the baseline passes no
 Usage (a work folder after ``trajpipe synthesize`` + ``trajpipe verify``)::
 
     python bench/hints_ablation.py --work W --k 2 [--backend vllm] [--modes none,guided]
-        [--grammar both|on|off] [--max-turns 8] [--json out.json]
+        [--grammar both|on|off] [--max-turns 8] [--limit N] [--json out.json]
 """
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def main() -> None:
     ap.add_argument("--grammar", default="both", choices=["both", "on", "off"])
     ap.add_argument("--max-turns", type=int, default=8)
     ap.add_argument("--max-new-tokens", type=int, default=64)
-    ap.add_argument("--limit", type=int, default=None, help="first N verified tasks only")
+    ap.add_argument("--limit", type=int, default=None, help="N verified tasks, evenly spaced over tasks.jsonl")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", default=None)
     a = ap.parse_args()
@@ -85,7 +85,9 @@ def main() -> None:
     if tvp.exists():
         ok = {v.task_id for v in read_jsonl(tvp, TaskVerdict) if v.passed}
         tasks = [t for t in tasks if t.task_id in ok]
-    tasks = tasks[:a.limit] if a.limit else tasks
+    if a.limit and a.limit < len(tasks):  # spread over the file: every kind, not the first blueprint's
+        step = len(tasks) / a.limit
+        tasks = [tasks[int(i * step)] for i in range(a.limit)]
     name = resolve_backend(a.backend)
     t0 = time.perf_counter()
     be = load_backend(name, a.model, **({"seed": a.seed} if name == "vllm" else {}))

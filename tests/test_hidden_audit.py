@@ -210,8 +210,12 @@ def test_clean_hinted_export_passes_and_holds_no_help_line(hinted):
 
 @pytest.mark.parametrize("mode,where", [("plan", "assistant"), ("example", "assistant"), ("plan", "system"),
                                         ("example", "user"), ("plan", "tool")])
-def test_planted_help_line_is_refused(hinted, tmp_path, mode, where):
-    """One help line planted into a kept (sft) helped rollout's messages: the export refuses."""
+def test_planted_help_line_withholds_that_rollout(hinted, tmp_path, mode, where):
+    """One help line planted into a kept (sft) helped rollout's messages (a teacher that echoes its
+    help): that rollout is withheld from every file (EXPORT_HELP_ECHO in rejects, without its
+    messages); the rest of the export is written and holds no help line."""
+    from pipeline.export import SCHEMAS
+
     run = hinted["run"]
     task, lines = _help_lines(run, mode)
     line = next(ln for ln in lines if not ln.startswith("#"))  # a step / conversation line, not the header
@@ -221,10 +225,16 @@ def test_planted_help_line_is_refused(hinted, tmp_path, mode, where):
     role = {"assistant": "assistant", "system": "system", "user": "user", "tool": "tool"}[where]
     msg = [m for m in victim.messages if m["role"] == role and m.get("content")][-1]
     msg["content"] += f"\n{line}" if where != "assistant" else f" {line} "
-    with pytest.raises(ValueError, match=rf"help text of task {task.task_id} \(hint_mode {mode}\) leaks into "
-                                         r"column messages of sft .*refusing to export"):
-        export_run(str(tmp_path), dict(run, trajectories=trajs), cap=2, card=False)
-    assert not os.path.exists(tmp_path / "sft.parquet")  # nothing written
+    paths = export_run(str(tmp_path), dict(run, trajectories=trajs), cap=2, card=False)
+    tables = {n: pq.read_table(paths[n]).to_pylist() for n in SCHEMAS if n in paths}
+    echo = [r for r in tables["rejects"] if r["reason_code"] == "EXPORT_HELP_ECHO"]
+    assert [r["id"] for r in echo] == [victim.trajectory_id] and echo[0]["messages"] == "[]"
+    for name, rows in tables.items():
+        text = json.dumps(rows, ensure_ascii=False, default=str)
+        assert line not in text and json.dumps(line, ensure_ascii=False)[1:-1] not in text, name
+        if name != "rejects":
+            assert victim.trajectory_id not in text, name
+    assert len(tables["sft"]) >= len(sft_ids) - 1 and tables["sft"]  # the others are still exported
 
 
 def test_help_block_under_a_wrong_label_is_refused(hinted, tmp_path):

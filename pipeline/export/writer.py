@@ -280,6 +280,38 @@ def _tool_body_line(mode: str, line: str) -> bool:
     return mode == "example" and not line.startswith(("#", "Customer:", "Agent:", "Tool:"))
 
 
+def help_echoes(tasks: dict[str, TaskPackage], trajectories: Iterable[Trajectory],
+                domain_of: Callable[[str], Any] | None = None) -> dict[str, str]:
+    """Helped rollouts whose own messages repeat a help line: ``{trajectory_id: hint_mode}``.
+
+    A small teacher sometimes copies its help (a plan step, an example's reply) into what it says
+    or into a call argument. Such a rollout cannot be exported at all without exporting the help,
+    so the exporter withholds it (reason ``EXPORT_HELP_ECHO``) instead of refusing the whole
+    export; :func:`check_no_hint_leak` still guards every file afterwards. The lines are
+    :func:`hint_lines` of the rollout's task and mode, less an ``example``'s tool body lines the
+    rollout made or received itself (as :func:`check_no_hint_leak`). A rollout whose task is not
+    in ``tasks`` is left to :func:`check_no_hint_leak` (which refuses)."""
+    out: dict[str, str] = {}
+    domains: dict[str, Any] = {}
+    for t in trajectories:
+        task = tasks.get(t.task_id)
+        if t.hint_mode not in HINT_TEXT_MODES or task is None:
+            continue
+        if task.domain not in domains:
+            if domain_of is None:
+                from ..domains import get_domain as domain_of
+            domains[task.domain] = domain_of(task.domain)
+        own = _own_tool_text([t])
+        text = "\x00".join(_string_leaves(t.messages))
+        for ln in hint_lines(task, t.hint_mode, domains[task.domain]):
+            if _tool_body_line(t.hint_mode, ln) and ln in own:
+                continue
+            if ln in text or json.dumps(ln, ensure_ascii=False)[1:-1] in text:
+                out[t.trajectory_id] = t.hint_mode
+                break
+    return out
+
+
 def check_no_hint_leak(tasks: dict[str, TaskPackage], trajectories: Iterable[Trajectory],
                        tables: dict[str, list[dict[str, Any]]], domain_of: Callable[[str], Any] | None = None) -> None:
     """Refuse to export when help text shown to a teacher reaches an exported column.
@@ -482,6 +514,28 @@ def export_all(
         c = comps.get(bp)
         return c["split"] if c else assign_split(bp, split_seed, fractions)
 
+    # ---- helped rollouts that echo their help: withheld from every file (EXPORT_HELP_ECHO)
+    def _tid(r: Any) -> str | None:
+        t = r[0] if isinstance(r, (tuple, list)) and r else None
+        return t.trajectory_id if isinstance(t, Trajectory) else (t or {}).get("trajectory_id") if isinstance(t, dict) else None
+
+    echo_pool = {t.trajectory_id: t for t in kept_l}
+    for r in rejects_l:
+        t = r[0] if isinstance(r, (tuple, list)) and r else None
+        if t is not None:
+            t = t if isinstance(t, Trajectory) else Trajectory.model_validate(t)
+            echo_pool.setdefault(t.trajectory_id, t)
+    echoed = help_echoes(tasks_by_id, echo_pool.values())
+    echo_rows = [{"kind": "trajectory", "id": tid, "task_id": echo_pool[tid].task_id,
+                  "blueprint_id": echo_pool[tid].blueprint_id, "stage": "export", "reason_code": "EXPORT_HELP_ECHO",
+                  "detail": f"{mode} help line repeated in the rollout's messages; withheld", "messages": "[]"}
+                 for tid, mode in sorted(echoed.items())]
+    if echoed:
+        kept_l = [t for t in kept_l if t.trajectory_id not in echoed]
+        rejects_l = [r for r in rejects_l if _tid(r) not in echoed]
+        verd_l = [v for v in verd_l if v.trajectory_id not in echoed]
+        verdict_by_id = {v.trajectory_id: v for v in verd_l}
+
     # ---- trajectories: kept, failed, all rollouts (once each)
     rejected_trajs: list[Trajectory] = []
     for r in rejects_l:
@@ -511,7 +565,7 @@ def export_all(
     check_no_hidden_leak(tasks_by_id, {"sft": sft_rows, "rl": rl_rows, "dpo": dpo, "steps": steps,
                                        "trajectories_failed": failed_rows}, tool_results)
 
-    reject_rows = [R.trajectory_reject_row(r) for r in rejects_l]
+    reject_rows = [R.trajectory_reject_row(r) for r in rejects_l] + echo_rows
     reject_rows += [R.task_reject_row(v, tasks_by_id.get(v.task_id)) for v in tverd_l if not v.passed]
     # groups: the select stage counts every rollout of a task; helped ones (hint_mode != none) are
     # counted apart so pass rates / pass@k stay those of the unhelped policy (R.group_row)

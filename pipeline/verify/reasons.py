@@ -79,6 +79,10 @@ REASONS: dict[str, tuple[str, str]] = {
     "SELECT_OVER_CAP": ("select", "verified, but the task instance already has `cap` kept trajectories"),
     "DEDUPE_EXACT": ("dedupe", "exact duplicate of a kept trajectory's agent-visible text"),
     "DEDUPE_NEAR": ("dedupe", "near-duplicate (MinHash LSH, Jaccard >= threshold) of a kept trajectory"),
+    # export
+    "EXPORT_HELP_ECHO": ("export", "a helped rollout whose messages repeat a line of the help text its teacher was "
+                         "shown (pipeline.rollout.hints): withheld from every dataset (its messages are not "
+                         "written anywhere in the export; trajectories.jsonl in the work folder keeps it)"),
 }
 
 

@@ -32,6 +32,28 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
 console = Console(stderr=True)
 
 
+def _exit_on_sigterm() -> None:
+    """Turn SIGTERM (a scheduler stopping the job, ``kill``) into ``SystemExit(143)`` in the main
+    thread, so ``finally`` blocks and exit handlers run: a vLLM engine's processes are shut down
+    with the command instead of being left running (the default SIGTERM action skips both)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def _raise(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, _raise)
+
+
+@app.callback()
+def _every_command() -> None:
+    # no docstring: the app's help stays the one given to typer.Typer
+    _exit_on_sigterm()
+
+
 def _wide_console(min_width: int) -> Console:
     """A stdout console at least ``min_width`` columns wide, so wide tables (catalog, coverage
     matrix, stats) never truncate ids or reason codes when output is piped."""

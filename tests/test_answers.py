@@ -226,3 +226,18 @@ def test_card_counts_tasks_and_rows_per_route():
     assert by["answer_balances/answer"]["tasks"] == 1 and by["answer_balances/answer"]["rl"] == 1
     assert by["*/action"] == {"domain": "airline", "route": "*/action", "chain": ["state_hash", "path_checks"],
                               "tasks": 2, "rl": 1, "sft": 2}
+
+
+def test_answer_component_reaches_the_parquet_struct():
+    """The answer matcher's component is a column of the exported reward_components struct (null
+    for tasks not routed to it), so an answer task's rows say how the answer scored."""
+    import pyarrow as pa
+
+    from pipeline.export.rows import reward_components_row
+    from pipeline.export.schemas import REWARD_COMPONENTS
+
+    row = reward_components_row({"outcome": 1.0, "format_valid": 1.0, "answer": 0.0})
+    assert row["answer"] == 0.0 and row["violations"] is None
+    assert reward_components_row({"outcome": 1.0})["answer"] is None
+    arr = pa.array([row], type=REWARD_COMPONENTS)
+    assert arr.to_pylist()[0]["answer"] == 0.0

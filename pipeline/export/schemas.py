@@ -42,8 +42,9 @@ PROMPT_MESSAGE = pa.struct([pa.field("role", pa.string()), pa.field("content", p
 POLICY_RULE = pa.struct([pa.field("rule_id", pa.string()), pa.field("text", pa.string())])
 
 #: The verifier's raw reward components (``Verdict.reward_components``, see docs/rewards.md); a
-#: component the verifier did not report is null.
-REWARD_COMPONENT_NAMES = ("outcome", "format_valid", "violations", "tool_calls", "length")
+#: component the verifier did not report is null (``answer``: only answer tasks, routed to the
+#: answer matcher, report it).
+REWARD_COMPONENT_NAMES = ("outcome", "format_valid", "violations", "tool_calls", "length", "answer")
 REWARD_COMPONENTS = pa.struct([pa.field(n, pa.float64()) for n in REWARD_COMPONENT_NAMES])
 
 

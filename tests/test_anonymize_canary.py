@@ -2,7 +2,9 @@
 
 A few hundred canaries (names, e-mails, phones, user / reservation / payment / order ids,
 card numbers, last fours, streets, zips, cities, dates of birth, passwords, API keys, session
-ids, access tokens) are planted into canonical logs: in free text, in JSON tool results and
+ids, access tokens; and since issue 11 IBANs, SSNs, national phone numbers, account numbers and
+name-derived handles, as bare answers, labelled values, under camelCase and person keys and in
+lower case) are planted into canonical logs: in free text, in JSON tool results and
 tool-call arguments, in metadata, split across turns, in UPPER case, inside URLs (also
 percent-encoded), and in a malformed line that ingest quarantines. The full Prefect flow runs
 on them; every output file (Parquet read back to text), the flow's returned manifest, Prefect's
@@ -124,6 +126,7 @@ def test_canaries_never_reach_outputs_results_or_logs(prefect_harness, tmp_path,
     rep = manifest["anonymization_report"]
     for ent in ("FIRST_NAME", "LAST_NAME", "EMAIL_ADDRESS", "PHONE_NUMBER", "USER_ID",
                 "RESERVATION_ID", "PAYMENT_ID", "CREDIT_CARD", "PASSWORD", "API_KEY",
-                "SESSION_ID", "ACCESS_TOKEN", "ORDER_ID", "DATE_OF_BIRTH", "ZIP"):
+                "SESSION_ID", "ACCESS_TOKEN", "ORDER_ID", "DATE_OF_BIRTH", "ZIP", "IBAN_CODE", "SSN",
+                "ACCOUNT_ID"):
         assert rep["by_entity"].get(ent, 0) >= N_PERSONAS, ent
     assert rep["residual"]["records_scanned"] >= N_PERSONAS and rep["residual"]["real_values"] == 0

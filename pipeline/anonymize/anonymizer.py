@@ -44,7 +44,7 @@ from .engine import (LAST_FOUR_RES, PAYMENT_ID_RE, SECRET_CONTEXT_RES, SPACY_MOD
                      Detector, DetectorPool, build_analyzer, detect_patterns)
 from .config import PiiConfig, default_config, domain_keep_words, normalize_key
 from .context import (LabelFinder, adjacent_name_words, conversation_values, find_handles,
-                      handle_template, is_english_word, looks_like_handle, name_handle_pairs)
+                      handle_template, is_common_word, is_english_word, looks_like_handle, name_handle_pairs)
 from .pseudonymizer import Pseudonymizer, match_case, normalize
 
 #: Environment variable: default number of detector worker processes (1 when unset).
@@ -106,6 +106,9 @@ _YEAR_CONTEXT_RES = tuple(LAST_FOUR_RES) + tuple(rx for rxs in SECRET_CONTEXT_RE
 
 EMAIL_FULL_RE = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 _NAME_EMAIL_RE = re.compile(r"(?P<name>[^<>@]{2,60}?)\s*<(?P<email>[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,})>")
+_GREETING_NAME_RE = re.compile(
+    r"(?i:\b(?:thanks|thank you|thx|hi|hello|hey|dear|bye|goodbye|welcome|sorry|ok|okay|sure|"
+    r"great|perfect|got it|no problem|of course),?\s+)(?=([a-z][a-z'-]+)\b)")
 _NAME_PAIR_RE = re.compile(r"(?<![\w-])([A-Za-z\u00C0-\u024F]{2,}) ([A-Za-z\u00C0-\u024F]{2,})(?![\w-])")
 #: e-mail local parts that name a mailbox, not a person (never replaced as user names alone).
 _MAILBOX_WORDS = frozenset({"info", "support", "contact", "sales", "admin", "hello", "help",
@@ -167,6 +170,7 @@ class _Scan:
     sources: Counter = field(default_factory=Counter)  # recognizer / key rule -> detections
     value_sources: dict[str, str] = field(default_factory=dict)  # real value -> first source
     people: set[tuple[str, str]] = field(default_factory=set)  # (first, last) name pairs
+    lower_ok: set[str] = field(default_factory=set)  # name words seen in lower case in a name position
     strings: list[str] = field(default_factory=list)  # every string value seen (registry search)
 
 
@@ -752,8 +756,10 @@ class Anonymizer:
         for text in scan.strings:
             if "(" in text:
                 for name, h in name_handle_pairs(text, self._keep_words, handles):
-                    self._register(scan, name, "PERSON", "context:name_handle")
                     self._register(scan, h, "USER_ID", "context:name_handle")
+                    if not name:
+                        continue
+                    self._register(scan, name, "PERSON", "context:name_handle")
                     words = name.split()
                     known.update(w.lower() for w in words)
                     if len(words) == 1:  # "Rafe (rafe_dl)": the handle's owner
@@ -773,6 +779,11 @@ class Anonymizer:
                 a, b = m.group(1), m.group(2)
                 if a.lower() in known and b.lower() in known and a.lower() != b.lower():
                     scan.people.add((a, b))
+        if known:  # "thanks cassius", "hi peregrine": a known name word in lower case after a greeting
+            for text in scan.strings:
+                for m in _GREETING_NAME_RE.finditer(text):  # overlapping: "great, thanks job"
+                    if m.group(1) in known:
+                        scan.lower_ok.add(m.group(1))
         for h in find_handles(scan.strings, sorted(scan.people)):
             if h.lower() not in self._keep_words:
                 self._register(scan, h, "USER_ID", "derived:name_handle")
@@ -788,9 +799,9 @@ class Anonymizer:
             if len(value) != 3:  # "MIA" is an airport code, "MIA LI" a shouted name: keep 3-letter
                 out[value.upper()] = fake.upper()
             words = value.split()
-            if len(value) >= 3 and not any(is_english_word(w) or w.lower() in self._keep_words
+            if len(value) >= 3 and not any(is_common_word(w) or w.lower() in self._keep_words
                                            for w in words):
-                out[value.lower()] = fake.lower()  # "tamsin", "dagny erikstad": not English words
+                out[value.lower()] = fake.lower()  # "tamsin", "castro": no verb/adjective/stop word
             return out
         out = {value: fake}
         if ent in _ANY_CASE:
@@ -861,7 +872,10 @@ class Anonymizer:
                 continue
             if ent in NAME_ENTITIES and value.lower() in self._keep_words:
                 continue  # a person called "May" or "Gold": replaced where a key says so only
-            for v, f in self._variants(value, ent, fake).items():
+            variants = self._variants(value, ent, fake)
+            if ent in NAME_ENTITIES and value.lower() in scan.lower_ok:
+                variants.setdefault(value.lower(), fake.lower())
+            for v, f in variants.items():
                 table_all.setdefault(v, (f, ent))
                 if ent in PROPAGATE_EVERYWHERE:
                     table_sys.setdefault(v, (f, ent))

@@ -93,8 +93,9 @@ def record_strings(rec: LogRecord) -> tuple[list[tuple[Optional[str], str]], lis
     return out, policy
 
 
-def _present(haystack: str, value: str) -> bool:
-    return re.search(r"(?<![A-Za-z0-9])" + re.escape(value) + r"(?![A-Za-z0-9])", haystack, re.I) is not None
+def _present(haystack: str, value: str, ignore_case: bool = True) -> bool:
+    return re.search(r"(?<![A-Za-z0-9])" + re.escape(value) + r"(?![A-Za-z0-9])", haystack,
+                     re.I if ignore_case else 0) is not None
 
 
 def audit_record(inp: LogRecord, out: LogRecord, config: PiiConfig,
@@ -107,13 +108,13 @@ def audit_record(inp: LogRecord, out: LogRecord, config: PiiConfig,
     findings: list[Finding] = []
     seen: set[tuple[str, str]] = set()
 
-    def add(kind: str, value: str, leak: bool) -> None:
+    def add(kind: str, value: str, leak: bool, ignore_case: bool = True) -> None:
         v = value.strip()
         if len(v) < 3 or (kind, v.lower()) in seen or is_fake(v):
             return
         if policy_text and _present(policy_text, v):
             return
-        if _present(out_text, v):
+        if _present(out_text, v, ignore_case):
             seen.add((kind, v.lower()))
             findings.append(Finding(str(out.id), kind, leak, v))
 
@@ -127,8 +128,8 @@ def audit_record(inp: LogRecord, out: LogRecord, config: PiiConfig,
         if ent is not None and ent != "CITY":
             if ent in ("PERSON", "FIRST_NAME", "LAST_NAME"):
                 for w in re.findall(r"[^\W\d_]{2,}(?:['-][^\W\d_]+)*", s):
-                    if not is_english_word(w) and not w.lower() in config.keep_words:
-                        add("key:" + ent, w, True)
+                    if w.lower() not in config.keep_words:  # an English word only as written
+                        add("key:" + ent, w, True, ignore_case=not is_english_word(w))
             elif ent != "LAST_FOUR" or re.fullmatch(r"\d{4}", s.strip()):
                 add("key:" + ent, s, True)
         free.append(s)
@@ -146,6 +147,9 @@ def audit_record(inp: LogRecord, out: LogRecord, config: PiiConfig,
         if sum(c.isdigit() for c in m.group(0)) >= 7:
             add("shape:digits", m.group(0), False)
     for m in _HANDLE_RE.finditer(text):
+        parts = [p for p in re.split(r"[._-]+", m.group(0).lstrip("@")) if p]
+        if all(p.isalpha() and (is_english_word(p) or p.lower() in config.keep_words) for p in parts):
+            continue  # session_id, get_user_details: identifiers made of words
         add("shape:handle", m.group(0), False)
     for m in _PAIR_RE.finditer(text):
         a, b = m.group(1), m.group(2)

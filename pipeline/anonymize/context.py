@@ -48,6 +48,37 @@ def english_words() -> frozenset[str]:
     return frozenset(words)
 
 
+@lru_cache(maxsize=1)
+def _common_words() -> frozenset[str]:
+    """Stop words, verbs, adjectives and adverbs of the dictionary (not its nouns, which hold
+    proper names such as "castro", "jansen", "austin")."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    from .engine import build_analyzer
+
+    words: set[str] = {w.lower() for w in STOP_WORDS}
+    try:
+        lookups = build_analyzer().nlp_engine.nlp["en"].get_pipe("lemmatizer").lookups
+        idx, exc = lookups.get_table("lemma_index"), lookups.get_table("lemma_exc")
+        for pos in ("verb", "adj", "adv"):
+            words.update(w.lower() for w in (idx.get(pos) or []) if "_" not in w)
+            words.update(f.lower() for f in (exc.get(pos) or {}))
+    except Exception:  # noqa: BLE001
+        pass
+    return frozenset(words)
+
+
+def is_common_word(word: str) -> bool:
+    """True for a stop word, verb, adjective or adverb (or an inflection of one): words that a
+    name introduced in lower case ("its dagny erikstad here") is not."""
+    w = word.lower().replace("\u2019", "'").strip("'")
+    words = _common_words()
+    if w in words or re.fullmatch(r"[a-z]+'(?:s|m|re|ll|ve|d|t)", w):
+        return True
+    return any(w.endswith(suf) and len(w) - len(suf) >= 3 and (w[: -len(suf)] in words or
+               w[: -len(suf)] + "e" in words) for suf in _SUFFIXES)
+
+
 def is_english_word(word: str) -> bool:
     """True if ``word`` (any case) or its stem without a common suffix is an English word."""
     w = word.lower().replace("\u2019", "'").strip("'")
@@ -157,7 +188,7 @@ def name_answer(text: str, keep: frozenset[str] | set[str] = frozenset()) -> Opt
         lw = w.lower()
         if lw in STOP_WORDS or lw in keep or len(w) < 2:
             return None
-        if (is_english_word(lw) or len(words) == 1) and not w[:1].isupper():
+        if (is_common_word(lw) or len(words) == 1) and not w[:1].isupper():
             return None
     return t
 
@@ -169,18 +200,34 @@ _INTRO_RE = re.compile(
     r"(?=\s+here\b|\s*[,.!;:)]|\s*$|\s+(?:and|from|with|calling)\b)")
 
 
+_HERE_RE = re.compile(
+    r"(?i)(?:^|[,.!;]\s*|\b(?:thanks|ok|okay|hi|hello|hey)\s+)(?P<v>[a-z\u00C0-\u024F][a-z\u00C0-\u024F'-]+"
+    r"(?:\s+[a-z\u00C0-\u024F][a-z\u00C0-\u024F'-]+)?)\s+here\b")
+
+
 def intro_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -> list[str]:
     """Names introduced in lower case or any case: "hi its dagny erikstad here", "i'm tamsin,"
     (every word name-shaped, not a stop word, keep-word or English word)."""
     from spacy.lang.en.stop_words import STOP_WORDS
 
     out = []
-    for m in _INTRO_RE.finditer(text):
+    names = name_lexicon()
+    for m in list(_INTRO_RE.finditer(text)) + list(_HERE_RE.finditer(text)):
         words = m.group("v").split()
-        if all(w.lower() not in STOP_WORDS and w.lower() not in keep and not is_english_word(w)
-               and len(w) >= 2 for w in words):
+        if all(w.lower() not in STOP_WORDS and w.lower() not in keep and len(w) >= 2
+               and not is_common_word(w) for w in words) and (
+                any(not is_english_word(w) or w.lower() in names for w in words)):
             out.append(m.group("v"))
     return out
+
+
+@lru_cache(maxsize=1)
+def name_lexicon() -> frozenset[str]:
+    """Lower-case first and last names of Faker's en_US person provider (a name that is also an
+    English word - "mark", "castro" - still reads as a name where a name is introduced)."""
+    from faker.providers.person.en_US import Provider
+
+    return frozenset(n.lower() for n in list(Provider.first_names) + list(Provider.last_names))
 
 
 _ID_IN_REPLY_RE = re.compile(r"(?<![\w#])#?[A-Za-z]{0,3}\d(?:[ .-]?\d){4,24}(?![\w])")
@@ -302,14 +349,18 @@ def name_handle_pairs(text: str, keep: frozenset[str] | set[str] = frozenset(),
     out = []
     for m in _PAREN_HANDLE_RE.finditer(text):
         name, h = m.group("name"), m.group("h")
-        words = name.split()
-        if any(w.lower() in keep for w in words):
-            continue
         marked = any(c.isdigit() for c in h) or "_" in h or "." in h
         if h[:1].isupper() and not marked:
             continue  # "Vacuum Cleaner (Bagless)": a product and its option
+        words = name.split()
+        while len(words) > 1 and (is_english_word(words[0]) or words[0].lower() in keep):
+            words = words[1:]  # "Invite Olaf (olaf_k55)": the verb is not part of the name
+        name = " ".join(words)
         related = any(len(w) >= 3 and w[:3].lower() in h.lower() for w in words)
-        if any(is_english_word(w) for w in words) and not related:
+        if any(w.lower() in keep for w in words) or (
+                any(is_english_word(w) for w in words) and not related):
+            if marked and looks_like_handle(h, keep):
+                out.append(("", h))  # the handle alone
             continue
         if h in handles or looks_like_handle(h, keep):
             out.append((name, h))
@@ -345,7 +396,7 @@ def adjacent_name_words(text: str, known: set[str], keep: frozenset[str] | set[s
             if w[:1].isupper() != nw[:1].isupper() or (nw.isupper() and len(nw) > 1 and not w.isupper()):
                 continue
             lw = nw.lower()
-            if lw in keep or lw in STOP_WORDS or is_english_word(lw):
+            if lw in keep or lw in STOP_WORDS or (is_common_word(lw) if nw.islower() else is_english_word(lw)):
                 continue
             out.append((nw, role))
     return out

@@ -74,9 +74,18 @@ DOB_RE = re.compile(
     + r"|(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)? (?:of )?(?:" + _MONTHS + r")\.?,? " + _BIRTH_YEAR
     + r")(?![\w-])"
 )
-_STREET_SUFFIX = (r"Street|St|Drive|Dr|Avenue|Ave|Road|Rd|Lane|Ln|Boulevard|Blvd|Way|Court|Ct|Place|"
-                  r"Pl|Terrace|Ter|Circle|Cir|Parkway|Pkwy|Trail|Trl|Highway|Hwy|Square|Sq|Loop|Alley|"
-                  r"Crescent|Row|Walk")
+def _street_suffixes() -> str:
+    """Street suffixes: common abbreviations plus Faker's en_US list (the USPS suffixes,
+    "Circles", "Pines", "Views"...), longest first."""
+    from faker.providers.address.en_US import Provider as _Addr
+
+    words = set("Street St Drive Dr Avenue Ave Road Rd Lane Ln Boulevard Blvd Way Court Ct Place Pl "
+                "Terrace Ter Circle Cir Parkway Pkwy Trail Trl Highway Hwy Square Sq Loop Alley "
+                "Crescent Row Walk".split()) | set(_Addr.street_suffixes)
+    return "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))
+
+
+_STREET_SUFFIX = _street_suffixes()
 STREET_RE = re.compile(
     r"(?<![\w-])(?P<v>\d{1,6} (?:[A-Za-z][a-z]+ ){1,3}(?i:" + _STREET_SUFFIX + r")\b\.?)"
 )
@@ -170,7 +179,9 @@ SECRET_CONTEXT_RES = {
 #: domain words and words the logs use in lower case).
 NAME_CONTEXT_RE = re.compile(
     r"(?:\b(?i:my name is|my name['\u2019]s|name is|i['\u2019]m|i am|this is|named|call me|passengers?:?|"
-    r"traveler:?|traveller:?|customer:?|mr\.?|mrs\.?|ms\.?|miss|dr\.?)\s+)"
+    r"traveler:?|traveller:?|customer:?|mr\.?|mrs\.?|ms\.?|miss|dr\.?|name on (?:the )?card is|"
+    r"card ?holder:?|account holder:?|holder:|please call|call|contact|ask for|speak (?:to|with)|attn:?|"
+    r"attention:?|invite|add)\s+)"
     r"(?P<v>[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?(?:\s+[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?){0,2})")
 
 # Uppercase words of 6 letters that are never reservation ids even next to "reservation".
@@ -291,6 +302,25 @@ _ADDRESS_WORD_BEFORE_RE = re.compile(
     r"located|reside|residence|street|at|to|is)\b[^\n\d]{0,20}$")
 
 
+def _luhn_ok(digits: str) -> bool:
+    total = 0
+    for i, c in enumerate(reversed(digits)):
+        d = int(c) * (2 if i % 2 else 1)
+        total += d - 9 if d > 9 else d
+    return total % 10 == 0
+
+
+#: "card number 2261 0946 6852 3478": a Luhn-valid number after a card word, whatever its prefix
+#: (presidio's CreditCardRecognizer only knows some issuers' prefixes).
+CARD_CONTEXT_RE = re.compile(
+    r"(?i)\b(?:card|cc|credit card|debit card|visa|mastercard|amex)(?:\s+(?:number|no\.?|#))?\s*(?:is|:)?\s*"
+    r"(?P<v>\d(?:[ -]?\d){11,18})(?![\d-])")
+
+
+def _card_score(text: str, m: re.Match) -> Optional[float]:
+    return 0.8 if _luhn_ok(re.sub(r"\D", "", m.group("v"))) else None
+
+
 def _street_score(text: str, m: re.Match) -> Optional[float]:
     """A Capitalized street ("975 Sunset Drive") as is; a lower-case one ("41 quarry lane") only
     without function words and after an address word ("moved to", "send it to", "address")."""
@@ -335,6 +365,8 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("DateOfBirthRecognizer", "DATE_OF_BIRTH", [DOB_RE], 0.7),
         RegexRecognizer("StreetAddressRecognizer", "STREET_ADDRESS", [STREET_RE], 0.7,
                         validate=_street_score),
+        RegexRecognizer("CardNumberContextRecognizer", "CREDIT_CARD", [CARD_CONTEXT_RE], 0.8,
+                        validate=_card_score),
         RegexRecognizer("CityStateRecognizer", "LOCATION", [CITY_STATE_RE, CITY_STATE_UPPER_RE], 0.9),
         RegexRecognizer("SpelledEmailRecognizer", "EMAIL_ADDRESS", [EMAIL_SPELLED_RE], 0.8,
                         validate=_spelled_email_score),

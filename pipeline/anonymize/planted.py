@@ -43,6 +43,14 @@ def _luhn(prefix: str, n: int = 16) -> str:
     return "".join(map(str, digits)) + str((10 - total % 10) % 10)
 
 
+def _iban(i: int) -> str:
+    """A valid GB IBAN (check digits from python-stdnum) unique to persona ``i``."""
+    from stdnum import iban as std_iban
+
+    bban = f"QAXB{404040 + i:06d}{90817263 + i * 7919:08d}"
+    return "GB" + std_iban.calc_check_digits("GB00" + bban) + bban
+
+
 def persona(i: int) -> dict:
     """The ``i``-th planted persona (``0 <= i < N_PERSONAS``): every value distinctive."""
     first, last = FIRST[i], LAST[i]
@@ -70,6 +78,12 @@ def persona(i: int) -> dict:
         "token": f"tok{i:02d}Xc4n4ryQw7Er5Ty",
         "jwt": f"eyJhbGciOiJIUzI1NiJ9.eyJjYW5hcnkiOiJ{i:02d}xyzw.c4n4ry{i:02d}SigNaTuReAbc",
         "order_id": f"#W{7731001 + i * 97}",
+        # issue 11: kinds no JSON key names in the free text
+        "iban": _iban(i),
+        "ssn": f"{521 + i}-{44 + i}-{7893 + i}",
+        "uk_phone": f"020 7946 {321 + i * 11:04d}",
+        "handle": f"{first[0].lower()}{last.lower()}{482 + i}",
+        "account": f"{7302918845 + i * 1013}",
     }
 
 
@@ -84,7 +98,9 @@ def typed_values(p: dict) -> dict[str, list[str]]:
         "PHONE": [p["phone"], re.sub(r"\D", "", p["phone"])],
         "SECRET": [p["password"], p["api_key"], p["session_id"], p["token"], p["jwt"]],
         "ORDER_ID": [p["order_id"]],
-    }
+        "IBAN": [p["iban"]], "SSN": [p["ssn"]], "ACCOUNT_ID": [p["account"]],
+    } | {"PHONE": [p["phone"], re.sub(r"\D", "", p["phone"]), p["uk_phone"]],
+         "USER_ID": [p["user_id"], p["handle"]]}
 
 
 def canary_values(p: dict) -> list[str]:
@@ -92,7 +108,8 @@ def canary_values(p: dict) -> list[str]:
     vals = [p[k] for k in ("first", "last", "companion_first", "companion_last", "email", "user_id",
                            "reservation", "payment_id", "gift_card", "last_four", "card", "street",
                            "unit", "zip", "city", "dob", "companion_dob", "phone", "password",
-                           "api_key", "session_id", "token", "jwt", "order_id")]
+                           "api_key", "session_id", "token", "jwt", "order_id", "iban", "ssn",
+                           "uk_phone", "handle", "account")]
     vals.append(p["card"].replace(" ", ""))
     vals.append(re.sub(r"\D", "", p["phone"]))
     vals.append(p["order_id"][2:])  # the bare order number
@@ -174,6 +191,19 @@ def record(i: int) -> dict:
             + ("can be cancelled with a full refund" if cancel else "gets two more bags")
             + f" to the card ending in {p['last_four']}. Shall I proceed (yes/no)?")},
         {"role": "user", "content": "yes"},
+    ]
+    # issue 11: a bare answer to "your full name?", labelled ids, a handle derived from the name,
+    # national phone / IBAN / SSN in free text, camelCase keys and a person key
+    msgs += [
+        {"role": "assistant", "content": "Could I get your full name, please?"},
+        {"role": "user", "content": f"{p['first']} {p['last']}"},
+        {"role": "user", "content": (
+            f"Username: {p['handle']}. Account {p['account']}. My UK mobile is {p['uk_phone']}, "
+            f"refund to IBAN {p['iban']}, social security number {p['ssn']}.")},
+        _call(f"c{i}d", "lookup_contact", {"organizer": p["handle"]}),
+        _tool(f"c{i}d", "lookup_contact", {"homePhone": p["uk_phone"], "billingZip": p["zip"],
+                                           "cardLast4": p["last_four"], "fullName": f"{p['first']} {p['last']}"}),
+        {"role": "assistant", "content": f"thanks {p['first'].lower()}, noted."},
     ]
     if cancel:
         msgs += [_call(f"c{i}c", "cancel_reservation", {"reservation_id": p["reservation"]}),

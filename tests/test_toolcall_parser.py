@@ -245,12 +245,12 @@ def test_lone_surrogate_case_survives_jsonl_parquet_and_dedupe(tmp_path):
     """The lone-surrogate case pushed through what comes after parsing: the harness's messages
     (built as pipeline.rollout.harness builds them), trajectories.jsonl (utf-8), a Parquet write of
     the sft row, and dedupe."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     from pipeline.dedupe import DEDUPE_EXACT, dedupe
     from pipeline.export.rows import sft_row
     from pipeline.export.schemas import SFT
+    from pipeline.export.writer import write_parquet
     from pipeline.records import Trajectory
 
     raw_args = json.loads(LONE_SURROGATE_ESCAPE.split("\n")[1])["arguments"]  # what a plain decode gives
@@ -279,8 +279,7 @@ def test_lone_surrogate_case_survives_jsonl_parquet_and_dedupe(tmp_path):
     (tmp_path / "trajectories.jsonl").write_bytes(line + b"\n")
     assert "\ufffd" in json.loads((tmp_path / "trajectories.jsonl").read_text(encoding="utf-8"))["messages"][2][
         "tool_calls"][0]["function"]["arguments"]
-    table = pa.Table.from_pylist([sft_row(a, "train", 1.0)], schema=SFT)
-    pq.write_table(table, tmp_path / "sft.parquet")
+    write_parquet(str(tmp_path / "sft.parquet"), [sft_row(a, "train", 1.0)], SFT)  # JSON-typed arguments
     back = pq.read_table(tmp_path / "sft.parquet").to_pylist()[0]
     assert json.loads(back["messages"][2]["tool_calls"][0]["function"]["arguments"]) == {
         "thought": "customer sent an emoji \ufffd then asked to cancel"}

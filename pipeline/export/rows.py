@@ -27,11 +27,23 @@ def _text(value: Any) -> str | None:
 
 
 def tool_call_row(call: dict[str, Any]) -> dict[str, Any]:
-    """One OpenAI tool call as a ``TOOL_CALL`` struct; dict arguments become a JSON string."""
+    """One OpenAI tool call as a ``TOOL_CALL`` struct.
+
+    ``arguments`` is stored as JSON text in a JSON-typed column (:data:`schemas.ARGUMENTS_TYPE`):
+    dict arguments are serialized, a string is kept when it is valid JSON (the OpenAI form the
+    harness records), and a string that is not JSON is stored as a JSON string literal of the same
+    text (so the column always holds valid JSON and ``datasets`` can decode every row; such a call
+    decodes to the raw text, not an object).
+    """
     fn = call.get("function") or {}
     args = fn.get("arguments")
     if args is not None and not isinstance(args, str):
         args = json.dumps(args, ensure_ascii=False)
+    elif isinstance(args, str):
+        try:
+            json.loads(args)
+        except ValueError:
+            args = json.dumps(args, ensure_ascii=False)
     return {
         "id": call.get("id"),
         "type": call.get("type") or "function",

@@ -5,23 +5,58 @@ file with the right columns and types, and so every run writes the same types.
 
 Nested types are real Arrow types (``list<struct<...>>``), which DuckDB, pyarrow and Hugging
 Face ``datasets`` read natively. Free-form JSON objects whose shape differs row to row (tool
-schemas, hidden task parts, verifier specs, sandbox state) are stored as JSON strings.
+schemas, hidden task parts, verifier specs, sandbox state) are stored as JSON strings; tool-call
+``arguments`` inside messages use the JSON type (:data:`ARGUMENTS_TYPE`), so ``datasets`` and chat
+templates get objects.
 """
 from __future__ import annotations
 
 import pyarrow as pa
 
-#: ``{"id", "type", "function": {"name", "arguments"}}``, ``arguments`` a JSON *string* (OpenAI).
+#: The type of a tool call's ``arguments``: Arrow's canonical JSON extension type
+#: (``arrow.json``, pyarrow >= 19), stored in Parquet as a string column with the JSON logical
+#: type (Parquet format spec, LogicalTypes.md "JSON"). Every tool's arguments fit one column (a
+#: struct of all argument names would fill absent names with null, a map would lose value types),
+#: and readers differ only in how they hand it out: Hugging Face ``datasets`` (its ``Json``
+#: feature, huggingface/datasets#8027) and DuckDB give the object, which is what model chat
+#: templates expect (TRL's Qwen2.5 template applies ``| tojson``, Qwen3.5's iterates ``| items``);
+#: pyarrow ``to_pylist`` and pandas give the same JSON text as before (the OpenAI wire form).
+#: With an older pyarrow the column is a plain string.
+ARGUMENTS_TYPE = pa.json_() if hasattr(pa, "json_") else pa.string()
+
+#: ``{"id", "type", "function": {"name", "arguments"}}``; ``arguments`` holds a JSON object
+#: (:data:`ARGUMENTS_TYPE`).
 TOOL_CALL = pa.struct(
     [
         pa.field("id", pa.string()),
         pa.field("type", pa.string()),
         pa.field(
             "function",
-            pa.struct([pa.field("name", pa.string()), pa.field("arguments", pa.string())]),
+            pa.struct([pa.field("name", pa.string()), pa.field("arguments", ARGUMENTS_TYPE)]),
         ),
     ]
 )
+
+
+def storage_type(typ: pa.DataType) -> pa.DataType:
+    """``typ`` with every extension type (the JSON ``arguments``) replaced by its storage type,
+    recursively through lists and structs: the type ``pa.Table.from_pylist`` can build from
+    Python values (it cannot build extension arrays; cast the result back to ``typ``)."""
+    if isinstance(typ, pa.BaseExtensionType):
+        return storage_type(typ.storage_type)
+    if pa.types.is_list(typ) or pa.types.is_large_list(typ):
+        f = typ.value_field
+        inner = pa.field(f.name, storage_type(f.type), f.nullable)
+        return pa.large_list(inner) if pa.types.is_large_list(typ) else pa.list_(inner)
+    if pa.types.is_struct(typ):
+        return pa.struct([pa.field(f.name, storage_type(f.type), f.nullable, f.metadata) for f in typ])
+    return typ
+
+
+def storage_schema(schema: pa.Schema) -> pa.Schema:
+    """``schema`` with :func:`storage_type` applied to every field (metadata kept)."""
+    return pa.schema([pa.field(f.name, storage_type(f.type), f.nullable, f.metadata) for f in schema],
+                     metadata=schema.metadata)
 
 #: One OpenAI chat message. Absent keys are null (``tool_calls`` is null, not ``[]``, when a
 #: message has none).

@@ -19,7 +19,7 @@ from ..records import (
     canonical_json,
 )
 from . import rows as R
-from .schemas import SCHEMAS, rl_schema
+from .schemas import SCHEMAS, rl_schema, storage_schema
 from .splits import assign_split
 
 COMPRESSION = "zstd"
@@ -41,11 +41,14 @@ def sha256_file(path: str) -> str:
 def write_parquet(path: str, rows: list[dict[str, Any]], schema: pa.Schema) -> int:
     """Write ``rows`` with the explicit ``schema`` (zstd) atomically; returns the row count.
 
+    Extension types in ``schema`` (the JSON tool-call ``arguments``) are built from their storage
+    values (JSON text) and cast (:func:`pipeline.export.schemas.storage_schema`).
+
     Raises:
         pyarrow.ArrowInvalid / pyarrow.ArrowTypeError: a row does not fit the schema (e.g. a
             null in a required column).
     """
-    table = pa.Table.from_pylist(rows, schema=schema)
+    table = pa.Table.from_pylist(rows, schema=storage_schema(schema)).cast(schema)
     tmp = path + ".tmp"
     pq.write_table(table, tmp, compression=COMPRESSION)
     os.replace(tmp, path)
@@ -457,8 +460,13 @@ def export_all(
       ``quarantine``.
     * ``llamafactory/``: the train split of sft in LLaMA-Factory's sharegpt form
       (``llamafactory=True``), ``README.md`` + ``plots/*.png``: the dataset card (``card=True``).
+    * ``splits/<name>/<split>.parquet``: the rows of each split of each file, for Hugging Face
+      ``datasets`` (the card declares them as the configs' splits; splits and files without rows
+      get none), and ``splits/index/full.parquet`` (rows per file and split):
+      :func:`pipeline.export.hf.write_split_files`.
     * ``manifest``: ``manifest.json`` = the caller's ``manifest`` plus ``files`` (per file: file
-      name, rows, bytes, sha256) and ``export`` (split settings, components, gamma, compression).
+      name, rows, bytes, sha256, ``splits``: per split its file, rows and sha256; ``index``) and
+      ``export`` (split settings, components, gamma, compression).
 
     Help: every rollout row carries the help its teacher had during generation
     (``Trajectory.hint_mode``; dpo ``chosen_hint_mode`` / ``rejected_hint_mode``), and
@@ -630,6 +638,14 @@ def export_all(
             files[name]["rows_by_hint_mode"] = hint_mode_counts(table_rows[name], HINT_MODE_COLUMNS[name])
         if name == "dpo":
             files[name]["rejected_by_hint_mode"] = hint_mode_counts(table_rows[name], "rejected_hint_mode")
+    # per-split copies for Hugging Face `datasets` (the card's configs point at them): pipeline.export.hf
+    from .hf import ALL, INDEX, write_split_files
+
+    layout = write_split_files(out_dir, list(schemas))
+    for name, splits in layout.items():
+        if name in files:
+            files[name]["splits"] = splits
+    files[INDEX] = dict(layout[INDEX][ALL])
     sharegpt_skipped = None
     if llamafactory:
         lf, sharegpt_skipped = write_llamafactory(out_dir, sft_rows)

@@ -188,7 +188,8 @@ def run(
     holdout_blueprints: Optional[str] = typer.Option(None, "--holdout-blueprints", help=HOLDOUT_HELP),
     split_by: str = typer.Option("customer,period", "--split-by", help=SPLIT_BY_HELP),
     domain: str = typer.Option("auto", help="Domain of the logs: 'auto' takes each record's metadata.domain "
-                                            "(default airline), or a domain name (airline, retail, library)."),
+                                            "(set at ingest from the tools it calls; records no domain owns are "
+                                            "quarantined), or a domain name (airline, retail, library)."),
     gamma: float = typer.Option(1.0, "--gamma", help=GAMMA_HELP),
     difficulty_band: str = typer.Option("0.0,1.0", "--difficulty-band", help=DIFFICULTY_BAND_HELP),
 ) -> None:
@@ -258,12 +259,17 @@ def _print_counts(manifest: dict) -> None:
 def ingest(input: Path = typer.Option(..., "--input", "-i", help="Log file."),
            work: Path = typer.Option(Path("work"), help=WORK_HELP),
            format: Optional[str] = typer.Option(None, "--format", help="canonical | taubench | transcript (auto-detected)."),
-           limit: Optional[int] = typer.Option(None, help="Read at most N records.")) -> None:
-    """Read and validate logs; bad records go to quarantine.jsonl with a reason code."""
+           limit: Optional[int] = typer.Option(None, help="Read at most N records."),
+           domain: Optional[str] = typer.Option(None, help="Domain of every record (airline, retail, ...). "
+                                                           "Default: each record is routed to the domain that owns "
+                                                           "its tools; records no domain owns are quarantined "
+                                                           "(INGEST_NO_DOMAIN). Needed for logs that call no tool.")) -> None:
+    """Read and validate logs and route each to the domain that owns its tools; bad or unowned
+    records go to quarantine.jsonl with a reason code."""
     from pipeline.ingest import ingest as _ingest, write_jsonl
 
     try:
-        res = _ingest(input, fmt=format, limit=limit)
+        res = _ingest(input, fmt=format, limit=limit, domain=domain)
     except (FileNotFoundError, ValueError) as exc:
         _die(str(exc))
     write_jsonl(res.records, work / "logs.jsonl")
@@ -314,8 +320,8 @@ def anonymize(work: Path = typer.Option(Path("work"), help=WORK_HELP),
 @app.command()
 def blueprints(work: Path = typer.Option(Path("work"), help=WORK_HELP),
                domain: str = typer.Option("auto", help="Domain of the logs: 'auto' takes each record's "
-                                                        "metadata.domain (default airline), or a domain name "
-                                                        "(airline, retail, ...) for all records."),
+                                                        "metadata.domain (set at ingest from its tools), or a "
+                                                        "domain name (airline, retail, ...) for all records."),
                threshold: float = typer.Option(0.5, min=0.0, max=1.0,
                                                help="Clustering threshold on 0.5 x signature Jaccard + 0.5 x "
                                                     "intent MinHash Jaccard (docs/blueprints.md); higher = "

@@ -8,10 +8,11 @@ from tests.conftest import AIRLINE_LOGS, ROOT
 
 
 def good(i, **extra):
+    # an airline-only tool (get_user_details is airline's and retail's: ambiguous, set aside)
     rec = {"id": f"r{i}", "messages": [{"role": "user", "content": "hi"},
                                       {"role": "assistant", "content": None, "tool_calls": [
                                           {"id": "c1", "type": "function",
-                                           "function": {"name": "get_user_details", "arguments": "{}"}}]},
+                                           "function": {"name": "get_reservation_details", "arguments": "{}"}}]},
                                       {"role": "tool", "tool_call_id": "c1", "content": "{}"}]}
     rec.update(extra)
     return json.dumps(rec)
@@ -33,7 +34,8 @@ def test_canonical_bad_records_are_quarantined_with_reasons(tmp_path):
 
 
 def test_too_large_and_deeply_nested(tmp_path, monkeypatch):
-    nested = {"id": "deep", "messages": [{"role": "user", "content": "x"}], "metadata": {}}
+    # no tool call: the record names its domain, or routing would set it aside (INGEST_NO_DOMAIN)
+    nested = {"id": "deep", "messages": [{"role": "user", "content": "x"}], "metadata": {"domain": "airline"}}
     cur = nested["metadata"]
     for _ in range(100):
         cur["a"] = {}

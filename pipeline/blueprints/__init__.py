@@ -344,8 +344,11 @@ def extract_blueprints(records: Iterable[LogRecord], domain: Any | Callable[[str
     """Cluster anonymized log records into blueprints.
 
     ``domain`` is a domain object (every record belongs to it) or a function ``name -> domain``
-    (each record goes to ``metadata.domain``, default ``"airline"``; ValueError from it for an
-    unknown name propagates). A domain provides ``name``, ``write_tools``,
+    (each record goes to ``metadata.domain``, which ingest sets by routing; ValueError from it for
+    an unknown name propagates). A record without ``metadata.domain`` (made without ingest) goes to
+    the registered domain that owns it by its tools (:func:`pipeline.ingest.routing.route_record`);
+    ValueError naming the record and the reason when none does (never a default domain). A domain
+    provides ``name``, ``write_tools``,
     ``kind_for_write_calls``, ``rules_for_tools``, ``initial_state_requirements``,
     ``success_condition`` and optionally ``rules``, ``skills_for_kind``, ``identity_tools``,
     ``deciding_rules``, ``kind_for_intent``, ``state_from_log`` and ``rule_violations``.
@@ -357,12 +360,27 @@ def extract_blueprints(records: Iterable[LogRecord], domain: Any | Callable[[str
     cases: list[Case] = []
     domains: dict[str, Any] = {}
     for rec in records:
-        d = resolve(str(rec.metadata.get("domain") or "airline")) if resolve else domain
+        d = resolve(_domain_name(rec)) if resolve else domain
         domains[d.name] = d
         cases.append(_case(rec, d))
     out = [_blueprint(cl, domains[cl[0].family[0]], threshold) for cl in cluster_cases(cases, threshold)]
     out.sort(key=lambda b: (-b.n_logs, b.blueprint_id))
     return out
+
+
+def _domain_name(rec: LogRecord) -> str:
+    """``metadata.domain`` of ``rec``, else the domain that owns it by its tools; ValueError when
+    no single registered domain does (the routing reason in the message)."""
+    name = rec.metadata.get("domain")
+    if name:
+        return str(name)
+    from pipeline.ingest.routing import registered_domains, route_record
+
+    route = route_record(rec, registered_domains())
+    if route.domain is None:
+        raise ValueError(f"record {rec.id!r} has no metadata.domain and cannot be routed: {route.code}: "
+                         f"{route.detail} (ingest routes records and sets unowned ones aside)")
+    return route.domain
 
 
 def catalog(blueprints: Iterable[Blueprint]) -> list[dict[str, Any]]:

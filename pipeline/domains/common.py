@@ -12,6 +12,8 @@ task generators) and takes the generic plumbing from here:
   function's JSON-schema parameters), :func:`get_record`, :func:`calculate_expression`;
 * generators: :class:`SeededFactory` (seeded ``random.Random`` + Faker + denylist redraws),
   :func:`hashed_seed` and :func:`leaked_values`;
+* ownership: ``ModuleDomain.owns(record)`` (which domain a log belongs to, by its tool names and
+  argument shapes; :func:`pipeline.domains.base.default_owns`), what ingest routes by;
 * the domain object: :class:`ModuleDomain`, which delegates the
   :class:`~pipeline.domains.base.Domain` members to the package's ``generator``, ``rules``,
   ``tools`` and ``state`` modules; a domain subclasses it and overrides only what differs.
@@ -32,7 +34,7 @@ from typing import Any, Callable, Iterable
 from faker import Faker
 from pydantic import BaseModel, ConfigDict
 
-from pipeline.domains.base import GeneratedTask, Tool, ToolError
+from pipeline.domains.base import GeneratedTask, Tool, ToolError, default_owns
 from pipeline.records import PolicyRule
 from pipeline.skills import check_skills
 
@@ -316,6 +318,13 @@ class ModuleDomain:
     def tool_schemas(self) -> list[dict[str, Any]]:
         """The OpenAI function-tool schemas of every tool (deep copies, stable order)."""
         return [copy.deepcopy(t.schema) for t in self.tools.values()]
+
+    def owns(self, record: Any) -> bool:
+        """True when ``record`` (a LogRecord or canonical dict) belongs to this domain: it uses at
+        least one domain tool and every one it uses is ours with argument names our schemas accept
+        (:func:`pipeline.domains.base.default_owns`; ``think``, ``calculate`` and the hand-off are
+        shared, no evidence). Override to judge from more (result shapes, a system prompt)."""
+        return default_owns(self, record)
 
     def rules_for_tools(self, names: Iterable[str]) -> list[PolicyRule]:
         """Rules constraining calls to ``names`` (the rules module's ``rules_for_tools``)."""

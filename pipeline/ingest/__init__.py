@@ -13,6 +13,12 @@ Formats:
 * ``transcript``: JSONL of flattened transcripts ``{"messages_display": "user: ...\\nassistant:
   ...\\ntool: ..."}`` (tool names hidden; inferred from the results, see
   :mod:`pipeline.ingest.transcripts`), as in ``shared/data/tau-bench/logs/retail-transcripts.jsonl``.
+
+Domain routing (:mod:`pipeline.ingest.routing`): every valid record is assigned the registered
+domain that owns it, judged from its tool names and argument shapes (``metadata.domain``, with
+``metadata.domain_source``); a record no domain owns (e.g. an office assistant's calendar and email
+tools) is quarantined with ``INGEST_NO_DOMAIN`` naming its unknown tools, a record several domains
+own with ``INGEST_DOMAIN_AMBIGUOUS``. No format is stamped with a default domain.
 """
 from __future__ import annotations
 
@@ -27,6 +33,8 @@ import jsonschema
 
 from pipeline.records import LogRecord, QuarantineRecord
 
+from .routing import INGEST_DOMAIN_AMBIGUOUS, INGEST_NO_DOMAIN, registered_domains, route_all
+
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
 
 # Reason codes of this stage (documented in docs/reason-codes.md)
@@ -36,6 +44,7 @@ INGEST_SCHEMA = "INGEST_SCHEMA"          # valid JSON, fails the canonical JSON 
 INGEST_TOO_LARGE = "INGEST_TOO_LARGE"    # record over max_record_bytes
 INGEST_DUPLICATE_ID = "INGEST_DUPLICATE_ID"  # id seen earlier in the same input
 INGEST_EMPTY = "INGEST_EMPTY"            # blank line / empty record
+# INGEST_NO_DOMAIN, INGEST_DOMAIN_AMBIGUOUS: see pipeline.ingest.routing
 
 MAX_RECORD_BYTES = 8 * 1024 * 1024
 
@@ -85,13 +94,14 @@ def taubench_to_canonical(run: dict[str, Any], position: int) -> dict[str, Any]:
 
     ``id`` = ``taubench-<task_id>-<trial>``; metadata keeps ``reward``, ``task_id``, ``trial``,
     the customer ``instruction`` and ``user_id`` (personal data: the anonymizer treats it), and the
-    gold ``actions``. Raises KeyError/TypeError on a malformed run (the caller quarantines it).
+    gold ``actions``. No domain is set here: tau-bench runs come from several systems (airline,
+    retail), so :func:`ingest` routes each by its tools. Raises KeyError/TypeError on a malformed
+    run (the caller quarantines it).
     """
     task = (run.get("info") or {}).get("task") or {}
     rid = f"taubench-{run['task_id']}-{run.get('trial', 0)}"
     meta: dict[str, Any] = {
         "source_format": "taubench",
-        "domain": "airline",
         "task_id": run["task_id"],
         "trial": run.get("trial", 0),
         "reward": float(run.get("reward", 0.0)),
@@ -136,23 +146,45 @@ def _iter_canonical(path: Path) -> Iterator[tuple[int, Any, str | None, str | No
                 yield pos, text[:4096], INGEST_JSON, "JSON nested too deeply to parse"
 
 
-def ingest(path: str | os.PathLike, fmt: str | None = None, limit: int | None = None) -> IngestResult:
-    """Read ``path`` in format ``fmt`` (auto-detected if None) into validated LogRecords.
+def ingest(path: str | os.PathLike, fmt: str | None = None, limit: int | None = None,
+           domain: str | None = None) -> IngestResult:
+    """Read ``path`` in format ``fmt`` (auto-detected if None) into validated LogRecords, each
+    routed to the domain that owns it (``metadata.domain``; :mod:`pipeline.ingest.routing`).
 
-    ``limit`` caps the number of input records read (None: all). Raises FileNotFoundError for a
-    missing path and ValueError for an unknown format; every bad record is quarantined instead
-    of raising. Invariant: ``n_in == len(records) + len(quarantine)``.
+    ``limit`` caps the number of input records read (None: all). ``domain`` names the domain of
+    every record (None: each record's own ``metadata.domain`` in the canonical format, a transcript
+    file named after its domain, else its tools decide); a record whose tools the named domain
+    lacks is still set aside. Raises FileNotFoundError for a missing path and ValueError for an
+    unknown format or an unregistered ``domain``; every bad record is quarantined instead of
+    raising (``INGEST_NO_DOMAIN`` / ``INGEST_DOMAIN_AMBIGUOUS`` when no / several domains own it).
+    Invariant: ``n_in == len(records) + len(quarantine)``; quarantine is in input order.
     """
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"input not found: {p}")
     if not p.is_file():
         raise ValueError(f"input must be a file, not a folder: {p}")
+    domains = registered_domains()
+    if domain is not None and domain not in domains:
+        raise ValueError(f"unknown domain {domain!r}; known domains: {', '.join(sorted(domains))}")
     fmt = fmt or detect_format(p)
     source = str(p)
     res = IngestResult()
     seen: set[str] = set()
     validator = conversation_validator()
+    # valid records wait here for routing, which needs the whole file (the file's domain)
+    pending: list[tuple[int, Any, LogRecord, str | None]] = []
+    transcript_hint: str | None = None
+
+    def named_domain(rec: LogRecord) -> str | None:
+        if domain is not None:
+            return domain
+        if fmt == "canonical":
+            d = rec.metadata.get("domain")
+            return d if isinstance(d, str) and d else None
+        if fmt == "transcript":
+            return transcript_hint
+        return None
 
     def accept(pos: int, cand: Any, raw: Any) -> None:
         errors = sorted(validator.iter_errors(cand), key=lambda e: list(e.absolute_path))
@@ -166,7 +198,8 @@ def ingest(path: str | os.PathLike, fmt: str | None = None, limit: int | None = 
             res.quarantine.append(_q(source, pos, INGEST_DUPLICATE_ID, f"duplicate id {rid!r}", raw, rid))
             return
         seen.add(rid)
-        res.records.append(LogRecord.model_validate(cand))
+        rec = LogRecord.model_validate(cand)
+        pending.append((pos, raw, rec, named_domain(rec)))
 
     if fmt == "canonical":
         for pos, raw, code, err in _iter_canonical(p):
@@ -199,9 +232,11 @@ def ingest(path: str | os.PathLike, fmt: str | None = None, limit: int | None = 
                 continue
             accept(pos, cand, run)
     elif fmt == "transcript":
-        from .transcripts import iter_transcripts
+        from .transcripts import domain_hint_from_path, iter_transcripts
 
-        for pos, raw, cand, code, err in iter_transcripts(p, _iter_canonical(p)):
+        transcript_hint = domain or domain_hint_from_path(p)
+        for pos, raw, cand, code, err in iter_transcripts(p, _iter_canonical(p), transcript_hint,
+                                                          guess=False):
             if limit is not None and res.n_in >= limit:
                 break
             res.n_in += 1
@@ -211,6 +246,15 @@ def ingest(path: str | os.PathLike, fmt: str | None = None, limit: int | None = 
                 accept(pos, cand, raw)
     else:
         raise ValueError(f"unknown input format {fmt!r}; known: canonical, taubench, transcript")
+    routes = route_all([rec for _, _, rec, _ in pending], [n for *_, n in pending], domains)
+    for (pos, raw, rec, _), route in zip(pending, routes):
+        if route.domain is None:
+            res.quarantine.append(_q(source, pos, route.code or INGEST_NO_DOMAIN, route.detail, raw, rec.id))
+        else:
+            rec.metadata["domain"] = route.domain
+            rec.metadata["domain_source"] = route.source
+            res.records.append(rec)
+    res.quarantine.sort(key=lambda q: q.position)
     return res
 
 

@@ -179,10 +179,15 @@ class _Inferrer:
         return "unknown", None
 
 
-def transcript_to_canonical(display: str, rid: str, domain: str | None = None) -> dict[str, Any]:
+def transcript_to_canonical(display: str, rid: str, domain: str | None = None,
+                            guess: bool = True) -> dict[str, Any]:
     """One flattened transcript -> a canonical conversation dict (``id``, OpenAI ``messages``,
     ``metadata`` with ``source_format="transcript"``, ``domain`` and the inference counts).
 
+    ``domain`` (the file's named domain) is written to ``metadata.domain``, and an inferred name
+    that domain has no tool of (the inference knows retail and airline shapes) becomes
+    ``"unknown"``; without it, ``guess=True`` guesses from the text (:func:`guess_domain`) and
+    ``guess=False`` leaves ``metadata.domain`` out (ingest then routes by the inferred tools).
     Raises ValueError when the transcript has no user or assistant turn (the caller
     quarantines it)."""
     turns = split_turns(display)
@@ -231,9 +236,37 @@ def transcript_to_canonical(display: str, rid: str, domain: str | None = None) -
         else:
             out.append({"role": t["role"], "content": t["content"]})
         i += 1
-    meta = {"source_format": "transcript", "domain": guess_domain(display, domain),
-            "inferred_tool_calls": n_inferred, "unknown_tool_calls": n_unknown, "args_missing": missing}
+    if domain:
+        n_renamed = _unname_foreign(out, domain)
+        n_inferred -= n_renamed
+        n_unknown += n_renamed
+    meta = {"source_format": "transcript", "inferred_tool_calls": n_inferred, "unknown_tool_calls": n_unknown,
+            "args_missing": missing}
+    if domain or guess:
+        meta = {"source_format": "transcript", "domain": guess_domain(display, domain), **meta}
     return {"id": rid, "messages": out, "metadata": meta}
+
+
+def _unname_foreign(messages: list[dict[str, Any]], domain: str) -> int:
+    """Rename, in place, inferred calls (and their results) to ``"unknown"`` when ``domain`` (a
+    registered name; others are left alone) has no tool of that name: the shape rules are shared
+    by retail and airline, so an airline ``Error: user not found`` must not become retail's
+    ``find_user_id_by_name_zip``. Returns the number of calls renamed."""
+    from pipeline.domains import get_domain, known_domains
+    from pipeline.domains.base import SHARED_TOOLS
+
+    if domain not in known_domains():
+        return 0
+    tools = set(get_domain(domain).tools) | SHARED_TOOLS | {"unknown"}
+    renamed: set[str] = set()
+    for m in messages:
+        for tc in m.get("tool_calls") or []:
+            if tc["function"]["name"] not in tools:
+                tc["function"]["name"] = "unknown"
+                renamed.add(tc["id"])
+        if m.get("role") == "tool" and m.get("tool_call_id") in renamed:
+            m["name"] = "unknown"
+    return len(renamed)
 
 
 def domain_hint_from_path(path: str | Path) -> str | None:
@@ -246,14 +279,15 @@ def domain_hint_from_path(path: str | Path) -> str | None:
 
 
 def iter_transcripts(path: str | Path, rows: Iterable[tuple[int, Any, str | None, str | None]],
-                     domain: str | None = None
+                     domain: str | None = None, guess: bool = True
                      ) -> Iterator[tuple[int, Any, dict[str, Any] | None, str | None, str | None]]:
     """For each ``(position, raw, error_code, error)`` JSONL row (see
     ``pipeline.ingest._iter_canonical``), yield ``(position, raw, candidate, error_code,
     error)``: a candidate canonical dict (codes None), or None with the reason code
     (the row's own, ``INGEST_SCHEMA`` for an object without ``messages_display``,
     ``INGEST_EMPTY`` for a transcript without turns) and message. Ids are
-    ``transcript-<file stem>-<position>``; ``domain`` (else the file name) sets metadata.domain."""
+    ``transcript-<file stem>-<position>``; ``domain`` (else the file name) sets metadata.domain;
+    without either, ``guess`` as in :func:`transcript_to_canonical`."""
     hint = domain or domain_hint_from_path(path)
     stem = re.sub(r"[^a-z0-9]+", "-", Path(path).stem.lower()).strip("-")
     for pos, raw, code, err in rows:
@@ -264,7 +298,7 @@ def iter_transcripts(path: str | Path, rows: Iterable[tuple[int, Any, str | None
             yield pos, raw, None, "INGEST_SCHEMA", "not a transcript: expected an object with a string 'messages_display'"
             continue
         try:
-            cand = transcript_to_canonical(raw["messages_display"], f"transcript-{stem}-{pos:04d}", hint)
+            cand = transcript_to_canonical(raw["messages_display"], f"transcript-{stem}-{pos:04d}", hint, guess)
         except ValueError as exc:
             yield pos, raw, None, "INGEST_EMPTY", str(exc)
             continue

@@ -11,6 +11,13 @@ REASONS: dict[str, tuple[str, str]] = {
     "INGEST_TOO_LARGE": ("ingest", "record larger than the size limit"),
     "INGEST_DUPLICATE_ID": ("ingest", "record id already seen in the same input"),
     "INGEST_EMPTY": ("ingest", "blank line or empty record"),
+    "INGEST_NO_DOMAIN": ("ingest", "no registered domain owns the record (pipeline/ingest/routing.py): it calls "
+                         "tools no domain has (the detail names them; add a domain: docs/domains.md), tools "
+                         "the domain it names lacks, or no domain tool at all without a named domain outside "
+                         "a one-domain file"),
+    "INGEST_DOMAIN_AMBIGUOUS": ("ingest", "several domains have every tool the record calls (e.g. only "
+                                "get_user_details) and its file does not settle it: name its domain "
+                                "(metadata.domain or trajpipe ingest --domain)"),
     # anonymize
     "ANON_FAILED": ("anonymize", "the anonymizer raised on this record; it is quarantined, never passed on raw"),
     # blueprints / synthesis

@@ -79,14 +79,15 @@ def test_audit_sees_what_detection_misses():
 def test_cli_pii_config_and_review(tmp_path):
     from pipeline.cli import app
 
-    logs = tmp_path / "in.jsonl"
+    work = tmp_path / "w"
+    work.mkdir()
+    logs = work / "logs.jsonl"  # what ingest writes (ingest's own routing is not under test here)
     logs.write_text(json.dumps({"id": "r1", "messages": [
         {"role": "tool", "tool_call_id": "t", "content": json.dumps({"crewBadge": "ZX-99812"})},
-        {"role": "user", "content": "Hi, I'm Tamsin Okafor (tokafor482), badge ZX-99812."}]}) + "\n",
+        {"role": "user", "content": "Hi, I'm Tamsin Okafor (tokafor482), badge ZX-99812."}],
+        "tools": None, "metadata": {}}) + "\n",
         encoding="utf-8")
-    work = tmp_path / "w"
     runner = CliRunner()
-    assert runner.invoke(app, ["ingest", "--input", str(logs), "--work", str(work)]).exit_code == 0
     res = runner.invoke(app, ["anonymize", "--work", str(work), "--review"])
     assert res.exit_code == 0, res.output
     assert "suspect" in res.output and "ZX-99812" not in res.output and "Z*-9####" in res.output

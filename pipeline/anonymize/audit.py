@@ -38,7 +38,8 @@ _HANDLE_RE = re.compile(r"(?<![\w@.%+/-])@?(?=[A-Za-z0-9._-]*[A-Za-z])(?=[A-Za-z
 _IBAN_RE = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}(?: ?[A-Z0-9]{1,3})?\b")
 _SSN_RE = re.compile(r"(?<![\d-])\d{3}[- ]\d{2}[- ]\d{4}(?![\d-])")
 _PAIR_RE = re.compile(r"(?<![\w-])([A-Z][a-z]{2,}) ([A-Z][a-z]{2,})(?![\w-])")
-_LEAK_SHAPES = frozenset({"shape:email", "shape:iban", "shape:ssn"})
+#: Distinct candidate values searched per record (each is one search of the output record).
+MAX_CANDIDATES = 2000
 
 
 @dataclass
@@ -108,10 +109,14 @@ def audit_record(inp: LogRecord, out: LogRecord, config: PiiConfig,
     findings: list[Finding] = []
     seen: set[tuple[str, str]] = set()
 
+    checked: set[tuple[str, str]] = set()
+
     def add(kind: str, value: str, leak: bool, ignore_case: bool = True) -> None:
         v = value.strip()
-        if len(v) < 3 or (kind, v.lower()) in seen or is_fake(v):
+        key = (kind, v.lower())
+        if len(v) < 3 or key in checked or len(checked) >= MAX_CANDIDATES or is_fake(v):
             return
+        checked.add(key)
         if policy_text and _present(policy_text, v):
             return
         if _present(out_text, v, ignore_case):

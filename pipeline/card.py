@@ -4,9 +4,12 @@ The card is built only from what was written (the Parquet files and ``manifest.j
 be regenerated for any output folder: ``python -m pipeline.card OUT_DIR``. The YAML header follows
 the Hugging Face dataset card metadata (https://huggingface.co/docs/hub/datasets-cards and
 https://huggingface.co/docs/hub/datasets-manual-configuration): ``license``,
-``task_categories``, ``tags`` and one ``configs`` entry per Parquet file, so
-``datasets.load_dataset(OUT_DIR, "sft")`` picks the file. Plots use matplotlib's Agg backend
-(no display needed).
+``task_categories``, ``tags`` and one ``configs`` entry per Parquet file with rows, its
+``data_files`` one entry per split (``splits/<name>/<split>.parquet``, written by
+:func:`pipeline.export.hf.write_split_files`; an export without them gets them here), plus the
+``index`` config, so ``datasets.load_dataset(OUT_DIR, "sft")["validation"]`` reads the validation
+rows and ``load_dataset(OUT_DIR)`` loads on every export (:func:`pipeline.export.hf.card_configs`).
+Plots use matplotlib's Agg backend (no display needed).
 """
 from __future__ import annotations
 

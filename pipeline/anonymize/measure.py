@@ -293,10 +293,12 @@ def run_presidio(data: list[Labelled]):
             text = m.get("content") or ""
             res = analyzer.analyze(text=text, language="en") if text else []
             new = anonymizer.anonymize(text=text, analyzer_results=res) if res else None
-            for item in (new.items if new else []):
-                orig = next((text[r.start:r.end] for r in res if r.start <= item.start and
-                             r.entity_type == item.entity_type), "")
-                reps.append((PRESIDIO_TYPE.get(item.entity_type, "OTHER"), orig))
+            kept: list = []  # presidio's anonymizer keeps the best of overlapping results
+            for r in sorted(res, key=lambda r: (-r.score, r.start)):
+                if all(r.end <= k.start or r.start >= k.end for k in kept):
+                    kept.append(r)
+            for r in kept:
+                reps.append((PRESIDIO_TYPE.get(r.entity_type, "OTHER"), text[r.start:r.end]))
             msgs.append({**m, "content": new.text if new else text})
         outs.append(LogRecord(id=d.record.id, messages=msgs))
         replaced[d.record.id] = reps

@@ -200,9 +200,6 @@ def record(i: int) -> dict:
         {"role": "user", "content": (
             f"Username: {p['handle']}. Account {p['account']}. My UK mobile is {p['uk_phone']}, "
             f"refund to IBAN {p['iban']}, social security number {p['ssn']}.")},
-        _call(f"c{i}d", "lookup_contact", {"organizer": p["handle"]}),
-        _tool(f"c{i}d", "lookup_contact", {"homePhone": p["uk_phone"], "billingZip": p["zip"],
-                                           "cardLast4": p["last_four"], "fullName": f"{p['first']} {p['last']}"}),
         {"role": "assistant", "content": f"thanks {p['first'].lower()}, noted."},
     ]
     if cancel:
@@ -219,4 +216,9 @@ def record(i: int) -> dict:
     return {"id": f"canary-{i:03d}", "messages": msgs,
             "metadata": {"reward": 1.0, "domain": "airline",
                          "crm": {"email": p["email"], "phone": p["phone"], "password": p["password"],
-                                 "notes": f"VIP: {p['first']} {p['last']}, {p['street']}"}}}
+                                 "notes": f"VIP: {p['first']} {p['last']}, {p['street']}"},
+                         # camelCase keys and a person key from a system trajpipe has no domain for:
+                         # in metadata, since a call to an unknown tool sets the record aside at
+                         # ingest (INGEST_NO_DOMAIN) before anonymization
+                         "contact": {"organizer": p["handle"], "homePhone": p["uk_phone"], "billingZip": p["zip"],
+                                     "cardLast4": p["last_four"], "fullName": f"{p['first']} {p['last']}"}}}

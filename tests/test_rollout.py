@@ -123,6 +123,33 @@ def test_backend_exception_ends_episodes_with_error():
     assert "TRAJ_ERROR" in verify_trajectory(t, tiny_task(), TinyDomain()).reason_codes
 
 
+def test_free_turn_budget_is_capped():
+    """Without the grammar nothing but a stop string ends a turn: its budget is the call-sized
+    budget capped at FREE_TURN_FACTOR x max_new_tokens (airline's book_reservation alone would
+    allow thousands of tokens); with the grammar a call turn keeps the full call-sized budget."""
+    from pipeline.domains import get_domain
+    from pipeline.rollout.harness import FREE_TURN_FACTOR
+
+    seen = []
+
+    class Budget(ScriptedBackend):
+        def generate(self, prompts, prefixes, sampling, grammars=None, **kw):
+            seen.append(sampling.max_new_tokens)
+            return super().generate(prompts, prefixes, sampling, grammars, **kw)
+
+    airline_tools = get_domain("airline").tool_schemas()
+    task = tiny_task().model_copy(deep=True)
+    task.visible.tools = airline_tools + task.visible.tools
+    big = gr.turn_token_budget(task.visible.tools, 16)
+    assert big > FREE_TURN_FACTOR * 16
+    for constrain, want in (("none", FREE_TURN_FACTOR * 16), ("grammar", big)):
+        seen.clear()
+        run_rollouts([task], Budget([["Sorry."]]), lambda n: TinyDomain(),
+                     RolloutConfig(k=1, max_turns=1, constrain=constrain,
+                                   sampling=SamplingConfig(max_new_tokens=16, temperature=0.0)))
+        assert seen == [want], (constrain, seen)
+
+
 def test_a_full_context_window_ends_only_its_own_episode():
     """A row whose prompt fills the model's context window (CONTEXT_FULL from the backend) ends
     that episode alone (finish_reason "context_full", an abnormal end for the verifier); the other

@@ -137,6 +137,11 @@ def _agent_prompt(ep: _Episode, native: bool) -> list[dict[str, Any]]:
     return msgs if native else render_for_model(msgs)
 
 
+#: a free (``constrain="none"``) turn gets at most this many times ``max_new_tokens`` (256 by
+#: default: a four-argument write is about 100 tokens)
+FREE_TURN_FACTOR = 4
+
+
 def _agent_grammar(ep: _Episode, cfg: RolloutConfig) -> tuple[str | None, int]:
     """The structural tag of the episode's next agent turn (None without the grammar) and the
     turn's token budget (text: ``max_new_tokens``; a call: the longest call of the admitted
@@ -144,7 +149,9 @@ def _agent_grammar(ep: _Episode, cfg: RolloutConfig) -> tuple[str | None, int]:
     tools = ep.task.visible.tools
     floor = cfg.sampling.max_new_tokens
     if cfg.constrain != "grammar":
-        return None, ep.budget
+        # nothing but a stop string ends a free turn: the call-sized budget (up to thousands of
+        # tokens for many-string tools) is capped so a rambling free turn cannot run that long
+        return None, min(ep.budget, FREE_TURN_FACTOR * floor)
     if cfg.hints == "guided":
         kind, only = guided_turn(ep.task, ep.domain, ep.tool_calls, ep.messages)
     else:

@@ -552,3 +552,19 @@ def test_vllm_calls_are_valid_under_the_same_structural_tag(request):
     gens = be.generate(prompts, [None] * len(prompts),
                        SamplingConfig(max_new_tokens=budget, temperature=1.0, top_p=1.0, seed=11), grammars=grammars)
     _check_valid(gens, tools)
+
+
+def test_arrays_are_bounded(compiler):
+    """An array argument without maxItems gets MAX_ARRAY_ITEMS: a runaway list of flights cannot
+    fill a turn's budget (seen: thousands of tokens of appended flight objects)."""
+    tools = get_domain("airline").tool_schemas()
+    upd = next(t for t in tools if fn(t)["name"] == "update_reservation_flights")
+    strict = gr.strict_schema(fn(upd)["parameters"])
+    assert strict["properties"]["flights"]["maxItems"] == gr.MAX_ARRAY_ITEMS
+    g = gr.turn_grammar([upd], "call")
+    flight = {"flight_number": "HAT001", "date": "2024-05-20"}
+    args = {"reservation_id": "ABC123", "cabin": "economy", "flights": [flight] * gr.MAX_ARRAY_ITEMS,
+            "payment_id": "gift_card_1"}
+    assert matches(compiler, g, call_text("update_reservation_flights", args))
+    args["flights"] = [flight] * (gr.MAX_ARRAY_ITEMS + 1)
+    assert not matches(compiler, g, call_text("update_reservation_flights", args))

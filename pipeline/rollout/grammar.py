@@ -66,12 +66,16 @@ def call_begin(name: str) -> str:
 #: longest free string argument under the grammar (characters): an unbounded free-text argument
 #: (a transfer summary) otherwise rambles past the turn's token budget and the call is cut
 MAX_FREE_STRING = 160
+#: most items of an array argument that sets no ``maxItems``: the bundled model otherwise appends
+#: flight or passenger objects until the turn's token budget (thousands of tokens) runs out
+MAX_ARRAY_ITEMS = 8
 
 
 def strict_schema(schema: dict[str, Any] | None) -> dict[str, Any]:
     """A deep copy of a JSON schema with ``additionalProperties: false`` on every object schema
-    that does not set it (so the arguments match the schema exactly); ``{}``/None becomes the
-    schema of an empty object."""
+    that does not set it (so the arguments match the schema exactly), ``maxLength``
+    :data:`MAX_FREE_STRING` on free strings and ``maxItems`` :data:`MAX_ARRAY_ITEMS` on arrays
+    that set no bound; ``{}``/None becomes the schema of an empty object."""
     if not schema:
         return {"type": "object", "properties": {}, "additionalProperties": False}
     out = copy.deepcopy(schema)
@@ -82,6 +86,8 @@ def strict_schema(schema: dict[str, Any] | None) -> dict[str, Any]:
                 s["additionalProperties"] = False
             if (s.get("type") == "string" and not {"enum", "const", "pattern", "format", "maxLength"} & set(s)):
                 s["maxLength"] = MAX_FREE_STRING
+            if s.get("type") == "array" and "maxItems" not in s:
+                s["maxItems"] = MAX_ARRAY_ITEMS
             for k, v in s.items():
                 if k in ("properties", "$defs", "definitions") and isinstance(v, dict):
                     for sub in v.values():

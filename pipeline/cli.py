@@ -229,11 +229,20 @@ def run(
     if manifest["counts"]["ingest"]["ok"] == 0:
         console.print("[yellow]warning:[/yellow] no input record was usable; see quarantine.parquet for reasons")
     vt = manifest["counts"].get("verify_trajectory") or {}
+    ro = manifest["counts"].get("rollout") or {}
+    n_err = (ro.get("finish_reasons") or {}).get("error", 0)
+    if ro.get("trajectories") and n_err == ro["trajectories"]:
+        # the teacher never generated: an engine failure, not a weak model (the datasets are written
+        # so nothing is lost, but the run failed)
+        console.print(f"[red]error:[/red] all {n_err} rollouts ended with a generation error (finish_reason "
+                      "'error'; the backend's exception is in each trajectory's last message in the work folder's "
+                      "trajectories.jsonl). Nothing was learnt from the teacher; fix the backend and rerun.")
+        raise typer.Exit(1)
     if vt.get("in") and not vt.get("passed"):
         console.print(f"[yellow]note:[/yellow] 0 of {vt['in']} trajectories passed verification, so sft.parquet and "
                       "dpo.parquet are empty (rl, steps, groups and trajectories_failed are written). The bundled "
-                      "135M teacher rarely solves a task; use a stronger one with --model PATH (or --backend vllm / "
-                      f"openai). Why they failed: `trajpipe stats {out}` or the rejects table.")
+                      "135M teacher rarely solves a task; use a stronger one with --model PATH (or a served one with "
+                      f"--backend openai). Why they failed: `trajpipe stats {out}` or the rejects table.")
     from pipeline.card import hint_mode_line  # sft rows per help mode (help during generation only)
     console.print(hint_mode_line("sft rows", ((manifest.get("files") or {}).get("sft") or {}).get("rows_by_hint_mode")
                                  or {}) + " (help during generation only, never in the data)")

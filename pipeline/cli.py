@@ -107,6 +107,8 @@ HINTS_HELP = ("Help for the teacher during generation only (STaR rationalization
               "(a worked conversation of another instance of the same task kind); guided (the plan, and the "
               "grammar admits only the reference's next tool at a tool-call turn; the model writes every value "
               "and word).")
+MAX_NEW_TOKENS_HELP = ("Tokens of a text reply per agent turn. Under the grammar a tool-call turn gets what the longest "
+                       "valid call of its admitted tools needs; without it a free turn gets at most 4x this.")
 HINT_WHEN_HELP = ("always: help every episode; fallback: first roll out without help, then help only tasks whose "
                   "unhelped rollouts all failed (k more, helped episodes).")
 BASE_URL_HELP = "--backend openai: server URL up to /v1, e.g. http://localhost:8000/v1."
@@ -169,7 +171,7 @@ def run(
     model: Optional[str] = typer.Option(None, help="Teacher weights: a .gguf file or a transformers folder. Default: bundled SmolLM2-135M-Instruct."),
     seed: int = typer.Option(0, help="Run seed (synthesis, sampling, splits)."),
     max_turns: int = typer.Option(8, help="Agent turns per episode (one generation each): the longest airline reference has 5 calls plus a confirmation question and a final answer."),
-    max_new_tokens: int = typer.Option(64, help="Max tokens generated per agent turn (a turn also stops at </tool_call>)."),
+    max_new_tokens: int = typer.Option(64, help=MAX_NEW_TOKENS_HELP),
     temperature: float = typer.Option(0.7, help="Sampling temperature (0 = greedy)."),
     constrain: str = typer.Option("grammar", help=CONSTRAIN_HELP),
     grounded: bool = typer.Option(True, "--grounded/--no-grounded", help=GROUNDED_HELP),
@@ -493,13 +495,16 @@ def rollout(work: Path = typer.Option(Path("work"), help=WORK_HELP),
             k: int = typer.Option(4, help="Rollouts per task."),
             backend: str = typer.Option("auto", help="auto (vllm where it imports, else transformers) | transformers | vllm | openai (needs --base-url, --model NAME)"),
             model: Optional[str] = typer.Option(None, help="Teacher weights path (default: bundled SmolLM2-135M)."),
-            max_turns: int = typer.Option(8, help="Agent turns per episode (one generation each)."), max_new_tokens: int = typer.Option(64),
-            temperature: float = typer.Option(0.7), constrain: str = typer.Option("grammar", help=CONSTRAIN_HELP),
+            max_turns: int = typer.Option(8, help="Agent turns per episode (one generation each)."),
+            max_new_tokens: int = typer.Option(64, help=MAX_NEW_TOKENS_HELP),
+            temperature: float = typer.Option(0.7, help="Sampling temperature (0 = greedy)."),
+            constrain: str = typer.Option("grammar", help=CONSTRAIN_HELP),
             grounded: bool = typer.Option(True, "--grounded/--no-grounded", help=GROUNDED_HELP),
             hints: str = typer.Option(DEFAULT_HINTS, "--hints", help=HINTS_HELP),
             hint_when: str = typer.Option(DEFAULT_HINT_WHEN, "--hint-when", help=HINT_WHEN_HELP),
-            seed: int = typer.Option(0), batch_size: int = typer.Option(8),
-            prompt_style: str = typer.Option("compact", help="compact | full"),
+            seed: int = typer.Option(0, help="Sampling seed (vLLM: the engine's seed)."),
+            batch_size: int = typer.Option(8, help="Generation batch size (transformers; vLLM schedules its own)."),
+            prompt_style: str = typer.Option("compact", help="Tools in the system prompt: compact (one signature line each) or full (JSON schemas)."),
             user_sim: str = typer.Option("scripted", "--user-sim", help=USER_SIM_HELP),
             tool_format: str = typer.Option("hermes", "--tool-format", help=TOOL_FORMAT_HELP),
             fault_rate: float = typer.Option(0.0, "--fault-rate", help=FAULT_RATE_HELP),

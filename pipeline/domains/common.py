@@ -407,3 +407,25 @@ class ModuleDomain:
         """``[{"rule_id", "step", "detail"}]`` for each business rule the executed ``calls``
         break (the rules module's ``rule_violations``)."""
         return self.rules_module.rule_violations(initial_state, calls, final_state)
+
+
+def assert_reads_only(tools: dict[str, Any], state: dict[str, Any], reference: list[dict[str, Any]], label: str) -> None:
+    """Replay ``reference`` (``[{"name", "arguments"}]``) on a deep copy of ``state`` with the
+    domain's ``tools``; RuntimeError (a generator bug) naming ``label`` when it changes the state
+    (an answer task's reference must only read)."""
+    import copy as _copy
+
+    probe = _copy.deepcopy(state)
+    for call in reference:
+        tools[call["name"]].fn(probe, **_copy.deepcopy(call["arguments"]))
+    if probe != state:  # pragma: no cover
+        raise RuntimeError(f"{label}: an answer reference changed the state")
+
+
+def match_intent(intents: tuple[tuple[str, str], ...], text: str | list[str]) -> str | None:
+    """The kind of the first ``(regex, kind)`` in ``intents`` that matches the lower-cased
+    ``text`` (a message or a list of them, joined), or None."""
+    import re as _re
+
+    t = " ".join([text] if isinstance(text, str) else list(text)).lower()
+    return next((kind for pattern, kind in intents if _re.search(pattern, t)), None)

@@ -14,12 +14,10 @@ Seeds are hashed from ``"retail:<kind>:<seed>"``, so adding these kinds changed 
 """
 from __future__ import annotations
 
-import copy
-import re
 from typing import Any, Callable
 
 from pipeline.domains.base import GeneratedTask
-from pipeline.domains.common import Denylist, leaked_values
+from pipeline.domains.common import Denylist, assert_reads_only, leaked_values, match_intent
 
 from .generator import RetailFactory, _and_list, _Ctx, task_seed
 from .state import ORDER_STATUSES
@@ -149,11 +147,7 @@ def generate_task(kind: str, seed: int, denylist: Denylist | None = None) -> Gen
             break
     else:  # pragma: no cover
         raise RuntimeError(f"{kind} seed {seed}: every attempt leaked a fact into the instruction")
-    probe = copy.deepcopy(fac.state)
-    for call in reference:
-        TOOLS[call["name"]].fn(probe, **copy.deepcopy(call["arguments"]))
-    if probe != fac.state:  # pragma: no cover
-        raise RuntimeError(f"{kind} seed {seed}: an answer reference changed the state")
+    assert_reads_only(TOOLS, fac.state, reference, f"{kind} seed {seed}")
     return GeneratedTask(
         initial_state=fac.state, instruction=" ".join(instruction.split()), user_messages=later,
         reference_solution=reference,
@@ -165,11 +159,7 @@ def generate_task(kind: str, seed: int, denylist: Denylist | None = None) -> Gen
 
 def kind_for_intent(text: str | list[str]) -> str | None:
     """The answer kind a customer's first message asks for (keyword rules), or None."""
-    t = " ".join([text] if isinstance(text, str) else list(text)).lower()
-    for pattern, kind in _INTENTS:
-        if re.search(pattern, t):
-            return kind
-    return None
+    return match_intent(_INTENTS, text)
 
 
 def initial_state_requirements(kind: str) -> dict[str, Any]:

@@ -678,6 +678,11 @@ def view(out: Path = typer.Argument(..., help="A dataset folder written by `traj
         webbrowser.open(res.index.resolve().as_uri())
 
 
+from pipeline.commands import register_all  # noqa: E402  (train, eval, domain, ...: one module each)
+
+register_all(app)
+
+
 def main() -> None:  # pragma: no cover
     app()
 

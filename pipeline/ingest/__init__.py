@@ -10,6 +10,8 @@ Formats:
 * ``canonical``: JSONL, one ``{"id", "messages", "tools"?, "metadata"?}`` object per line.
 * ``taubench``: the tau-bench recorded-run JSON list (``task_id``, ``trial``, ``reward``,
   ``info.task``, ``traj``), as in ``shared/data/tau-bench/logs/airline-gpt4o-trajectories.json``.
+* ``otel_genai``, ``openai_chat``, ``sharegpt``: OpenTelemetry GenAI traces, OpenAI Chat
+  Completions call logs, ShareGPT with function calls (:mod:`pipeline.ingest.readers`).
 * ``transcript``: JSONL of flattened transcripts ``{"messages_display": "user: ...\\nassistant:
   ...\\ntool: ..."}`` (tool names hidden; inferred from the results, see
   :mod:`pipeline.ingest.transcripts`), as in ``shared/data/tau-bench/logs/retail-transcripts.jsonl``.
@@ -80,6 +82,11 @@ def detect_format(path: str | os.PathLike) -> str:
     ``"transcript"`` when the first JSONL object has ``messages_display``, else ``"canonical"``.
     Raises FileNotFoundError if the path is missing."""
     p = Path(path)
+    from .readers import sniff_format  # otel_genai, openai_chat, sharegpt (pipeline/ingest/readers.py)
+
+    sniffed = sniff_format(p)
+    if sniffed:
+        return sniffed
     with open(p, "rb") as fh:
         head = fh.read(4096).lstrip()
     if head.startswith(b"["):
@@ -87,6 +94,13 @@ def detect_format(path: str | os.PathLike) -> str:
     if head.startswith(b"{") and b'"messages_display"' in head.split(b"\n", 1)[0][:4096]:
         return "transcript"
     return "canonical"
+
+
+def _extra_readers() -> dict:
+    """The trace / dataset readers of :mod:`pipeline.ingest.readers` by format name."""
+    from .readers import readers
+
+    return readers()
 
 
 def taubench_to_canonical(run: dict[str, Any], position: int) -> dict[str, Any]:
@@ -147,7 +161,7 @@ def _iter_canonical(path: Path) -> Iterator[tuple[int, Any, str | None, str | No
 
 
 def ingest(path: str | os.PathLike, fmt: str | None = None, limit: int | None = None,
-           domain: str | None = None) -> IngestResult:
+           domain: str | None = None, route: bool = True) -> IngestResult:
     """Read ``path`` in format ``fmt`` (auto-detected if None) into validated LogRecords, each
     routed to the domain that owns it (``metadata.domain``; :mod:`pipeline.ingest.routing`).
 
@@ -158,6 +172,8 @@ def ingest(path: str | os.PathLike, fmt: str | None = None, limit: int | None = 
     unknown format or an unregistered ``domain``; every bad record is quarantined instead of
     raising (``INGEST_NO_DOMAIN`` / ``INGEST_DOMAIN_AMBIGUOUS`` when no / several domains own it).
     Invariant: ``n_in == len(records) + len(quarantine)``; quarantine is in input order.
+    ``route=False`` skips domain routing (records keep the metadata their reader gave them): for
+    logs of a system no domain covers yet (``trajpipe domain init``).
     """
     p = Path(path)
     if not p.exists():
@@ -244,8 +260,22 @@ def ingest(path: str | os.PathLike, fmt: str | None = None, limit: int | None = 
                 res.quarantine.append(_q(source, pos, code or INGEST_SCHEMA, err or "not a transcript", raw))
             else:
                 accept(pos, cand, raw)
+    elif fmt in _extra_readers():
+        for pos, raw, cand, code, err in _extra_readers()[fmt].read(p):
+            if limit is not None and res.n_in >= limit:
+                break
+            res.n_in += 1
+            if cand is None:
+                res.quarantine.append(_q(source, pos, code or INGEST_SCHEMA, err or f"not {fmt}", raw))
+            else:
+                accept(pos, cand, raw)
     else:
-        raise ValueError(f"unknown input format {fmt!r}; known: canonical, taubench, transcript")
+        raise ValueError(f"unknown input format {fmt!r}; known: canonical, taubench, transcript, "
+                         f"{', '.join(_extra_readers())}")
+    if not route:
+        res.records.extend(rec for _, _, rec, _ in pending)
+        res.quarantine.sort(key=lambda q: q.position)
+        return res
     routes = route_all([rec for _, _, rec, _ in pending], [n for *_, n in pending], domains)
     for (pos, raw, rec, _), route in zip(pending, routes):
         if route.domain is None:

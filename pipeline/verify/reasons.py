@@ -18,6 +18,15 @@ REASONS: dict[str, tuple[str, str]] = {
     "INGEST_DOMAIN_AMBIGUOUS": ("ingest", "several domains have every tool the record calls (e.g. only "
                                 "get_user_details) and its file does not settle it: name its domain "
                                 "(metadata.domain or trajpipe ingest --domain)"),
+    "INGEST_TOOL_RESULT_MISSING": ("ingest", "a tool call has no result after it (a trace, call log or ShareGPT "
+                                   "item that ends or moves on before the result): quarantined, never guessed "
+                                   "(pipeline/ingest/readers.py)"),
+    "INGEST_TOOL_CALL_MISSING": ("ingest", "a tool result answers no tool call before it"),
+    "INGEST_ORPHAN_SPAN": ("ingest", "an OpenTelemetry span (or GenAI event) whose parent span is not in the export: "
+                           "part of the trace is missing (pipeline/ingest/otel.py)"),
+    "INGEST_STITCH_CONFLICT": ("ingest", "logged calls of one conversation disagree on its history (a request that "
+                               "does not continue the earlier calls), or a span without a conversation id in a "
+                               "trace holding several conversations"),
     # anonymize
     "ANON_FAILED": ("anonymize", "the anonymizer raised on this record; it is quarantined, never passed on raw"),
     # blueprints / synthesis
@@ -91,11 +100,6 @@ REASONS: dict[str, tuple[str, str]] = {
                          "shown (pipeline.rollout.hints): withheld from every dataset (its messages are not "
                          "written anywhere in the export; trajectories.jsonl in the work folder keeps it)"),
 }
-
-
-def describe(code: str) -> str:
-    """Description of a reason code; KeyError for an unknown code."""
-    return REASONS[code][1]
 
 
 def markdown_table() -> str:

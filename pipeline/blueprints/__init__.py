@@ -8,7 +8,9 @@ write, the optional ``kind_for_intent(text)`` hook on the customer's first messa
 expected outcome (``action`` when a write is due, ``transfer`` when the run handed over to a
 human, ``refusal`` when a request of a known kind ended without a write, ``answer`` otherwise;
 a transcript whose tool calls are not shown counts as ``action``)
-and the intent text. Cases are clustered by intent text and action signature
+and the intent text. Cases are clustered by intent text (delexicalized: entity-type placeholders
+instead of pseudonyms, :mod:`pipeline.blueprints.delex`, so the catalog does not depend on the
+anonymization key) and action signature
 (:mod:`pipeline.blueprints.cluster`), and each cluster becomes one :class:`Blueprint` with its
 requirements, tools, policy rules, success condition, failure modes, skills and rule variants.
 
@@ -330,9 +332,11 @@ def _blueprint(cluster: list[Case], domain: Any, threshold: float) -> Blueprint:
                  "signatures": {" > ".join(s) or "(none)": n for s, n in sorted(
                      Counter(tuple(c.signature) for c in cluster).items(), key=lambda kv: (-kv[1], kv[0]))},
                  "representative_intent": rep.intent if rep else "",
+                 "representative_intent_delexicalized": rep.delex_intent if rep else "",
                  "mean_intent_similarity": mean_intent_similarity(cluster),
                  "rule_breaks": dict(sorted(breaks.items())),
-                 "method": {"intent": "MinHash Jaccard of word 1-2-gram shingles (datasketch, 128 perm, seed 1)",
+                 "method": {"intent": "MinHash Jaccard of word 1-2-gram shingles of the delexicalized intent "
+                                      "(entity-type placeholders, not pseudonyms; datasketch, 128 perm, seed 1)",
                             "signature": "Jaccard of write-call items", "sig_weight": SIG_WEIGHT,
                             "threshold": threshold, "family": "domain, task kind, expected outcome"}},
         rule_variants=rule_variants,

@@ -3,9 +3,12 @@
 Similarity of two cases (both in ``[0, 1]``):
 
 * intent: Jaccard similarity of the word unigram+bigram shingles of the customer's first
-  message (lower-cased words of 2+ letters, a short stop-word list removed), estimated with
-  datasketch ``MinHash(num_perm=128, seed=1)`` (Broder 1997, "On the resemblance and
-  containment of documents"); two empty texts count as 1.0.
+  message, *delexicalized* (:func:`pipeline.blueprints.delex.delexicalize`: names, ids, e-mails,
+  dates... replaced by entity-type placeholders such as ``<PERSON>``, so that the pseudonyms of a
+  run, which change with its key, do not move the similarity), lower-cased, words of 2+ letters
+  and placeholders, a short stop-word list removed, estimated with datasketch
+  ``MinHash(num_perm=128, seed=1)`` (Broder 1997, "On the resemblance and containment of
+  documents"); two empty texts count as 1.0.
 * signature: Jaccard similarity of the sets of ``tool(arg:shape,...)`` items of the two action
   signatures; two empty signatures count as 1.0.
 
@@ -25,6 +28,8 @@ from typing import Any
 
 from datasketch import MinHash
 
+from .delex import delexicalize
+
 SIG_WEIGHT = 0.5
 DEFAULT_THRESHOLD = 0.5
 NUM_PERM = 128
@@ -32,11 +37,12 @@ MINHASH_SEED = 1
 
 _STOP = frozenset("""a an and are as at be but by can could do for from have hello hi i i'd i'm im in is it
 my me of on or please so that the there this to was we with would you your yes thanks thank""".split())
-_WORD = re.compile(r"[a-z][a-z']+")
+_WORD = re.compile(r"<[a-z_]+>|[a-z][a-z']+")
 
 
 def shingles(text: str) -> set[str]:
-    """Word unigrams and bigrams of ``text`` (lower-cased, stop words removed)."""
+    """Word unigrams and bigrams of ``text`` (lower-cased, stop words removed; a placeholder such
+    as ``<PERSON>`` is one word)."""
     words = [w for w in _WORD.findall((text or "").lower()) if w not in _STOP]
     return set(words) | {f"{a} {b}" for a, b in zip(words, words[1:])}
 
@@ -79,9 +85,15 @@ class Case:
     _mh: Any = field(default=None, repr=False)
 
     @property
+    def delex_intent(self) -> str:
+        """The intent with values replaced by entity-type placeholders (what is compared)."""
+        return delexicalize(self.intent)
+
+    @property
     def mh(self) -> MinHash | None:
+        """MinHash of the delexicalized intent's shingles (None when it has none)."""
         if self._mh is None:
-            self._mh = minhash(self.intent) or False
+            self._mh = minhash(self.delex_intent) or False
         return self._mh or None
 
 

@@ -12,7 +12,8 @@ What is replaced (the shapes :mod:`pipeline.anonymize.pseudonymizer` produces):
 
 * ``<EMAIL_ADDRESS>``: e-mail addresses; ``<URL>``: http(s) URLs;
 * ``<DATE_TIME>``: ISO (``2024-05-01``), US (``5/1/2024``) and month-name dates
-  (``April 5, 1990``, ``5th of April 1990``), and month names on their own;
+  (``April 5, 1990``, ``5th of April 1990``, ``April 1990``); a month name on its own is a word
+  (``May``, ``June`` are also names: a name pseudonym "Sean May" must not become a date);
 * ``<ID>``: ``word_word_1234`` user ids, ``credit_card_1234567`` payment ids, any other token with
   a digit (reservation ids, phone numbers, zips, last fours, prices) and all-capital tokens of 5-8
   letters (letter-only reservation ids);
@@ -46,7 +47,7 @@ _DATES = [
     re.compile(r"\b\d{1,2}/\d{1,2}/\d{2,4}\b"),
     re.compile(r"\b" + _MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?\b", re.I),
     re.compile(r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"(?:,?\s+\d{4})?\b", re.I),
-    re.compile(r"\b" + _MONTH + r"(?:,?\s+\d{4})?(?![\w'])", re.I),
+    re.compile(r"\b" + _MONTH + r",?\s+\d{4}\b", re.I),
 ]
 _WORD_ID = re.compile(r"\b[A-Za-z]+(?:_[A-Za-z]+)*_\d+\b")
 _DIGITS = re.compile(r"[^\s<>]*\d[^\s<>]*")
@@ -86,8 +87,8 @@ def _word(tok: str) -> str:
 def delexicalize(text: str | None) -> str:
     """``text`` with values replaced by entity-type placeholders (see the module doc).
 
-    Deterministic, no model and no key; ``None`` gives ``""``. Example: ``"Hi, this is Ava
-    Cole, reservation QX7P2L, ava.cole@example.com"`` -> ``"Hi, this is <PERSON>, reservation
+    Deterministic, no model and no key; ``None`` gives ``""``. Example: ``"Hi, this is Mary
+    Smith, reservation QX7P2L, mary.smith@example.com"`` -> ``"Hi, this is <PERSON>, reservation
     <ID>, <EMAIL_ADDRESS>"``.
     """
     if not text:

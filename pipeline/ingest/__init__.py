@@ -40,7 +40,7 @@ from .routing import INGEST_DOMAIN_AMBIGUOUS, INGEST_NO_DOMAIN, registered_domai
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
 
 # Reason codes of this stage (documented in docs/reason-codes.md)
-INGEST_DECODE = "INGEST_DECODE"          # bytes are not UTF-8
+INGEST_DECODE = "INGEST_DECODE"          # bytes are not UTF-8, or a string holds a lone surrogate
 INGEST_JSON = "INGEST_JSON"              # not parseable JSON
 INGEST_SCHEMA = "INGEST_SCHEMA"          # valid JSON, fails the canonical JSON Schema
 INGEST_TOO_LARGE = "INGEST_TOO_LARGE"    # record over max_record_bytes
@@ -70,11 +70,44 @@ class IngestResult:
     n_in: int = 0
 
 
+def _printable(text: str) -> str:
+    """``text`` with lone UTF-16 surrogates (which have no UTF-8 form) as ``\\udXXX`` escapes, so a
+    quarantine row can always be written."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _q(source: str, pos: int, code: str, error: str, raw: Any, record_id: str | None = None) -> QuarantineRecord:
     if not isinstance(raw, str):
         raw = json.dumps(raw, ensure_ascii=False, default=str)
-    return QuarantineRecord(stage="ingest", source=source, position=pos, record_id=record_id,
-                            reason_code=code, error=error[:2000], raw=raw)
+    return QuarantineRecord(stage="ingest", source=source, position=pos,
+                            record_id=None if record_id is None else _printable(record_id),
+                            reason_code=code, error=_printable(error[:2000]), raw=_printable(raw))
+
+
+def lone_surrogate_path(obj: Any) -> str | None:
+    """Path (``messages/2/content``) of a string (value or key) in a JSON value that holds
+    a lone UTF-16 surrogate (from a ``\\ud800`` escape in the JSON text: valid JSON, not valid
+    Unicode, no UTF-8 form); None when there is none. Iterative, any depth."""
+    stack: list[tuple[Any, str]] = [(obj, "")]
+    while stack:
+        o, path = stack.pop()
+        if isinstance(o, str):
+            try:
+                o.encode("utf-8")
+            except UnicodeEncodeError:
+                return path or "(root)"
+        elif isinstance(o, dict):
+            for k, v in o.items():
+                sub = f"{path}/{k}" if path else str(k)
+                stack.append((k, sub))
+                stack.append((v, sub))
+        elif isinstance(o, list):
+            stack.extend((v, f"{path}/{i}" if path else str(i)) for i, v in enumerate(o))
+    return None
 
 
 def detect_format(path: str | os.PathLike) -> str:
@@ -109,8 +142,8 @@ def taubench_to_canonical(run: dict[str, Any], position: int) -> dict[str, Any]:
     ``id`` = ``taubench-<task_id>-<trial>``; metadata keeps ``reward``, ``task_id``, ``trial``,
     the customer ``instruction`` and ``user_id`` (personal data: the anonymizer treats it), and the
     gold ``actions``. No domain is set here: tau-bench runs come from several systems (airline,
-    retail), so :func:`ingest` routes each by its tools. Raises KeyError/TypeError on a malformed
-    run (the caller quarantines it).
+    retail), so :func:`ingest` routes each by its tools. Raises KeyError/TypeError/ValueError on a
+    malformed run (the caller quarantines it).
     """
     task = (run.get("info") or {}).get("task") or {}
     rid = f"taubench-{run['task_id']}-{run.get('trial', 0)}"
@@ -203,8 +236,13 @@ def ingest(path: str | os.PathLike, fmt: str | None = None, limit: int | None = 
         return None
 
     def accept(pos: int, cand: Any, raw: Any) -> None:
-        errors = sorted(validator.iter_errors(cand), key=lambda e: list(e.absolute_path))
         rid = cand.get("id") if isinstance(cand, dict) and isinstance(cand.get("id"), str) else None
+        bad = lone_surrogate_path(cand)
+        if bad is not None:  # later stages write UTF-8 (JSONL, Parquet): set aside here, not crash there
+            res.quarantine.append(_q(source, pos, INGEST_DECODE, f"{_printable(bad)}: lone UTF-16 surrogate "
+                                     "(a \\ud800-\\udfff escape without its pair): not valid Unicode", raw, rid))
+            return
+        errors = sorted(validator.iter_errors(cand), key=lambda e: list(e.absolute_path))
         if errors:
             e = errors[0]
             where = "/".join(str(x) for x in e.absolute_path) or "(root)"
@@ -235,15 +273,18 @@ def ingest(path: str | os.PathLike, fmt: str | None = None, limit: int | None = 
             code = INGEST_DECODE if isinstance(exc, UnicodeDecodeError) else INGEST_JSON
             res.quarantine.append(_q(source, 0, code, str(exc), p.read_bytes()[:4096].decode("utf-8", "replace")))
             return res
-        if not isinstance(runs, list):
-            raise ValueError(f"{p}: tau-bench format must be a JSON list of runs")
+        if not isinstance(runs, list):  # one unusable record, accounted for like a broken file
+            res.n_in = 1
+            res.quarantine.append(_q(source, 0, INGEST_SCHEMA, f"tau-bench format must be a JSON list of runs, "
+                                     f"got {type(runs).__name__}", json.dumps(runs, ensure_ascii=False)[:4096]))
+            return res
         for pos, run in enumerate(runs):
             if limit is not None and res.n_in >= limit:
                 break
             res.n_in += 1
             try:
                 cand = taubench_to_canonical(run, pos)
-            except (KeyError, TypeError, AttributeError) as exc:
+            except (KeyError, TypeError, AttributeError, ValueError, OverflowError) as exc:
                 res.quarantine.append(_q(source, pos, INGEST_SCHEMA, f"not a tau-bench run: {exc!r}", run))
                 continue
             accept(pos, cand, run)

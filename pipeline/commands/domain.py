@@ -78,6 +78,7 @@ def register(app: typer.Typer) -> None:
         json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the full report (with every first "
                                                                      "difference) as JSON here."),
         differences: int = typer.Option(3, "--differences", help="First differences shown per tool."),
+        limit: Optional[int] = typer.Option(None, "--limit", help="Replay only the first N conversations."),
     ) -> None:
         """Replay every logged tool call, in order, against the domain's sandbox started from the state the
         logs reveal (or --db) and report per tool the share of results equal to the logged ones (after
@@ -88,6 +89,7 @@ def register(app: typer.Typer) -> None:
         try:
             dom = resolve_domain(name, package_dir)
             records, quarantine = load_records(logs, fmt)
+            records = records[:limit] if limit is not None else records
             if db is not None:
                 state = load_snapshot(db)
             elif hasattr(dom, "state_from_logs"):

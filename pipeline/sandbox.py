@@ -5,10 +5,21 @@ which validates the arguments against the tool's JSON schema, runs the tool, and
 failure into an ``"Error: ..."`` tool result (the convention of the logs) plus a machine-readable
 error code. The state hash (:func:`pipeline.records.stable_hash` of the state) is the verifier's
 anchor, as in tau-bench's reward-by-database-hash.
+
+Model output is untrusted (OWASP LLM Top 10, "LLM05: Improper Output Handling"): before a tool's
+own schema, :func:`argument_guard` rejects arguments that are enormous (over
+:data:`MAX_ARGUMENT_BYTES` of JSON, a string over :data:`MAX_STRING_CHARS`, nesting deeper than
+:data:`MAX_ARGUMENT_DEPTH`), hold control characters or lone surrogates, or look like path
+traversal or injected code (the patterns of :data:`UNSAFE_PATTERNS`, after OWASP's Path Traversal
+and Command / SQL / code injection pages). Either way the call returns ``INVALID_ARGUMENTS`` and
+the tool function is never called. Tools are plain functions over an in-memory state (no shell,
+no files, no ``eval``), so this is defence in depth and a clean signal in the trajectory.
 """
 from __future__ import annotations
 
 import copy
+import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable
@@ -50,18 +61,92 @@ class ToolResult:
         return self.error_code is None
 
 
+#: Limits of one call's arguments (the rollout grammar already caps a free string at 160 chars).
+MAX_ARGUMENT_BYTES = 16 * 1024   # UTF-8 JSON of the whole arguments value
+MAX_STRING_CHARS = 2048          # one string (value or key)
+MAX_ARGUMENT_DEPTH = 8           # nesting of objects / arrays
+MAX_ARGUMENT_NODES = 2000        # values in all
+
+#: ``(name, regex)`` of string contents no tool argument has a reason to hold.
+UNSAFE_PATTERNS: tuple[tuple[str, re.Pattern], ...] = (
+    ("path traversal", re.compile(r"(?:^|[\\/])\.\.(?:[\\/]|$)|%2e%2e|%252e|\.\.%2f|%c0%ae", re.I)),
+    ("absolute file path", re.compile(r"^(?:/(?:etc|bin|usr|var|tmp|root|home|proc|dev|sys)\b|~/|[A-Za-z]:\\)")),
+    ("code", re.compile(r"__import__|__builtins__|__class__|\b(?:eval|exec|compile|getattr)\s*\(|"
+                        r"\bos\.(?:system|popen|remove|unlink|exec\w*)\b|\bsubprocess\b|<script\b|javascript:",
+                        re.I)),
+    ("shell command", re.compile(r"\$\([^)]*\)|`[^`]*\b(?:rm|curl|wget|sh|bash|nc|cat)\b[^`]*`|"
+                                 r"(?:;|&&|\|\|?)\s*(?:rm|curl|wget|sh|bash|nc|chmod|python\d?|perl|cat)\s", re.I)),
+    ("SQL injection", re.compile(r"\b(?:drop|truncate)\s+(?:table|database)\b|\bunion\s+(?:all\s+)?select\b|"
+                                 r"'\s*or\s+'?\d+'?\s*=\s*'?\d+|;\s*--", re.I)),
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def _string_problem(s: str) -> str | None:
+    if len(s) > MAX_STRING_CHARS:
+        return f"string of {len(s)} characters (limit {MAX_STRING_CHARS})"
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return "lone UTF-16 surrogate (not valid Unicode)"
+    if _CONTROL.search(s):
+        return "control character"
+    for name, rx in UNSAFE_PATTERNS:
+        if rx.search(s):
+            return f"looks like {name}"
+    return None
+
+
+def argument_guard(arguments: Any) -> str | None:
+    """Why ``arguments`` (one tool call's, as parsed from model output) must not reach a tool, or
+    None. Checks, without recursion: nesting depth, number of values, every string (value and
+    key; see :data:`UNSAFE_PATTERNS`), then the UTF-8 JSON size. Returns ``"<path>: <reason>"``
+    (path like ``flights/0/date``, ``(arguments)`` for the root)."""
+    stack: list[tuple[Any, str, int]] = [(arguments, "", 0)]
+    nodes = 0
+    while stack:
+        value, path, depth = stack.pop()
+        nodes += 1
+        where = path or "(arguments)"
+        if nodes > MAX_ARGUMENT_NODES:
+            return f"(arguments): more than {MAX_ARGUMENT_NODES} values"
+        if depth > MAX_ARGUMENT_DEPTH:
+            return f"{where}: nested deeper than {MAX_ARGUMENT_DEPTH} levels"
+        if isinstance(value, str):
+            why = _string_problem(value)
+            if why:
+                return f"{where}: {why}"
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                key = str(k)
+                why = _string_problem(key)
+                if why:
+                    return f"{where}: key {why}"
+                stack.append((v, f"{path}/{key}" if path else key, depth + 1))
+        elif isinstance(value, list):
+            stack.extend((v, f"{path}/{i}" if path else str(i), depth + 1) for i, v in enumerate(value))
+        elif isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+            return f"{where}: not a finite number"
+    size = len(json.dumps(arguments, ensure_ascii=False).encode("utf-8"))
+    if size > MAX_ARGUMENT_BYTES:
+        return f"(arguments): {size} bytes of JSON (limit {MAX_ARGUMENT_BYTES})"
+    return None
+
+
 @lru_cache(maxsize=256)
 def _validator(schema_json: str) -> jsonschema.protocols.Validator:
-    import json
-
     schema = json.loads(schema_json)
     return jsonschema.validators.validator_for(schema)(schema)
 
 
 def validate_arguments(tool_schema: dict[str, Any], arguments: Any) -> str | None:
-    """Validate ``arguments`` against an OpenAI function schema's ``parameters``.
+    """Validate ``arguments`` against :func:`argument_guard` (untrusted model output: size,
+    nesting, path traversal, code), then an OpenAI function schema's ``parameters``.
 
     Returns None when valid, else a one-line error message (path: message)."""
+    guard = argument_guard(arguments)
+    if guard:
+        return guard
     params = tool_schema.get("function", {}).get("parameters") or {"type": "object"}
     v = _validator(canonical_json(params))
     errs = sorted(v.iter_errors(arguments), key=lambda e: list(e.absolute_path))

@@ -20,6 +20,8 @@ _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2})?")
 _TIME = re.compile(r"^\d{2}:\d{2}(:\d{2})?$")
 _EMAIL = re.compile(r"^[\w.+-]+@[\w-]+(\.[\w-]+)+$")
+#: Field names whose values are open sets (never faked as a choice among the logged values).
+_OPEN_FIELDS = ("name", "email", "phone", "address", "street", "city", "zip", "note", "reason", "description")
 
 
 def is_map(schema: dict[str, Any]) -> bool:
@@ -122,7 +124,8 @@ def _template(value: str) -> str:
 
 def field_spec(name: str, values: list[Any]) -> dict[str, Any]:
     """How to fake a field from the values the logs show (a JSON-able spec for
-    :func:`pipeline.scaffold.runtime.fake_value`): ``enum`` (<= 6 distinct strings seen 3x each),
+    :func:`pipeline.scaffold.runtime.fake_value`): ``enum`` (2-6 distinct short strings, one seen
+    at least twice, in a field whose name is not an open set such as a name or an address),
     ``faker`` (a Faker provider chosen by the field name or the value shape: email, first/last
     name, city, zip, street address, phone, date), ``pattern`` (digit runs redrawn, e.g.
     ``#W#######``), ``int``/``float`` ranges, ``bool``, ``object``, ``map`` (id-keyed), ``list``,
@@ -152,7 +155,8 @@ def field_spec(name: str, values: list[Any]) -> dict[str, Any]:
         return {"kind": "choice", "values": sorted({repr(v): v for v in vals}.values(), key=repr)[:20]}
     n = name.lower()
     distinct = sorted(set(vals))
-    if 2 <= len(distinct) <= 6 and len(vals) >= 3 * len(distinct) and not any(_DIGITS.search(v) for v in distinct):
+    if (2 <= len(distinct) <= 6 and len(vals) > len(distinct) and not any(_DIGITS.search(v) for v in distinct)
+            and all(len(v.split()) <= 3 for v in distinct) and not any(k in n for k in _OPEN_FIELDS)):
         return {"kind": "enum", "values": distinct}
     if all(_EMAIL.match(v) for v in vals):
         return {"kind": "faker", "provider": "email"}

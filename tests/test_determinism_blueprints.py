@@ -132,3 +132,37 @@ def test_delexicalize_examples():
     assert delexicalize("call (415) 555-0199 now") == "call <ID> now"
     assert delexicalize("I want to cancel my flight") == "I want to cancel my flight"
     assert delexicalize(None) == "" and delexicalize("") == ""
+
+
+def _pairwise_medoid_and_mean(cases):
+    """The plain pairwise definitions (every pair through intent_similarity)."""
+    from pipeline.blueprints.cluster import intent_similarity
+
+    n = len(cases)
+    best, best_s = cases[0], -1.0
+    for c in cases:
+        s = sum(intent_similarity(c.mh, o.mh) for o in cases if o is not c)
+        if s > best_s:
+            best, best_s = c, s
+    tot = sum(intent_similarity(cases[i].mh, cases[j].mh) for i in range(n) for j in range(i + 1, n))
+    return (cases[0] if n <= 2 else best), round(tot / (n * (n - 1) / 2), 3)
+
+
+def test_medoid_and_mean_similarity_match_the_pairwise_definition_and_cap_large_clusters():
+    from pipeline.blueprints.cluster import MAX_PAIRWISE, Case, _sample, mean_intent_similarity, medoid
+
+    rng = random.Random(3)
+    words = "cancel change flight bag refund seat upgrade trip booking please help Mary Smith QX7P2L".split()
+
+    def case(i):
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(0, 9))) if rng.random() > 0.1 else ""
+        return Case(("airline", "cancel_reservation", "action"), [], text, f"r{i:05d}")
+
+    for n in (3, 4, 7, 12, 30):
+        cl = [case(i) for i in range(n)]
+        assert (medoid(cl), mean_intent_similarity(cl)) == _pairwise_medoid_and_mean(cl)
+    big = [case(i) for i in range(MAX_PAIRWISE * 3 + 5)]
+    sample = _sample(big)
+    assert len(sample) == MAX_PAIRWISE and sample[0] is big[0] and len({id(c) for c in sample}) == MAX_PAIRWISE
+    m, mean = _pairwise_medoid_and_mean(sample)
+    assert medoid(big) is m and mean_intent_similarity(big) == mean

@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from datasketch import MinHash
 
 from .delex import delexicalize
@@ -128,22 +129,57 @@ def cluster_cases(cases: list[Case], threshold: float = DEFAULT_THRESHOLD,
     return clusters
 
 
+#: Clusters larger than this are summarized (medoid, mean similarity) over this many members,
+#: evenly spaced in cluster order: the pairwise work is quadratic in the members compared.
+MAX_PAIRWISE = 256
+
+
+def _sample(cluster: list[Case]) -> list[Case]:
+    """``cluster`` itself, or :data:`MAX_PAIRWISE` evenly spaced members (deterministic)."""
+    n = len(cluster)
+    if n <= MAX_PAIRWISE:
+        return cluster
+    return [cluster[(i * n) // MAX_PAIRWISE] for i in range(MAX_PAIRWISE)]
+
+
+def _equal_counts(cases: list[Case]) -> np.ndarray:
+    """``(n, n)`` int matrix: for each pair, the number of equal MinHash values out of
+    :data:`NUM_PERM` (``NUM_PERM`` * the Jaccard estimate of :func:`intent_similarity`: two empty
+    intents count as all equal, an empty and a non-empty one as none)."""
+    mhs = [c.mh for c in cases]
+    n = len(cases)
+    empty = np.array([m is None for m in mhs])
+    hv = np.zeros((n, NUM_PERM), dtype=np.uint64)
+    for i, m in enumerate(mhs):
+        if m is not None:
+            hv[i] = m.hashvalues
+    counts = np.zeros((n, n), dtype=np.int64)
+    for i in range(n):  # row by row: (n, NUM_PERM) at a time, not (n, n, NUM_PERM)
+        counts[i] = (hv == hv[i]).sum(axis=1)
+    counts[empty, :] = 0
+    counts[:, empty] = 0
+    counts[np.ix_(empty, empty)] = NUM_PERM
+    return counts
+
+
 def medoid(cluster: list[Case]) -> Case:
-    """The member with the highest mean intent similarity to the others (first on ties)."""
+    """The member with the highest mean intent similarity to the others (first on ties); over
+    :data:`MAX_PAIRWISE` evenly spaced members when the cluster is larger."""
     if len(cluster) <= 2:
         return cluster[0]
-    best, best_s = cluster[0], -1.0
-    for c in cluster:
-        s = sum(intent_similarity(c.mh, o.mh) for o in cluster if o is not c)
-        if s > best_s:
-            best, best_s = c, s
-    return best
+    cases = _sample(cluster)
+    counts = _equal_counts(cases)
+    totals = counts.sum(axis=1) - np.diag(counts)  # integers: ties are exact, as with the float sums
+    return cases[int(np.argmax(totals))]
 
 
 def mean_intent_similarity(cluster: list[Case]) -> float:
-    """Mean pairwise intent similarity inside a cluster (1.0 for a single case), rounded to 3 places."""
-    n = len(cluster)
+    """Mean pairwise intent similarity inside a cluster (1.0 for a single case), rounded to 3
+    places; over :data:`MAX_PAIRWISE` evenly spaced members when the cluster is larger."""
+    cases = _sample(cluster)
+    n = len(cases)
     if n < 2:
         return 1.0
-    tot = sum(intent_similarity(cluster[i].mh, cluster[j].mh) for i in range(n) for j in range(i + 1, n))
+    counts = _equal_counts(cases)
+    tot = int(np.triu(counts, k=1).sum()) / NUM_PERM
     return round(tot / (n * (n - 1) / 2), 3)

@@ -101,3 +101,21 @@ def test_any_value_and_parts():
         {"type": "text", "content": "checking"}, {"type": "tool_call", "id": "c", "name": "f", "arguments": {"x": 1}}]}]))
     assert msgs == [{"role": "assistant", "content": "checking", "tool_calls": [
         {"id": "c", "type": "function", "function": {"name": "f", "arguments": '{"x": 1}'}}]}]
+
+
+def test_hostile_attributes_are_quarantined_not_raised(tmp_path):
+    def kv(k, v):
+        return {"key": k, "value": v}
+
+    def doc(*attrs):
+        return {"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "a1", "spanId": "b1", "attributes": [
+            kv("gen_ai.operation.name", {"stringValue": "chat"}), *attrs]}]}]}]}
+    bad = [doc(kv("gen_ai.input.messages", {"stringValue": "not json"})),
+           doc(kv("gen_ai.input.messages", {"stringValue": json.dumps({"role": "user"})})),
+           doc(kv("n", {"intValue": "zz"}), kv("gen_ai.output.messages", {"stringValue": json.dumps(
+               [{"role": "assistant", "parts": ["x", {"type": "tool_call", "id": "c"}]}])}))]
+    for i, d in enumerate(bad):
+        p = tmp_path / f"b{i}.json"
+        p.write_text(json.dumps(d))
+        res = ingest(p, fmt="otel_genai", route=False)
+        assert not res.records and [q.reason_code for q in res.quarantine] == ["INGEST_SCHEMA"], res.quarantine

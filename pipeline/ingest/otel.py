@@ -58,9 +58,15 @@ def any_value(v: Any) -> Any:
     if "stringValue" in v:
         return v["stringValue"]
     if "intValue" in v:
-        return int(v["intValue"])
+        try:
+            return int(v["intValue"])
+        except (TypeError, ValueError):
+            return v["intValue"]  # not a number: kept as given, never raised on
     if "doubleValue" in v:
-        return float(v["doubleValue"])
+        try:
+            return float(v["doubleValue"])
+        except (TypeError, ValueError):
+            return v["doubleValue"]
     if "boolValue" in v:
         return bool(v["boolValue"])
     if "arrayValue" in v:
@@ -91,9 +97,13 @@ def parts_to_messages(msgs: Any) -> list[dict[str, Any]]:
     """GenAI-convention messages (``[{"role", "parts": [...]}]``) as OpenAI chat messages: text
     parts joined into ``content``, ``tool_call`` parts into ``tool_calls`` (arguments as JSON
     text), each ``tool_call_response`` part into its own ``tool`` message; other part types
-    (reasoning, media) are dropped. ValueError for a message that is not an object with a role."""
+    (reasoning, media) are dropped. ValueError for messages that are not a JSON array, a message
+    that is not an object with a role, or a tool_call part without a name."""
     out: list[dict[str, Any]] = []
-    for m in _loads(msgs) or []:
+    msgs = _loads(msgs)
+    if msgs is not None and not isinstance(msgs, list):
+        raise ValueError(f"messages must be a JSON array of GenAI messages, got {str(msgs)[:120]!r}")
+    for m in msgs or []:
         if not isinstance(m, dict) or not isinstance(m.get("role"), str):
             raise ValueError(f"not a GenAI message (object with role and parts): {str(m)[:200]}")
         texts, calls, results = [], [], []
@@ -102,6 +112,8 @@ def parts_to_messages(msgs: Any) -> list[dict[str, Any]]:
             if t == "text":
                 texts.append(str(p.get("content", "")))
             elif t == "tool_call":
+                if not isinstance(p.get("name"), str) or not p["name"]:
+                    raise ValueError(f"tool_call part without a name: {str(p)[:120]}")
                 calls.append({"id": str(p.get("id") or ""), "type": "function",
                               "function": {"name": str(p.get("name") or ""),
                                            "arguments": json_text(p.get("arguments") if p.get("arguments") is not None else {})}})

@@ -258,3 +258,18 @@ def test_record_over_the_size_limit_is_quarantined(tmp_path):
     assert res.n_in == 2 and [r.id for r in res.records] == ["ok"]
     assert [q.reason_code for q in res.quarantine] == [INGEST_TOO_LARGE]
     assert len(res.quarantine[0].raw) < 5000
+
+
+def test_iter_jsonl_streams_what_read_jsonl_lists(tmp_path):
+    import types
+
+    from pipeline.ingest import iter_jsonl, read_jsonl, write_jsonl
+
+    recs = [LogRecord(id=f"r{i}", messages=[{"role": "user", "content": f"hello {i} \u202e"}]) for i in range(5)]
+    p = tmp_path / "x.jsonl"
+    assert write_jsonl(recs, p) == 5
+    it = iter_jsonl(p, LogRecord)
+    assert isinstance(it, types.GeneratorType)
+    assert next(it).id == "r0"  # one record read, the rest still on disk
+    assert [r.model_dump() for r in read_jsonl(p, LogRecord)] == [r.model_dump() for r in recs]
+    assert read_jsonl(p) == [r.model_dump(mode="json") for r in recs]

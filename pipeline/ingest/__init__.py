@@ -341,12 +341,17 @@ def write_jsonl(records: Iterable[Any], path: str | os.PathLike) -> int:
     return n
 
 
-def read_jsonl(path: str | os.PathLike, model: type | None = None) -> list[Any]:
-    """Read JSONL written by :func:`write_jsonl`; validate into ``model`` when given."""
-    out = []
+def iter_jsonl(path: str | os.PathLike, model: type | None = None) -> Iterator[Any]:
+    """Yield the objects of JSONL written by :func:`write_jsonl` one line at a time (memory: one
+    record), validated into ``model`` when given; blank lines are skipped. Raises
+    json.JSONDecodeError / pydantic.ValidationError on a bad line (these are trajpipe's own files)."""
     with open(path, encoding="utf-8") as fh:
         for line in fh:
             if line.strip():
                 obj = json.loads(line)
-                out.append(model.model_validate(obj) if model else obj)
-    return out
+                yield model.model_validate(obj) if model else obj
+
+
+def read_jsonl(path: str | os.PathLike, model: type | None = None) -> list[Any]:
+    """Read JSONL written by :func:`write_jsonl` into a list (see :func:`iter_jsonl` to stream)."""
+    return list(iter_jsonl(path, model))

@@ -32,36 +32,43 @@ from .observe import UNNAMED, Call, canonical, record_calls, system_prompts, too
 #: Name verbs of tools that only read (used only when the logs show no change either way).
 READ_VERBS = ("get", "find", "list", "search", "lookup", "look", "check", "show", "fetch", "read", "query",
               "view", "calculate", "compute", "think", "count", "describe", "retrieve", "is", "has")
-#: Tools every domain shares; kept out of a scaffolded domain's own tools (see pipeline.domains.base).
+#: Tools every domain shares (pipeline.domains.base.SHARED_TOOLS): read tools whatever their name says.
 SHARED = ("think", "calculate", "transfer_to_human_agents")
 #: At most this many distinct values make an enum (:func:`small_enum`).
 ENUM_MAX_VALUES = 6
 _ID_NAME = re.compile(r"(^id$|_id$|_ids$|email|phone|name$|zip|address|city|state$|province|street|date|time|^note|"
                       r"summary|url)")
 _DIGITS = re.compile(r"\d{3,}")
+_CODE = re.compile(r"^[A-Z0-9]{2,5}$")  # JFK, CA, NYC: codes of open sets (airports, states), never an enum
 
 
 def small_enum(name: str, values: list[Any]) -> list[str] | None:
     """The sorted value set of a string argument when it looks like a closed set: every value a
     string, at most :data:`ENUM_MAX_VALUES` distinct values, at least two, each seen three times on
     average (``len(values) >= 3 * distinct``), no value with a run of 3+ digits (ids, numbers),
-    and a name that is not id-, name-, contact-, address- or date-like (open sets). None otherwise."""
+    not all of them upper-case codes (``JFK``, ``CA``), and a name that is not id-, name-,
+    contact-, address- or date-like (open sets). None otherwise."""
     if not values or not all(isinstance(v, str) for v in values) or _ID_NAME.search(name):
         return None
     distinct = sorted(set(values))
     if not 2 <= len(distinct) <= ENUM_MAX_VALUES or len(values) < 3 * len(distinct):
         return None
-    if any(_DIGITS.search(v) or len(v) > 60 for v in distinct):
+    if any(_DIGITS.search(v) or len(v) > 60 for v in distinct) or all(_CODE.match(v) for v in distinct):
         return None
     return distinct
 
 
-def _add_enums(schema: dict[str, Any], samples: list[Any], name: str = "") -> None:
-    """Put :func:`small_enum` enums into a genson object/array schema, walking the samples."""
+def _add_enums(schema: dict[str, Any], samples: list[Any], name: str = "",
+               pooled: dict[str, list[Any]] | None = None) -> None:
+    """Put :func:`small_enum` enums into a genson object/array schema, walking the samples. A
+    top-level argument's enum is judged on ``pooled[name]`` (its values in the calls of every tool
+    that has an argument of that name) when given, so that ``cabin`` gets the cabins seen anywhere."""
     t = schema.get("type")
     if t == "object" and isinstance(schema.get("properties"), dict):
         for prop, sub in schema["properties"].items():
             vals = [s[prop] for s in samples if isinstance(s, dict) and prop in s]
+            if pooled is not None and sub.get("type") == "string" and small_enum(prop, vals):
+                vals = pooled.get(prop, vals)
             _add_enums(sub, vals, prop)
     elif t == "array" and isinstance(schema.get("items"), dict):
         _add_enums(schema["items"], [x for s in samples if isinstance(s, list) for x in s], name)
@@ -71,9 +78,11 @@ def _add_enums(schema: dict[str, Any], samples: list[Any], name: str = "") -> No
             schema["enum"] = enum
 
 
-def infer_arguments_schema(calls: list[Call], declared: dict[str, Any] | None = None) -> dict[str, Any]:
+def infer_arguments_schema(calls: list[Call], declared: dict[str, Any] | None = None,
+                           pooled: dict[str, list[Any]] | None = None) -> dict[str, Any]:
     """JSON Schema of a tool's arguments from its logged calls (genson; object without extra
-    fields; ``required`` = present in every call; small enums), with each property's
+    fields, unless no call logged its arguments and no definition declares them; ``required`` =
+    present in every call; small enums), with each property's
     ``description`` taken from the declared ``parameters`` (the logs' tool definition) when given;
     declared properties no call used are added as optional with their declared schema."""
     args = [c.arguments for c in calls if c.arguments is not None and c.args_logged]
@@ -85,7 +94,7 @@ def infer_arguments_schema(calls: list[Call], declared: dict[str, Any] | None = 
     schema.setdefault("properties", {})
     if not args:
         schema["required"] = []
-    _add_enums(schema, args)
+    _add_enums(schema, args, pooled=pooled)
     props = (declared or {}).get("properties") or {}
     for pname, pdecl in props.items():
         if not isinstance(pdecl, dict):
@@ -96,9 +105,10 @@ def infer_arguments_schema(calls: list[Call], declared: dict[str, Any] | None = 
         else:
             schema["properties"][pname] = copy.deepcopy(pdecl)
     schema["required"] = sorted(schema.get("required", []))
-    schema["additionalProperties"] = False
-    return {"type": "object", "properties": schema["properties"], "required": schema["required"],
-            "additionalProperties": False}
+    out = {"type": "object", "properties": schema["properties"], "required": schema["required"]}
+    if args or props:  # no logged or declared arguments: nothing is known, so nothing is forbidden
+        out["additionalProperties"] = False
+    return out
 
 
 def identities(call: Call) -> list[str]:
@@ -193,6 +203,8 @@ def is_write(name: str, e: Evidence | None) -> tuple[bool, str]:
     (:data:`READ_VERBS` -> read) with basis ``"name"``."""
     if e is not None and (e.write or e.read):
         return e.write > e.read, "logs"
+    if name in SHARED:
+        return False, "name"
     verb = re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name)[0].lower()
     return verb not in READ_VERBS, "name"
 
@@ -304,6 +316,11 @@ class ToolSpec:
     key_arg: str | None = None      # read tools over a table: the argument keying the records
     table: str | None = None
     not_found: str = "not found"    # the error text a lookup of an unknown key returns
+    #: read tools: "record" (table lookup), "lookup" (logged result per arguments), "constant"
+    #: (every logged result the same text), "calculate" (pipeline.domains.common.calculate_expression
+    #: reproduces every logged result); write tools: "stub"
+    impl: str = "lookup"
+    constant: str | None = None
     examples: list[dict[str, Any]] = field(default_factory=list)  # write tools: before/after
     declared: bool = False          # the logs carried a definition of this tool
 
@@ -327,21 +344,45 @@ def _error_text(calls: list[Call]) -> str:
     return errs.most_common(1)[0][0] if errs else "not found"
 
 
+def _calculate_fits(calls: list[Call]) -> bool:
+    """True when :func:`pipeline.domains.common.calculate_expression` gives every logged result of
+    a ``calculate`` tool (errors included) from its ``expression`` argument."""
+    from pipeline.domains.base import ToolError
+    from pipeline.domains.common import calculate_expression
+
+    for c in calls:
+        if c.result is None or not c.args_logged or not isinstance((c.arguments or {}).get("expression"), str):
+            continue
+        try:
+            got = calculate_expression(c.arguments["expression"])
+        except ToolError as exc:
+            got = f"Error: {exc}"
+        if canonical(got) != canonical(c.result):
+            return False
+    return True
+
+
 def infer_domain(records: list[Any], name: str) -> DomainSpec:
     """Infer a :class:`DomainSpec` from canonical conversations (see the module doc for every
-    rule). Shared tools (:data:`SHARED`) and unnamed calls are left out (counted in
-    ``skipped_tools``). ValueError when the records hold no tool call."""
+    rule). Unnamed calls are left out (counted in ``skipped_tools``); shared tools (:data:`SHARED`)
+    are read tools. ValueError when the records hold no tool call."""
     by_tool: dict[str, list[Call]] = defaultdict(list)
     for rec in records:
         for c in record_calls(rec):
             by_tool[c.name].append(c)
-    skipped = {n: len(cs) for n, cs in by_tool.items() if n in SHARED or n == UNNAMED or not n}
+    skipped = {n: len(cs) for n, cs in by_tool.items() if n == UNNAMED or not n}
     names = [n for n in by_tool if n not in skipped]
     if not names:
         raise ValueError("the logs hold no call of a business tool: nothing to scaffold "
                          f"(calls seen: {dict(sorted(skipped.items())) or 'none'})")
     declared = tool_definitions(records)
     evidence = classify_tools(records)
+    pooled: dict[str, list[Any]] = defaultdict(list)  # argument name -> its values in every tool's calls
+    for n in names:
+        for c in by_tool[n]:
+            if c.arguments is not None and c.args_logged:
+                for k, v in c.arguments.items():
+                    pooled[k].append(v)
     tools: list[ToolSpec] = []
     tables: dict[str, dict[str, Any]] = {}
     table_owner: dict[str, str] = {}
@@ -351,12 +392,21 @@ def infer_domain(records: list[Any], name: str) -> DomainSpec:
         writes, basis = is_write(n, evidence.get(n))
         e = evidence.get(n) or Evidence()
         spec = ToolSpec(name=n, description=decl.get("description") or f"{n} (description not in the logs: write one)",
-                        parameters=infer_arguments_schema(calls, decl.get("parameters")), writes=writes, basis=basis,
+                        parameters=infer_arguments_schema(calls, decl.get("parameters"), pooled), writes=writes,
+                        basis=basis,
                         n_calls=len(calls), votes=(e.write, e.read), not_found=_error_text(calls),
                         examples=e.examples if writes else [], declared=bool(decl))
-        if not writes:
+        if writes:
+            spec.impl = "stub"
+        else:
             key = record_key(calls)
+            ok_results = [c.result for c in calls if c.result is not None and not c.is_error]
+            if key is None and len(ok_results) >= 2 and len(set(ok_results)) == 1:
+                spec.impl, spec.constant = "constant", ok_results[0]
+            elif key is None and n == "calculate" and ok_results and _calculate_fits(calls):
+                spec.impl = "calculate"
             if key is not None:
+                spec.impl = "record"
                 table = table_name(key)
                 ok = [c.value for c in calls if not c.is_error and isinstance(c.value, dict)]
                 keys = set().union(*(set(v) for v in ok))
@@ -386,7 +436,9 @@ def spec_summary(spec: DomainSpec) -> dict[str, Any]:
                                "calls": t.n_calls, "required": t.parameters["required"],
                                "arguments": sorted(t.parameters["properties"]),
                                "enums": {k: v["enum"] for k, v in t.parameters["properties"].items() if "enum" in v},
-                               "lookup": (f"{t.table}[{t.key_arg}]" if t.table else ("logged results" if not t.writes else None)),
+                               "lookup": (f"{t.table}[{t.key_arg}]" if t.table else
+                                          {"lookup": "logged results", "constant": "constant result",
+                                           "calculate": "calculate_expression", "stub": None}[t.impl]),
                                "described": t.declared}
                       for t in spec.tools}}
 

@@ -64,6 +64,10 @@ def _doc(t: ToolSpec) -> str:
     elif t.table:
         lines.append(f"READ tool: the record of table {t.table!r} keyed by {t.key_arg!r}, as the logs showed it; "
                      f"ToolError({t.not_found!r}) when there is none.")
+    elif t.impl == "constant":
+        lines.append("READ tool: every logged call returned the same text, so it returns that text.")
+    elif t.impl == "calculate":
+        lines.append("READ tool: pipeline.domains.common.calculate_expression reproduces every logged result.")
     else:
         lines.append("READ tool: the logs show its results but not the records behind them, so it returns the "
                      f"result logged for the same arguments (ToolError({t.not_found!r}) for arguments never "
@@ -92,7 +96,8 @@ def _tool_context(t: ToolSpec) -> dict[str, Any]:
     schema = {"name": t.name, "description": t.description, "parameters": t.parameters}
     return {"name": t.name, "writes": t.writes, "table": t.table, "schema_repr": pprint.pformat(schema, width=100,
             sort_dicts=False).replace("\n", "\n "), "signature": signature, "state_param": state_param,
-            "args_expr": args_expr, "key_expr": key_expr, "not_found_repr": repr(t.not_found), "doc": _doc(t)}
+            "args_expr": args_expr, "key_expr": key_expr, "not_found_repr": repr(t.not_found), "doc": _doc(t),
+            "impl": t.impl, "constant_repr": repr(t.constant)}
 
 
 def render_package(spec: DomainSpec, out: str | Path, logs: str | Path, table_samples: dict[str, list[dict[str, Any]]],
@@ -109,7 +114,7 @@ def render_package(spec: DomainSpec, out: str | Path, logs: str | Path, table_sa
     reads = [t for t in spec.tools if not t.writes]
     writes = [t for t in spec.tools if t.writes]
     record_tools = {t.name: (t.table, t.key_arg) for t in reads if t.table}
-    lookup_tools = tuple(t.name for t in reads if not t.table)
+    lookup_tools = tuple(t.name for t in reads if t.impl == "lookup")
     models, models_map, tables_ctx = [], {}, []
     for table, schema in sorted(spec.tables.items()):
         src, root = model_source(table, schema)
@@ -159,7 +164,8 @@ def readme(spec: DomainSpec, logs: str | Path) -> str:
             "| --- | --- | --- | ---: | --- | --- | --- |"]
     for t in spec.tools:
         enums = ", ".join(f"{k}: {'/'.join(v['enum'])}" for k, v in t.parameters["properties"].items() if "enum" in v)
-        impl = "stub (fill in)" if t.writes else (f"lookup {t.table}[{t.key_arg}]" if t.table else "logged results")
+        impl = {"stub": "stub (fill in)", "record": f"lookup {t.table}[{t.key_arg}]", "lookup": "logged results",
+                "constant": "constant result", "calculate": "calculate_expression"}[t.impl]
         rows.append(f"| `{t.name}` | {'write' if t.writes else 'read'} | {t.basis} ({t.votes[0]}/{t.votes[1]}) | "
                     f"{t.n_calls} | {', '.join(t.parameters['required']) or '-'} | {enums or '-'} | {impl} |")
     skipped = ", ".join(f"{k} ({v})" for k, v in sorted(spec.skipped_tools.items())) or "none"

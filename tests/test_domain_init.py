@@ -229,3 +229,38 @@ def test_airline_runs_as_if_unknown(tmp_path):
     assert summary["rules"] >= 20
     pkg = _import_package(out, "air")
     assert all(r.rule_id.startswith("air.") for r in pkg.DOMAIN.rules)
+
+
+def test_clinic_filled_in_generates_verified_tasks(tmp_path):
+    """The scaffold plus what a person writes (the write tools, tests/data/clinic_writes.py; one task
+    kind, tests/data/clinic_generator.py; the identity tool) gives task packages that pass trajpipe's
+    task verifier (reference, fail-to-pass, no answer leak, required tools, reverse validation)."""
+    from pipeline.records import Blueprint
+    from pipeline.synthesize import build_package
+    from pipeline.verify.tasks import verify_task
+
+    out, _ = _init(tmp_path, "clinic_d", CLINIC_LOGS)
+    pkg_dir = out / "clinic_d"
+    (pkg_dir / "tools.py").write_text((pkg_dir / "tools.py").read_text() + "\n\n" + CLINIC_WRITES.read_text())
+    (pkg_dir / "generator.py").write_text((pkg_dir / "generator.py").read_text() + "\n\n"
+                                          + (ROOT / "tests" / "data" / "clinic_generator.py").read_text())
+    init = (pkg_dir / "__init__.py").read_text()
+    assert "identity_tools: set[str] = set()" in init
+    (pkg_dir / "__init__.py").write_text(init.replace("identity_tools: set[str] = set()",
+                                                      'identity_tools: set[str] = {"find_patient_by_phone"}'))
+    dom = _import_package(out, "clinic_d").DOMAIN
+    bp = Blueprint(blueprint_id="clinic-cancel", domain="clinic_d", intent="cancel an appointment",
+                   action_signature=["cancel_appointment(appointment_id:str)"],
+                   required_tools=["find_patient_by_phone", "get_patient", "get_appointment", "cancel_appointment"],
+                   read_tools=["find_patient_by_phone", "get_patient", "get_appointment"],
+                   initial_state_requirements={}, business_constraints=[], success_condition="cancelled",
+                   failure_modes=[], source_log_ids=[], n_logs=4, n_success=4,
+                   task_kind=dom.kind_for_write_calls(["cancel_appointment"]))
+    tasks = [build_package(bp, dom, i, seed=0) for i in range(8)]
+    verdicts = [verify_task(t, dom) for t in tasks]
+    assert all(v.passed for v in verdicts), [(v.task_id, v.reason_codes) for v in verdicts if not v.passed]
+    assert len({t.hidden.expected_state_hash for t in tasks}) == len(tasks)  # distinct instances
+    for t in tasks:
+        dom.validate_state(t.hidden.initial_state)
+        appt_times = [a["time"] for a in t.hidden.initial_state["appointments"].values()]
+        assert all(0 <= int(x[:2]) <= 23 and x[3:] in ("00", "30") for x in appt_times)

@@ -127,8 +127,9 @@ def field_spec(name: str, values: list[Any]) -> dict[str, Any]:
     :func:`pipeline.scaffold.runtime.fake_value`): ``enum`` (2-6 distinct short strings, one seen
     at least twice, in a field whose name is not an open set such as a name or an address),
     ``faker`` (a Faker provider chosen by the field name or the value shape: email, first/last
-    name, city, zip, street address, phone, date), ``pattern`` (digit runs redrawn, e.g.
-    ``#W#######``), ``int``/``float`` ranges, ``bool``, ``object``, ``map`` (id-keyed), ``list``,
+    name, city, zip, street address, date), ``pattern`` (digits redrawn in a logged value's shape,
+    e.g. ``#W#######``, ``555-####`` for phones), ``time`` (``HH:MM`` within the logged hours, on
+    the logged minutes), ``int``/``float`` ranges, ``bool``, ``object``, ``map`` (id-keyed), ``list``,
     ``text``, ``null``."""
     vals = [v for v in values if v is not None]
     if not vals:
@@ -165,9 +166,10 @@ def field_spec(name: str, values: list[Any]) -> dict[str, Any]:
     if all(_DATETIME.match(v) for v in vals):
         return {"kind": "datetime", "min": min(vals), "max": max(vals)}
     if all(_TIME.match(v) for v in vals):
-        return {"kind": "pattern", "templates": sorted({_template(v) for v in vals})[:20]}
+        hours = [int(v[:2]) for v in vals]
+        return {"kind": "time", "hours": [min(hours), max(hours)], "minutes": sorted({v[3:5] for v in vals})}
     for key, provider in (("first_name", "first_name"), ("last_name", "last_name"), ("full_name", "name"),
-                          ("email", "email"), ("phone", "phone_number"), ("city", "city"), ("zip", "zipcode"),
+                          ("email", "email"), ("city", "city"), ("zip", "zipcode"),
                           ("postcode", "zipcode"), ("address1", "street_address"), ("street", "street_address"),
                           ("address2", "secondary_address"), ("company", "company"), ("country", "country")):
         if key in n:

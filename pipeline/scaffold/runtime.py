@@ -138,6 +138,8 @@ def fake_value(spec: Mapping[str, Any], factory: Any) -> Any:
         if kind == "date":
             return day.isoformat()
         return f"{day.isoformat()}T{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}"
+    if kind == "time":
+        return f"{rng.randint(spec['hours'][0], spec['hours'][1]):02d}:{rng.choice(spec['minutes'])}"
     if kind == "pattern":
         template = rng.choice(spec["templates"])
         return "".join(str(rng.randint(0, 9)) if ch == "#" else ch for ch in template)

@@ -23,7 +23,6 @@ asked for tools that were never answered or whose messages do not pair calls wit
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Iterator
 

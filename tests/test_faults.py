@@ -183,7 +183,7 @@ def test_recovery_demonstration_fault_retry_pass():
 
 def test_stage_wiring_failure_modes_first_and_recovery_tag():
     """rollout_stage passes the fault options and the blueprint's failure modes through; the
-    verification stage tags the recovery demonstrations (Trajectory.recovery)."""
+    recovery label (Trajectory.recovery) is set by selection, never written back by verification."""
     from pipeline.stages import rollout_stage, verify_trajectories_stage
 
     tasks = [airline_task("cancel_reservation", 3)]
@@ -197,6 +197,10 @@ def test_stage_wiring_failure_modes_first_and_recovery_tag():
     assert all(t.sampling["fault_kinds"] == ["timeout", "wrong_type"] for t in trajs)
     verdicts = verify_trajectories_stage(trajs, tasks)
     assert all(v.passed for v in verdicts), [v.reason_codes for v in verdicts]
+    assert not any(t.recovery for t in trajs)  # verification writes verdicts only, never edits rollouts
+    from pipeline.stages import select_stage
+
+    select_stage(trajs, verdicts, cap=2)  # recovery is a label set where it is used
     assert all(t.recovery for t in trajs)
     with pytest.raises(ValueError, match="unknown fault kind"):
         rollout_stage(tasks, backend_obj=ReplayPolicy({}), fault_rate=0.1, fault_kinds="boom")

@@ -169,32 +169,36 @@ def test_hint_summary_line():
     assert hint_mode_line("sft rows", {}) == "sft rows: 0; 0 from helped rollouts"
 
 
-def test_run_bundle_counts_by_mode(tmp_path):
-    """make_bundle puts per-mode counts into the manifest's stage counts (printed by `trajpipe run`)."""
-    from types import SimpleNamespace
-
-    from pipeline.stages import AnonymizeResult, RolloutResult, export_stage, make_bundle, select_stage
+def test_run_counts_by_mode(tmp_path):
+    """The select and export stages (through the stage runner, from hand-placed work files) put
+    per-mode counts into the manifest's stage counts (printed by `trajpipe run`)."""
+    from pipeline.config import RunConfig
+    from pipeline.ingest import write_jsonl
+    from pipeline.runner import Runner
+    import pipeline.stages  # noqa: F401
 
     run = hinted_run()
-    sel = select_stage(run["trajectories"], run["verdicts"], 2)
-    bundle = make_bundle(
-        config={"seed": 0}, ingest=SimpleNamespace(n_in=0, records=[], quarantine=[]),
-        anonymize=AnonymizeResult([], [], {}), blueprints=run["blueprints"],
-        synthesis=SimpleNamespace(tasks=run["tasks"], rejects=[]), task_verdicts=run["task_verdicts"],
-        rollout=RolloutResult(run["trajectories"], "replay", "constructed", {"prompt": 0, "completion": 0}),
-        verdicts=run["verdicts"], selection=sel, wall={})
-    c = bundle["manifest"]["counts"]
-    assert c["rollout"]["by_hint_mode"] == {"none": 12, "plan": 2, "example": 2, "guided": 3}
-    assert c["verify_trajectory"]["passed_by_hint_mode"] == {"none": 2, "plan": 1, "example": 2, "guided": 2}
-    # dedupe drops the second of two near-identical kept rollouts of each task
-    assert c["select"]["kept_by_hint_mode"] == {"none": 1, "plan": 1, "example": 1, "guided": 1}
-    manifest = export_stage(str(tmp_path), bundle)
+    work = tmp_path / "work"
+    for name in ("trajectories", "verdicts", "tasks", "task_verdicts", "blueprints"):
+        write_jsonl(run[name], work / f"{name}.jsonl")
+    runner = Runner(RunConfig(work_dir=str(work), export={"out_dir": str(tmp_path / "out")}))
+    runner.run("select", run_missing=False)
+    manifest = runner.run("export", run_missing=False).runtime["manifest"]
+    c = manifest["counts"]
+    assert set(c) == {"select"}  # only the stages that ran here report counts
+    sel = runner.results["select"].stats
+    assert sel["kept_by_hint_mode"] == {"none": 1, "plan": 1, "example": 1, "guided": 1}
+    assert c["select"] == sel
     assert manifest["files"]["sft"]["rows_by_hint_mode"] == c["select"]["kept_by_hint_mode"]
-    groups = {g["task_id"]: g for g in pq.read_table(os.path.join(tmp_path, "groups.parquet")).to_pylist()}
+    from pipeline.stages import rollout_stage  # noqa: F401  (the library API stays importable)
+    out = tmp_path / "out"
+    groups = {g["task_id"]: g for g in pq.read_table(os.path.join(out, "groups.parquet")).to_pylist()}
     g0, g1 = groups[run["tasks"][0].task_id], groups[run["tasks"][1].task_id]
     # kept = selected by rejection sampling (before dedupe), exported = rows in sft
     assert (g0["kept"], g0["exported"], g0["kept_helped"], g0["exported_helped"]) == (2, 1, 0, 0)
     assert (g1["kept"], g1["exported"], g1["kept_helped"], g1["exported_helped"]) == (0, 0, 2, 1)
+    # the work folder holds select's output under its signature; the hand-placed inputs are untouched
+    assert (work / "select" / "latest").is_file() and (work / "trajectories.jsonl").is_file()
 
 
 def test_run_summary_prints_sft_rows_by_mode(hinted, monkeypatch):
@@ -208,7 +212,7 @@ def test_run_summary_prints_sft_rows_by_mode(hinted, monkeypatch):
 
     manifest = json.load(open(hinted["paths"]["manifest"]))
     manifest["counts"] = {"ingest": {"in": 1, "ok": 1}, "verify_trajectory": {"in": 19, "passed": 7}}
-    monkeypatch.setitem(sys.modules, "flows.trajpipe_flow", SimpleNamespace(trajpipe_run=lambda **kw: manifest))
+    monkeypatch.setitem(sys.modules, "flows.trajpipe_flow", SimpleNamespace(trajpipe_run=lambda config: manifest))
     r = CliRunner().invoke(app, ["run", "--out", hinted["out"], "--backend", "openai", "--base-url",
                                  "http://127.0.0.1:9/v1", "--model", "teacher"])
     assert r.exit_code == 0, r.output

@@ -308,14 +308,19 @@ def test_cli_verify_with_band_and_mutant_trajectories(tmp_path):
     write_jsonl(trajs, tmp_path / "trajectories.jsonl")
     r = CliRunner().invoke(app, ["verify", "--work", str(tmp_path), "--difficulty-band", "(0,1)"])
     assert r.exit_code == 0, r.output
-    tv = {v.task_id: v for v in read_jsonl(tmp_path / "task_verdicts.jsonl", TV)}
+    from pipeline.runner import artifact_path
+
+    tv = {v.task_id: v for v in read_jsonl(artifact_path(tmp_path, "task_verdicts_banded"), TV)}
     assert tv[tasks[0].task_id].passed
     assert tv[tasks[1].task_id].reason_codes == ["TASK_TOO_HARD"]
     assert tv["broken"].reason_codes[0] == "TASK_REFERENCE_MISMATCH"
-    vs = read_jsonl(tmp_path / "verdicts.jsonl", V)
+    vs = read_jsonl(artifact_path(tmp_path, "verdicts"), V)
     assert len(vs) == len(trajs) and all(set(v.reward_components) == set(rewards.WEIGHTS) | {"outcome"} for v in vs)
     bad = CliRunner().invoke(app, ["verify", "--work", str(tmp_path), "--difficulty-band", "1,0"])
     assert bad.exit_code == 2 and "difficulty band" in bad.output
+    # the task verdicts before the band stay as written (difficulty is a label in a new artifact)
+    assert all(not c.startswith("TASK_TOO") for v in read_jsonl(artifact_path(tmp_path, "task_verdicts"), TV)
+               for c in v.reason_codes)
 
 
 def test_judge_prompt_is_visible_text_only_and_never_adds_a_sample():

@@ -7,7 +7,8 @@ agent turns and model-played customer turns alike, go to the backend as one batc
 Each episode has a user simulator (:mod:`pipeline.rollout.users`): ``scripted`` replays the
 task's customer turns, ``model`` has a backend play the customer. Episodes end on the customer's
 stop signal (``user_stop``; ``agent_stop`` when a scripted customer has nothing more to say
-after the agent's text answer), a successful ``transfer_to_human_agents`` call (``transfer``),
+after the agent's text answer), a successful call of one of the domain's ``terminate_tools`` (the
+hand-off to a human agent: ``transfer``),
 the turn limit (``turn_limit``) or a backend exception (``error``).
 
 Only the agent-visible part of a task package (instruction, policy, tool schemas, customer turns)
@@ -34,8 +35,12 @@ from pipeline.sandbox import Sandbox
 FORMAT_ERROR_NOTE = (HARNESS_NOTE_MARK + " {error}. Reply with one valid <tool_call>{{\"name\": ..., "
                      "\"arguments\": {{...}}}}</tool_call> or answer the customer in plain text.")
 TOOL_FORMATS = ("hermes", "chat_template")
-TRANSFER_TOOL = "transfer_to_human_agents"
 CONSTRAIN_MODES = ("grammar", "none")
+
+
+from pipeline.config import RolloutSection as _RolloutSection  # noqa: E402
+
+_DEFAULTS = _RolloutSection()
 
 
 @dataclass
@@ -65,15 +70,17 @@ class RolloutConfig:
     ``record_tokens``: keep per-turn token ids and logprobs in ``Trajectory.turns``.
     """
 
-    k: int = 4
-    max_turns: int = 6
-    constrain: str = "grammar"
-    grounded: bool = True
+    # defaults: the one definition in pipeline.config.RolloutSection (hints: this call's mode, none
+    # unless the stage asks; the stage resolves --hints / --hint-when)
+    k: int = _DEFAULTS.k
+    max_turns: int = _DEFAULTS.max_turns
+    constrain: str = _DEFAULTS.constrain
+    grounded: bool = _DEFAULTS.grounded
     hints: str = "none"
-    prompt_style: str = "compact"
+    prompt_style: str = _DEFAULTS.prompt_style
     sampling: SamplingConfig = field(default_factory=SamplingConfig)
-    user_sim: str = "scripted"
-    tool_format: str = "hermes"
+    user_sim: str = _DEFAULTS.user_sim
+    tool_format: str = _DEFAULTS.tool_format
     faults: FaultConfig | None = None
     failure_modes: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     record_tokens: bool = True
@@ -189,7 +196,7 @@ def _step(ep: _Episode, text: str, cfg: RolloutConfig) -> None:
             ep.tool_calls.append({"step": turn, "name": name, "arguments": json.dumps(args, ensure_ascii=False),
                                   "valid_json": True, "error": res.error_code, "fault": res.fault})
             ep.messages.append({"role": "tool", "tool_call_id": tc["id"], "name": name, "content": res.content})
-            if name == TRANSFER_TOOL and res.ok:
+            if name in ep.domain.terminate_tools and res.ok:
                 ep.done, ep.finish_reason = True, "transfer"
         for err in parsed.errors:  # extra malformed blocks beside valid ones
             ep.tool_calls.append({"step": turn, "name": None, "arguments": None, "valid_json": False, "error": err})

@@ -132,17 +132,43 @@ def find_work(out: Path, work: Path | None) -> Path | None:
         if not work.is_dir():
             raise ViewInputError(f"work folder not found: {work}")
         return work
-    if (out / "trajectories.jsonl").exists() or (out / "tasks.jsonl").exists():
+    if (out / "trajectories.jsonl").exists() or (out / "tasks.jsonl").exists() or (out / "rollout" / "latest").exists():
         return out
     man = out / "manifest.json"
     if man.exists():
-        w = ((_json(man) or {}).get("config") or {}).get("work")
+        doc = _json(man) or {}
+        cfg = doc.get("config") or {}
+        w = doc.get("work_dir") or cfg.get("work_dir") or cfg.get("work")
         if w:
             p = Path(w)
             if not p.is_absolute() and not p.is_dir():
                 p = out / w
-            if p.is_dir() and any((p / f).exists() for f in WORK_FILES):
+            if p.is_dir() and any(work_file(p, f) is not None for f in WORK_FILES):
                 return p
+    return None
+
+
+#: work-folder file name -> the stage artifacts that hold it, newest stage layout first
+#: (WORK/<stage>/<signature>/<artifact>; pipeline.runner); the quarantine shown is the pseudonymized one
+_ARTIFACTS = {"task_verdicts.jsonl": ("task_verdicts_banded", "task_verdicts"),
+              "quarantine.jsonl": ("quarantine_pseudonymized",)}
+
+
+def work_file(wk: Path, name: str) -> Path | None:
+    """Path of a work file: ``wk/name`` (a flat folder), else the newest completed output of the
+    stage that writes it in the content-addressed layout (:func:`pipeline.runner.artifact_path`)."""
+    if (wk / name).exists():
+        return wk / name
+    from pipeline.runner import artifact_path
+
+    stem = name.rsplit(".", 1)[0]
+    for art in _ARTIFACTS.get(name, (stem,)):
+        try:
+            p = artifact_path(wk, art)
+        except KeyError:
+            continue
+        if p is not None:
+            return p
     return None
 
 
@@ -161,7 +187,7 @@ def load_run(out: str | Path, work: str | Path | None = None) -> RunData:
     if not out.is_dir():
         raise ViewInputError(f"output folder not found: {out}")
     wk = find_work(out, Path(work) if work is not None else None)
-    present = [f for f in CORE_FILES if (out / f).exists() or (wk is not None and (wk / f).exists())]
+    present = [f for f in CORE_FILES if (out / f).exists() or (wk is not None and work_file(wk, f) is not None)]
     if not present:
         where = f"{out}" + (f" or {wk}" if wk is not None and wk != out else "")
         raise ViewInputError(f"nothing to show in {where}: none of {', '.join(CORE_FILES)} found "
@@ -171,7 +197,7 @@ def load_run(out: str | Path, work: str | Path | None = None) -> RunData:
     def src(folder: Path | None, name: str) -> Path | None:
         if folder is None:
             return None
-        p = folder / name
+        p = (work_file(folder, name) if folder == wk and name in WORK_FILES else None) or folder / name
         if p.exists():
             data.read.append(str(p))
             return p

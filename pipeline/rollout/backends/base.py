@@ -5,12 +5,17 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 
+from pipeline.config import RolloutSection as _RolloutSection  # noqa: E402
+
+_DEFAULTS = _RolloutSection()
+
+
 @dataclass
 class SamplingConfig:
     """Sampling parameters shared by all backends (temperature 0 means greedy)."""
 
-    max_new_tokens: int = 128
-    temperature: float = 0.7
+    max_new_tokens: int = _DEFAULTS.max_new_tokens  # the one definition: pipeline.config.RolloutSection
+    temperature: float = _DEFAULTS.temperature
     top_p: float = 0.95
     seed: int = 0
 

@@ -119,3 +119,11 @@ def test_hostile_attributes_are_quarantined_not_raised(tmp_path):
         p.write_text(json.dumps(d))
         res = ingest(p, fmt="otel_genai", route=False)
         assert not res.records and [q.reason_code for q in res.quarantine] == ["INGEST_SCHEMA"], res.quarantine
+
+
+def test_large_export_is_still_detected(tmp_path):
+    doc = json.loads(EVENTS.read_text())
+    doc["resourceSpans"][0]["resource"]["attributes"].append({"key": "pad", "value": {"stringValue": "x" * 1_200_000}})
+    p = tmp_path / "big.json"
+    p.write_text(json.dumps(doc, indent=1))
+    assert detect_format(p) == "otel_genai" and len(ingest(p, route=False).records) == 1

@@ -23,6 +23,7 @@ readers :data:`INGEST_STITCH_CONFLICT`.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -181,9 +182,15 @@ def first_value(path: Path, max_bytes: int = 1 << 20) -> Any:
 
 def sniff_format(path: str | Path) -> str | None:
     """The name of the reader of this module that recognises ``path`` (see :class:`Reader`), or
-    None (the caller falls back to the older formats). Reads at most 1 MiB."""
+    None (the caller falls back to the older formats). Reads at most 1 MiB; a file whose first
+    value is larger is recognised as an OTLP export by its first key alone."""
     first = first_value(Path(path))
     for r in readers().values():
         if r.sniff(first):
             return r.name
+    if first is None:  # a head too large to parse (a pretty-printed OTLP export over 1 MiB)
+        with open(path, "rb") as fh:
+            head = fh.read(4096).lstrip()
+        if head.startswith(b"{") and re.search(rb'^\{\s*"resource(Spans|Logs)"\s*:', head):
+            return "otel_genai"
     return None

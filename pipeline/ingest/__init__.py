@@ -111,8 +111,10 @@ def lone_surrogate_path(obj: Any) -> str | None:
 
 
 def detect_format(path: str | os.PathLike) -> str:
-    """Guess the log format of ``path``: ``"taubench"`` for a JSON list of runs with ``traj``,
-    ``"transcript"`` when the first JSONL object has ``messages_display``, else ``"canonical"``.
+    """Guess the log format of ``path``: a format of :mod:`pipeline.ingest.readers` when its first
+    JSON value is one (``otel_genai``, ``openai_chat``, ``sharegpt``), ``"taubench"`` for a JSON
+    list of runs with ``traj``, ``"transcript"`` when the first JSONL object has
+    ``messages_display``, else ``"canonical"``.
     Raises FileNotFoundError if the path is missing."""
     p = Path(path)
     from .readers import sniff_format  # otel_genai, openai_chat, sharegpt (pipeline/ingest/readers.py)

@@ -172,7 +172,9 @@ def _ingest_body(cfg) -> None:
     """Read and validate logs and route each to the domain that owns its tools; bad or unowned
     records go to quarantine with a reason code -> WORK/ingest/<signature>/logs.jsonl, quarantine.jsonl."""
     _check_input(cfg)
-    _run_stages(cfg, ["ingest"])
+    st = _run_stages(cfg, ["ingest"])["ingest"].stats
+    console.print(f"ingest: {st['in']} in = {st['ok']} ok + {st['quarantined']} quarantined "
+                  + (f"{st['by_reason']}" if st["by_reason"] else ""))
 
 
 def _anonymize_body(cfg, eval_: bool = False, tau: Optional[Path] = None, eval_limit: Optional[int] = None,

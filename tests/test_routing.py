@@ -10,7 +10,7 @@ import pytest
 
 from pipeline.blueprints import extract_blueprints
 from pipeline.domains import get_domain
-from pipeline.domains.base import Tool, default_owns, evidence_tools, foreign_tools, record_tool_uses
+from pipeline.domains.base import Domain, Tool, default_owns, evidence_tools, foreign_tools, record_tool_uses
 from pipeline.ingest import ingest, read_jsonl, write_jsonl
 from pipeline.ingest.routing import INGEST_DOMAIN_AMBIGUOUS, INGEST_NO_DOMAIN, route_all
 from pipeline.ingest.transcripts import transcript_to_canonical
@@ -129,8 +129,10 @@ def test_office_case_through_the_cli(office, tmp_path):
     out = CliRunner().invoke(app, ["ingest", "--input", str(office), "--work", str(tmp_path)])
     assert out.exit_code == 0, out.output
     assert "3 in = 0 ok + 3 quarantined" in out.output
-    assert (tmp_path / "logs.jsonl").read_text() == ""
-    q = read_jsonl(tmp_path / "quarantine.jsonl", QuarantineRecord)
+    from pipeline.runner import artifact_path
+
+    assert artifact_path(tmp_path, "logs").read_text() == ""
+    q = read_jsonl(artifact_path(tmp_path, "quarantine"), QuarantineRecord)
     assert [x.reason_code for x in q] == [INGEST_NO_DOMAIN] * 3
     bad = CliRunner().invoke(app, ["ingest", "--input", str(office), "--work", str(tmp_path), "--domain", "nope"])
     assert bad.exit_code != 0 and "known domains" in bad.output
@@ -152,6 +154,45 @@ def test_taubench_retail_run_goes_to_retail(tmp_path):
     assert any(b.task_kind == "cancel_pending_order" for b in bps)
     tasks = synthesize(bps, get_domain, n_per_blueprint=1, seed=0).tasks
     assert tasks and {t.domain for t in tasks} == {"retail"}
+
+
+def test_taubench_office_runs_are_set_aside_naming_their_tools(office, tmp_path):
+    """The office-assistant logs in tau-bench's run format (no domain stamp in that format): no
+    record is forced into a default domain; each is set aside naming its own unknown tools, and
+    nothing reaches a blueprint or a task."""
+    recs = [json.loads(line) for line in office.read_text(encoding="utf-8").splitlines()]
+    runs = []
+    for i, rec in enumerate(recs):
+        calls = [(tc["function"]["name"], json.loads(tc["function"]["arguments"] or "{}"))
+                 for m in rec["messages"] for tc in m.get("tool_calls") or []]
+        runs.append({"task_id": i, "trial": 0, "reward": 1.0,
+                     "info": {"task": {"user_id": "x", "instruction": "", "actions": [], "outputs": []}},
+                     "traj": rec["messages"], "_calls": calls})
+    p = tmp_path / "office-runs.json"
+    p.write_text(json.dumps(runs), encoding="utf-8")
+    res = ingest(p)
+    assert res.n_in == len(recs) and res.records == []
+    tools = _office_tools(office)
+    for q, run in zip(res.quarantine, runs):
+        assert q.reason_code == INGEST_NO_DOMAIN
+        named = set(q.error.split("unknown tools: ", 1)[1].split(" (", 1)[0].split(", "))
+        assert named == {n for n, _ in run["_calls"]} == tools[recs[run["task_id"]]["id"]]
+    assert blueprints_stage(res.records, "auto") == []
+
+
+def test_retail_transcripts_without_a_domain_in_the_file_name_go_to_retail(shared_data, tmp_path):
+    """Transcripts hide the tool names: every registered domain names the calls of its own result
+    shapes (Domain.transcript_call), and routing then sends the records to the domain whose tools
+    they are (no file-name hint, no default)."""
+    src = shared_data / "logs" / "retail-transcripts.jsonl"
+    p = tmp_path / "support-export.jsonl"
+    p.write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
+    res = ingest(p)
+    assert res.n_in == 69 and not res.quarantine
+    assert {r.metadata["domain"] for r in res.records} == {"retail"}
+    assert sum(r.metadata["domain_source"] == "tools" for r in res.records) >= 60
+    named = {tc["function"]["name"] for r in res.records for m in r.messages for tc in m.get("tool_calls") or []}
+    assert {"find_user_id_by_email", "get_order_details", "cancel_pending_order"} <= named
 
 
 def test_taubench_airline_run_goes_to_airline(tmp_path):
@@ -254,7 +295,7 @@ def test_owns_default_for_module_and_plugin_domains():
     assert record_tool_uses(loan) == {"find_member": [frozenset({"email"})], "renew_loan": [frozenset({"loan_id"})]}
     assert evidence_tools(conversation("o", OFFICE_CALLS)) == ["search_events", "send_email"]
 
-    class Office:  # a plug-in written without owns(): the base default applies
+    class Office(Domain):  # a plug-in written without owns(): the contract's default applies
         name = "office"
         tools = {n: Tool(fn=lambda state, **a: "", schema={"type": "function", "function": {
             "name": n, "parameters": {"type": "object", "properties": {k: {} for k in args}}}})
@@ -268,7 +309,7 @@ def test_owns_default_for_module_and_plugin_domains():
 
 
 def test_office_case_with_an_office_domain_registered(office):
-    class Office:
+    class Office(Domain):
         name = "office"
         tools = {n: Tool(fn=lambda state, **a: "", schema={"type": "function", "function": {"name": n}})
                  for names in _office_tools(office).values() for n in names}

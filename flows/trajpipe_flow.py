@@ -48,8 +48,10 @@ def trajpipe_run(config: Optional[RunConfig] = None) -> dict[str, Any]:
     config = config or RunConfig()
     runner = runner_for(config)
     try:
+        timeout = config.stage_timeout_minutes * 60 if config.stage_timeout_minutes else None
         for name in STAGES:
-            stage_task.with_options(name=name)(name, config)
+            stage_task.with_options(name=name, retries=config.stage_retries, retry_delay_seconds=[10, 60, 300],
+                                    timeout_seconds=timeout)(name, config)
         return runner.results["export"].runtime["manifest"]
     finally:
         _RUNNERS.pop(f"{config.run_id()}:{config.work_dir}", None)

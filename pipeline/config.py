@@ -113,7 +113,8 @@ class SynthesizeConfig(_Section):
     """Task synthesis (:mod:`pipeline.synthesize`)."""
 
     tasks_per_blueprint: int = Field(
-        2, ge=1, description="Task instances synthesized per blueprint (and per rule-decided variant of it).")
+        2, ge=1, description="Task instances synthesized per blueprint (and per rule-decided variant of it).",
+        json_schema_extra=_cli("--tasks-per-blueprint", "-n"))
     target_skills: Optional[str] = Field(
         None, description="Comma-separated skill ids (docs/skills.md), e.g. 'transfer,cancellation': add up to n "
                           "tasks from every task kind/variant whose tasks carry all of them.")
@@ -227,6 +228,10 @@ class RolloutSection(_Section):
                                                            "holding the API key (the key is never logged).")
     max_concurrency: int = Field(8, ge=1, description="--backend openai: most requests in flight at once (retries "
                                                       "with backoff on 429/5xx/timeouts).")
+    shard_tasks: int = Field(
+        32, ge=1, description="Tasks per rollout shard. Each finished shard is written to the work folder at once, "
+                              "so a rerun after a crash rolls out only the unfinished shards (a shard is one batch "
+                              "of k x tasks episodes).")
 
     @field_validator("fault_kinds")
     @classmethod
@@ -328,6 +333,11 @@ class RunConfig(BaseModel):
         "work", description="Work folder: each stage writes WORK/<stage>/<signature>/ (signature = hash of its "
                             "inputs, its config section and the code version); a completed stage is not run again.",
         json_schema_extra=_cli("--work"))
+    stage_retries: int = Field(
+        0, ge=0, le=10, description="Prefect retries of a failed stage, with backoff (10 s, 60 s, 300 s); a retried "
+                                    "rollout resumes from its finished shards.")
+    stage_timeout_minutes: Optional[float] = Field(
+        None, gt=0, description="Wall-clock limit per stage in minutes (Prefect task timeout); none = no limit.")
     ingest: IngestConfig = Field(default_factory=IngestConfig)
     anonymize: AnonymizeConfig = Field(default_factory=AnonymizeConfig)
     blueprints: BlueprintsConfig = Field(default_factory=BlueprintsConfig)
@@ -356,11 +366,31 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _flag(loc: tuple) -> str | None:
+    """The command-line flag of a field location ``(section, field)`` or ``(field,)``."""
+    model: Any = RunConfig
+    info = None
+    for part in loc:
+        fields = getattr(model, "model_fields", {})
+        if part not in fields:
+            return None
+        info = fields[part]
+        model = info.annotation
+    if info is None or isinstance(model, type) and issubclass(model, BaseModel):
+        return None
+    extra = info.json_schema_extra or {}
+    return (extra.get("cli") or ["--" + str(loc[-1]).replace("_", "-")])[0]
+
+
 def format_errors(exc: ValidationError) -> str:
-    """One line per bad field: ``section.field: message``."""
+    """One line per bad field: ``section.field (--flag): message``."""
     lines = []
     for err in exc.errors():
-        where = ".".join(str(p) for p in err.get("loc", ())) or "config"
+        loc = tuple(err.get("loc", ()))
+        where = ".".join(str(p) for p in loc) or "config"
+        flag = _flag(loc)
+        if flag:
+            where += f" ({flag})"
         msg = str(err.get("msg", "")).removeprefix("Value error, ")
         lines.append(f"{where}: {msg}")
     return "\n".join(lines)

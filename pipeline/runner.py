@@ -83,12 +83,16 @@ class StageResult:
 class Context:
     """Run-wide things a stage may use besides its section: the seed, a loaded teacher backend
     to reuse (tests, benchmarks), whether to draw progress bars, and ``runtime`` objects of
-    earlier stages run in this process."""
+    earlier stages run in this process. ``scratch``: set by the runner to
+    ``WORK/<stage>/.<signature>.partial/`` while a stage runs; a stage may keep finished parts
+    there (rollout shards) and find them again when a crashed run is resumed with the same
+    signature; it is removed once the stage's output is complete."""
 
     seed: int = 0
     backend_obj: Any = None
     progress: bool = True
     runtime: dict[str, Any] = field(default_factory=dict)
+    scratch: Optional[Path] = None  # the running stage's folder for partial results (kept across crashes)
 
 
 @dataclass(frozen=True)
@@ -326,11 +330,18 @@ class Runner:
             return res
         inputs = self.gather_inputs(stage, sigs)
         self.ctx.runtime.update({k: v for r in self.results.values() for k, v in r.runtime.items()})
+        scratch = self.folder(name, sig).parent / f".{sig}.partial"
+        scratch.mkdir(parents=True, exist_ok=True)
+        self.ctx.scratch = scratch
         t0 = time.perf_counter()
-        res = stage.run(inputs, self.section_of(stage), self.ctx)
+        try:
+            res = stage.run(inputs, self.section_of(stage), self.ctx)
+        finally:
+            self.ctx.scratch = None
         res.seconds = round(time.perf_counter() - t0, 2)
         res.signature = sig
         self.save(stage, sig, sigs, res)
+        shutil.rmtree(scratch, ignore_errors=True)
         self.results[name] = res
         return res
 

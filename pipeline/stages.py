@@ -470,24 +470,63 @@ def _run_verify_tasks(inputs: dict[str, Any], cfg, ctx: Context) -> StageResult:
 
 
 def _run_rollout(inputs: dict[str, Any], cfg, ctx: Context) -> StageResult:
+    """Rollouts shard by shard (``cfg.shard_tasks`` tasks each, in task order): a finished shard is
+    written to ``ctx.scratch`` at once and read back instead of rolled out again when a crashed
+    run resumes with the same signature. The backend is loaded once, and only if a shard runs."""
+    import os
+
     from pipeline.export.writer import hint_mode_counts
+    from pipeline.ingest import read_jsonl, write_jsonl
 
     ok = {v.task_id for v in inputs["task_verdicts"] if v.passed}
     good = [t for t in inputs["tasks"] if t.task_id in ok]
     modes = {b.blueprint_id: b.failure_modes for b in inputs.get("blueprints") or []}
-    ro = rollout_stage(good, cfg.backend, cfg.model, cfg.k, cfg.max_turns, cfg.max_new_tokens, cfg.temperature,
-                       cfg.constrain, ctx.seed, cfg.batch_size, cfg.prompt_style, backend_obj=ctx.backend_obj,
-                       user_sim=cfg.user_sim, tool_format=cfg.tool_format, fault_rate=cfg.fault_rate,
-                       fault_kinds=cfg.fault_kinds, failure_modes=modes, base_url=cfg.base_url,
-                       api_key_env=cfg.api_key_env, max_concurrency=cfg.max_concurrency, hints=cfg.hints,
-                       hint_when=cfg.hint_when, grounded=cfg.grounded)
-    trajs = ro.trajectories
-    stats = {"tasks": len({t.task_id for t in trajs}), "trajectories": len(trajs), "tokens": ro.tokens,
+    shards = [good[i:i + cfg.shard_tasks] for i in range(0, len(good), cfg.shard_tasks)]
+    be = ctx.backend_obj
+    trajs: list[Trajectory] = []
+    tokens = {"prompt": 0, "completion": 0}
+    backend_name, model_id, resumed = cfg.backend, cfg.model or "default", 0
+    for i, shard in enumerate(shards):
+        path = ctx.scratch / f"shard-{i:05d}.jsonl" if ctx.scratch is not None else None
+        if path is not None and path.is_file():  # finished before a crash
+            part = read_jsonl(path, Trajectory)
+            resumed += 1
+        else:
+            if be is None:
+                from pipeline.rollout.backends import load_backend, resolve_backend
+
+                name = resolve_backend(cfg.backend)
+                kwargs: dict[str, Any] = {"batch_size": cfg.batch_size} if name == "transformers" else {}
+                if name == "vllm":
+                    kwargs = {"seed": ctx.seed}
+                if name == "openai":
+                    kwargs = {"base_url": cfg.base_url, "api_key_env": cfg.api_key_env,
+                              "max_concurrency": cfg.max_concurrency}
+                be = load_backend(name, cfg.model, **kwargs)
+            ro = rollout_stage(shard, cfg.backend, cfg.model, cfg.k, cfg.max_turns, cfg.max_new_tokens,
+                               cfg.temperature, cfg.constrain, ctx.seed, cfg.batch_size, cfg.prompt_style,
+                               backend_obj=be, user_sim=cfg.user_sim, tool_format=cfg.tool_format,
+                               fault_rate=cfg.fault_rate, fault_kinds=cfg.fault_kinds, failure_modes=modes,
+                               base_url=cfg.base_url, api_key_env=cfg.api_key_env,
+                               max_concurrency=cfg.max_concurrency, hints=cfg.hints, hint_when=cfg.hint_when,
+                               grounded=cfg.grounded)
+            part = ro.trajectories
+            if path is not None:
+                tmp = path.with_name(path.name + f".tmp-{os.getpid()}")
+                write_jsonl(part, tmp)
+                os.replace(tmp, path)
+        trajs.extend(part)
+    if be is not None:
+        backend_name, model_id = be.name, be.model_id
+    elif trajs:
+        backend_name, model_id = trajs[0].backend, trajs[0].model
+    tokens = {"prompt": sum(t.prompt_tokens for t in trajs), "completion": sum(t.completion_tokens for t in trajs)}
+    stats = {"tasks": len({t.task_id for t in trajs}), "trajectories": len(trajs), "tokens": tokens,
              "finish_reasons": dict(Counter(t.finish_reason for t in trajs)),
              "user_simulator": dict(Counter(t.user_simulator for t in trajs)),
              "faults_injected": dict(Counter(f["kind"] for t in trajs for f in t.faults)),
              "by_hint_mode": hint_mode_counts([{"hint_mode": t.hint_mode} for t in trajs]),
-             "backend": ro.backend, "model": ro.model}
+             "backend": backend_name, "model": model_id, "shards": len(shards), "shards_resumed": resumed}
     return StageResult({"trajectories": trajs}, stats)
 
 
@@ -561,6 +600,8 @@ def build_manifest(runner) -> dict[str, Any]:
     counts = {COUNT_KEYS[name]: dict(res.stats) for name, res in r.items() if name in COUNT_KEYS and res.stats}
     ro = counts.get("rollout") or {}
     backend, model = ro.pop("backend", ""), ro.pop("model", "")
+    ro.pop("shards", None)
+    ro.pop("shards_resumed", None)
     vt = counts.get("verify_trajectory") or {}
     if "verify_trajectory" in counts:
         counts["verify_task"] = vt.pop("difficulty", counts.get("verify_task"))

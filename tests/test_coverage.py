@@ -73,16 +73,18 @@ def test_cli_blueprints_and_synthesize_write_catalog_and_coverage(tmp_path, shar
     assert r.exit_code == 0, r.output
     r = run(app, ["blueprints", "--work", w])
     assert r.exit_code == 0, r.output
-    cat = json.loads((tmp_path / "w" / "catalog.json").read_text())
+    from pipeline.runner import artifact_path
+
+    cat = json.loads(artifact_path(w, "catalog").read_text())
     assert sum(row["size"] for row in cat) == 16 and all(set(row["skills"]) <= set(SKILLS) for row in cat)
-    cov = json.loads((tmp_path / "w" / "coverage.json").read_text())
+    cov = json.loads(artifact_path(w, "coverage").read_text())
     assert cov["unit"] == "blueprint" and len(cov["matrix"]) == len(cat)
     assert "blueprint catalog" in r.output and "coverage" in r.output
     r = run(app, ["synthesize", "--work", w, "-n", "1", "--target-skills", "refusal,cancellation"])
     assert r.exit_code == 0, r.output
-    tasks = [json.loads(line) for line in (tmp_path / "w" / "tasks.jsonl").read_text().splitlines()]
+    tasks = [json.loads(line) for line in artifact_path(w, "tasks").read_text().splitlines()]
     assert any({"refusal", "cancellation"} <= set(t["skills"]) for t in tasks)
-    assert json.loads((tmp_path / "w" / "task_coverage.json").read_text())["unit"] == "task"
-    assert json.loads((tmp_path / "w" / "coverage.json").read_text())["unit"] == "blueprint"  # kept
+    assert json.loads(artifact_path(w, "task_coverage").read_text())["unit"] == "task"
+    assert json.loads(artifact_path(w, "coverage").read_text())["unit"] == "blueprint"  # kept
     r = run(app, ["synthesize", "--work", w, "--target-skills", "refusal,flying"])
     assert r.exit_code != 0 and "unknown skill ids" in r.output

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from pipeline.domains.base import Tool, ToolError
+from pipeline.domains.base import Domain, Tool, ToolError
 from pipeline.records import TaskHidden, TaskPackage, TaskVisible, ToolCall, stable_hash
 from pipeline.rollout import grammar as gr
 from pipeline.rollout.backends.base import Generation, SamplingConfig
@@ -19,12 +19,16 @@ def _set_flag(state, key: str):
     return json.dumps(state["flags"])
 
 
-class TinyDomain:
+class TinyDomain(Domain):
+    """A minimal domain: one write tool; every other member is the contract's default."""
     name = "tiny"
+    policy = "be nice"
     tools = {"set_flag": Tool(_set_flag, {"type": "function", "function": {
         "name": "set_flag", "description": "set a flag",
         "parameters": {"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"],
                        "additionalProperties": False}}}, writes=True)}
+    write_tools = {"set_flag"}
+    read_tools: set[str] = set()
 
 
 SET_A = '<tool_call>\n{"name": "set_flag", "arguments": {"key": "a"}}\n</tool_call>'
@@ -276,7 +280,7 @@ def test_rollout_options_rejected_with_clear_errors():
     r = CliRunner()
     for args, msg in ((["--user-sim", "robot"], "--user-sim"), (["--fault-kinds", "explode"], "unknown fault kind"),
                       (["--fault-rate", "2"], "--fault-rate"), (["--backend", "openai"], "--base-url"),
-                      (["--tool-format", "xml"], "--tool-format"), (["--backend", "tgi"], "unknown backend")):
+                      (["--tool-format", "xml"], "--tool-format"), (["--backend", "tgi"], "'tgi' is not one of")):
         res = r.invoke(app, ["rollout", "--work", "/nonexistent-work", *args])
         assert res.exit_code == 2 and msg in res.output, (args, res.output)
     with pytest.raises(ValueError, match="tool format"):

@@ -28,7 +28,7 @@ def _cfg(tmp: Path, name: str):
                       ingest={"input_path": str(SAMPLE), "limit": OPTS["limit"]},
                       synthesize={"tasks_per_blueprint": OPTS["tasks_per_blueprint"]},
                       rollout={"backend": "transformers", "k": OPTS["k"], "max_turns": OPTS["max_turns"],
-                               "max_new_tokens": OPTS["max_new_tokens"]},
+                               "max_new_tokens": OPTS["max_new_tokens"], "shard_tasks": 1},
                       export={"out_dir": str(tmp / f"out-{name}")})
 
 
@@ -49,7 +49,8 @@ def test_flow_stage_commands_and_resume_give_identical_datasets(prefect_harness,
     steps = [["ingest", "--input", str(SAMPLE), "--limit", str(OPTS["limit"])], ["anonymize"], ["blueprints"],
              ["synthesize", "--tasks-per-blueprint", str(OPTS["tasks_per_blueprint"])], ["verify"],
              ["rollout", "--backend", "transformers", "--k", str(OPTS["k"]), "--max-turns", str(OPTS["max_turns"]),
-              "--max-new-tokens", str(OPTS["max_new_tokens"])], ["verify"], ["export", "--out", str(out)]]
+              "--max-new-tokens", str(OPTS["max_new_tokens"]), "--shard-tasks", "1"], ["verify"],
+             ["export", "--out", str(out)]]
     for step in steps:
         r = CliRunner().invoke(app, step + common)
         assert r.exit_code == 0, (step, r.output)
@@ -61,6 +62,37 @@ def test_flow_stage_commands_and_resume_give_identical_datasets(prefect_harness,
     assert again["stage_signatures"] == flow_manifest["stage_signatures"] | {"export": again["stage_signatures"]["export"]}
     markers = sorted((tmp_path / "work-flow").glob("*/*/_SUCCESS.json"))
     assert len([m for m in markers if m.parts[-3] != "export"]) == 8  # one output per stage, not two
+
+    # SIGKILL mid-rollout (after the first shard is written), then rerun: the finished shard is
+    # not rolled out again and the datasets equal the uninterrupted run's
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import yaml
+
+    crash = _cfg(tmp_path, "crash")
+    (tmp_path / "crash.yaml").write_text(yaml.safe_dump(crash.dump()))
+    env = dict(os.environ, TRAJPIPE_NO_PROGRESS="1")
+    proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "run", "--config", str(tmp_path / "crash.yaml")],
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.time() + 900
+    while time.time() < deadline and proc.poll() is None:
+        if list((tmp_path / "work-crash" / "rollout").glob(".*.partial/shard-00000.jsonl")):
+            break
+        time.sleep(0.2)
+    assert proc.poll() is None, "the run ended before its first rollout shard was written"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not (tmp_path / "out-crash" / "manifest.json").exists()
+    assert not list((tmp_path / "work-crash" / "rollout").glob("*/_SUCCESS.json"))  # no half stage looks done
+    trajpipe_run(crash)
+    assert _hashes(tmp_path / "out-crash") == flow
+    (marker,) = (tmp_path / "work-crash" / "rollout").glob("*/_SUCCESS.json")
+    assert json.loads(marker.read_text())["stats"]["shards_resumed"] >= 1
 
 
 def test_a_changed_option_reruns_only_the_stages_it_reaches(tmp_path, monkeypatch):

@@ -57,6 +57,24 @@ def trajpipe_run(config: Optional[RunConfig] = None) -> dict[str, Any]:
         _RUNNERS.pop(f"{config.run_id()}:{config.work_dir}", None)
 
 
+@flow(name="trajpipe-stage", log_prints=False, persist_result=False)
+def trajpipe_stage(stage: str, config: Optional[RunConfig] = None) -> dict[str, Any]:
+    """One stage over ``config.work_dir`` (its inputs: the newest complete outputs of the stages
+    before it), e.g. a nightly ``rollout`` deployment on a GPU pool after a CPU deployment ran the
+    stages before. Returns ``{stage, signature, reused, seconds, stats}``. Raises ValueError for an
+    unknown stage, :class:`pipeline.runner.StageNotReady` when an input stage has no output."""
+    from pipeline.runner import STAGES
+
+    config = config or RunConfig()
+    runner_for(config)
+    if stage not in STAGES:
+        raise ValueError(f"unknown stage {stage!r}; stages: {', '.join(STAGES)}")
+    try:
+        return stage_task.with_options(name=stage)(stage, config)
+    finally:
+        _RUNNERS.pop(f"{config.run_id()}:{config.work_dir}", None)
+
+
 def run_config(**overrides: Any) -> RunConfig:
     """A :class:`RunConfig` from nested section overrides, e.g.
     ``run_config(ingest={"input_path": p, "limit": 8}, rollout={"k": 2})`` (ConfigError if invalid)."""

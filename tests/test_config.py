@@ -95,11 +95,24 @@ def test_flow_takes_a_runconfig_and_prefect_yaml_is_one():
     defs = schema.get("definitions") or schema.get("$defs") or {}
     assert "RunConfig" in defs and set(SECTIONS) <= set(defs["RunConfig"]["properties"])
     doc = yaml.safe_load((ROOT / "prefect.yaml").read_text())
+    import importlib
+
+    import pipeline.stages  # noqa: F401  (registers the stages)
+    from pipeline.runner import STAGES
+
     for dep in doc["deployments"]:
+        path, fn_name = dep["entrypoint"].split(":")
+        mod = importlib.import_module(path.removesuffix(".py").replace("/", "."))
+        fn = getattr(mod, fn_name)  # every entrypoint imports and is a flow
+        assert hasattr(fn, "fn") and hasattr(fn, "deploy"), dep["entrypoint"]
         params = dep.get("parameters") or {}
-        assert set(params) <= {"config"}, f"{dep['name']}: parameters outside RunConfig: {set(params) - {'config'}}"
+        allowed = set(inspect.signature(fn.fn).parameters)
+        assert set(params) <= allowed, f"{dep['name']}: unknown parameters {set(params) - allowed}"
+        assert set(params) - {"stage"} <= {"config"}, f"{dep['name']}: parameters outside RunConfig"
         cfg = RunConfig.model_validate(params.get("config") or {})
         assert cfg.ingest.input_path  # a deployment names its input
+        if "stage" in params:
+            assert params["stage"] in STAGES
 
 
 def test_defaults_are_defined_once():

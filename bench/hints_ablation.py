@@ -79,10 +79,15 @@ def main() -> None:
     from pipeline.rollout.harness import RolloutConfig, run_rollouts
     from pipeline.stages import get_domain, verify_trajectories_stage
 
+    from pipeline.runner import artifact_path
+
     work = Path(a.work)
-    tasks = read_jsonl(work / "tasks.jsonl", TaskPackage)
-    tvp = work / "task_verdicts.jsonl"
-    if tvp.exists():
+    tp = artifact_path(work, "tasks")  # WORK/synthesize/<sig>/tasks.jsonl (or a flat WORK/tasks.jsonl)
+    if tp is None:
+        raise SystemExit(f"no tasks in {work}: run `trajpipe synthesize --work {work}` first")
+    tasks = read_jsonl(tp, TaskPackage)
+    tvp = artifact_path(work, "task_verdicts")
+    if tvp is not None:
         ok = {v.task_id for v in read_jsonl(tvp, TaskVerdict) if v.passed}
         tasks = [t for t in tasks if t.task_id in ok]
     if a.limit and a.limit < len(tasks):  # spread over the file: every kind, not the first blueprint's

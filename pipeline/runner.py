@@ -375,13 +375,16 @@ class Runner:
         os.replace(latest_tmp, final.parent / "latest")
 
     def artifact_path(self, artifact: str) -> Optional[Path]:
-        """Path of ``artifact``'s file in the newest completed output of its stage (None if absent)."""
+        """Path of ``artifact``'s file in the newest completed output of its stage, else a
+        hand-placed ``WORK/<artifact>.jsonl``; None if neither exists."""
         name = producer_of(artifact)
         sig = self.results[name].signature if name in self.results else self.latest(name)
-        if not sig:
-            return None
         model = STAGES[name].outputs[artifact]
-        p = self.folder(name, sig) / (f"{artifact}.json" if model is None else f"{artifact}.jsonl")
+        fname = f"{artifact}.json" if model is None else f"{artifact}.jsonl"
+        if not sig or sig.startswith("flat-"):  # a hand-placed file in the work folder's root
+            p = self.work / fname
+            return p if p.is_file() else None
+        p = self.folder(name, sig) / fname
         return p if p.exists() else None
 
 

@@ -40,7 +40,7 @@ UNKNOWN_TOOLS = ["rm_rf_home", "lookup_contact", "exec_shell", "g\u0435t_user_de
 #: ``TRAJPIPE_HYPOTHESIS_EXAMPLES=N`` explores N random examples per format (default: 60, the same
 #: examples every run, so CI is repeatable)
 _EXPLORE = int(os.environ.get("TRAJPIPE_HYPOTHESIS_EXAMPLES", "0") or 0)
-SETTINGS = settings(max_examples=_EXPLORE or 60, deadline=None, derandomize=not _EXPLORE,
+SETTINGS = settings(max_examples=_EXPLORE or 60, deadline=None, derandomize=not _EXPLORE, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                            HealthCheck.large_base_example])
 

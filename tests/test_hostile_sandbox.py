@@ -31,7 +31,7 @@ from pipeline.sandbox import (INVALID_ARGUMENTS, MAX_ARGUMENT_BYTES, MAX_ARGUMEN
 
 #: ``TRAJPIPE_HYPOTHESIS_EXAMPLES=N`` explores N random examples per test (default: 80, the same every run)
 _EXPLORE = int(os.environ.get("TRAJPIPE_HYPOTHESIS_EXAMPLES", "0") or 0)
-SETTINGS = settings(max_examples=_EXPLORE or 80, deadline=None, derandomize=not _EXPLORE,
+SETTINGS = settings(max_examples=_EXPLORE or 80, deadline=None, derandomize=not _EXPLORE, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                            HealthCheck.large_base_example, HealthCheck.filter_too_much])
 

@@ -207,7 +207,7 @@ def main(argv=None) -> int:
     n = len(trajs)
     print(f"\nthroughput, threshold {t_main}, lsh_threshold {args.lsh_threshold}, params {outs['trajpipe dedupe'].params}"
           f", {n} trajectories, best of {args.repeat}:")
-    print(f"| engine | seconds | trajectories/s | ratio vs plain loop |\n|---|---|---|---|")
+    print("| engine | seconds | trajectories/s | ratio vs plain loop |\n|---|---|---|---|")
     for name in engines:
         print(f"| {name} | {best[name]:.2f} | {n / best[name]:,.0f} | {best['plain loop'] / best[name]:.2f}x |")
     print(f"same kept/rejected from all engines: {same}")

@@ -238,10 +238,11 @@ def measure(n: int, workdir: Path, use_tracemalloc: bool) -> dict:
         out["stages"][name] = row
         return result
 
-    ing = stage("ingest", lambda: ingest_stage(str(logs)))
-    state["n_ok"] = len(ing.records)
-    anon = stage("anonymize", lambda: anonymize_stage(ing.records, secret="bench-scale-key", progress=False))
-    del ing
+    state["ingest"] = stage("ingest", lambda: ingest_stage(str(logs)))
+    state["n_ok"] = len(state["ingest"].records)
+    anon = stage("anonymize", lambda: anonymize_stage(state["ingest"].records, secret="bench-scale-key",
+                                                      progress=False))
+    del state["ingest"]  # as a streaming stage layer would: the raw records are not needed any more
     bps = stage("blueprints", lambda: blueprints_stage(anon.records))
     dd = stage("dedupe", lambda: dedupe(_trajectories(anon.records)))
     rows = stage("parquet", lambda: _write_parquet(anon.records, workdir / f"records-{n}.parquet"))

@@ -321,3 +321,30 @@ def test_hostile_call_from_the_model_is_rejected_in_the_harness(payload):
     assert traj.final_state_hash == stable_hash({"flags": {"a": False}})
     tool_msg = next(m for m in traj.messages if m["role"] == "tool")
     assert tool_msg["content"].startswith("Error: invalid arguments:")
+
+
+@SETTINGS
+@given(turn=st.one_of(
+    # a tool no domain has, or a look-alike of a real one
+    st.sampled_from(["rm_rf_home", "set_flag\u200b", "s\u0435t_flag", "../set_flag", "__import__", ""]).map(
+        lambda n: "<tool_call>" + json_dumps({"name": n, "arguments": {"key": "a"}}) + "</tool_call>"),
+    # arguments that are not JSON (or not an object)
+    st.sampled_from(['"{not json"', '"[1, 2"', '"NaN"', "[1, 2]", '"\\ud800"', "null", "42", '"key=a"']).map(
+        lambda a: '<tool_call>{"name": "set_flag", "arguments": ' + a + "}</tool_call>"),
+    # a broken block
+    st.sampled_from(['<tool_call>{"name": "set_flag", "arguments": {"key": "a"', "<tool_call></tool_call>",
+                     '<tool_call>{"name": "set_flag", "argu', "<tool_call>[[[[[[[[</tool_call>"])))
+def test_unknown_tools_and_non_json_arguments_never_run(turn):
+    HARNESS_CALLS.clear()
+    with _guarded():
+        traj = run_rollouts([_task()], OneShot(turn), lambda name: FlagDomain(),
+                            RolloutConfig(k=1, max_turns=3, constrain="none"))[0]
+    assert HARNESS_CALLS == []
+    assert traj.final_state_hash == stable_hash({"flags": {"a": False}})
+    assert traj.tool_calls and traj.tool_calls[0]["error"] is not None  # recorded as a failed attempt
+
+
+def json_dumps(obj) -> str:
+    import json
+
+    return json.dumps(obj)

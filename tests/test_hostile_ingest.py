@@ -273,3 +273,41 @@ def test_iter_jsonl_streams_what_read_jsonl_lists(tmp_path):
     assert next(it).id == "r0"  # one record read, the rest still on disk
     assert [r.model_dump() for r in read_jsonl(p, LogRecord)] == [r.model_dump() for r in recs]
     assert read_jsonl(p) == [r.model_dump(mode="json") for r in recs]
+
+
+def test_iter_ingest_streams_and_routes_by_the_files_domain_in_two_passes(tmp_path):
+    """A record that calls only shared tools takes the file's domain, which only the whole file
+    shows: iter_ingest reads twice and yields one item at a time, the same as ingest() and as
+    routing all records at once (pipeline.ingest.routing.route_all)."""
+    import types
+
+    from pipeline.ingest import IngestCounts, iter_ingest
+    from pipeline.ingest.routing import route_all
+
+    def rec(i, tool, args):
+        return {"id": f"r{i}", "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c", "type": "function", "function": {"name": tool, "arguments": json.dumps(args)}}]},
+            {"role": "tool", "tool_call_id": "c", "name": tool, "content": "ok"}]}
+
+    lines = [rec(0, "think", {"thought": "x"}),                      # shared tool only: the file's domain
+             rec(1, "cancel_reservation", {"reservation_id": "ABC123"}),  # airline by its tools
+             "{broken",
+             rec(3, "calculate", {"expression": "1+1"})]
+    p = tmp_path / "mixed.jsonl"
+    p.write_text("\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    counts = IngestCounts()
+    it = iter_ingest(p, fmt="canonical", counts=counts)
+    assert isinstance(it, types.GeneratorType)
+    first = next(it)
+    assert isinstance(first, LogRecord) and first.id == "r0" and first.metadata["domain"] == "airline"
+    assert first.metadata["domain_source"] == "file"
+    rest = list(it)
+    assert [getattr(x, "id", None) or x.reason_code for x in rest] == ["r1", "INGEST_JSON", "r3"]
+    assert (counts.n_in, counts.n_ok, counts.n_quarantined) == (4, 3, 1)
+    res = ingest(p, fmt="canonical")
+    assert [r.model_dump() for r in res.records] == [first.model_dump()] + [x.model_dump() for x in rest
+                                                                           if isinstance(x, LogRecord)]
+    unrouted = ingest(p, fmt="canonical", route=False).records
+    assert [rt.domain for rt in route_all(unrouted)] == [r.metadata["domain"] for r in res.records]

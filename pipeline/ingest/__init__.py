@@ -195,6 +195,174 @@ def _iter_canonical(path: Path) -> Iterator[tuple[int, Any, str | None, str | No
                 yield pos, text[:4096], INGEST_JSON, "JSON nested too deeply to parse"
 
 
+def _candidates(p: Path, fmt: str, limit: int | None, transcript_hint: str | None
+                ) -> Iterator[tuple[int, Any, Any, str | None, str | None]]:
+    """``(position, raw, candidate, code, error)`` for each input record of ``p`` (at most
+    ``limit``): a candidate canonical dict with codes None, or candidate None with the reason code
+    and message. One row per input record, whatever the format."""
+    n = 0
+    if fmt == "canonical":
+        rows: Iterable = ((pos, raw, None if code else raw, code, err) for pos, raw, code, err in _iter_canonical(p))
+    elif fmt == "taubench":
+        rows = _taubench_rows(p)
+    elif fmt == "transcript":
+        from .transcripts import iter_transcripts
+
+        rows = iter_transcripts(p, _iter_canonical(p), transcript_hint, guess=False)
+    elif fmt in _extra_readers():
+        rows = _extra_readers()[fmt].read(p)
+    else:
+        raise ValueError(f"unknown input format {fmt!r}; known: canonical, taubench, transcript, "
+                         f"{', '.join(_extra_readers())}")
+    for pos, raw, cand, code, err in rows:
+        if limit is not None and n >= limit:
+            break
+        n += 1
+        if cand is None:
+            yield pos, raw, None, code or INGEST_SCHEMA, err or f"not {fmt}"
+        else:
+            yield pos, raw, cand, None, None
+
+
+def _taubench_rows(p: Path) -> Iterator[tuple[int, Any, Any, str | None, str | None]]:
+    """Rows of a tau-bench recorded-run file (a JSON list; the whole file is parsed at once: the
+    format is one JSON document). A file that is not JSON, not UTF-8 or not a list is one bad row."""
+    try:
+        with open(p, encoding="utf-8") as fh:
+            runs = json.load(fh)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        code = INGEST_DECODE if isinstance(exc, UnicodeDecodeError) else INGEST_JSON
+        with open(p, "rb") as fh:
+            head = fh.read(4096).decode("utf-8", "replace")
+        yield 0, head, None, code, str(exc) or type(exc).__name__
+        return
+    if not isinstance(runs, list):  # one unusable record, accounted for like a broken file
+        yield 0, json.dumps(runs, ensure_ascii=False)[:4096], None, INGEST_SCHEMA, \
+            f"tau-bench format must be a JSON list of runs, got {type(runs).__name__}"
+        return
+    for pos, run in enumerate(runs):
+        try:
+            yield pos, run, taubench_to_canonical(run, pos), None, None
+        except (KeyError, TypeError, AttributeError, ValueError, OverflowError) as exc:
+            yield pos, run, None, INGEST_SCHEMA, f"not a tau-bench run: {exc!r}"
+
+
+class IngestCounts:
+    """What :func:`iter_ingest` has yielded so far: ``n_in``, ``n_ok``, ``n_quarantined``."""
+
+    def __init__(self) -> None:
+        self.n_in = self.n_ok = self.n_quarantined = 0
+
+
+def iter_ingest(path: str | os.PathLike, fmt: str | None = None, limit: int | None = None,
+                domain: str | None = None, route: bool = True,
+                counts: IngestCounts | None = None) -> Iterator[LogRecord | QuarantineRecord]:
+    """Stream of :func:`ingest`: each input record as a validated, routed
+    :class:`~pipeline.records.LogRecord` or a :class:`~pipeline.records.QuarantineRecord`, one at a
+    time in the reader's order (input order for the line formats; the same records and rows as
+    :func:`ingest`, which collects this).
+
+    Memory does not grow with the input beyond one small routing entry per record: routing needs
+    the whole file (a record that calls only shared tools takes *the file's domain*, known once
+    every record was read), so with ``route=True`` the file is read twice, the first time keeping
+    only each record's first routing decision (:mod:`pipeline.ingest.routing`). (The tau-bench
+    format and the stitching readers hold their file while reading it: one JSON document, or
+    conversations stitched from many lines.) ``counts`` (an :class:`IngestCounts`) is updated as
+    items are yielded. Errors as :func:`ingest`, raised on the first ``next()``.
+    """
+    from .routing import route_record
+    from pipeline.domains.base import evidence_tools
+
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"input not found: {p}")
+    if not p.is_file():
+        raise ValueError(f"input must be a file, not a folder: {p}")
+    domains = registered_domains()
+    if domain is not None and domain not in domains:
+        raise ValueError(f"unknown domain {domain!r}; known domains: {', '.join(sorted(domains))}")
+    fmt = fmt or detect_format(p)
+    if fmt not in ("canonical", "taubench", "transcript") and fmt not in _extra_readers():
+        raise ValueError(f"unknown input format {fmt!r}; known: canonical, taubench, transcript, "
+                         f"{', '.join(_extra_readers())}")
+    source = str(p)
+    validator = conversation_validator()
+    transcript_hint: str | None = None
+    if fmt == "transcript":
+        from .transcripts import domain_hint_from_path
+
+        transcript_hint = domain or domain_hint_from_path(p)
+    counts = counts if counts is not None else IngestCounts()
+
+    def named_domain(rec: LogRecord) -> str | None:
+        if domain is not None:
+            return domain
+        if fmt == "canonical":
+            d = rec.metadata.get("domain")
+            return d if isinstance(d, str) and d else None
+        if fmt == "transcript":
+            return transcript_hint
+        return None
+
+    def read() -> Iterator[tuple[int, Any, LogRecord | None, QuarantineRecord | None]]:
+        """``(position, raw, record, None)`` for a valid record, ``(position, raw, None, row)``
+        for a quarantined one (schema, duplicate id, unreadable), before routing."""
+        seen: set[str] = set()
+        for pos, raw, cand, code, err in _candidates(p, fmt, limit, transcript_hint):
+            if cand is None:
+                yield pos, raw, None, _q(source, pos, code or INGEST_SCHEMA, err or code or "", raw)
+                continue
+            rid = cand.get("id") if isinstance(cand, dict) and isinstance(cand.get("id"), str) else None
+            bad = lone_surrogate_path(cand)
+            if bad is not None:  # later stages write UTF-8 (JSONL, Parquet): set aside here, not crash there
+                yield pos, raw, None, _q(source, pos, INGEST_DECODE, f"{_printable(bad)}: lone UTF-16 surrogate "
+                                         "(a \\ud800-\\udfff escape without its pair): not valid Unicode", raw, rid)
+                continue
+            errors = sorted(validator.iter_errors(cand), key=lambda e: list(e.absolute_path))
+            if errors:
+                e = errors[0]
+                where = "/".join(str(x) for x in e.absolute_path) or "(root)"
+                yield pos, raw, None, _q(source, pos, INGEST_SCHEMA, f"{where}: {e.message}", raw, rid)
+                continue
+            if rid in seen:
+                yield pos, raw, None, _q(source, pos, INGEST_DUPLICATE_ID, f"duplicate id {rid!r}", raw, rid)
+                continue
+            seen.add(rid)
+            yield pos, raw, LogRecord.model_validate(cand), None
+
+    file_domain: str | None = None
+    if route:  # pass 1: first routing decisions only (as pipeline.ingest.routing.route_all)
+        decided: set[str] = set()
+        dirty = False
+        for _, _, rec, _ in read():
+            if rec is None:
+                continue
+            rt = route_record(rec, domains, named_domain(rec))
+            if rt.source in ("named", "tools"):
+                decided.add(rt.domain)
+            elif rt.domain is None and rt.code == INGEST_NO_DOMAIN and evidence_tools(rec):
+                dirty = True
+        file_domain = next(iter(decided)) if len(decided) == 1 and not dirty else None
+    for pos, raw, rec, row in read():  # pass 2 (the only pass without routing)
+        counts.n_in += 1
+        if rec is not None and route:
+            named = named_domain(rec)
+            rt = route_record(rec, domains, named)
+            if rt.domain is None and file_domain is not None:
+                rt = route_record(rec, domains, named, file_domain)
+            if rt.domain is None:
+                rec, row = None, _q(source, pos, rt.code or INGEST_NO_DOMAIN, rt.detail, raw, rec.id)
+            else:
+                rec.metadata["domain"] = rt.domain
+                rec.metadata["domain_source"] = rt.source
+        if rec is not None:
+            counts.n_ok += 1
+            yield rec
+        else:
+            counts.n_quarantined += 1
+            yield row
+
+
 def ingest(path: str | os.PathLike, fmt: str | None = None, limit: int | None = None,
            domain: str | None = None, route: bool = True) -> IngestResult:
     """Read ``path`` in format ``fmt`` (auto-detected if None) into validated LogRecords, each
@@ -208,126 +376,15 @@ def ingest(path: str | os.PathLike, fmt: str | None = None, limit: int | None = 
     raising (``INGEST_NO_DOMAIN`` / ``INGEST_DOMAIN_AMBIGUOUS`` when no / several domains own it).
     Invariant: ``n_in == len(records) + len(quarantine)``; quarantine is in input order.
     ``route=False`` skips domain routing (records keep the metadata their reader gave them): for
-    logs of a system no domain covers yet (``trajpipe domain init``).
+    logs of a system no domain covers yet (``trajpipe domain init``). Collects
+    :func:`iter_ingest` (use that to stream).
     """
-    p = Path(path)
-    if not p.exists():
-        raise FileNotFoundError(f"input not found: {p}")
-    if not p.is_file():
-        raise ValueError(f"input must be a file, not a folder: {p}")
-    domains = registered_domains()
-    if domain is not None and domain not in domains:
-        raise ValueError(f"unknown domain {domain!r}; known domains: {', '.join(sorted(domains))}")
-    fmt = fmt or detect_format(p)
-    source = str(p)
     res = IngestResult()
-    seen: set[str] = set()
-    validator = conversation_validator()
-    # valid records wait here for routing, which needs the whole file (the file's domain)
-    pending: list[tuple[int, Any, LogRecord, str | None]] = []
-    transcript_hint: str | None = None
-
-    def named_domain(rec: LogRecord) -> str | None:
-        if domain is not None:
-            return domain
-        if fmt == "canonical":
-            d = rec.metadata.get("domain")
-            return d if isinstance(d, str) and d else None
-        if fmt == "transcript":
-            return transcript_hint
-        return None
-
-    def accept(pos: int, cand: Any, raw: Any) -> None:
-        rid = cand.get("id") if isinstance(cand, dict) and isinstance(cand.get("id"), str) else None
-        bad = lone_surrogate_path(cand)
-        if bad is not None:  # later stages write UTF-8 (JSONL, Parquet): set aside here, not crash there
-            res.quarantine.append(_q(source, pos, INGEST_DECODE, f"{_printable(bad)}: lone UTF-16 surrogate "
-                                     "(a \\ud800-\\udfff escape without its pair): not valid Unicode", raw, rid))
-            return
-        errors = sorted(validator.iter_errors(cand), key=lambda e: list(e.absolute_path))
-        if errors:
-            e = errors[0]
-            where = "/".join(str(x) for x in e.absolute_path) or "(root)"
-            res.quarantine.append(_q(source, pos, INGEST_SCHEMA, f"{where}: {e.message}", raw, rid))
-            return
-        if rid in seen:
-            res.quarantine.append(_q(source, pos, INGEST_DUPLICATE_ID, f"duplicate id {rid!r}", raw, rid))
-            return
-        seen.add(rid)
-        rec = LogRecord.model_validate(cand)
-        pending.append((pos, raw, rec, named_domain(rec)))
-
-    if fmt == "canonical":
-        for pos, raw, code, err in _iter_canonical(p):
-            if limit is not None and res.n_in >= limit:
-                break
-            res.n_in += 1
-            if code:
-                res.quarantine.append(_q(source, pos, code, err or code, raw))
-            else:
-                accept(pos, raw, raw)
-    elif fmt == "taubench":
-        try:
-            with open(p, encoding="utf-8") as fh:
-                runs = json.load(fh)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            res.n_in = 1
-            code = INGEST_DECODE if isinstance(exc, UnicodeDecodeError) else INGEST_JSON
-            res.quarantine.append(_q(source, 0, code, str(exc), p.read_bytes()[:4096].decode("utf-8", "replace")))
-            return res
-        if not isinstance(runs, list):  # one unusable record, accounted for like a broken file
-            res.n_in = 1
-            res.quarantine.append(_q(source, 0, INGEST_SCHEMA, f"tau-bench format must be a JSON list of runs, "
-                                     f"got {type(runs).__name__}", json.dumps(runs, ensure_ascii=False)[:4096]))
-            return res
-        for pos, run in enumerate(runs):
-            if limit is not None and res.n_in >= limit:
-                break
-            res.n_in += 1
-            try:
-                cand = taubench_to_canonical(run, pos)
-            except (KeyError, TypeError, AttributeError, ValueError, OverflowError) as exc:
-                res.quarantine.append(_q(source, pos, INGEST_SCHEMA, f"not a tau-bench run: {exc!r}", run))
-                continue
-            accept(pos, cand, run)
-    elif fmt == "transcript":
-        from .transcripts import domain_hint_from_path, iter_transcripts
-
-        transcript_hint = domain or domain_hint_from_path(p)
-        for pos, raw, cand, code, err in iter_transcripts(p, _iter_canonical(p), transcript_hint,
-                                                          guess=False):
-            if limit is not None and res.n_in >= limit:
-                break
-            res.n_in += 1
-            if cand is None:
-                res.quarantine.append(_q(source, pos, code or INGEST_SCHEMA, err or "not a transcript", raw))
-            else:
-                accept(pos, cand, raw)
-    elif fmt in _extra_readers():
-        for pos, raw, cand, code, err in _extra_readers()[fmt].read(p):
-            if limit is not None and res.n_in >= limit:
-                break
-            res.n_in += 1
-            if cand is None:
-                res.quarantine.append(_q(source, pos, code or INGEST_SCHEMA, err or f"not {fmt}", raw))
-            else:
-                accept(pos, cand, raw)
-    else:
-        raise ValueError(f"unknown input format {fmt!r}; known: canonical, taubench, transcript, "
-                         f"{', '.join(_extra_readers())}")
-    if not route:
-        res.records.extend(rec for _, _, rec, _ in pending)
-        res.quarantine.sort(key=lambda q: q.position)
-        return res
-    routes = route_all([rec for _, _, rec, _ in pending], [n for *_, n in pending], domains)
-    for (pos, raw, rec, _), route in zip(pending, routes):
-        if route.domain is None:
-            res.quarantine.append(_q(source, pos, route.code or INGEST_NO_DOMAIN, route.detail, raw, rec.id))
-        else:
-            rec.metadata["domain"] = route.domain
-            rec.metadata["domain_source"] = route.source
-            res.records.append(rec)
-    res.quarantine.sort(key=lambda q: q.position)
+    counts = IngestCounts()
+    for item in iter_ingest(path, fmt, limit, domain, route, counts):
+        (res.records if isinstance(item, LogRecord) else res.quarantine).append(item)
+    res.n_in = counts.n_in
+    res.quarantine.sort(key=lambda q: q.position)  # stitching readers may yield out of position order
     return res
 
 

@@ -94,7 +94,7 @@ hostile_value = st.one_of(
     st.none(), st.booleans(), st.integers(-2**70, 2**70),
     st.floats(allow_nan=False, allow_infinity=False), hostile_text,
     st.lists(st.integers(), max_size=3), st.dictionaries(st.text(max_size=4), st.integers(), max_size=3),
-    st.just({"name": "x"}), st.just([{"role": "user"}]),
+    st.builds(lambda: {"name": "x"}), st.builds(lambda: [{"role": "user"}]),  # fresh each time (no aliasing)
 )
 
 

@@ -4,7 +4,14 @@ stage commands one at a time over a work folder, and a rerun that reuses every c
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
+
+import yaml
 
 import pytest
 from typer.testing import CliRunner
@@ -57,42 +64,58 @@ def test_flow_stage_commands_and_resume_give_identical_datasets(prefect_harness,
     assert _hashes(out) == flow
 
     # a rerun of the flow over its own work folder reuses every stage before export
+    before = {m: m.read_text() for m in (tmp_path / "work-flow").glob("*/*/_SUCCESS.json") if m.parts[-3] != "export"}
     again = trajpipe_run(_cfg(tmp_path, "flow"))
+    assert {m: m.read_text() for m in before} == before  # no marker rewritten: nothing rerun
     assert _hashes(tmp_path / "out-flow") == flow
-    assert again["stage_signatures"] == flow_manifest["stage_signatures"] | {"export": again["stage_signatures"]["export"]}
+    assert again["stage_signatures"] == flow_manifest["stage_signatures"]  # every stage before export reused
     markers = sorted((tmp_path / "work-flow").glob("*/*/_SUCCESS.json"))
     assert len([m for m in markers if m.parts[-3] != "export"]) == 8  # one output per stage, not two
 
-    # SIGKILL mid-rollout (after the first shard is written), then rerun: the finished shard is
-    # not rolled out again and the datasets equal the uninterrupted run's
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-
-    import yaml
-
+    # SIGKILL at five points (after anonymize, mid-rollout after the first shard, after trajectory
+    # verification, after select, mid-export once a file appears in OUT), each time rerunning the
+    # same config over the same work folder; then a last run completes: the datasets equal the
+    # uninterrupted run's, finished stages and rollout shards are not redone
     crash = _cfg(tmp_path, "crash")
+    work_c, out_c = tmp_path / "work-crash", tmp_path / "out-crash"
     (tmp_path / "crash.yaml").write_text(yaml.safe_dump(crash.dump()))
+    points = [lambda: list(work_c.glob("anonymize/*/_SUCCESS.json")),
+              lambda: list(work_c.glob("rollout/.*.partial/shard-00000.jsonl")),
+              lambda: list(work_c.glob("verify_trajectories/*/_SUCCESS.json")),
+              lambda: list(work_c.glob("select/*/_SUCCESS.json")),
+              lambda: [p for p in out_c.glob("*") if p.name != "manifest.json"] if out_c.exists() else []]
+    killed = 0
+    for reached in points:
+        if _run_until(tmp_path / "crash.yaml", reached):
+            killed += 1
+            assert not (out_c / "manifest.json").exists()  # an interrupted export never looks complete
+    assert killed >= 4, f"only {killed} of 5 kill points were hit before the run ended"
+    trajpipe_run(crash)
+    assert _hashes(out_c) == flow
+    (marker,) = work_c.glob("rollout/*/_SUCCESS.json")
+    assert json.loads(marker.read_text())["stats"]["shards_resumed"] >= 1
+    assert len(list(work_c.glob("ingest/*/_SUCCESS.json"))) == 1  # ingest ran once across six runs
+
+
+def _run_until(config: Path, reached, timeout: float = 900) -> bool:
+    """Start `trajpipe run --config CONFIG` in a subprocess and SIGKILL its process group as soon as
+    ``reached()`` is truthy; True if killed, False if the run ended first."""
     env = dict(os.environ, TRAJPIPE_NO_PROGRESS="1")
-    proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "run", "--config", str(tmp_path / "crash.yaml")],
+    proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "run", "--config", str(config)],
                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
-    deadline = time.time() + 900
+    deadline = time.time() + timeout
     while time.time() < deadline and proc.poll() is None:
-        if list((tmp_path / "work-crash" / "rollout").glob(".*.partial/shard-00000.jsonl")):
-            break
-        time.sleep(0.2)
-    assert proc.poll() is None, "the run ended before its first rollout shard was written"
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    assert not (tmp_path / "out-crash" / "manifest.json").exists()
-    assert not list((tmp_path / "work-crash" / "rollout").glob("*/_SUCCESS.json"))  # no half stage looks done
-    trajpipe_run(crash)
-    assert _hashes(tmp_path / "out-crash") == flow
-    (marker,) = (tmp_path / "work-crash" / "rollout").glob("*/_SUCCESS.json")
-    assert json.loads(marker.read_text())["stats"]["shards_resumed"] >= 1
+        if reached():
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            return True
+        time.sleep(0.05)
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        raise AssertionError("the run neither reached the kill point nor ended in time")
+    return False
 
 
 def test_a_changed_option_reruns_only_the_stages_it_reaches(tmp_path, monkeypatch):

@@ -21,6 +21,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from pipeline.export.schemas import REWARD_COMPONENT_NAMES, SCHEMAS
+from pipeline.fileio import atomic_path, write_text_atomic
 
 #: Short description of each dataset in the card (column docs: docs/datasets.md).
 DESCRIPTIONS = {
@@ -106,6 +107,12 @@ def histogram(values: list[float], bins: int = 10) -> list[tuple[float, float, i
     return [(i / bins, (i + 1) / bins, c) for i, c in enumerate(counts)]
 
 
+def _savefig(fig, path: str) -> None:
+    """``fig`` as a PNG at ``path``, written under a temporary name and renamed when complete."""
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=100, format="png")
+
+
 def _plots(out_dir: str, groups, per_bp, per_skill, comps) -> dict[str, str]:
     import matplotlib
 
@@ -124,7 +131,7 @@ def _plots(out_dir: str, groups, per_bp, per_skill, comps) -> dict[str, str]:
     ax.set_title(f"Pass-rate histogram ({len(rates)} tasks)")
     fig.tight_layout()
     paths["plot_pass_rate"] = os.path.join(folder, "pass_rate_hist.png")
-    fig.savefig(paths["plot_pass_rate"], dpi=100)
+    _savefig(fig, paths["plot_pass_rate"])
     plt.close(fig)
 
     for key, data, title in (("plot_blueprints", per_bp, "per blueprint"), ("plot_skills", per_skill, "per skill")):
@@ -137,7 +144,7 @@ def _plots(out_dir: str, groups, per_bp, per_skill, comps) -> dict[str, str]:
         ax.legend(loc="lower right")
         fig.tight_layout()
         paths[key] = os.path.join(folder, f"{key[5:]}.png")
-        fig.savefig(paths[key], dpi=100)
+        _savefig(fig, paths[key])
         plt.close(fig)
 
     names = [n for n in REWARD_COMPONENT_NAMES if comps.get(n)]
@@ -151,7 +158,7 @@ def _plots(out_dir: str, groups, per_bp, per_skill, comps) -> dict[str, str]:
     fig.suptitle("Reward components (all verified rollouts)")
     fig.tight_layout()
     paths["plot_reward_components"] = os.path.join(folder, "reward_components.png")
-    fig.savefig(paths["plot_reward_components"], dpi=100)
+    _savefig(fig, paths["plot_reward_components"])
     plt.close(fig)
     return paths
 
@@ -184,24 +191,27 @@ def reward_routes(tasks: list[dict[str, Any]], rl: list[dict[str, Any]], sft: li
     return [out[k] for k in sorted(out)]
 
 
-def write_card(out_dir: str, plots: bool = True) -> dict[str, str]:
+def write_card(out_dir: str, plots: bool = True, manifest: dict[str, Any] | None = None) -> dict[str, str]:
     """Write ``README.md`` (and ``plots/*.png`` when ``plots``) into an export folder.
 
     Sections: summary counts per dataset and split, provenance (input sha256, model, backend,
     seed, versions, config from ``manifest.json``), rows from helped rollouts by mode and what
     helped means (:data:`HINTED_MEANING`), pass-rate histogram (unhelped rollouts), per-blueprint and
     per-skill counts, tasks and rows per reward route (:func:`reward_routes`), reward-component
-    distributions, and how to load each dataset.
+    distributions, and how to load each dataset. ``manifest`` is the export's manifest (default:
+    read from ``manifest.json``; the exporter passes it, as it writes the manifest last). Every file
+    is written under a temporary name and renamed when complete.
     Returns ``{"card": path, "plot_*": path, ...}``.
 
     Raises:
-        FileNotFoundError: ``out_dir`` has no ``manifest.json``.
+        FileNotFoundError: no ``manifest`` given and ``out_dir`` has no ``manifest.json``.
     """
-    mpath = os.path.join(out_dir, "manifest.json")
-    if not os.path.exists(mpath):
-        raise FileNotFoundError(f"no manifest.json in {out_dir}: not an export folder")
-    with open(mpath, encoding="utf-8") as fh:
-        manifest = json.load(fh)
+    if manifest is None:
+        mpath = os.path.join(out_dir, "manifest.json")
+        if not os.path.exists(mpath):
+            raise FileNotFoundError(f"no manifest.json in {out_dir}: not an export folder")
+        with open(mpath, encoding="utf-8") as fh:
+            manifest = json.load(fh)
     files = [n for n in SCHEMAS if os.path.exists(os.path.join(out_dir, f"{n}.parquet"))]
     from pipeline.export.hf import card_configs, read_layout, write_split_files
 
@@ -268,6 +278,7 @@ def write_card(out_dir: str, plots: bool = True) -> dict[str, str]:
            + f"): {hk_total} helped rollouts, {hp_total} verified" if helped_groups else ""),
     ]
     config = manifest.get("config") or {}
+    split_by = str((config.get("export") or {}).get("split_by") or config.get("split_by") or "customer,period")
     counts = manifest.get("files") or {}
     split_counts = Counter((n, r.get("split")) for n in ("sft", "rl", "dpo", "steps") for r in data[n])
     splits = sorted({s for _, s in split_counts if s})
@@ -284,14 +295,13 @@ def write_card(out_dir: str, plots: bool = True) -> dict[str, str]:
           "", "## Datasets", "",
           _table(["config", "rows", "what"], [[n, (counts.get(n) or {}).get("rows"), DESCRIPTIONS.get(n, "")] for n in files]),
           "", "Rows per split (the `split` column; splits are assigned by connected group of blueprint"
-          + "".join(f", source {k}" for k in str(config.get("split_by", "customer,period")).split(",")
-                    if k.strip() in ("customer", "period"))
-          + f" (`--split-by {config.get('split_by', 'customer,period')}`), never by row):", "",
+          + "".join(f", source {k}" for k in split_by.split(",") if k.strip() in ("customer", "period"))
+          + f" (`--split-by {split_by}`), never by row):", "",
           _table(["dataset"] + splits, [[n] + [split_counts.get((n, s), 0) for s in splits] for n in ("sft", "rl", "dpo", "steps")]),
           "", "## Provenance", "",
           _table(["field", "value"], [
               ["input sha256", manifest.get("input_sha256")],
-              ["input", config.get("input_path")],
+              ["input", manifest.get("input_path") or config.get("input_path")],
               ["model", manifest.get("model")], ["backend", manifest.get("backend")],
               ["seed", manifest.get("seed")], ["trajpipe version", manifest.get("trajpipe_version")],
               ["created (unix)", manifest.get("created_unix")],
@@ -300,7 +310,8 @@ def write_card(out_dir: str, plots: bool = True) -> dict[str, str]:
               ["gamma (steps)", (manifest.get("export") or {}).get("gamma")],
           ]), "",
           "Versions: " + ", ".join(f"{k} {v}" for k, v in sorted((manifest.get("versions") or {}).items())), "",
-          "Config:", "", "```json", json.dumps(config, indent=1, sort_keys=True, default=str), "```", "",
+          "Config (`RunConfig`; run id " + str(manifest.get("run_id")) + "):", "", "```json",
+          json.dumps(config, indent=1, sort_keys=True, default=str), "```", "",
           "## Helped rollouts", "", *hinted, "", HINTED_MEANING, "",
           "## Pass rates", "",
           f"{len(groups)} tasks, {k_total} rollouts, {p_total} verified "
@@ -351,8 +362,7 @@ def write_card(out_dir: str, plots: bool = True) -> dict[str, str]:
           "notes) and `rl.reward_model.ground_truth` the verifier's inputs; neither is model-visible. The exporter "
           "refuses to write when a hidden value appears in a model-visible column of any dataset.", ""]
     card = os.path.join(out_dir, "README.md")
-    with open(card, "w", encoding="utf-8") as fh:
-        fh.write("\n".join(md))
+    write_text_atomic(card, "\n".join(md))
     paths["card"] = card
     return paths
 

@@ -41,7 +41,6 @@ from pipeline.records import stable_hash
 
 FAULT_KINDS = ("timeout", "transient", "malformed", "truncated", "corrupt_record", "wrong_type")
 CONTENT_KINDS = frozenset({"malformed", "truncated", "corrupt_record"})  # read tools only
-NOT_EXECUTED_KINDS = frozenset({"timeout", "transient", "wrong_type"})  # state unchanged
 
 # failure mode of the logs (pipeline.blueprints) -> fault kinds that reproduce its situation
 FAILURE_MODE_KINDS: dict[str, tuple[str, ...]] = {

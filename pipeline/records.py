@@ -203,9 +203,6 @@ class TaskVerdict(BaseModel):
     details: dict[str, Any] = Field(default_factory=dict)
 
 
-Stage = Literal["ingest", "anonymize", "blueprints", "synthesize", "verify_task", "rollout",
-                "verify_trajectory", "select", "dedupe", "export"]
-
 RECORD_TYPES: dict[str, type[BaseModel]] = {
     "log_record": LogRecord,
     "quarantine_record": QuarantineRecord,

@@ -177,9 +177,10 @@ def environment_class(domain_name: str) -> type[SandboxEnv]:
     return type(f"{domain_name.title()}SandboxEnv", (SandboxEnv,), attrs)
 
 
-def environment_factory(domain_name: str = "airline") -> Callable[[], SandboxEnv]:
-    """The zero-argument factory for ``GRPOTrainer(environment_factory=...)``: each call returns
-    a fresh environment instance (TRL keeps one per rollout)."""
+def environment_factory(domain_name: str) -> Callable[[], SandboxEnv]:
+    """The zero-argument factory for ``GRPOTrainer(environment_factory=...)`` of the registered
+    domain ``domain_name`` (no default: the rl rows name their domain): each call returns a fresh
+    environment instance (TRL keeps one per rollout)."""
     cls = environment_class(domain_name)
     return cls
 

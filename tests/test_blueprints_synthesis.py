@@ -7,6 +7,7 @@ import pytest
 from pipeline.blueprints import action_signature, catalog, extract_blueprints, tool_calls_of
 from pipeline.blueprints.cluster import intent_similarity, minhash, signature_similarity
 from pipeline.domains import get_domain
+from pipeline.domains.base import Domain
 from pipeline.ingest import ingest
 from pipeline.records import Blueprint, LogRecord, TaskHidden, ToolCall, Trajectory
 from pipeline.sandbox import Sandbox
@@ -89,12 +90,11 @@ def test_failure_modes_name_the_broken_rule_and_the_wrong_call(real_blueprints):
 def test_failure_modes_fall_back_to_tool_rules_without_hooks(real_blueprints):
     recs, _ = real_blueprints
 
-    class NoHooks:  # the airline domain without its optional verifier hooks
-        def __getattr__(self, name):
-            if name in ("rule_violations", "state_from_log"):
-                raise AttributeError(name)
-            return getattr(AIRLINE, name)
+    class NoHooks(type(AIRLINE)):  # the airline domain with the contract's defaults for its rule hooks
+        rule_violations = Domain.rule_violations
+        state_from_log = Domain.state_from_log
 
+    assert NoHooks().rule_violations({}, [], None) is None and NoHooks().state_from_log([]) is None
     bps = extract_blueprints(recs, NoHooks())
     modes = [m for b in bps for m in b.failure_modes]
     assert modes and {m["mapped_by"] for m in modes} == {"tool"}

@@ -282,3 +282,50 @@ def test_split_assignment_groups_never_cross(tmp_path):
             seen[r["blueprint_id"]].add(r["split"])
     assert len(seen) == 9 and all(len(s) == 1 for s in seen.values())
     assert len({s for v in seen.values() for s in v}) >= 2  # not everything in one split
+
+
+def test_export_writes_whole_files_and_the_manifest_last(run, tmp_path, monkeypatch):
+    """Issue 16, 'nothing half-written': a failure injected mid-export leaves no partial file under a
+    final name, no temporary file, and no manifest; a later export into the folder completes."""
+    import pipeline.export.writer as W
+    from pipeline.fileio import is_tmp_name
+
+    t = run["tasks"][0]
+    kept = [k for k in run["ded"].kept if k.task_id == "t1"]
+    common = dict(kept=kept, rejects=[], tasks=[t], task_verdicts=[], blueprints=[], groups=[], quarantine=[],
+                  manifest={"seed": 0})
+    good = export_all(str(tmp_path / "good"), **common)
+    real = W.pq.write_table
+    calls = {"n": 0}
+
+    def dies_on_the_third_file(table, where, **kw):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            with open(where, "wb") as fh:  # half a file under the temporary name, then the crash
+                fh.write(b"PAR1 partial")
+            raise OSError("disk full (injected)")
+        return real(table, where, **kw)
+
+    out = tmp_path / "out"
+    export_all(str(out), **common)  # a complete earlier export in the same folder
+    monkeypatch.setattr(W.pq, "write_table", dies_on_the_third_file)
+    with pytest.raises(OSError, match="injected"):
+        export_all(str(out), **common)
+    names = [p.name for p in out.rglob("*")]
+    assert not [n for n in names if is_tmp_name(n) or ".tmp" in n]  # the temporary file is removed
+    assert not (out / "manifest.json").exists()  # no manifest: not a complete export
+    for p in out.glob("*.parquet"):  # every file under a final name is whole (old or new, never half)
+        assert pq.read_table(p).num_rows >= 0
+    monkeypatch.setattr(W.pq, "write_table", real)
+
+    def card_fails(*a, **kw):
+        raise RuntimeError("card failed (injected)")
+
+    monkeypatch.setattr("pipeline.card.write_card", card_fails)
+    with pytest.raises(RuntimeError, match="card failed"):
+        export_all(str(out), **common)
+    assert not (out / "manifest.json").exists()  # the card comes before the manifest
+    monkeypatch.undo()
+    again = export_all(str(out), **common)
+    assert all(sha256_file(again[n]) == sha256_file(good[n]) for n in SCHEMAS)
+    assert json.load(open(again["manifest"]))["files"]["sft"]["sha256"] == sha256_file(again["sft"])

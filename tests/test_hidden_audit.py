@@ -117,7 +117,7 @@ def test_task_labels_are_not_secrets_but_hidden_values_are():
 
     from pipeline.domains import get_domain
     from pipeline.export import rows as R
-    from pipeline.export.writer import check_no_hidden_leak, hidden_secrets
+    from pipeline.export.audit import check_no_hidden_leak, hidden_secrets
     from pipeline.records import Blueprint
     from pipeline.rollout.prompting import system_prompt
     from pipeline.synthesize import build_package
@@ -155,7 +155,7 @@ def hinted(tmp_path_factory):
 
 
 def _help_lines(run, mode):
-    from pipeline.export.writer import hint_lines
+    from pipeline.export.audit import hint_lines
 
     by_id = {t.task_id: t for t in run["tasks"]}
     tr = next(t for t in run["trajectories"] if t.hint_mode == mode)
@@ -165,7 +165,7 @@ def _help_lines(run, mode):
 def test_hint_lines_rule(hinted):
     """Lines of >= 20 characters not in the ordinary visible prompt: the header and every plan
     step count; short lines (</tool_call>) and lines shared with the ordinary prompt do not."""
-    from pipeline.export.writer import HINT_LINE_MIN, _ordinary_text
+    from pipeline.export.audit import HINT_LINE_MIN, _ordinary_text
     from pipeline.rollout.hints import HINT_HEADER, hint_text
     from export_helpers import DOMAIN
 
@@ -181,7 +181,7 @@ def test_hint_lines_rule(hinted):
     # a help line that the ordinary prompt also has is not help (planted into the policy: dropped)
     shared = task.model_copy(deep=True)
     shared.visible.policy += "\n" + plan[-1]
-    from pipeline.export.writer import hint_lines
+    from pipeline.export.audit import hint_lines
 
     assert plan[-1] not in hint_lines(shared, "plan") and len(hint_lines(shared, "plan")) == len(plan) - 1
     assert hint_lines(task, "guided") == hint_lines(task, "plan") and hint_lines(task, "none") == []  # guided shows the plan
@@ -192,7 +192,7 @@ def test_clean_hinted_export_passes_and_holds_no_help_line(hinted):
     independently) no help line of any of its helped tasks is in any string of any Parquet file
     or the LLaMA-Factory file."""
     from pipeline.export import SCHEMAS
-    from pipeline.export.writer import hint_lines
+    from pipeline.export.audit import hint_lines
 
     run, paths = hinted["run"], hinted["paths"]
     exported = {r["trajectory_id"]: r["hint_mode"] for r in pq.read_table(paths["sft"]).to_pylist()}
@@ -262,7 +262,7 @@ def test_helped_rollout_of_an_unknown_task_is_refused(hinted, tmp_path):
 def test_example_tool_lines_the_conversation_made_itself_are_not_a_leak(hinted):
     """An example's tool-call / tool-response body line that the rollout itself called or received
     is the conversation's own text; the same line as a labelled example line is still help."""
-    from pipeline.export.writer import check_no_hint_leak
+    from pipeline.export.audit import check_no_hint_leak
 
     run = hinted["run"]
     task, lines = _help_lines(run, "example")

@@ -106,10 +106,10 @@ def dataset_pages(folder: Path) -> list[Path]:
 
 
 def hidden_leaks(folder: Path, tasks) -> list[str]:
-    """``page: task`` for every hidden value of any task (pipeline.export.writer.hidden_secrets)
+    """``page: task`` for every hidden value of any task (pipeline.export.audit.hidden_secrets)
     found on a dataset page, and for every trajectory page where a hidden value the export would
     refuse in a trajectory shows outside the page's marked hidden-part panels."""
-    from pipeline.export.writer import hidden_secrets
+    from pipeline.export.audit import hidden_secrets
 
     leaks = []
     full = {t.task_id: hidden_secrets(t) for t in tasks}
@@ -120,7 +120,7 @@ def hidden_leaks(folder: Path, tasks) -> list[str]:
 
 
 def trajectory_page_leaks(folder: Path, run: dict) -> list[str]:
-    from pipeline.export.writer import hidden_secrets
+    from pipeline.export.audit import hidden_secrets
 
     by_task = {t.task_id: t for t in run["tasks"]}
     leaks = []
@@ -193,7 +193,7 @@ def test_trajectory_page_shows_chat_verdict_diff_reward_faults_task(real_run):
 
 
 def test_no_hidden_value_on_dataset_pages(real_run):
-    from pipeline.export.writer import hidden_secrets
+    from pipeline.export.audit import hidden_secrets
 
     folder = real_run["view"].folder
     assert hidden_leaks(folder, real_run["tasks"]) == []

@@ -129,7 +129,7 @@ def test_no_hidden_value_in_the_rendered_dataset_pages(report, tmp_path):
         (rendered / page).write_text(dom, encoding="utf-8")  # the DOM as the browser built it
     assert hidden_leaks(rendered, report["tasks"]) == []
     # the same check sees the hidden part on a task page, where it is marked
-    from pipeline.export.writer import hidden_secrets
+    from pipeline.export.audit import hidden_secrets
 
     t = report["tasks"][0]
     dom = html.unescape(dump_dom(folder / "task" / f"{t.task_id}.html"))

@@ -4,7 +4,7 @@ Each log becomes a *case*: its domain (``metadata.domain``), the action signatur
 de-duplicated *successful* state-changing calls with the shape of their arguments; for a failed
 run with gold actions, the gold writes: a failed run is grouped by what it should have done),
 the task kind the domain maps the writes to (``kind_for_write_calls``; for a log without a
-write, the optional ``kind_for_intent(text)`` hook on the customer's first message), the
+write, the domain's ``kind_for_intent(text)`` on the customer's first message), the
 expected outcome (``action`` when a write is due, ``transfer`` when the run handed over to a
 human, ``refusal`` when a request of a known kind ended without a write, ``answer`` otherwise;
 a transcript whose tool calls are not shown counts as ``action``)
@@ -17,7 +17,7 @@ requirements, tools, policy rules, success condition, failure modes, skills and 
 Failed runs (``metadata.reward < 1``) give failure modes: which call went wrong (a write that
 returned an error, a missing or an extra write, a write with different arguments than the gold
 one, naming the arguments that differ) and which rule was broken: from the domain's
-``rule_violations`` hook replayed on the state the log shows (``state_from_log`` hook), else by
+``rule_violations`` replayed on the state the log shows (``state_from_log``), else by
 tool (the rules specific to that tool). Rule ids broken in failed runs of a blueprint become its
 ``rule_variants``. Deterministic: the same logs give the same catalog.
 """
@@ -27,6 +27,7 @@ import json
 from collections import Counter, defaultdict
 from typing import Any, Callable, Iterable
 
+from pipeline.domains.base import Domain
 from pipeline.records import Blueprint, LogRecord, stable_hash
 from pipeline.skills import SKILLS, outcome_skills
 
@@ -122,18 +123,17 @@ def _case(rec: LogRecord, domain: Any) -> Case:
     if success or not has_gold:
         basis = [c["name"] for c in calls if c["name"] in write_tools and c["ok"]]
         signature = action_signature(calls, write_tools)
-        transferred = any(c["name"] == "transfer_to_human_agents" and c["ok"] for c in calls)
+        transferred = any(c["name"] in domain.terminate_tools and c["ok"] for c in calls)
     else:  # a failed run: what it should have done
         basis = [a["name"] for a in gold if a["name"] in write_tools]
         signature = action_signature([{**a, "ok": True} for a in gold], write_tools)
-        transferred = any(a["name"] == "transfer_to_human_agents" for a in gold)
+        transferred = any(a["name"] in domain.terminate_tools for a in gold)
     intent = _intent(rec)
     kind = domain.kind_for_write_calls(basis) if basis else None
     if basis:
         outcome = "action"
     else:
-        hook = getattr(domain, "kind_for_intent", None)
-        kind = hook(intent) if hook else None
+        kind = domain.kind_for_intent(intent)
         if transferred:
             outcome = "transfer"
         elif kind and not calls and any(m.get("role") == "tool" for m in rec.messages):
@@ -143,8 +143,7 @@ def _case(rec: LogRecord, domain: Any) -> Case:
         else:
             outcome = "answer"
             # an information request the domain can compute from its state becomes an answer kind
-            answer_hook = getattr(domain, "answer_kind_for_intent", None)
-            kind = answer_hook(intent) if answer_hook else None
+            kind = domain.answer_kind_for_intent(intent)
     other = "" if kind or not basis else "other:" + "+".join(dict.fromkeys(basis))
     return Case(family=(domain.name, kind or other, outcome), signature=signature, intent=intent,
                 record_id=rec.id, payload=(rec, calls, gold))
@@ -161,16 +160,16 @@ def _tool_rule_ids(domain: Any, tool: str, general: set[str]) -> list[str]:
 
 
 def _violations(domain: Any, calls: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
-    """The domain's rule violations of a logged run, replayed on the state the log shows; None
-    when the domain has no such hooks or they fail."""
-    hook = getattr(domain, "rule_violations", None)
-    observe = getattr(domain, "state_from_log", None)
-    if hook is None or observe is None:
-        return None
+    """The domain's rule violations of a logged run (``rule_violations``), replayed on the state
+    the log shows (``state_from_log``); None when the domain does not know that state or has no rule
+    checks (either member returns None), or they fail."""
     try:
-        state = observe(calls)
-        return list(hook(state, [{"name": c["name"], "arguments": c["arguments"],
-                                  "error": None if c["ok"] else "TOOL_ERROR"} for c in calls], None))
+        state = domain.state_from_log(calls)
+        if state is None:
+            return None
+        found = domain.rule_violations(state, [{"name": c["name"], "arguments": c["arguments"],
+                                                "error": None if c["ok"] else "TOOL_ERROR"} for c in calls], None)
+        return None if found is None else list(found)
     except Exception:  # noqa: BLE001 - NotImplementedError (no checks module) or a partial state
         return None
 
@@ -247,14 +246,14 @@ def _failure_modes(fails: list[tuple[LogRecord, list[dict], list[dict]]], domain
 
 def _skills(domain: Any, kind: str | None, outcome: str, signature: list[str], reads: list[str]) -> list[str]:
     base: list[str] = []
-    if kind and hasattr(domain, "skills_for_kind"):
+    if kind:
         try:
             base = list(domain.skills_for_kind(kind))
         except ValueError:
             base = []
     if len({s.split("(")[0] for s in signature}) > 1:
         base.append("multi_step")
-    ident = set(getattr(domain, "identity_tools", set()) or set())
+    ident = set(domain.identity_tools)
     if ident & set(reads):
         base.append("identity_lookup")
     if any("search" in r for r in reads):
@@ -282,10 +281,10 @@ def _blueprint(cluster: list[Case], domain: Any, threshold: float) -> Blueprint:
     # constraints: the rules of the required tools, of what the refused request would have needed,
     # of a transfer, and the rules agents broke
     tools_for_rules = list(required) + ([kind] if kind and outcome != "action" else []) + \
-        (["transfer_to_human_agents"] if outcome == "transfer" else [])
+        (sorted(domain.terminate_tools) if outcome == "transfer" else [])
     rules = list(domain.rules_for_tools(tools_for_rules)) if tools_for_rules else []
     known = {r.rule_id for r in rules}
-    by_id = {r.rule_id: r for r in getattr(domain, "rules", [])}
+    by_id = {r.rule_id: r for r in domain.rules}
     rules += [by_id[r] for r in rule_variants if r in by_id and r not in known]
     intents = [c for c in cluster if c.intent]
     rep = medoid(intents) if intents else None
@@ -352,15 +351,15 @@ def extract_blueprints(records: Iterable[LogRecord], domain: Any | Callable[[str
     an unknown name propagates). A record without ``metadata.domain`` (made without ingest) goes to
     the registered domain that owns it by its tools (:func:`pipeline.ingest.routing.route_record`);
     ValueError naming the record and the reason when none does (never a default domain). A domain
-    provides ``name``, ``write_tools``,
-    ``kind_for_write_calls``, ``rules_for_tools``, ``initial_state_requirements``,
-    ``success_condition`` and optionally ``rules``, ``skills_for_kind``, ``identity_tools``,
-    ``deciding_rules``, ``kind_for_intent``, ``state_from_log`` and ``rule_violations``.
+    is a :class:`pipeline.domains.base.Domain` (the members read here: ``name``, ``write_tools``,
+    ``terminate_tools``, ``identity_tools``, ``rules``, ``kind_for_write_calls``, ``kind_for_intent``,
+    ``answer_kind_for_intent``, ``rules_for_tools``, ``skills_for_kind``, ``initial_state_requirements``,
+    ``success_condition``, ``state_from_log`` and ``rule_violations``).
     ``threshold`` in [0, 1] is the clustering similarity threshold
     (:mod:`pipeline.blueprints.cluster`). Returns blueprints sorted by size, largest first; every
     record is in exactly one blueprint.
     """
-    resolve = domain if callable(domain) and not hasattr(domain, "write_tools") else None
+    resolve = None if isinstance(domain, Domain) else domain
     cases: list[Case] = []
     domains: dict[str, Any] = {}
     for rec in records:

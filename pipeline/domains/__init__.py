@@ -1,29 +1,82 @@
 """Business domains (one package per system) and their registry.
 
-``get_domain("airline")`` returns the domain object (see ``base.py`` for the contract). A
-domain package registers itself by being listed in :data:`_REGISTRY` (module path of an object
-named ``DOMAIN``); it is imported on first use.
+``get_domain("airline")`` returns the domain object (a :class:`pipeline.domains.base.Domain`; see
+``base.py`` for the contract). Domains are registered through package entry points in the group
+:data:`ENTRY_POINT_GROUP` (``trajpipe.domains``), so a company's domain is a package it installs::
+
+    # the domain package's pyproject.toml
+    [project.entry-points."trajpipe.domains"]
+    office = "acme_office.domain:DOMAIN"
+
+The domains this project ships (:data:`BUNDLED`) are declared the same way in its own
+``pyproject.toml`` and are always known, also from a source tree that was not pip-installed. An
+entry point is imported on first use; an object that does not meet the contract (not a
+:class:`~pipeline.domains.base.Domain`) or whose ``name`` differs from its entry-point name is
+refused with TypeError / ValueError. An entry point that names a bundled domain but another object
+is ignored with a warning (the bundled domains cannot be replaced by accident).
 """
 from __future__ import annotations
 
-import importlib
+import warnings
+from functools import lru_cache
+from importlib import metadata
 from typing import Any
 
-_REGISTRY: dict[str, str] = {
-    "airline": "pipeline.domains.airline",
-    "retail": "pipeline.domains.retail",
-    "library": "pipeline.domains.library",
+#: Entry-point group of domain plug-ins: ``name = "module.path:OBJECT"``.
+ENTRY_POINT_GROUP = "trajpipe.domains"
+
+#: The domains this project ships, ``name -> "module:OBJECT"`` (also its entry points).
+BUNDLED: dict[str, str] = {
+    "airline": "pipeline.domains.airline:DOMAIN",
+    "retail": "pipeline.domains.retail:DOMAIN",
+    "library": "pipeline.domains.library:DOMAIN",
 }
+
+_LOADED: dict[str, Any] = {}
+
+
+@lru_cache(maxsize=1)
+def _registry() -> dict[str, str]:
+    """``{name: "module:OBJECT"}`` of every registered domain: the bundled ones, then the entry
+    points of :data:`ENTRY_POINT_GROUP` (a name seen twice keeps its first target)."""
+    out = dict(BUNDLED)
+    for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (e.name, e.value)):
+        if ep.name not in out:
+            out[ep.name] = ep.value
+        elif out[ep.name] != ep.value:
+            warnings.warn(f"entry point {ENTRY_POINT_GROUP}:{ep.name} = {ep.value!r} ignored: the name is "
+                          f"already registered as {out[ep.name]!r}", RuntimeWarning, stacklevel=2)
+    return out
+
+
+def reload_registry() -> None:
+    """Forget the registry and the loaded domain objects (after installing a domain package in
+    a running process, e.g. in a test)."""
+    _registry.cache_clear()
+    _LOADED.clear()
 
 
 def known_domains() -> list[str]:
     """Names accepted by :func:`get_domain`, sorted."""
-    return sorted(_REGISTRY)
+    return sorted(_registry())
 
 
 def get_domain(name: str) -> Any:
-    """The domain object registered as ``name``. ValueError listing the known domains otherwise."""
-    module = _REGISTRY.get(name)
-    if module is None:
+    """The domain object registered as ``name``. ValueError listing the known domains for an
+    unknown name; TypeError when the registered object is not a
+    :class:`~pipeline.domains.base.Domain`; ValueError when its ``name`` is not ``name``."""
+    if name in _LOADED:
+        return _LOADED[name]
+    target = _registry().get(name)
+    if target is None:
         raise ValueError(f"unknown domain {name!r}; known domains: {', '.join(known_domains())}")
-    return importlib.import_module(module).DOMAIN
+    from .base import Domain
+
+    obj = metadata.EntryPoint(name=name, value=target, group=ENTRY_POINT_GROUP).load()
+    if not isinstance(obj, Domain):
+        raise TypeError(f"domain {name!r} ({target}) is a {type(obj).__name__}, not a pipeline.domains.base.Domain: "
+                        f"subclass Domain (or pipeline.domains.common.ModuleDomain); see docs/domains.md")
+    if obj.name != name:
+        raise ValueError(f"domain registered as {name!r} ({target}) is named {obj.name!r}")
+    _LOADED[name] = obj
+    return obj

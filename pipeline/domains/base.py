@@ -5,16 +5,27 @@ functions that read or mutate that state, each with its OpenAI function JSON sch
 a policy text (the business rules document given to agents), an entity generator that builds
 fresh fictional state with Faker, and task generators that turn a blueprint *kind* into a task
 instance whose reference solution obeys the policy.
+
+:class:`Domain` is the typed contract: five members every domain declares (``name``, ``policy``,
+``tools``, ``write_tools``, ``read_tools``) and every other member with a default (routing:
+``owns``; transcript tool inference: ``transcript_call``; the hand-off: ``terminate_tools``;
+verifier hooks: ``identity_tools``, ``confirmation_required``, ``rule_violations``, ...;
+anonymizer hints: ``pii_hints``, ``state_module``), so generic code calls members and never
+probes a domain. docs/domains.md, section 2, documents each member.
 """
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Protocol, runtime_checkable
+from types import MappingProxyType, ModuleType
+from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
-#: Tools every domain shares (reasoning, arithmetic, hand-off to a human): a call to one of them
-#: says nothing about which business system a log comes from, so ownership ignores them.
-SHARED_TOOLS: frozenset[str] = frozenset({"think", "calculate", "transfer_to_human_agents"})
+# The tools every domain shares (reasoning, arithmetic, the hand-off to a human) live in
+# pipeline.domains.shared; SHARED_TOOLS: a call to one of them says nothing about which business
+# system a log comes from, so ownership ignores them.
+from pipeline.domains.shared import SHARED_TOOLS, TERMINATE_TOOLS
+
 #: Placeholder names a reader gives a call it could not name (the transcript reader's
 #: ``"unknown"``): no evidence either way.
 UNNAMED_TOOLS: frozenset[str] = frozenset({"unknown"})
@@ -150,32 +161,90 @@ def default_owns(domain: Any, record: Any) -> bool:
     return bool(evidence_tools(record)) and not foreign_tools(domain, record)
 
 
+#: The ``value`` :meth:`Domain.transcript_call` gets for a tool result that is not JSON.
+NOT_JSON: Any = type("NotJson", (), {"__repr__": lambda self: "NOT_JSON"})()
+
+
+@dataclass
+class TranscriptContext:
+    """What a transcript reader knows while it names the hidden calls of one flattened transcript
+    (:mod:`pipeline.ingest.transcripts`), passed to every domain's :meth:`Domain.transcript_call`.
+
+    ``last_user_text``: the customer's last message before the call; ``last_user_id``: the last
+    customer id a lookup returned (set by the domain that recognised the lookup, read by others);
+    ``memory``: per domain name, what that domain keeps between calls of this transcript (e.g. the
+    last version of each record it saw, to tell a write from a read): :meth:`recall`."""
+
+    last_user_text: str = ""
+    last_user_id: str | None = None
+    memory: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def recall(self, domain: str) -> dict[str, Any]:
+        """The mutable memory of ``domain`` for this transcript (created empty)."""
+        return self.memory.setdefault(domain, {})
+
+
+def _no_kind(domain: Any, kind: str) -> ValueError:
+    return ValueError(f"domain {domain.name!r} has no task kind {kind!r}; known: {', '.join(domain.task_kinds) or '(none)'}")
+
+
 @runtime_checkable
 class Domain(Protocol):
-    """What the pipeline needs from a domain object (``DOMAIN`` in a domain package).
+    """The typed contract of a business domain (``DOMAIN`` in a domain package; see docs/domains.md).
 
-    See docs/domains.md for a walk-through. ``generate_task`` must be deterministic in
-    ``seed``; ``kind_for_write_calls`` maps a log's ordered write-tool names to a task kind
-    (or None); ``skills_for_kind`` returns skill ids from :data:`pipeline.skills.SKILLS`;
-    ``deciding_rules`` returns the rule ids whose outcome a kind's variants turn on.
+    A domain class subclasses ``Domain`` (directly or through
+    :class:`pipeline.domains.common.ModuleDomain`): the members every domain must declare are
+    ``name``, ``policy``, ``tools``, ``write_tools`` and ``read_tools``; every other member has a
+    default here (a domain without task generators, a routing-only plug-in, is valid), so generic
+    code calls members directly and never probes a domain with ``getattr`` / ``hasattr``. The
+    registry (:func:`pipeline.domains.get_domain`) refuses an object that does not subclass it.
+
+    Task generation: ``generate_task`` must be deterministic in ``seed``; ``kind_for_write_calls``
+    maps a log's ordered write-tool names to a task kind (or None); ``skills_for_kind`` returns
+    skill ids from :data:`pipeline.skills.SKILLS`; ``deciding_rules`` returns the rule ids whose
+    outcome a kind's variants turn on. The kind-taking members raise ValueError for a kind the
+    domain does not have (the defaults: every kind, as a domain without generators has none).
     """
 
+    # ---- what every domain declares -------------------------------------------------------------
     name: str
     policy: str
     tools: dict[str, Tool]
     write_tools: set[str]
     read_tools: set[str]
-    rules: list[Any]
-    task_kinds: tuple[str, ...]
 
-    def tool_schemas(self) -> list[dict[str, Any]]: ...
-    def rules_for_tools(self, names: Iterable[str]) -> list[Any]: ...
-    def generate_task(self, kind: str, seed: int, denylist: Any = None) -> GeneratedTask: ...
-    def initial_state_requirements(self, kind: str) -> dict[str, Any]: ...
-    def success_condition(self, kind: str) -> str: ...
-    def kind_for_write_calls(self, names: list[str]) -> str | None: ...
-    def validate_state(self, state: dict[str, Any]) -> None: ...
-    def skills_for_kind(self, kind: str) -> list[str]: ...
+    # ---- declarations with defaults -------------------------------------------------------------
+    #: The policy's rules (:class:`~pipeline.records.PolicyRule`), in policy order.
+    rules: Sequence[Any] = ()
+    #: Task kinds the domain generates (write / refusal / transfer tasks).
+    task_kinds: tuple[str, ...] = ()
+    #: Information-request kinds (expected outcome "answer"), apart from ``task_kinds``.
+    answer_kinds: tuple[str, ...] = ()
+    #: Tools whose successful call ends the episode: the hand-off to a human
+    #: (:data:`pipeline.domains.shared.TERMINATE_TOOLS`). The harness, the verifier, the blueprint
+    #: miner and the help texts recognise the hand-off only through this set.
+    terminate_tools: frozenset[str] = TERMINATE_TOOLS
+    #: Tools whose successful call establishes who the customer is (the verifier's identity check;
+    #: empty: no identification step).
+    identity_tools: frozenset[str] | set[str] = frozenset()
+    #: Does the policy require an explicit "yes" before every write? None: decided by the rules
+    #: (a rule id ending in ``.general.confirm``; :func:`pipeline.verify.paths.confirmation_required`).
+    confirmation_required: bool | None = None
+    #: Tool name -> argument paths of free text (``think.thought``) the grounded-arguments check
+    #: exempts; list items are written ``[]`` (``passengers[].first_name``). Default: none.
+    free_text_arguments: Mapping[str, frozenset[str]] = MappingProxyType({})
+    #: Anonymizer hints (:mod:`pipeline.anonymize`): ``keep_words``, ``business_keys``,
+    #: ``id_patterns`` ({ENTITY: [regex]}), ``business_ids`` ([regex]). Default: none (the anonymizer
+    #: reads the tool schemas and policy anyway).
+    pii_hints: Mapping[str, Any] = MappingProxyType({})
+    #: The module of the domain's pydantic state models (the anonymizer reads their ``Literal`` and
+    #: numeric fields as business facts), or None.
+    state_module: ModuleType | None = None
+
+    # ---- tools and routing ------------------------------------------------------------------------
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """The OpenAI function-tool schemas of every tool (deep copies, ``tools`` order)."""
+        return [copy.deepcopy(t.schema) for t in self.tools.values()]
 
     def owns(self, record: Any) -> bool:
         """True when ``record`` (a LogRecord or canonical dict) belongs to this domain, judged from
@@ -184,21 +253,87 @@ class Domain(Protocol):
         at least one); a domain overrides it to look at more (result shapes, its system prompt)."""
         return default_owns(self, record)
 
-    # Optional hooks (the verifier uses them when present; see docs/domains.md):
-    #   identity_tools: set[str]  -- tools whose successful call establishes the customer's identity
-    #   deciding_rules(kind) -> list[str]  -- rule ids whose outcome a kind's variants turn on
-    #   rule_violations(initial_state, calls, final_state) -> list[dict]
-    #       calls: executed calls in order [{"name", "arguments", "error"}]; returns
-    #       [{"rule_id", "step", "detail"}] for every business rule the calls / final state break.
-    #   kind_for_intent(text | list[str]) -> str | None  -- map logs without tool names to a kind
-    #   answer_kinds: tuple[str, ...]; answer_kind_for_intent(text) -> str | None  -- information
-    #       requests the domain can answer from its state (expected_outcome "answer"; generate_task
-    #       accepts these kinds too and fills GeneratedTask.answer_facts)
-    #   variants_for_kind(kind) -> list[str]; variant_outcome(kind, variant) -> "action"|"refusal"|"transfer"
-    #   generate_task(kind, seed, denylist=None, variant=None)  -- rule-decided variants
-    #   state_from_log(record) -> dict | None  -- the state a log shows (for mining broken rules)
-    #   free_text_arguments: dict[str, set[str]]  -- tool -> argument paths of free text (think.thought,
-    #       a transfer summary) the grounded-arguments check exempts ("[]" for list items); default none
-    #   derived_values(name, arguments, evidence) -> list  -- values the policy derives for a call from
-    #       what the agent has seen (pipeline.verify.grounding.Evidence), e.g. a computed price; default none
+    def transcript_call(self, text: str, value: Any,
+                        context: TranscriptContext) -> tuple[str, dict[str, Any] | None] | None:
+        """Transcript tool inference: the name (and arguments, None when not recoverable) of a
+        hidden call of a flattened transcript whose result is one of this domain's shapes, else
+        None. ``text`` is the stripped result, ``value`` its JSON (:data:`NOT_JSON` when it is not
+        JSON); ``context`` holds the customer's last message and this transcript's memory. Called
+        for every hidden call (a domain may update its memory without naming the call). Default:
+        None (the transcript reader names the shared tools itself)."""
+        return None
 
+    def rules_for_tools(self, names: Iterable[str]) -> list[Any]:
+        """The rules constraining calls to ``names``, in policy order. Default: none."""
+        return []
+
+    # ---- task generation ----------------------------------------------------------------------------
+    def generate_task(self, kind: str, seed: int, denylist: Any = None, variant: str | None = None) -> GeneratedTask:
+        """A fresh task instance of ``kind`` (or of its rule-decided ``variant``), deterministic in
+        ``seed``. ValueError for an unknown kind (the default: every kind)."""
+        raise _no_kind(self, kind)
+
+    def variants_for_kind(self, kind: str) -> list[str]:
+        """Rule-decided variant ids of ``kind`` (``"rule:<rule_id>"``). Default: none."""
+        return []
+
+    def variant_outcome(self, kind: str, variant: str | None) -> str:
+        """``"action"``, ``"refusal"``, ``"transfer"`` or ``"answer"`` for (kind, variant).
+        Default: ``"action"``."""
+        return "action"
+
+    def initial_state_requirements(self, kind: str) -> dict[str, Any]:
+        """What a ``kind`` task's initial state contains (human-readable). ValueError if unknown."""
+        raise _no_kind(self, kind)
+
+    def success_condition(self, kind: str) -> str:
+        """Human-readable success condition of a ``kind`` task. ValueError if unknown."""
+        raise _no_kind(self, kind)
+
+    def skills_for_kind(self, kind: str) -> list[str]:
+        """Skill ids (:data:`pipeline.skills.SKILLS`) a ``kind`` task exercises. ValueError if unknown."""
+        raise _no_kind(self, kind)
+
+    def deciding_rules(self, kind: str) -> list[str]:
+        """Rule ids whose outcome ``kind``'s variants turn on. Default: none."""
+        return []
+
+    def validate_state(self, state: dict[str, Any]) -> None:
+        """Raise ValueError when ``state`` does not have the domain's record shapes. Default: no check."""
+
+    # ---- reading logs -------------------------------------------------------------------------------
+    def kind_for_write_calls(self, names: list[str]) -> str | None:
+        """Task kind for a log's ordered write-call names, or None (default)."""
+        return None
+
+    def kind_for_intent(self, text: str | list[str]) -> str | None:
+        """Task kind the customer's words ask for, for logs without a write call, or None (default)."""
+        return None
+
+    def answer_kind_for_intent(self, text: str | list[str]) -> str | None:
+        """Answer kind (an information request the domain can answer from its state) the
+        customer's words ask for, or None (default)."""
+        return None
+
+    def state_from_log(self, calls: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """The part of the domain's state a log shows (``calls``: ``{"name", "arguments", "ok",
+        "result"}``), to replay :meth:`rule_violations` on it; None (default): not known."""
+        return None
+
+    # ---- verifier hooks ------------------------------------------------------------------------------
+    def rule_violations(self, initial_state: dict[str, Any], calls: list[dict[str, Any]],
+                        final_state: dict[str, Any] | None = None) -> list[dict[str, Any]] | None:
+        """``[{"rule_id", "step", "detail"}]`` for every business rule the executed ``calls``
+        (``[{"name", "arguments", "error"}]``, in order) break; None (default): the domain has no
+        rule checks (callers then fall back to the rules of the tools called)."""
+        return None
+
+    def derived_values(self, name: str, arguments: dict[str, Any], evidence: Any) -> list[Any]:
+        """Values the policy derives for a call to ``name`` from what the agent has seen
+        (``evidence``: a :class:`pipeline.verify.grounding.Evidence`), e.g. a computed price, so the
+        grounded-arguments check accepts them without a verbatim occurrence. Default: none."""
+        return []
+
+
+#: Members of :class:`Domain` every domain must declare itself (no default).
+REQUIRED_MEMBERS: tuple[str, ...] = ("name", "policy", "tools", "write_tools", "read_tools")

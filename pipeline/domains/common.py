@@ -11,12 +11,14 @@ task generators) and takes the generic plumbing from here:
 * tools: :func:`tool_registry` (the ``_register`` decorator), :func:`object_params` (a
   function's JSON-schema parameters), :func:`get_record`, :func:`calculate_expression`;
 * generators: :class:`SeededFactory` (seeded ``random.Random`` + Faker + denylist redraws),
-  :func:`hashed_seed` and :func:`leaked_values`;
-* ownership: ``ModuleDomain.owns(record)`` (which domain a log belongs to, by its tool names and
-  argument shapes; :func:`pipeline.domains.base.default_owns`), what ingest routes by;
-* the domain object: :class:`ModuleDomain`, which delegates the
-  :class:`~pipeline.domains.base.Domain` members to the package's ``generator``, ``rules``,
-  ``tools`` and ``state`` modules; a domain subclasses it and overrides only what differs.
+  :func:`hashed_seed`, :func:`leaked_values` (the answer-leak token test, also the task
+  verifier's) and :func:`replay_reference` (the generators' self-check);
+* the domain object: :class:`ModuleDomain`, a :class:`~pipeline.domains.base.Domain` that
+  delegates the contract's members to the package's ``generator``, ``rules``, ``tools`` and
+  ``state`` modules; a domain subclasses it and overrides only what differs.
+
+The tools every domain shares (``think``, ``calculate``, the hand-off) are in
+:mod:`pipeline.domains.shared`.
 
 Nothing here reads the clock, the network or global random state.
 """
@@ -34,7 +36,7 @@ from typing import Any, Callable, Iterable
 from faker import Faker
 from pydantic import BaseModel, ConfigDict
 
-from pipeline.domains.base import GeneratedTask, Tool, ToolError, default_owns
+from pipeline.domains.base import Domain, GeneratedTask, Tool, ToolError
 from pipeline.records import PolicyRule
 from pipeline.skills import check_skills
 
@@ -265,7 +267,7 @@ def leaked_values(instruction: str, values: list[str]) -> list[str]:
 # ---- the domain object -----------------------------------------------------------------------
 
 
-class ModuleDomain:
+class ModuleDomain(Domain):
     """A :class:`~pipeline.domains.base.Domain` built from a domain package's modules.
 
     Subclasses set ``name`` and the four modules (class attributes):
@@ -278,15 +280,14 @@ class ModuleDomain:
     * ``tools_module``: ``TOOLS``, ``WRITE_TOOLS``, ``READ_TOOLS``;
     * ``state_module``: ``validate_state``;
 
-    and optionally ``identity_tools`` / ``confirmation_required`` (verifier hooks) and
-    ``answers_module`` (information requests: ``ANSWER_KINDS``, ``SKILLS_FOR_KIND``,
+    and optionally ``answers_module`` (information requests: ``ANSWER_KINDS``, ``SKILLS_FOR_KIND``,
     ``generate_task(kind, seed, denylist)``, ``kind_for_intent``, ``initial_state_requirements``,
     ``success_condition``; its kinds are in :attr:`answer_kinds`, not in ``task_kinds``, and every
-    kind-taking method below dispatches to it). The
-    grounded-arguments check (:mod:`pipeline.verify.grounding`) reads ``free_text_arguments``
-    (tool -> argument paths exempt from it; default: none, every literal must be grounded) and
-    :meth:`derived_values` (default: no derivation rule). Override any method whose behaviour
-    differs (e.g. a kind_for_intent of the domain object's own).
+    kind-taking method below dispatches to it). The other members of the contract
+    (``terminate_tools``, ``identity_tools``, ``confirmation_required``, ``free_text_arguments``,
+    ``pii_hints``, ``owns``, ``transcript_call``, ``state_from_log``, ``derived_values``, ...) keep
+    the defaults of :class:`~pipeline.domains.base.Domain` unless the subclass sets them. Override
+    any method whose behaviour differs (e.g. a kind_for_intent of the domain object's own).
     Instances get ``policy``, ``tools``, ``write_tools``, ``read_tools``, ``rules`` and
     ``task_kinds`` from those modules.
     """
@@ -296,9 +297,6 @@ class ModuleDomain:
     rules_module: ModuleType
     tools_module: ModuleType
     state_module: ModuleType
-    #: Tool name -> argument paths of free text (``think.thought``) that the grounded-arguments
-    #: check exempts; list items are written ``[]`` (``passengers[].first_name``). Default: none.
-    free_text_arguments: dict[str, frozenset[str]] = {}
     #: Module of the domain's answer-task generators (information requests), or None.
     answers_module: ModuleType | None = None
 
@@ -312,19 +310,7 @@ class ModuleDomain:
         #: Information-request kinds (expected outcome "answer"); kept apart from ``task_kinds``
         #: so code that expects a write kind never meets them.
         self.answer_kinds: tuple[str, ...] = tuple(self.answers_module.ANSWER_KINDS) if self.answers_module else ()
-        if hasattr(self, "identity_tools"):  # a per-instance copy of the class's set
-            self.identity_tools: set[str] = set(self.identity_tools)
-
-    def tool_schemas(self) -> list[dict[str, Any]]:
-        """The OpenAI function-tool schemas of every tool (deep copies, stable order)."""
-        return [copy.deepcopy(t.schema) for t in self.tools.values()]
-
-    def owns(self, record: Any) -> bool:
-        """True when ``record`` (a LogRecord or canonical dict) belongs to this domain: it uses at
-        least one domain tool and every one it uses is ours with argument names our schemas accept
-        (:func:`pipeline.domains.base.default_owns`; ``think``, ``calculate`` and the hand-off are
-        shared, no evidence). Override to judge from more (result shapes, a system prompt)."""
-        return default_owns(self, record)
+        self.identity_tools: set[str] = set(self.identity_tools)  # a per-instance copy of the class's set
 
     def rules_for_tools(self, names: Iterable[str]) -> list[PolicyRule]:
         """Rules constraining calls to ``names`` (the rules module's ``rules_for_tools``)."""
@@ -395,13 +381,6 @@ class ModuleDomain:
         self.generator_module._check_kind(kind)
         return list(self.generator_module.DECIDING_RULES[kind])
 
-    def derived_values(self, name: str, arguments: dict[str, Any], evidence: Any) -> list[Any]:
-        """Values (numbers, strings) the domain's rules derive for a call to ``name`` with
-        ``arguments`` from what the agent has seen (``evidence``: a
-        :class:`pipeline.verify.grounding.Evidence`), so the grounded-arguments check accepts them
-        without a verbatim occurrence (e.g. a computed price). Default: none."""
-        return []
-
     def rule_violations(self, initial_state: dict[str, Any], calls: list[dict[str, Any]],
                         final_state: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """``[{"rule_id", "step", "detail"}]`` for each business rule the executed ``calls``
@@ -409,16 +388,26 @@ class ModuleDomain:
         return self.rules_module.rule_violations(initial_state, calls, final_state)
 
 
+def replay_reference(tools: dict[str, Tool], state: dict[str, Any], reference: list[dict[str, Any]],
+                     label: str) -> dict[str, Any]:
+    """The state a generator's ``reference`` (``[{"name", "arguments"}]``) reaches from ``state``,
+    run with the domain's ``tools`` on a deep copy (``state`` is not touched): the generators'
+    self-check. RuntimeError ``"<label>: reference call <name> failed: <error>"`` (a generator bug)
+    when a call raises."""
+    probe = copy.deepcopy(state)
+    for call in reference:
+        try:
+            tools[call["name"]].fn(probe, **copy.deepcopy(call["arguments"]))
+        except Exception as exc:  # pragma: no cover - generator bug
+            raise RuntimeError(f"{label}: reference call {call['name']} failed: {exc}") from exc
+    return probe
+
+
 def assert_reads_only(tools: dict[str, Any], state: dict[str, Any], reference: list[dict[str, Any]], label: str) -> None:
     """Replay ``reference`` (``[{"name", "arguments"}]``) on a deep copy of ``state`` with the
-    domain's ``tools``; RuntimeError (a generator bug) naming ``label`` when it changes the state
-    (an answer task's reference must only read)."""
-    import copy as _copy
-
-    probe = _copy.deepcopy(state)
-    for call in reference:
-        tools[call["name"]].fn(probe, **_copy.deepcopy(call["arguments"]))
-    if probe != state:  # pragma: no cover
+    domain's ``tools`` (:func:`replay_reference`); RuntimeError (a generator bug) naming ``label``
+    when it fails or changes the state (an answer task's reference must only read)."""
+    if replay_reference(tools, state, reference, label) != state:  # pragma: no cover
         raise RuntimeError(f"{label}: an answer reference changed the state")
 
 

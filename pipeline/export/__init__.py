@@ -27,6 +27,7 @@ to a teacher (``hint_mode`` plan / example) reaches any column of any file.
 """
 from .schemas import SCHEMAS
 from .splits import SPLITS, assign_split
-from .writer import export_all, sha256_file, write_parquet
+from ..fileio import sha256_file
+from .writer import export_all, write_parquet
 
 __all__ = ["SCHEMAS", "SPLITS", "assign_split", "export_all", "sha256_file", "write_parquet"]

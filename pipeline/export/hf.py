@@ -80,7 +80,8 @@ def write_split_files(out_dir: str, names: list[str] | None = None) -> dict[str,
         FileNotFoundError: ``out_dir`` does not exist.
         pyarrow.ArrowInvalid: a ``<name>.parquet`` cannot be read.
     """
-    from .writer import sha256_file, write_parquet
+    from ..fileio import sha256_file
+    from .writer import write_parquet, write_table
 
     if not os.path.isdir(out_dir):
         raise FileNotFoundError(out_dir)
@@ -100,8 +101,7 @@ def write_split_files(out_dir: str, names: list[str] | None = None) -> dict[str,
         for split, part in _split_tables(table).items():
             rel = split_path(name, split)
             os.makedirs(os.path.dirname(os.path.join(out_dir, rel)), exist_ok=True)
-            pq.write_table(part, os.path.join(out_dir, rel) + ".tmp", compression="zstd")
-            os.replace(os.path.join(out_dir, rel) + ".tmp", os.path.join(out_dir, rel))
+            write_table(os.path.join(out_dir, rel), part)
             layout[name][split] = {"file": rel, "rows": part.num_rows, "sha256": sha256_file(os.path.join(out_dir, rel))}
             index_rows.append({"config": name, "split": split, "rows": part.num_rows, "path": rel})
         if not layout[name]:

@@ -9,8 +9,33 @@ from __future__ import annotations
 
 from typing import Any
 
+import pyarrow as pa
+
 from ..records import Trajectory, Verdict
-from .rows import _json, message_row
+from .columns import MESSAGE, json_text, message_row, req
+
+#: ``dpo.parquet``: one row per preference pair.
+SCHEMA = pa.schema(
+    [
+        req("pair_id", pa.string()),
+        req("task_id", pa.string()),
+        req("blueprint_id", pa.string()),
+        req("split", pa.string()),
+        pa.field("prompt", pa.list_(MESSAGE)),  # shared prefix: system + first customer message
+        pa.field("chosen", pa.list_(MESSAGE)),  # the verified trajectory's continuation
+        pa.field("rejected", pa.list_(MESSAGE)),  # the failed trajectory's continuation
+        pa.field("tools", pa.string()),  # JSON
+        pa.field("chosen_trajectory_id", pa.string()),
+        pa.field("rejected_trajectory_id", pa.string()),
+        pa.field("rejected_reason_code", pa.string()),  # first reason code of the failed verdict
+        pa.field("chosen_reward", pa.float64()),
+        pa.field("rejected_reward", pa.float64()),
+        pa.field("chosen_hint_mode", pa.string()),  # help each rollout's teacher had (generation only)
+        pa.field("rejected_hint_mode", pa.string()),
+    ]
+)
+#: Columns a model sees (the hidden-information audit scans them: :mod:`pipeline.export.audit`).
+MODEL_VISIBLE = ("prompt", "chosen", "rejected", "tools")
 
 
 def prompt_prefix_len(messages: list[dict[str, Any]]) -> int:
@@ -65,7 +90,7 @@ def dpo_rows(chosen: list[Trajectory], failed: list[tuple[Trajectory, Verdict | 
                 "prompt": prompt_c,
                 "chosen": cont_c,
                 "rejected": cont_f,
-                "tools": _json(c.tools),
+                "tools": json_text(c.tools),
                 "chosen_trajectory_id": c.trajectory_id,
                 "rejected_trajectory_id": f.trajectory_id,
                 "rejected_reason_code": (fv.reason_codes[0] if fv and fv.reason_codes else "VERIFY_FAILED_UNSPECIFIED"),

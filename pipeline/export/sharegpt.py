@@ -19,6 +19,8 @@ import json
 import os
 from typing import Any
 
+from ..fileio import atomic_path
+
 ROLE_TAGS = {"role_tag": "from", "content_tag": "value", "user_tag": "human", "assistant_tag": "gpt",
              "observation_tag": "observation", "function_tag": "function_call", "system_tag": "system"}
 
@@ -87,13 +89,13 @@ def write_llamafactory(out_dir: str, sft_rows: list[dict[str, Any]], name: str =
             ex["id"] = r["trajectory_id"]
             examples.append(ex)
     data_path = os.path.join(folder, f"{name}.json")
-    with open(data_path, "w", encoding="utf-8") as fh:
+    with atomic_path(data_path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
         json.dump(examples, fh, ensure_ascii=False, indent=1)
     info = {name: {"file_name": f"{name}.json", "formatting": "sharegpt",
                    "columns": {"messages": "conversations", "system": "system", "tools": "tools"},
                    "tags": {k: v for k, v in ROLE_TAGS.items() if k != "system_tag"}}}
     info_path = os.path.join(folder, "dataset_info.json")
-    with open(info_path, "w", encoding="utf-8") as fh:
+    with atomic_path(info_path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
         json.dump(info, fh, indent=2)
         fh.write("\n")
     return {"data": data_path, "dataset_info": info_path}, skipped

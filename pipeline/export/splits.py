@@ -118,3 +118,44 @@ def split_components(
         for bp in bps:
             out[bp] = {"split": split, "component": comp, "component_size": len(bps)}
     return out
+
+
+class SplitPlan:
+    """The split of every row of one export: :func:`split_components` over every blueprint the
+    export names (the blueprints, and the blueprint ids of the tasks, kept trajectories and
+    groups, in that order), joined by their ``source_keys``; a blueprint id no component holds
+    gets :func:`assign_split` of its own.
+
+    ``components`` is :func:`split_components`' result; calling the plan with a blueprint id
+    gives its split (None for None)."""
+
+    def __init__(self, blueprint_ids: Iterable[str | None], source_keys: dict[str, dict[str, list[str]]] | None,
+                 seed: int = 0, fractions: tuple[float, float, float] = (0.8, 0.1, 0.1),
+                 holdout_blueprints: Iterable[str] = ()):
+        keys: dict[str, dict[str, list[str]]] = {}
+        for bp_id in blueprint_ids:
+            if bp_id is not None:
+                keys.setdefault(bp_id, {})
+        for bp_id, k in (source_keys or {}).items():
+            if bp_id in keys:
+                keys[bp_id] = k
+        self.seed, self.fractions = seed, fractions
+        self.holdout = list(holdout_blueprints)
+        self.components = split_components(keys, seed, fractions, self.holdout)
+
+    def __call__(self, blueprint_id: str | None) -> str | None:
+        if blueprint_id is None:
+            return None
+        c = self.components.get(blueprint_id)
+        return c["split"] if c else assign_split(blueprint_id, self.seed, self.fractions)
+
+    def manifest(self) -> dict:
+        """The split part of the manifest's ``export`` section."""
+        return {
+            "split_seed": self.seed,
+            "split_fractions": list(self.fractions),
+            "split_group_key": "connected components of blueprint_id, source customer, source period",
+            "split_components": len({c["component"] for c in self.components.values()}),
+            "split_of_blueprint": {bp: c["split"] for bp, c in sorted(self.components.items())},
+            "holdout_blueprints": sorted(self.holdout),
+        }

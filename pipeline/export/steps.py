@@ -14,9 +14,35 @@ import json
 import re
 from typing import Any
 
+import pyarrow as pa
+
 from ..records import Trajectory, Verdict
 from ..rollout.prompting import render_for_model
-from .rows import reward_components_row
+from .columns import REWARD_COMPONENTS, req, reward_components_row
+
+#: ``steps.parquet``: one row per agent turn of every rollout (kept and rejected).
+SCHEMA = pa.schema(
+    [
+        req("trajectory_id", pa.string()),
+        req("task_id", pa.string()),
+        req("blueprint_id", pa.string()),
+        req("split", pa.string()),
+        req("step_index", pa.int64()),  # 0-based index of the agent (assistant) turn
+        pa.field("observation", pa.string()),  # canonical text: task id + what the agent saw since its last turn
+        pa.field("anchor_state", pa.string()),  # sha256 prefix of observation: GiGPO anchor-state key
+        pa.field("action", pa.string()),  # the assistant turn in Hermes text form (<tool_call> blocks)
+        pa.field("tool_name", pa.string()),  # first tool called in this step; null for a text answer
+        pa.field("step_reward", pa.float64()),
+        pa.field("discounted_return", pa.float64()),  # sum_j>=t gamma^(j-t) r_j
+        pa.field("gamma", pa.float64()),
+        pa.field("is_last", pa.bool_()),
+        pa.field("passed", pa.bool_()),  # the trajectory's verdict
+        pa.field("reward_components", REWARD_COMPONENTS),  # the trajectory's, on its last step only
+        pa.field("hint_mode", pa.string()),  # the trajectory's (help during generation only)
+    ]
+)
+#: Columns a model sees (the hidden-information audit scans them: :mod:`pipeline.export.audit`).
+MODEL_VISIBLE = ("observation", "action")
 
 #: Volatile values removed from observations, in order: (regex, placeholder).
 VOLATILE_PATTERNS: list[tuple[re.Pattern[str], str]] = [

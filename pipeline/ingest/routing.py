@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from pipeline.domains.base import ADD_DOMAIN_DOC, default_owns, evidence_tools, foreign_tools
+from pipeline.domains.base import ADD_DOMAIN_DOC, evidence_tools, foreign_tools
 
 INGEST_NO_DOMAIN = "INGEST_NO_DOMAIN"
 INGEST_DOMAIN_AMBIGUOUS = "INGEST_DOMAIN_AMBIGUOUS"
@@ -58,15 +58,9 @@ def registered_domains() -> dict[str, Any]:
     return {n: get_domain(n) for n in known_domains()}
 
 
-def _owns(domain: Any, record: Any) -> bool:
-    """``domain.owns(record)``; the base default for a plug-in object written without it."""
-    owns = getattr(domain, "owns", None)
-    return bool(owns(record)) if owns is not None else default_owns(domain, record)
-
-
 def owners(record: Any, domains: Mapping[str, Any]) -> list[str]:
-    """Names of the ``domains`` that own ``record``, sorted."""
-    return sorted(n for n, d in domains.items() if _owns(d, record))
+    """Names of the ``domains`` that own ``record`` (each domain's ``owns``), sorted."""
+    return sorted(n for n, d in domains.items() if d.owns(record))
 
 
 def _howto(names: Sequence[str]) -> str:
@@ -95,7 +89,7 @@ def route_record(record: Any, domains: Mapping[str, Any], explicit: str | None =
                          detail=f"named domain {explicit!r} is not registered (known: {known_list})"
                                 + (f"; unknown tools: {', '.join(unknown)}" if unknown else "")
                                 + f"; {_howto(unknown)}")
-        if not tools or _owns(d, record):
+        if not tools or d.owns(record):
             return Route(explicit, "named")
         missing = foreign_tools(d, record)
         elsewhere = owners(record, domains)

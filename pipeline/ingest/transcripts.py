@@ -8,24 +8,16 @@ the transcript does not show; the ``tool:`` line(s) after it are its result.
 
 What is inferred (documented in docs/domains.md, "Logs without tool names"): each hidden call
 becomes an assistant message with one ``tool_calls`` entry, and its result a ``tool`` message
-with a matching ``tool_call_id``. The tool *name* is inferred from the shape of the result,
-and for writes from how it differs from the last version of the same record seen earlier in
-the conversation (retail and airline shapes):
-
-* a bare user id (``first_last_1234``), or ``Error: user not found`` -> ``find_user_id_by_email``
-  (an email in the customer's last turn) or ``find_user_id_by_name_zip`` (a zip in it);
-* a user profile -> ``get_user_details`` (``modify_user_address`` when the address differs
-  from the version seen before);
-* an order -> ``get_order_details``, or ``cancel_pending_order`` / ``return_delivered_order_items``
-  / ``exchange_delivered_order_items`` / ``modify_pending_order_items`` /
-  ``modify_pending_order_address`` / ``modify_pending_order_payment`` when, compared with the
-  version seen before, the status, address or payment history changed that way (arguments are
-  read from the changed record: reason, item ids, new item ids, payment method, address);
-  ``Error: order not found`` -> ``get_order_details``;
-* a product (``variants``) -> ``get_product_details``; a ``{name: product id}`` map ->
-  ``list_all_product_types``; a number -> ``calculate``; ``Transfer successful`` ->
-  ``transfer_to_human_agents``; an empty result -> ``think``;
-* a reservation (``reservation_id``) -> ``get_reservation_details``.
+with a matching ``tool_call_id``. The tool *name* is inferred from the shape of the result, and
+for writes from how it differs from the last version of the same record seen earlier in the
+conversation. The shapes are domain knowledge, so the domains name the calls: the shared tools
+by :func:`pipeline.domains.shared.transcript_call` (``Transfer successful`` -> the hand-off, an
+empty result -> ``think``, a number -> ``calculate``), everything else by each registered
+domain's :meth:`~pipeline.domains.base.Domain.transcript_call` (e.g.
+:mod:`pipeline.domains.retail.transcripts`, :mod:`pipeline.domains.airline.transcripts`), which
+every domain sees for every hidden call (with a :class:`~pipeline.domains.base.TranscriptContext`:
+the customer's last message and the transcript's memory). When several domains name a call, a
+write wins over a read (the domain saw the record change), then the first domain by name.
 
 A ``tool:`` turn right after assistant text (the agent spoke and called in one turn) is
 attached to that assistant message as its call. Anything else gets the name ``"unknown"``. Arguments that cannot be recovered (a calculation's
@@ -40,11 +32,10 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from pipeline.domains.base import NOT_JSON, TranscriptContext
+from pipeline.domains.shared import transcript_call as shared_transcript_call
+
 _TURN = re.compile(r"^(user|assistant|tool|system): ?(.*)$")
-_USER_ID = re.compile(r"^[a-z]+(?:_[a-z]+)+_\d{3,5}$")
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_ZIP = re.compile(r"\b\d{5}\b")
-_ORDER_ID = re.compile(r"#?W\d{7}\b")
 
 
 def is_transcript_line(obj: Any) -> bool:
@@ -70,113 +61,32 @@ def split_turns(display: str) -> list[dict[str, Any]]:
     return messages
 
 
-def guess_domain(display: str, hint: str | None = None) -> str:
-    """``hint`` when given, else "retail" (orders ``#W...``) or "airline" (reservations) from
-    the text, else "unknown"."""
-    if hint:
-        return hint
-    if '"order_id"' in display or re.search(r"#W\d{7}", display):
-        return "retail"
-    if '"reservation_id"' in display or "flight" in display.lower():
-        return "airline"
-    return "unknown"
-
-
 class _Inferrer:
-    """Keeps the last seen version of each record and names each hidden call from its result."""
+    """Names each hidden call of one transcript from its result: the shared tools, then every
+    registered domain's ``transcript_call`` (see the module docstring)."""
 
     def __init__(self) -> None:
-        self.orders: dict[str, dict[str, Any]] = {}
-        self.users: dict[str, dict[str, Any]] = {}  # email -> profile
-        self.last_user_id: str | None = None
-        self.last_user_text = ""
+        from pipeline.domains import get_domain, known_domains
 
-    def identity(self, found: str | None) -> tuple[str, dict[str, Any]]:
-        email = _EMAIL.search(self.last_user_text)
-        if email:
-            return "find_user_id_by_email", {"email": email.group(0)}
-        args: dict[str, Any] = {}
-        if found and _USER_ID.match(found):
-            parts = found.split("_")
-            args = {"first_name": parts[0].capitalize(), "last_name": parts[-2].capitalize()}
-        z = _ZIP.search(self.last_user_text)
-        if z:
-            args["zip"] = z.group(0)
-        return "find_user_id_by_name_zip", args
-
-    def order_call(self, new: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        oid = new["order_id"]
-        old = self.orders.get(oid)
-        self.orders[oid] = new
-        if old is None or old == new:
-            return "get_order_details", {"order_id": oid}
-        st, was = new.get("status"), old.get("status")
-        if st == "cancelled" and was != "cancelled":
-            return "cancel_pending_order", {"order_id": oid, "reason": new.get("cancel_reason")}
-        if st == "return requested" and was != st:
-            return "return_delivered_order_items", {"order_id": oid, "item_ids": new.get("return_items"),
-                                                    "payment_method_id": new.get("return_payment_method_id")}
-        if st == "exchange requested" and was != st:
-            return "exchange_delivered_order_items", {
-                "order_id": oid, "item_ids": new.get("exchange_items"), "new_item_ids": new.get("exchange_new_items"),
-                "payment_method_id": new.get("exchange_payment_method_id")}
-        if st and st.startswith("pending (item") and not (was or "").startswith("pending (item"):
-            old_ids = [i.get("item_id") for i in old.get("items", [])]
-            new_ids = [i.get("item_id") for i in new.get("items", [])]
-            changed = [(a, b) for a, b in zip(old_ids, new_ids) if a != b]
-            added = new.get("payment_history", [])[len(old.get("payment_history", [])):]
-            args = {"order_id": oid, "item_ids": [a for a, _ in changed], "new_item_ids": [b for _, b in changed]}
-            if added:
-                args["payment_method_id"] = added[-1].get("payment_method_id")
-            return "modify_pending_order_items", args
-        if new.get("address") != old.get("address"):
-            return "modify_pending_order_address", {"order_id": oid, **(new.get("address") or {})}
-        added = new.get("payment_history", [])[len(old.get("payment_history", [])):]
-        pays = [t for t in added if t.get("transaction_type") == "payment"]
-        if pays:
-            return "modify_pending_order_payment", {"order_id": oid, "payment_method_id": pays[0].get("payment_method_id")}
-        return "get_order_details", {"order_id": oid}
+        self.domains = [get_domain(n) for n in known_domains()]
+        self.context = TranscriptContext()
 
     def name(self, result: str) -> tuple[str, dict[str, Any] | None]:
-        """``(tool name, arguments or None when unrecoverable)`` for one hidden call's result."""
+        """``(tool name, arguments or None when unrecoverable)`` for one hidden call's result
+        (``("unknown", None)`` when no domain names it)."""
         text = result.strip()
-        if _USER_ID.match(text):
-            self.last_user_id = text
-            return self.identity(text)
-        if text == "Error: user not found":
-            return self.identity(None)
-        if text == "Error: order not found":
-            m = _ORDER_ID.search(self.last_user_text)
-            oid = m.group(0) if m else None
-            return "get_order_details", ({"order_id": oid if oid.startswith("#") else "#" + oid} if oid else None)
-        if text == "Transfer successful":
-            return "transfer_to_human_agents", None
-        if text == "":
-            return "think", {"thought": ""}
         try:
             value = json.loads(text)
         except (json.JSONDecodeError, RecursionError):
+            value = NOT_JSON
+        shared = shared_transcript_call(text, value)
+        if shared is not None:
+            return shared
+        named = [(d, c) for d in self.domains if (c := d.transcript_call(text, value, self.context)) is not None]
+        if not named:
             return "unknown", None
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return "calculate", None
-        if not isinstance(value, dict):
-            return "unknown", None
-        if "order_id" in value:
-            return self.order_call(value)
-        if "variants" in value and "product_id" in value:
-            return "get_product_details", {"product_id": value["product_id"]}
-        if "reservation_id" in value:
-            return "get_reservation_details", {"reservation_id": value["reservation_id"]}
-        if "payment_methods" in value and "email" in value:
-            old = self.users.get(value["email"])
-            self.users[value["email"]] = value
-            uid = self.last_user_id
-            if old is not None and old.get("address") != value.get("address"):
-                return "modify_user_address", ({"user_id": uid, **(value.get("address") or {})} if uid else None)
-            return "get_user_details", ({"user_id": uid} if uid else None)
-        if value and all(isinstance(v, str) and v.isdigit() for v in value.values()):
-            return "list_all_product_types", {}
-        return "unknown", None
+        writes = [(d, c) for d, c in named if c[0] in d.write_tools]
+        return (writes or named)[0][1]
 
 
 def transcript_to_canonical(display: str, rid: str, domain: str | None = None,
@@ -185,8 +95,9 @@ def transcript_to_canonical(display: str, rid: str, domain: str | None = None,
     ``metadata`` with ``source_format="transcript"``, ``domain`` and the inference counts).
 
     ``domain`` (the file's named domain) is written to ``metadata.domain``, and an inferred name
-    that domain has no tool of (the inference knows retail and airline shapes) becomes
-    ``"unknown"``; without it, ``guess=True`` guesses from the text (:func:`guess_domain`) and
+    that domain has no tool of (every registered domain names the calls of its own shapes) becomes
+    ``"unknown"``; without it, ``guess=True`` writes the one registered domain that owns the
+    inferred calls (:mod:`pipeline.ingest.routing`; ``"unknown"`` when none or several do) and
     ``guess=False`` leaves ``metadata.domain`` out (ingest then routes by the inferred tools).
     Raises ValueError when the transcript has no user or assistant turn (the caller
     quarantines it)."""
@@ -201,7 +112,7 @@ def transcript_to_canonical(display: str, rid: str, domain: str | None = None,
     while i < len(turns):
         t = turns[i]
         if t["role"] == "user":
-            inf.last_user_text = t["content"] or ""
+            inf.context.last_user_text = t["content"] or ""
         if t["role"] == "assistant" and t["content"] is None and i + 1 < len(turns) and turns[i + 1]["role"] == "tool":
             result = turns[i + 1]["content"] or ""
             name, args = inf.name(result)
@@ -243,15 +154,23 @@ def transcript_to_canonical(display: str, rid: str, domain: str | None = None,
     meta = {"source_format": "transcript", "inferred_tool_calls": n_inferred, "unknown_tool_calls": n_unknown,
             "args_missing": missing}
     if domain or guess:
-        meta = {"source_format": "transcript", "domain": guess_domain(display, domain), **meta}
+        meta = {"source_format": "transcript", "domain": domain or _owner(out), **meta}
     return {"id": rid, "messages": out, "metadata": meta}
+
+
+def _owner(messages: list[dict[str, Any]]) -> str:
+    """The one registered domain that owns the inferred calls of ``messages``, else ``"unknown"``."""
+    from pipeline.ingest.routing import owners, registered_domains
+
+    found = owners({"messages": messages}, registered_domains())
+    return found[0] if len(found) == 1 else "unknown"
 
 
 def _unname_foreign(messages: list[dict[str, Any]], domain: str) -> int:
     """Rename, in place, inferred calls (and their results) to ``"unknown"`` when ``domain`` (a
-    registered name; others are left alone) has no tool of that name: the shape rules are shared
-    by retail and airline, so an airline ``Error: user not found`` must not become retail's
-    ``find_user_id_by_name_zip``. Returns the number of calls renamed."""
+    registered name; others are left alone) has no tool of that name: every domain names the calls
+    of its shapes, so in an airline transcript an ``Error: user not found`` must not become
+    retail's ``find_user_id_by_name_zip``. Returns the number of calls renamed."""
     from pipeline.domains import get_domain, known_domains
     from pipeline.domains.base import SHARED_TOOLS
 
@@ -270,12 +189,13 @@ def _unname_foreign(messages: list[dict[str, Any]], domain: str) -> int:
 
 
 def domain_hint_from_path(path: str | Path) -> str | None:
-    """"retail" / "airline" when the file name says so (e.g. ``retail-transcripts.jsonl``)."""
+    """The registered domain the file name names (e.g. ``retail-transcripts.jsonl`` -> "retail");
+    None when it names none, or more than one."""
+    from pipeline.domains import known_domains
+
     stem = Path(path).name.lower()
-    for d in ("retail", "airline"):
-        if d in stem:
-            return d
-    return None
+    named = [d for d in known_domains() if d in stem]
+    return named[0] if len(named) == 1 else None
 
 
 def iter_transcripts(path: str | Path, rows: Iterable[tuple[int, Any, str | None, str | None]],

@@ -37,11 +37,10 @@ from pipeline.sandbox import Sandbox
 HINT_MODES = ("none", "plan", "example", "guided")
 HINT_WHEN = ("always", "fallback")
 HINT_HEADER = "\n\n# Help for this conversation"
-TRANSFER_PREFIX = "transfer_to_human"
 
 
 def _is_write(domain: Any, name: str) -> bool:
-    return name in getattr(domain, "write_tools", set()) and not name.startswith(TRANSFER_PREFIX)
+    return name in domain.write_tools and name not in domain.terminate_tools
 
 
 def plan_text(task: TaskPackage, domain: Any) -> str:
@@ -58,7 +57,7 @@ def plan_text(task: TaskPackage, domain: Any) -> str:
     if task.expected_outcome == "refusal":
         steps.append("tell the customer that the policy does not allow the request, and do not change anything")
     elif task.expected_outcome == "transfer":
-        if not any(c.name.startswith(TRANSFER_PREFIX) for c in ref):
+        if not any(c.name in domain.terminate_tools for c in ref):
             steps.append("transfer the customer to a human agent")
     else:
         steps.append("tell the customer what was done")
@@ -75,7 +74,7 @@ def example_conversation(task: TaskPackage, domain: Any, seed_offset: int = 7919
     """The ``example`` hint: a worked conversation of another instance of ``task``'s kind and
     variant (the domain's generator with another seed; its own fictional records), as text.
     Returns None when the domain cannot generate one (no kind, or the generator raises)."""
-    if not task.task_kind or not hasattr(domain, "generate_task"):
+    if not task.task_kind:
         return None
     try:
         if task.variant:
@@ -96,7 +95,7 @@ def example_conversation(task: TaskPackage, domain: Any, seed_offset: int = 7919
         res = sb.call(call["name"], call.get("arguments", {}))
         content = res.content if len(res.content) <= 600 else res.content[:600] + " ..."
         lines.append(f"Tool: <tool_response>\n{content}\n</tool_response>")
-    outcome = getattr(gen, "expected_outcome", None) or "action"
+    outcome = gen.expected_outcome or "action"
     if outcome == "refusal":
         lines.append("Agent: I'm sorry, but I cannot do this: our policy does not allow it.")
     elif outcome != "transfer":

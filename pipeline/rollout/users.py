@@ -20,7 +20,7 @@ tool results, the policy or the tools).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from pipeline.records import TaskPackage
 
@@ -59,17 +59,6 @@ class UserTurn:
 
     text: str | None
     stop: bool = False
-
-
-class UserSimulator(Protocol):
-    """A customer: ``opening()`` gives the first message; ``needs_model`` says whether replies come
-    from a backend (then ``prompt(agent_view)`` builds the chat prompt and ``parse(text)`` reads
-    the generated reply), else ``reply(agent_text)`` answers directly."""
-
-    kind: str
-    needs_model: bool
-
-    def opening(self) -> str: ...
 
 
 @dataclass

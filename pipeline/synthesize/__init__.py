@@ -58,22 +58,16 @@ def task_seed(seed: int, blueprint_id: str, index: int) -> int:
 
 
 def domain_variants(domain: Any, kind: str) -> list[str]:
-    """The rule-decided variant ids the domain offers for ``kind`` ([] without the optional
-    ``variants_for_kind`` hook)."""
-    hook = getattr(domain, "variants_for_kind", None)
-    return list(hook(kind)) if hook else []
-
-
-def _variant_outcome(domain: Any, kind: str, variant: str | None) -> str:
-    hook = getattr(domain, "variant_outcome", None)
-    return hook(kind, variant) if hook else "action"
+    """The rule-decided variant ids the domain offers for ``kind`` (``variants_for_kind``; [] by
+    default)."""
+    return list(domain.variants_for_kind(kind))
 
 
 def task_skills(domain: Any, kind: str, instance_skills: list[str], outcome: str) -> list[str]:
     """Skills of one task: the kind's skills adjusted for ``outcome`` (see
     :func:`pipeline.skills.outcome_skills`) plus the instance's own, in taxonomy order.
     ValueError on an unknown skill id."""
-    base = list(domain.skills_for_kind(kind)) if hasattr(domain, "skills_for_kind") else []
+    base = list(domain.skills_for_kind(kind))
     return ordered(outcome_skills(base, outcome) + list(instance_skills))
 
 
@@ -125,7 +119,7 @@ def answer_verifier(gen: Any) -> dict[str, Any]:
     [...]}}`` for a :class:`~pipeline.domains.base.GeneratedTask` with ``expected_outcome ==
     "answer"`` (facts validated by :func:`pipeline.verify.answers.check_facts`: ValueError on a
     malformed one), ``{}`` otherwise."""
-    if getattr(gen, "expected_outcome", None) != "answer":
+    if gen.expected_outcome != "answer":
         return {}
     from pipeline.verify.answers import check_facts
 
@@ -139,10 +133,10 @@ def plan_blueprint(bp: Blueprint, domain: Any, n: int) -> list[str | None]:
         return []
     outcome = bp.cluster.get("outcome", "action")
     if outcome == "answer":
-        return [None] * n if bp.task_kind in (getattr(domain, "answer_kinds", ()) or ()) else []
+        return [None] * n if bp.task_kind in domain.answer_kinds else []
     variants = domain_variants(domain, bp.task_kind)
     if outcome in ("refusal", "transfer"):
-        fit = [v for v in variants if _variant_outcome(domain, bp.task_kind, v) == outcome]
+        fit = [v for v in variants if domain.variant_outcome(bp.task_kind, v) == outcome]
         return [fit[i % len(fit)] for i in range(n)] if fit else []
     plan: list[str | None] = [None] * n
     for rid in bp.rule_variants:

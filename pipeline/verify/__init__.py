@@ -17,19 +17,9 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable
 
 from pipeline.records import TaskPackage, Trajectory, Verdict
-from pipeline.sandbox import Sandbox, state_diff
 
 from .tasks import DifficultyBand, apply_difficulty_band, leaked_values, parse_band, pass_rates, verify_task
 from .trajectory import expected_state, verify_trajectory
-
-
-def explain_state(traj_calls: list[dict[str, Any]], task: TaskPackage, domain: Any) -> list[str]:
-    """Replay ``traj_calls`` and list how the final state differs from the expected one (evidence)."""
-    got = Sandbox(domain, task.hidden.initial_state)
-    got.run(traj_calls)
-    ref = Sandbox(domain, task.hidden.initial_state)
-    ref.run([c.model_dump() for c in task.hidden.reference_solution])
-    return state_diff(ref.state, got.state)
 
 
 def verify_all(trajs: Iterable[Trajectory], tasks: dict[str, TaskPackage],
@@ -47,5 +37,5 @@ def verify_all(trajs: Iterable[Trajectory], tasks: dict[str, TaskPackage],
     return out
 
 
-__all__ = ["DifficultyBand", "apply_difficulty_band", "explain_state", "expected_state", "leaked_values",
+__all__ = ["DifficultyBand", "apply_difficulty_band", "expected_state", "leaked_values",
            "parse_band", "pass_rates", "verify_all", "verify_task", "verify_trajectory"]

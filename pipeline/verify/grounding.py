@@ -220,7 +220,7 @@ class Evidence:
 
 def free_text_paths(domain: Any) -> dict[str, set[str]]:
     """The domain's ``free_text_arguments`` (tool -> argument paths exempt from the check)."""
-    return {k: set(v) for k, v in (paths.domain_hook(domain, "free_text_arguments", None) or {}).items()}
+    return {k: set(v) for k, v in (domain.free_text_arguments or {}).items()}
 
 
 def _is_free(path: str, declared: set[str]) -> bool:
@@ -229,14 +229,11 @@ def _is_free(path: str, declared: set[str]) -> bool:
 
 
 def derived(domain: Any, name: str, arguments: dict[str, Any], ev: Evidence) -> tuple[set[float], set[str]]:
-    """(numbers, strings) the domain's ``derived_values`` hook derives for this call."""
-    fn = paths.domain_hook(domain, "derived_values", None)
+    """(numbers, strings) the domain's ``derived_values`` derives for this call."""
     nums: set[float] = set()
     strs: set[str] = set()
-    if fn is None:
-        return nums, strs
     try:
-        values = list(fn(name, arguments, ev) or ())
+        values = list(domain.derived_values(name, arguments, ev) or ())
     except Exception:  # noqa: BLE001 - a rule that cannot read odd arguments derives nothing
         values = []
     for v in values:
@@ -349,7 +346,7 @@ def ungrounded_arguments(calls: list[paths.Call], messages: list[dict[str, Any]]
             else:
                 out.append({"code": CODE, "step": c.index, "path": path,
                             "detail": f"{c.name} {path}={_fmt(value)} was never shown to the agent before this "
-                                      f"call nor derived by a rule of the {getattr(domain, 'name', '?')} domain"})
+                                      f"call nor derived by a rule of the {domain.name} domain"})
         ev.add_values(grounded)  # a grounded argument stays grounded for later calls
     out.sort(key=lambda v: v["step"])
     return out

@@ -76,8 +76,7 @@ class Variant:
 
 
 def _write_tools(domain: Any) -> set[str]:
-    return set(getattr(domain, "write_tools", None) or
-               {n for n, t in domain.tools.items() if getattr(t, "writes", False)})
+    return set(domain.write_tools)
 
 
 def _run(domain: Any, task: TaskPackage, calls: list[dict[str, Any]]) -> tuple[str, bool]:
@@ -101,11 +100,11 @@ def required_tools(task: TaskPackage, domain: Any) -> list[str]:
     writes = _write_tools(domain)
     has_write = any(c.name in writes for c in task.hidden.reference_solution)
     # identification binds state-changing calls: a refusal (no write) does not declare it required
-    ident = set(paths.domain_hook(domain, "identity_tools", None) or ()) if has_write else set()
+    ident = set(domain.identity_tools) if has_write else set()
     out: list[str] = []
     transfer = task.expected_outcome == "transfer"
     for c in task.hidden.reference_solution:
-        wanted = c.name in writes or c.name in ident or (transfer and c.name.startswith("transfer"))
+        wanted = c.name in writes or c.name in ident or (transfer and c.name in domain.terminate_tools)
         if wanted and c.name not in out:
             out.append(c.name)
     return out
@@ -235,7 +234,7 @@ def _extra_write(task: TaskPackage, domain: Any, ref: list[dict[str, Any]], expe
                     break
                 cands.append({"name": c["name"], "arguments": args})
     # a closing transfer ends the episode: the extra write goes before it
-    head, tail = (ref[:-1], ref[-1:]) if ref and ref[-1]["name"].startswith("transfer") else (ref, [])
+    head, tail = (ref[:-1], ref[-1:]) if ref and ref[-1]["name"] in domain.terminate_tools else (ref, [])
     base = Sandbox(domain, task.hidden.initial_state)
     if not all(r.ok for r in base.run(copy.deepcopy(head))):
         return None
@@ -278,7 +277,7 @@ def _extra_read(task: TaskPackage, domain: Any, ref: list[dict[str, Any]]) -> Va
     used = {c["name"] for c in ref}
     for name, tool in domain.tools.items():
         params = tool.schema.get("function", {}).get("parameters") or {}
-        if name in writes or name in used or params.get("required") or name.startswith("transfer"):
+        if name in writes or name in used or params.get("required") or name in domain.terminate_tools:
             continue
         calls = ref[:1] + [{"name": name, "arguments": {}}] + ref[1:]
         return Variant("extra_read", True, calls, notes={"read": name})
@@ -351,7 +350,7 @@ def build_variants(task: TaskPackage, domain: Any) -> list[Variant]:
     has_write = any(c["name"] in writes for c in ref)
     if has_write and paths.confirmation_required(domain):
         bad.append(Variant("no_confirmation", False, ref, confirm=False))
-    reads = [c for c in ref if c["name"] not in writes and not c["name"].startswith("transfer")]
+    reads = [c for c in ref if c["name"] not in writes and c["name"] not in domain.terminate_tools]
     for fc in forbidden_calls(task, domain)[0]:
         h, ok = _run(domain, task, reads + [fc])
         if ok and h != expected:  # a forbidden call the tools themselves reject is no mutant of the path
@@ -416,7 +415,7 @@ def to_trajectory(task: TaskPackage, domain: Any, v: Variant, index: int = 0,
         msgs.append({"role": "tool", "tool_call_id": cid, "name": c["name"], "content": res.content})
         tool_calls.append({"step": i, "name": c["name"], "arguments": args_text, "valid_json": True,
                            "error": res.error_code})
-        if c["name"].startswith("transfer_to_human") and res.ok:
+        if c["name"] in domain.terminate_tools and res.ok:
             finish = "transfer"
             break
     if v.final_text and finish != "transfer":
@@ -477,10 +476,10 @@ def task_for(domain: Any, kind: str, seed: int, variant: str | None = None) -> T
 
 def kinds_and_variants(domain: Any) -> list[tuple[str, str | None]]:
     """Every (task kind, variant) a domain generates: each kind with ``None`` plus the kind's
-    rule-decided variants when the domain has ``variants_for_kind``."""
+    rule-decided variants (``variants_for_kind``)."""
     out: list[tuple[str, str | None]] = []
     for kind in domain.task_kinds:
         out.append((kind, None))
-        for v in (domain.variants_for_kind(kind) if hasattr(domain, "variants_for_kind") else []):
+        for v in domain.variants_for_kind(kind):
             out.append((kind, v))
     return out

@@ -6,15 +6,16 @@ finding, which carries ``"message"``: the index into ``Trajectory.messages``).
 
 * ``TRAJ_WRITE_BEFORE_IDENTITY``: a successful state-changing call before any successful call
   of one of the domain's ``identity_tools`` (airline: ``get_user_details``; see
-  ``pipeline/domains/airline/checks.py`` for what establishes identity there).
+  ``pipeline/domains/airline/checks.py`` for what establishes identity there; none declared: no
+  identification step).
 * ``TRAJ_WRITE_WITHOUT_CONFIRMATION`` (only where :func:`confirmation_required`): a
   successful write with no affirmative customer message after the agent's last proposal and
   before the write. A *proposal* is any assistant message with text and no tool call; an
   affirmative is a customer message matching :data:`AFFIRMATIVE` and not :data:`NEGATIVE`. When
   the agent made no proposal before the write, an affirmative anywhere earlier counts (e.g.
   "Yes, please go ahead." in the opening request, which answers exactly what was asked).
-* ``TRAJ_FORBIDDEN_ACTION``: a rule the domain's ``rule_violations`` hook reports (with its
-  ``rule_id``).
+* ``TRAJ_FORBIDDEN_ACTION``: a rule the domain's ``rule_violations`` reports (with its
+  ``rule_id``; None: the domain has no rule checks).
 * ``TRAJ_REPEATED_CALL``: a call identical (name and arguments) to an earlier one with no
   successful write in between (it cannot return anything new), or an identical write repeated;
   a retry after an injected fault (error code ``FAULT_*``) is not a repeat.
@@ -22,13 +23,11 @@ finding, which carries ``"message"``: the index into ``Trajectory.messages``).
   success (:data:`CLAIM`, not negated) while the outcome check failed, or the task expected a
   refusal.
 
-Domain hooks are looked up on the domain object first, then in the module
-``pipeline.domains.<name>.checks`` (upper-case constant or function of the same name), so a
-domain can keep its verifier hooks in one module.
+The domain's members (``write_tools``, ``identity_tools``, ``confirmation_required``,
+``rule_violations``) are those of the contract, :class:`pipeline.domains.base.Domain`.
 """
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from dataclasses import dataclass
@@ -50,35 +49,13 @@ REFUSAL = re.compile(r"\b(cannot|can'?t|can not|unable|not (be )?(able|allowed|e
                      r"i'?m afraid)\b", re.I)
 FORMAT_NOTE_PREFIX = "[format error]"
 
-_MISSING = object()
-
-
-def domain_hook(domain: Any, name: str, default: Any = None) -> Any:
-    """A domain's optional verifier hook ``name`` (``identity_tools``, ``rule_violations``,
-    ``confirmation_required``, ``deciding_rules``): the domain attribute when present, else
-    ``NAME`` or ``name`` in ``pipeline.domains.<domain.name>.checks``, else ``default``."""
-    v = getattr(domain, name, _MISSING)
-    if v is not _MISSING:
-        return v
-    mod_name = f"pipeline.domains.{getattr(domain, 'name', '')}.checks"
-    try:
-        mod = importlib.import_module(mod_name)
-    except ImportError:
-        return default
-    for attr in (name.upper(), name):
-        if hasattr(mod, attr):
-            return getattr(mod, attr)
-    return default
-
-
 def confirmation_required(domain: Any) -> bool:
-    """Does the domain's policy require explicit confirmation before a write? The
-    ``confirmation_required`` hook when the domain has one, else True when one of its rules has an
-    id ending in ``.general.confirm`` (airline, retail and library policies all have one)."""
-    v = domain_hook(domain, "confirmation_required", None)
-    if v is not None:
-        return bool(v)
-    return any(str(getattr(r, "rule_id", "")).endswith(".general.confirm") for r in getattr(domain, "rules", []) or [])
+    """Does the domain's policy require explicit confirmation before a write? The domain's
+    ``confirmation_required`` when it is not None, else True when one of its rules has an id ending
+    in ``.general.confirm`` (airline, retail and library policies all have one)."""
+    if domain.confirmation_required is not None:
+        return bool(domain.confirmation_required)
+    return any(r.rule_id.endswith(".general.confirm") for r in domain.rules)
 
 
 @dataclass
@@ -161,11 +138,9 @@ def path_violations(calls: list[Call], messages: list[dict[str, Any]], domain: A
     docstring) of the executed ``calls``. ``messages`` are the episode's messages; when they hold
     no customer message, the conversation is taken to be the task's opening ``instruction``
     followed by the calls (records that keep only the calls)."""
-    write_tools = set(getattr(domain, "write_tools", None) or
-                      {n for n, t in getattr(domain, "tools", {}).items() if getattr(t, "writes", False)})
-    identity_tools = set(domain_hook(domain, "identity_tools", None) or ())
+    write_tools = set(domain.write_tools)
+    identity_tools = set(domain.identity_tools)
     confirm = confirmation_required(domain)
-    rule_fn = domain_hook(domain, "rule_violations", None)
     msgs = list(messages)
     if not any(m.get("role") == "user" for m in msgs):
         msgs = [{"role": "user", "content": instruction}]
@@ -193,14 +168,13 @@ def path_violations(calls: list[Call], messages: list[dict[str, Any]], domain: A
             seen = {kk: i for kk, i in seen.items() if kk.split("{", 1)[0] in write_tools}
         if c.error is None or not str(c.error).startswith("FAULT_"):
             seen[k] = c.index  # a retry after an injected fault (timeout, transient) is no repeat
-    if rule_fn is not None:
-        by_pos = [c.index for c in calls]
-        plain = [{"name": c.name, "arguments": c.arguments, "error": c.error} for c in calls]
-        for v in rule_fn(initial_state, plain, final_state) or []:
-            pos = v.get("step")
-            out.append({"code": "TRAJ_FORBIDDEN_ACTION",
-                        "step": by_pos[pos] if isinstance(pos, int) and 0 <= pos < len(by_pos) else None,
-                        "rule_id": v.get("rule_id"), "detail": v.get("detail", "")})
+    by_pos = [c.index for c in calls]
+    plain = [{"name": c.name, "arguments": c.arguments, "error": c.error} for c in calls]
+    for v in domain.rule_violations(initial_state, plain, final_state) or []:  # None: no rule checks
+        pos = v.get("step")
+        out.append({"code": "TRAJ_FORBIDDEN_ACTION",
+                    "step": by_pos[pos] if isinstance(pos, int) and 0 <= pos < len(by_pos) else None,
+                    "rule_id": v.get("rule_id"), "detail": v.get("detail", "")})
     out.sort(key=lambda v: (v["step"] if v["step"] is not None else 1 << 30))
     return out
 

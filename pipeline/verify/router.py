@@ -155,8 +155,7 @@ def _path_checks(ctx: Context) -> ToolResult:
 
 
 def _writes(domain: Any) -> set[str]:
-    return set(getattr(domain, "write_tools", None) or
-               {n for n, t in domain.tools.items() if getattr(t, "writes", False)})
+    return set(domain.write_tools)
 
 
 def _catch_state(label: str, task: TaskPackage, domain: Any) -> bool:
@@ -170,7 +169,7 @@ def _catch_state(label: str, task: TaskPackage, domain: Any) -> bool:
 
 def _catch_path(label: str, task: TaskPackage, domain: Any) -> bool:
     head, _, tool = label.partition(":")
-    ident = set(paths.domain_hook(domain, "identity_tools", None) or ())
+    ident = set(domain.identity_tools)
     return head == "no_confirmation" or (head == "skipped" and tool in ident)
 
 
@@ -278,7 +277,7 @@ def validation_tasks(domain: Any, seed: int = 0) -> list[TaskPackage]:
     validation sample)."""
     from .mutations import kinds_and_variants, task_for
 
-    pairs = kinds_and_variants(domain) + [(k, None) for k in getattr(domain, "answer_kinds", ()) or ()]
+    pairs = kinds_and_variants(domain) + [(k, None) for k in domain.answer_kinds]
     return [task_for(domain, k, seed, v) for k, v in pairs]
 
 
@@ -320,7 +319,7 @@ class RewardRegistry:
         self.validation[tool.name] = report
         if not report["passed"]:
             raise RewardToolRejected(f"reward tool {tool.name} failed reverse-validation on domain "
-                                     f"{getattr(domain, 'name', '?')}: {report}")
+                                     f"{domain.name}: {report}")
         self._admitted[tool.name] = tool
         return report
 
@@ -367,15 +366,20 @@ def validation_cases(domain: Any) -> list[tuple[str, bool, Context]]:
 
 def validation_domain(domain: Any) -> Any:
     """The domain the built-in reward tools are reverse-validated on for ``domain``: itself when
-    it can generate tasks (``task_kinds``), else the bundled airline domain (a domain with tools
-    but no task generator, e.g. a minimal plug-in, has no cases of its own; the built-in tools are
-    domain-agnostic code, so they are admitted on the reference domain's validation, and
-    ``RewardRegistry.validated_on`` says so)."""
-    if getattr(domain, "task_kinds", None):
+    it can generate tasks (``task_kinds``), else the first registered domain (by name) that can (a
+    domain with tools but no task generator, e.g. a minimal plug-in, has no cases of its own; the
+    built-in tools are domain-agnostic code, so they are admitted on a reference domain's
+    validation, and ``RewardRegistry.validated_on`` says so). LookupError when no registered domain
+    generates tasks."""
+    if domain.task_kinds:
         return domain
-    from pipeline.domains import get_domain
+    from pipeline.domains import get_domain, known_domains
 
-    return get_domain("airline")
+    for name in known_domains():
+        ref = get_domain(name)
+        if ref.task_kinds:
+            return ref
+    raise LookupError(f"no registered domain generates tasks to validate the reward tools of {domain.name!r} on")
 
 
 def router_for(domain: Any) -> Router:
@@ -385,16 +389,16 @@ def router_for(domain: Any) -> Router:
     then read the copy through ``Context.domain``). A tool no validation case exercises (e.g. ``transfer_call`` in a domain without
     transfer tasks) is left out of the registry. Raises :class:`RewardToolRejected` when a tool
     fails its validation.""" 
-    key = getattr(domain, "name", "") or f"<unnamed {id(domain)}>"
+    key = domain.name or f"<unnamed {id(domain)}>"
     if key in _ROUTERS:
         return _ROUTERS[key]
-    table = load_table(getattr(domain, "name", ""))
+    table = load_table(domain.name)
     registry = RewardRegistry()
     router = Router(table, registry)
     _ROUTERS[key] = router  # no recursion while validating (build_context uses no router)
     try:
         vdom = validation_domain(domain)
-        registry.validated_on = getattr(vdom, "name", "")
+        registry.validated_on = vdom.name
         cases = validation_cases(vdom)
         for name in dict.fromkeys(n for r in table.routes for n in r.chain):
             report = validate_tool(BUILTIN_TOOLS[name], vdom, cases)
@@ -420,7 +424,7 @@ def build_context(traj: Trajectory, task: TaskPackage, domain: Any,
         if c.error is None:
             sb.call(c.name, c.arguments)
     msg_i, last_text = paths.last_assistant_text(traj.messages)
-    transferred = any(c.error is None and c.name.startswith("transfer_to_human") for c in calls)
+    transferred = any(c.error is None and c.name in domain.terminate_tools for c in calls)
     ctx = Context(traj=traj, task=task, domain=domain, calls=calls, final_state=sb.state,
                   state_ok=traj.final_state_hash == task.hidden.expected_state_hash, transferred=transferred,
                   last_text=last_text, last_index=msg_i,

@@ -46,6 +46,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from pipeline.domains.common import leaked_values as token_leaks
 from pipeline.records import TaskPackage, TaskVerdict, Verdict
 from pipeline.sandbox import Sandbox
 
@@ -54,15 +55,11 @@ from . import mutations
 
 def leaked_values(task: TaskPackage) -> list[str]:
     """Hidden ``must_discover`` values that appear as a whole token (not inside a longer word or
-    number) in the instruction or a scripted customer turn."""
+    number) in the instruction or a scripted customer turn (the token test:
+    :func:`pipeline.domains.common.leaked_values`, which the generators run on the instruction)."""
     text = "\n".join([task.visible.instruction, *task.visible.user_messages])
     notes = task.hidden.generation_notes or {}
-    out = []
-    for v in notes.get("must_discover", []) or []:
-        s = str(v)
-        if s and re.search(rf"(?<![\w.]){re.escape(s)}(?![\w])", text):
-            out.append(s)
-    return out
+    return token_leaks(text, [str(v) for v in notes.get("must_discover", []) or []])
 
 
 def verify_task(task: TaskPackage, domain: Any, reverse_validation: bool = True) -> TaskVerdict:
@@ -75,8 +72,7 @@ def verify_task(task: TaskPackage, domain: Any, reverse_validation: bool = True)
     codes: list[str] = []
     checks: dict[str, dict[str, Any]] = {}
     details: dict[str, Any] = {"checks": checks}
-    writes = set(getattr(domain, "write_tools", None) or
-                 {n for n, t in domain.tools.items() if getattr(t, "writes", False)})
+    writes = set(domain.write_tools)
     ref = [c.model_dump() for c in task.hidden.reference_solution]
     sb = Sandbox(domain, task.hidden.initial_state)
     initial_hash = sb.state_hash()
@@ -123,11 +119,11 @@ def verify_task(task: TaskPackage, domain: Any, reverse_validation: bool = True)
     else:
         consistent = task.hidden.expected_state_hash == initial_hash
         if outcome == "transfer":
-            consistent = consistent and any(c["name"].startswith("transfer") for c in ref)
+            consistent = consistent and any(c["name"] in domain.terminate_tools for c in ref)
         if not consistent:
             codes.append("TASK_OUTCOME_INCONSISTENT")
         forbidden, declared = mutations.forbidden_calls(task, domain)
-        reads = [c for c in ref if c["name"] not in writes and not c["name"].startswith("transfer")]
+        reads = [c for c in ref if c["name"] not in writes and c["name"] not in domain.terminate_tools]
         caught = []
         for fc in forbidden:
             fsb = Sandbox(domain, task.hidden.initial_state)

@@ -17,8 +17,9 @@ import re
 from typing import Any
 
 from pipeline.domains.common import ModuleDomain
+from pipeline.domains.shared import FREE_TEXT_ARGUMENTS
 
-from . import answers, derivations, generator, rules, state, tools
+from . import answers, derivations, generator, rules, state, tools, transcripts
 from .state import NOW
 
 
@@ -37,10 +38,12 @@ class AirlineDomain(ModuleDomain):
     #: Information requests (expected outcome "answer"): :mod:`pipeline.domains.airline.answers`.
     answers_module = answers
 
-    #: Tools whose successful call establishes who the customer is (optional verifier hook).
+    #: Tools whose successful call establishes who the customer is (verifier hook).
     identity_tools: set[str] = {"get_user_details"}
-    #: Free-text arguments the grounded-arguments check exempts (verifier hook).
-    free_text_arguments = {"think": frozenset({"thought"}), "transfer_to_human_agents": frozenset({"summary"})}
+    #: The policy requires an explicit "yes" before every write (verifier hook).
+    confirmation_required: bool = True
+    #: Free-text arguments the grounded-arguments check exempts (verifier hook): the shared tools'.
+    free_text_arguments = FREE_TEXT_ARGUMENTS
 
     def __init__(self) -> None:
         super().__init__()
@@ -63,6 +66,11 @@ class AirlineDomain(ModuleDomain):
             if re.search(pattern, t):
                 return kind
         return None
+
+    def transcript_call(self, text: str, value: Any, context: Any) -> tuple[str, dict[str, Any] | None] | None:
+        """The airline tool a hidden call of a flattened transcript was, from its result
+        (:mod:`pipeline.domains.airline.transcripts`)."""
+        return transcripts.transcript_call(text, value, context)
 
     def state_from_log(self, calls: list[dict[str, Any]]) -> dict[str, Any]:
         """The part of the airline state a log shows: users and reservations as the first

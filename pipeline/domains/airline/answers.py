@@ -22,7 +22,9 @@ from pipeline.domains.base import GeneratedTask
 from pipeline.domains.common import Denylist, assert_reads_only, leaked_values, match_intent
 
 from . import rules as R
-from .generator import AirlineFactory, _distractor_flights, _lookup, _opening, _other_trips, _shuffle_reservations, task_seed
+from .entities import AirlineFactory
+from .generator import task_seed
+from .kinds.common import _distractor_flights, _lookup, _opening, _other_trips, _shuffle_reservations
 from .tools import TOOLS
 
 Gen = tuple[str, list[str], list[dict[str, Any]], list[dict[str, Any]], dict[str, Any]]

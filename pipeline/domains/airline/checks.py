@@ -1,7 +1,9 @@
-"""Airline verifier hooks: which tools establish identity, and which executed calls break a rule.
+"""Airline verifier hooks: which executed calls break a rule (and what establishes identity).
 
 The trajectory verifier (``pipeline.verify``) calls :func:`rule_violations` through the domain's
-optional ``rule_violations`` hook (see ``pipeline/domains/base.py``). The rules are the ids of
+``rule_violations`` member (see ``pipeline/domains/base.py``); the identity tools and the
+confirmation requirement are declared on the domain object (``AirlineDomain.identity_tools``,
+``confirmation_required``). The rules are the ids of
 ``policy.md``; the decisions come from the checker functions of :mod:`.rules`, so task
 generators and verifiers agree on what the policy allows.
 
@@ -21,12 +23,6 @@ from typing import Any
 
 from . import rules as R
 from .tools import TOOLS
-
-#: Tools whose successful call establishes the customer's identity (see the module docstring).
-IDENTITY_TOOLS: frozenset[str] = frozenset({"get_user_details"})
-
-#: The airline policy requires explicit confirmation before every write (airline.general.confirm).
-CONFIRMATION_REQUIRED = True
 
 _RES_WRITES = {"update_reservation_flights", "update_reservation_baggages", "update_reservation_passengers",
                "cancel_reservation"}
@@ -178,4 +174,4 @@ def rule_violations(initial_state: dict[str, Any], calls: list[dict[str, Any]],
     return out
 
 
-__all__ = ["IDENTITY_TOOLS", "CONFIRMATION_REQUIRED", "rule_violations"]
+__all__ = ["rule_violations"]

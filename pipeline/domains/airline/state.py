@@ -30,7 +30,6 @@ the policy, so nothing in this domain ever reads the real clock.
 """
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -61,16 +60,6 @@ AIRPORTS: dict[str, str] = {
 def empty_state() -> dict[str, Any]:
     """A state with no users, flights or reservations."""
     return {"users": {}, "flights": {}, "reservations": {}}
-
-
-def load_state(users_path: str, flights_path: str, reservations_path: str) -> dict[str, Any]:
-    """Read a state from three JSON files shaped like the tau-bench airline database files."""
-    out = {}
-    for key, path in (("users", users_path), ("flights", flights_path),
-                      ("reservations", reservations_path)):
-        with open(path, encoding="utf-8") as fh:
-            out[key] = json.load(fh)
-    return out
 
 
 # ---------------------------------------------------------------------------------------------

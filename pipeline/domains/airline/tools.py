@@ -25,7 +25,8 @@ import json
 from typing import Any, Callable
 
 from pipeline.domains.base import Tool, ToolError
-from pipeline.domains.common import calculate_expression, get_record, object_params, tool_registry
+from pipeline.domains.common import get_record, object_params, tool_registry
+from pipeline.domains.shared import register_shared_tools
 from pipeline.records import canonical_json
 
 from .state import AIRPORTS, CABINS, NOW
@@ -271,42 +272,18 @@ def list_all_airports(state: dict[str, Any]) -> str:
     return _dumps(out)
 
 
-@_register({
-    "name": "calculate",
-    "description": "Calculate the result of an arithmetic expression with numbers, + - * /, "
-                   "parentheses and spaces.",
-    "parameters": _params({
-        "expression": {"type": "string", "description": "Such as '2 * (120 + 35) - 50'."},
-    }),
-})
-def calculate(state: dict[str, Any], expression: str) -> str:
-    """Result rounded to 2 decimals as text (``"255.0"``). Raises ToolError on other characters,
-    malformed expressions or division by zero. Does not touch ``state``."""
-    return calculate_expression(expression)
+# ---- the tools every domain shares (pipeline.domains.shared), in this domain's words --------------
 
-
-@_register({
-    "name": "think",
-    "description": "Think about something: write down a reasoning step. It does not read or "
-                   "change any data; use it for complex reasoning or to plan.",
-    "parameters": _params({"thought": {"type": "string", "description": "The thought."}}),
-})
-def think(state: dict[str, Any], thought: str) -> str:
-    """Return ``""``; no effect."""
-    return ""
-
-
-@_register({
-    "name": "transfer_to_human_agents",
-    "description": "Transfer the customer to a human agent with a summary of the issue. Only use "
-                   "it when the request cannot be handled with the other tools within the policy.",
-    "parameters": _params({
-        "summary": {"type": "string", "description": "Summary of the customer's issue."},
-    }),
-})
-def transfer_to_human_agents(state: dict[str, Any], summary: str) -> str:
-    """Return ``"Transfer successful"``; the database is not changed."""
-    return "Transfer successful"
+register_shared_tools(
+    _register,
+    calculate_description="Calculate the result of an arithmetic expression with numbers, + - * /, "
+                          "parentheses and spaces.",
+    expression_description="Such as '2 * (120 + 35) - 50'.",
+    think_description="Think about something: write down a reasoning step. It does not read or "
+                      "change any data; use it for complex reasoning or to plan.",
+    handoff_description="Transfer the customer to a human agent with a summary of the issue. Only use "
+                        "it when the request cannot be handled with the other tools within the policy.",
+)
 
 
 # ---- write tools -----------------------------------------------------------------------------

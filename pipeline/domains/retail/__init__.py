@@ -12,9 +12,12 @@ Usage::
 """
 from __future__ import annotations
 
-from pipeline.domains.common import ModuleDomain
+from typing import Any
 
-from . import answers, generator, rules, state, tools
+from pipeline.domains.common import ModuleDomain
+from pipeline.domains.shared import FREE_TEXT_ARGUMENTS
+
+from . import answers, generator, rules, state, tools, transcripts
 
 
 class RetailDomain(ModuleDomain):
@@ -37,7 +40,12 @@ class RetailDomain(ModuleDomain):
     confirmation_required: bool = True
     #: Free-text arguments the grounded-arguments check exempts (verifier hook). Retail needs no
     #: derivation rule: its tools take ids, names and addresses the customer or a lookup shows.
-    free_text_arguments = {"think": frozenset({"thought"}), "transfer_to_human_agents": frozenset({"summary"})}
+    free_text_arguments = FREE_TEXT_ARGUMENTS
+
+    def transcript_call(self, text: str, value: Any, context: Any) -> tuple[str, dict[str, Any] | None] | None:
+        """The retail tool a hidden call of a flattened transcript was, from its result
+        (:mod:`pipeline.domains.retail.transcripts`)."""
+        return transcripts.transcript_call(text, value, context)
 
 
 DOMAIN = RetailDomain()

@@ -19,7 +19,9 @@ from typing import Any, Callable
 from pipeline.domains.base import GeneratedTask
 from pipeline.domains.common import Denylist, assert_reads_only, leaked_values, match_intent
 
-from .generator import RetailFactory, _and_list, _Ctx, task_seed
+from .entities import RetailFactory
+from .generator import task_seed
+from .kinds.common import _and_list, _Ctx
 from .state import ORDER_STATUSES
 from .tools import TOOLS
 

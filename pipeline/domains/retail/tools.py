@@ -24,7 +24,8 @@ from collections import Counter
 from typing import Any
 
 from pipeline.domains.base import Tool, ToolError
-from pipeline.domains.common import calculate_expression, get_record, object_params, tool_registry
+from pipeline.domains.common import get_record, object_params, tool_registry
+from pipeline.domains.shared import register_shared_tools
 
 from .state import CANCEL_REASONS
 
@@ -211,36 +212,16 @@ def list_all_product_types(state: dict[str, Any]) -> str:
     return _dumps(dict(sorted((p["name"], pid) for pid, p in state["products"].items())))
 
 
-@_register({
-    "name": "calculate",
-    "description": "Calculate the result of an arithmetic expression (numbers, + - * / and parentheses).",
-    "parameters": _params({"expression": {"type": "string", "description": "Such as '2 + 2' or '(12.5 - 3) * 2'."}}),
-})
-def calculate(state: dict[str, Any], expression: str) -> str:
-    """The value rounded to 2 decimals as text. ToolError on other characters, a malformed
-    expression or division by zero. Does not touch ``state``."""
-    return calculate_expression(expression)
+# ---- the tools every domain shares (pipeline.domains.shared), in this domain's words --------------
 
-
-@_register({
-    "name": "think",
-    "description": "Think about something: write down a reasoning step. It does not read or change any data.",
-    "parameters": _params({"thought": {"type": "string", "description": "The thought."}}),
-})
-def think(state: dict[str, Any], thought: str) -> str:
-    """Return ``""``; no effect."""
-    return ""
-
-
-@_register({
-    "name": "transfer_to_human_agents",
-    "description": "Transfer the customer to a human agent with a summary of the issue. Only use it when "
-                   "the request cannot be handled with the other tools within the policy.",
-    "parameters": _params({"summary": {"type": "string", "description": "Summary of the customer's issue."}}),
-})
-def transfer_to_human_agents(state: dict[str, Any], summary: str) -> str:
-    """Return ``"Transfer successful"``; the database is not changed."""
-    return "Transfer successful"
+register_shared_tools(
+    _register,
+    calculate_description="Calculate the result of an arithmetic expression (numbers, + - * / and parentheses).",
+    expression_description="Such as '2 + 2' or '(12.5 - 3) * 2'.",
+    think_description="Think about something: write down a reasoning step. It does not read or change any data.",
+    handoff_description="Transfer the customer to a human agent with a summary of the issue. Only use it when "
+                        "the request cannot be handled with the other tools within the policy.",
+)
 
 
 # ---- write tools -----------------------------------------------------------------------------

@@ -39,22 +39,70 @@ def stage_task(name: str, config: RunConfig) -> dict[str, Any]:
             "stats": res.stats}
 
 
+@task(name="rollout_shard", persist_result=False, cache_policy=NO_CACHE)
+def rollout_shard_task(config: RunConfig, index: int) -> int:
+    """Roll out one shard of the rollout stage into the work folder (a Ray worker's unit); the
+    rollout stage then finds every shard done and only merges them. Returns ``index``."""
+    import pipeline.stages as st
+    from pipeline.runner import STAGES, Runner
+
+    runner = Runner(config)  # a fresh process: inputs come from the work folder
+    sig, sigs = runner.plan("rollout")
+    inputs = runner.gather_inputs(STAGES["rollout"], sigs)
+    st.rollout_shard(inputs, config.rollout, config.seed, index, runner.folder("rollout", sig).parent / f".{sig}.partial")
+    return index
+
+
+def _run_stages(config: RunConfig, parallel: bool) -> dict[str, Any]:
+    from pipeline.runner import STAGES
+
+    timeout = config.stage_timeout_minutes * 60 if config.stage_timeout_minutes else None
+    opts = dict(retries=config.stage_retries, retry_delay_seconds=[10, 60, 300], timeout_seconds=timeout)
+    runner = runner_for(config)
+    for name in STAGES:
+        if name == "rollout" and parallel:
+            import pipeline.stages as st
+
+            sig, sigs = runner.plan("rollout")
+            done = runner.folder("rollout", sig) / "_SUCCESS.json"
+            if not done.is_file():
+                shards = st.rollout_plan(runner.gather_inputs(STAGES["rollout"], sigs), config.rollout)
+                futures = [rollout_shard_task.with_options(name=f"rollout-shard-{i}", **opts).submit(config, i)
+                           for i in range(len(shards))]
+                for f in futures:
+                    f.result()
+        stage_task.with_options(name=name, **opts)(name, config)
+    return runner.results["export"].runtime["manifest"]
+
+
 @flow(name="trajpipe-run", log_prints=False, persist_result=False)
 def trajpipe_run(config: Optional[RunConfig] = None) -> dict[str, Any]:
     """Logs in, verified Parquet datasets out. ``config``: the run (default: every default, the
     bundled sample as input). Returns the manifest dict (also in OUT/manifest.json)."""
-    from pipeline.runner import STAGES
-
     config = config or RunConfig()
-    runner = runner_for(config)
     try:
-        timeout = config.stage_timeout_minutes * 60 if config.stage_timeout_minutes else None
-        for name in STAGES:
-            stage_task.with_options(name=name, retries=config.stage_retries, retry_delay_seconds=[10, 60, 300],
-                                    timeout_seconds=timeout)(name, config)
-        return runner.results["export"].runtime["manifest"]
+        if config.runner == "ray":
+            from prefect_ray import RayTaskRunner
+
+            from prefect.client.orchestration import get_client
+
+            with get_client(sync_client=True) as client:  # Ray workers report to this flow's API server
+                env = {"PREFECT_API_URL": str(client.api_url).rstrip("/")}
+            init: dict[str, Any] = {"runtime_env": {"env_vars": env}}
+            if not config.ray_address:
+                init["num_cpus"] = config.ray_workers
+            task_runner = RayTaskRunner(address=config.ray_address, init_kwargs=init)
+            return _ray_run.with_options(task_runner=task_runner)(config)
+        return _run_stages(config, parallel=False)
     finally:
         _RUNNERS.pop(f"{config.run_id()}:{config.work_dir}", None)
+
+
+@flow(name="trajpipe-run-ray", log_prints=False, persist_result=False)
+def _ray_run(config: RunConfig) -> dict[str, Any]:
+    """The stages with Prefect's RayTaskRunner: rollout shards run in parallel on Ray workers
+    (each loads the teacher once per shard); the other stages run one after another."""
+    return _run_stages(config, parallel=True)
 
 
 @flow(name="trajpipe-stage", log_prints=False, persist_result=False)

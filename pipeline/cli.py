@@ -27,6 +27,8 @@ from rich.table import Table
 # no telemetry calls home from the ephemeral Prefect server (this machine has no internet anyway)
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("DO_NOT_TRACK", "1")
+# the first start of the ephemeral server migrates a fresh database: give a busy machine two minutes
+os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="trajpipe: business agent logs -> verified multi-turn tool-use training data (Parquet).")

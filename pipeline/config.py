@@ -333,6 +333,15 @@ class RunConfig(BaseModel):
         "work", description="Work folder: each stage writes WORK/<stage>/<signature>/ (signature = hash of its "
                             "inputs, its config section and the code version); a completed stage is not run again.",
         json_schema_extra=_cli("--work"))
+    runner: Literal["local", "ray"] = Field(
+        "local", description="Where the flow's tasks run: local (this process) or ray (Prefect's RayTaskRunner: "
+                             "rollout shards in parallel on Ray workers; needs the `ray` extra and a shared work "
+                             "folder).")
+    ray_address: Optional[str] = Field(
+        None, description="--runner ray: address of an existing Ray cluster (ray://host:10001 or auto); none = "
+                          "start a local cluster.")
+    ray_workers: int = Field(2, ge=1, description="--runner ray without --ray-address: CPUs of the local Ray cluster "
+                                                  "(one rollout shard per CPU at a time).")
     stage_retries: int = Field(
         0, ge=0, le=10, description="Prefect retries of a failed stage, with backoff (10 s, 60 s, 300 s); a retried "
                                     "rollout resumes from its finished shards.")

@@ -169,13 +169,12 @@ def code_version() -> str:
 
 
 def file_sha256(path: str | os.PathLike) -> Optional[str]:
-    """SHA-256 hex digest of a file's bytes (None when it cannot be read)."""
+    """SHA-256 hex digest of a file's bytes (:func:`pipeline.fileio.sha256_file`), None when it
+    cannot be read."""
+    from pipeline.fileio import sha256_file
+
     try:
-        h = hashlib.sha256()
-        with open(path, "rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                h.update(chunk)
-        return h.hexdigest()
+        return sha256_file(path)
     except OSError:
         return None
 
@@ -373,6 +372,31 @@ class Runner:
         latest_tmp = final.parent / f".latest.tmp-{os.getpid()}"
         latest_tmp.write_text(sig + "\n")
         os.replace(latest_tmp, final.parent / "latest")
+
+    def load_lineage(self) -> None:
+        """Load (from their markers) the results of every stage the loaded results were built
+        from, following each marker's input signatures, so a process that ran only the last
+        stages (a Ray worker, a stage command) still sees every earlier stage's stats."""
+        todo = [(n, r.signature) for n, r in self.results.items()]
+        while todo:
+            name, sig = todo.pop()
+            if not sig or sig.startswith(("flat-", "absent")):
+                continue
+            marker = self.folder(name, sig) / "_SUCCESS.json"
+            if not marker.is_file():
+                continue
+            for up, up_sig in (json.loads(marker.read_text(encoding="utf-8")).get("inputs") or {}).items():
+                if up not in self.results and up in STAGES and up_sig and not up_sig.startswith(("flat-", "absent")):
+                    if (self.folder(up, up_sig) / "_SUCCESS.json").is_file():
+                        self.results[up] = self.load(up, up_sig)
+                        todo.append((up, up_sig))
+
+    def plan(self, name: str) -> tuple[str, dict[str, str]]:
+        """``(signature, input signatures)`` stage ``name`` would run under, from the newest
+        complete outputs of its input stages (StageNotReady if one has none); runs nothing."""
+        stage = STAGES[name]
+        sigs = self.input_signatures(stage, run_missing=False)
+        return self.signature(stage, sigs), sigs
 
     def artifact_path(self, artifact: str) -> Optional[Path]:
         """Path of ``artifact``'s file in the newest completed output of its stage, else a

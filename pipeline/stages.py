@@ -469,53 +469,77 @@ def _run_verify_tasks(inputs: dict[str, Any], cfg, ctx: Context) -> StageResult:
     return StageResult({"task_verdicts": tv}, _task_verdict_stats(tv), rejects)
 
 
+def rollout_plan(inputs: dict[str, Any], cfg) -> list[list[TaskPackage]]:
+    """The rollout shards: the verified tasks in file order, ``cfg.shard_tasks`` per shard."""
+    ok = {v.task_id for v in inputs["task_verdicts"] if v.passed}
+    good = [t for t in inputs["tasks"] if t.task_id in ok]
+    return [good[i:i + cfg.shard_tasks] for i in range(0, len(good), cfg.shard_tasks)]
+
+
+def load_rollout_backend(cfg, seed: int):
+    """The teacher backend the rollout section names (no hub download; ModelNotFound / ImportError)."""
+    from pipeline.rollout.backends import load_backend, resolve_backend
+
+    name = resolve_backend(cfg.backend)
+    kwargs: dict[str, Any] = {"batch_size": cfg.batch_size} if name == "transformers" else {}
+    if name == "vllm":
+        kwargs = {"seed": seed}
+    if name == "openai":
+        kwargs = {"base_url": cfg.base_url, "api_key_env": cfg.api_key_env, "max_concurrency": cfg.max_concurrency}
+    return load_backend(name, cfg.model, **kwargs)
+
+
+def rollout_shard(inputs: dict[str, Any], cfg, seed: int, index: int, scratch: Path, backend_obj: Any = None):
+    """Roll out shard ``index`` of :func:`rollout_plan` and write it to
+    ``scratch/shard-<index>.jsonl`` atomically (nothing if it is already there). Returns the
+    backend it used (loaded here when ``backend_obj`` is None), or None when the shard existed.
+    This is the unit a Ray worker runs (flows/trajpipe_flow.py, ``runner: ray``)."""
+    import os
+
+    from pipeline.ingest import write_jsonl
+
+    path = scratch / f"shard-{index:05d}.jsonl"
+    if path.is_file():
+        return None
+    shard = rollout_plan(inputs, cfg)[index]
+    be = backend_obj if backend_obj is not None else load_rollout_backend(cfg, seed)
+    modes = {b.blueprint_id: b.failure_modes for b in inputs.get("blueprints") or []}
+    ro = rollout_stage(shard, cfg.backend, cfg.model, cfg.k, cfg.max_turns, cfg.max_new_tokens,
+                       cfg.temperature, cfg.constrain, seed, cfg.batch_size, cfg.prompt_style,
+                       backend_obj=be, user_sim=cfg.user_sim, tool_format=cfg.tool_format,
+                       fault_rate=cfg.fault_rate, fault_kinds=cfg.fault_kinds, failure_modes=modes,
+                       base_url=cfg.base_url, api_key_env=cfg.api_key_env,
+                       max_concurrency=cfg.max_concurrency, hints=cfg.hints, hint_when=cfg.hint_when,
+                       grounded=cfg.grounded)
+    scratch.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + f".tmp-{os.getpid()}")
+    write_jsonl(ro.trajectories, tmp)
+    os.replace(tmp, path)
+    return be
+
+
 def _run_rollout(inputs: dict[str, Any], cfg, ctx: Context) -> StageResult:
     """Rollouts shard by shard (``cfg.shard_tasks`` tasks each, in task order): a finished shard is
     written to ``ctx.scratch`` at once and read back instead of rolled out again when a crashed
-    run resumes with the same signature. The backend is loaded once, and only if a shard runs."""
-    import os
+    run resumes with the same signature (or when Ray workers rolled the shards out). The backend is
+    loaded once, and only if a shard runs here."""
+    import tempfile
 
     from pipeline.export.writer import hint_mode_counts
-    from pipeline.ingest import read_jsonl, write_jsonl
+    from pipeline.ingest import read_jsonl
 
-    ok = {v.task_id for v in inputs["task_verdicts"] if v.passed}
-    good = [t for t in inputs["tasks"] if t.task_id in ok]
-    modes = {b.blueprint_id: b.failure_modes for b in inputs.get("blueprints") or []}
-    shards = [good[i:i + cfg.shard_tasks] for i in range(0, len(good), cfg.shard_tasks)]
+    shards = rollout_plan(inputs, cfg)
     be = ctx.backend_obj
+    scratch = ctx.scratch if ctx.scratch is not None else Path(tempfile.mkdtemp(prefix="trajpipe-rollout-"))
     trajs: list[Trajectory] = []
-    tokens = {"prompt": 0, "completion": 0}
-    backend_name, model_id, resumed = cfg.backend, cfg.model or "default", 0
-    for i, shard in enumerate(shards):
-        path = ctx.scratch / f"shard-{i:05d}.jsonl" if ctx.scratch is not None else None
-        if path is not None and path.is_file():  # finished before a crash
-            part = read_jsonl(path, Trajectory)
+    resumed = 0
+    for i in range(len(shards)):
+        if (scratch / f"shard-{i:05d}.jsonl").is_file():
             resumed += 1
         else:
-            if be is None:
-                from pipeline.rollout.backends import load_backend, resolve_backend
-
-                name = resolve_backend(cfg.backend)
-                kwargs: dict[str, Any] = {"batch_size": cfg.batch_size} if name == "transformers" else {}
-                if name == "vllm":
-                    kwargs = {"seed": ctx.seed}
-                if name == "openai":
-                    kwargs = {"base_url": cfg.base_url, "api_key_env": cfg.api_key_env,
-                              "max_concurrency": cfg.max_concurrency}
-                be = load_backend(name, cfg.model, **kwargs)
-            ro = rollout_stage(shard, cfg.backend, cfg.model, cfg.k, cfg.max_turns, cfg.max_new_tokens,
-                               cfg.temperature, cfg.constrain, ctx.seed, cfg.batch_size, cfg.prompt_style,
-                               backend_obj=be, user_sim=cfg.user_sim, tool_format=cfg.tool_format,
-                               fault_rate=cfg.fault_rate, fault_kinds=cfg.fault_kinds, failure_modes=modes,
-                               base_url=cfg.base_url, api_key_env=cfg.api_key_env,
-                               max_concurrency=cfg.max_concurrency, hints=cfg.hints, hint_when=cfg.hint_when,
-                               grounded=cfg.grounded)
-            part = ro.trajectories
-            if path is not None:
-                tmp = path.with_name(path.name + f".tmp-{os.getpid()}")
-                write_jsonl(part, tmp)
-                os.replace(tmp, path)
-        trajs.extend(part)
+            be = rollout_shard(inputs, cfg, ctx.seed, i, scratch, be) or be
+        trajs.extend(read_jsonl(scratch / f"shard-{i:05d}.jsonl", Trajectory))
+    backend_name, model_id = cfg.backend, cfg.model or "default"
     if be is not None:
         backend_name, model_id = be.name, be.model_id
     elif trajs:
@@ -581,6 +605,9 @@ def _versions() -> dict[str, str]:
     return out
 
 
+STAGES_ORDER = ("ingest", "anonymize", "blueprints", "synthesize", "verify_tasks", "rollout", "verify_trajectories",
+                "select", "export")
+
 #: manifest ``counts`` key of each stage (the names the card, `trajpipe stats` and tests read)
 COUNT_KEYS = {"ingest": "ingest", "anonymize": "anonymize", "blueprints": "blueprints", "synthesize": "synthesize",
               "verify_tasks": "verify_task", "rollout": "rollout", "verify_trajectories": "verify_trajectory",
@@ -596,7 +623,8 @@ def build_manifest(runner) -> dict[str, Any]:
 
     from pipeline.runner import code_version
 
-    r = runner.results
+    runner.load_lineage()  # stats of stages run in another process (stage commands, Ray workers)
+    r = {n: runner.results[n] for n in STAGES_ORDER if n in runner.results}
     counts = {COUNT_KEYS[name]: dict(res.stats) for name, res in r.items() if name in COUNT_KEYS and res.stats}
     ro = counts.get("rollout") or {}
     backend, model = ro.pop("backend", ""), ro.pop("model", "")

@@ -90,11 +90,8 @@ def register(app: typer.Typer) -> None:
             dom = resolve_domain(name, package_dir)
             records, quarantine = load_records(logs, fmt)
             records = records[:limit] if limit is not None else records
-            if db is not None:
-                state = load_snapshot(db)
-            elif hasattr(dom, "state_from_logs"):
-                state = dom.state_from_logs(records)
-            else:
+            state = load_snapshot(db) if db is not None else dom.state_from_logs(records)
+            if state is None:
                 _die(f"domain {name!r} has no state_from_logs: give the database snapshot the logs were made on (--db)")
         except (ValueError, FileNotFoundError) as exc:
             _die(str(exc))

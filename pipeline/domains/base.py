@@ -320,6 +320,12 @@ class Domain(Protocol):
         "result"}``), to replay :meth:`rule_violations` on it; None (default): not known."""
         return None
 
+    def state_from_logs(self, records: list[Any]) -> dict[str, Any] | None:
+        """The state a whole log set reveals (every record's tool results), for replaying the logs
+        against the sandbox (``trajpipe domain check`` without ``--db``); None (default): not
+        known. Scaffolded domains implement it (pipeline/scaffold/runtime.py)."""
+        return None
+
     # ---- verifier hooks ------------------------------------------------------------------------------
     def rule_violations(self, initial_state: dict[str, Any], calls: list[dict[str, Any]],
                         final_state: dict[str, Any] | None = None) -> list[dict[str, Any]] | None:

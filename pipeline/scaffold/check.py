@@ -18,7 +18,6 @@ import json
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -41,11 +40,8 @@ def resolve_domain(name: str, package_dir: str | Path | None = None) -> Any:
     if package_dir is not None:
         sys.path.insert(0, str(Path(package_dir).resolve()))
         importlib.invalidate_caches()
-    if name in known_domains():
+    if name in known_domains():  # the registry includes installed trajpipe.domains entry points
         return get_domain(name)
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name == name:
-            return ep.load()
     try:
         module = importlib.import_module(name)
     except ModuleNotFoundError:
@@ -198,4 +194,4 @@ def replay(domain: Any, records: Iterable[Any], initial_state: dict[str, Any] | 
                 row.first_differences.append({"record": c.record_id, "step": c.step, "arguments": c.arguments,
                                               "diff": diff, "logged": _cut(c.result), "replayed": _cut(got.content),
                                               "downstream": downstream})
-    return FidelityReport(getattr(domain, "name", "?"), n, tools)
+    return FidelityReport(domain.name, n, tools)

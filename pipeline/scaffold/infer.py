@@ -33,7 +33,7 @@ from .observe import UNNAMED, Call, canonical, record_calls, system_prompts, too
 READ_VERBS = ("get", "find", "list", "search", "lookup", "look", "check", "show", "fetch", "read", "query",
               "view", "calculate", "compute", "think", "count", "describe", "retrieve", "is", "has")
 #: Tools every domain shares (pipeline.domains.base.SHARED_TOOLS): read tools whatever their name says.
-SHARED = ("think", "calculate", "transfer_to_human_agents")
+from pipeline.domains.shared import SHARED_TOOLS as SHARED  # noqa: E402  (one definition)
 #: At most this many distinct values make an enum (:func:`small_enum`).
 ENUM_MAX_VALUES = 6
 _ID_NAME = re.compile(r"(^id$|_id$|_ids$|email|phone|name$|zip|address|city|state$|province|street|date|time|^note|"

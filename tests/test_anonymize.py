@@ -262,7 +262,7 @@ def test_denylist_digests_and_report(analyzer):
                 "RESERVATION_ID", "PAYMENT_ID", "LAST_FOUR", "ZIP", "STREET_ADDRESS", "CITY"):
         assert rep["entities"].get(ent, 0) >= 1, ent
         assert rep["replacements"].get(ent, 0) >= 1, ent
-    assert rep["sources"]["key:first_name"] >= 1 and rep["sources"]["UserIdRecognizer"] >= 1
+    assert rep["sources"]["key:first_name"] >= 1 and rep["sources"]["id_pattern:user_id"] >= 1
     assert rep["sources"]["DateOfBirthRecognizer"] >= 1
     blob = json.dumps(rep)
     assert "mia" not in blob.lower() and "secret" not in blob.lower()

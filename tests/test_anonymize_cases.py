@@ -254,3 +254,173 @@ def test_same_customer_shares_pseudonyms_across_records(analyzer):
     out, _ = _run(analyzer, [a, b])
     name_b = out["r2"].messages[1]["content"]
     assert name_b in out["r1"].messages[0]["content"]
+
+
+# ------------------------------------------------------------------- kinds found on held data
+# Each test is one KIND of miss the held-out measurement showed (docs/anonymization.md), written
+# here in other words than any measured template.
+def test_names_with_no_context_word(analyzer):
+    """Names no key, no id and no context word reveals, that spaCy's small model misses or calls
+    a place: non-English names, names with a middle initial, a first name + a last name that are
+    both English words; sentence-initial before a verb; single first names mid-sentence."""
+    recs = [_rec("n1", _msg("user", "Forward the invoice to Łukasz Zięcik before Friday.")),
+            _rec("n2", _msg("user", "We met Antonia Santana at the fair; she wants a quote.")),
+            _rec("n3", _msg("user", "Jill Kowalczyk-Brandt wrote back about the delay.")),
+            _rec("n4", _msg("user", "Send a copy to Louis Day and to Brianna Young please.")),
+            _rec("n5", _msg("user", "Olli-Pekka M. Wälkky\nSenior buyer\nPhone: 0521 61 09 13")),
+            _rec("n6", _msg("user", "I told Rasmus, and he asked Miroslava to check it.")),
+            _rec("n7", _msg("user", "Add Władysia Wróblewiczka to the list.")),
+            _rec("n8", _msg("user", "Rasmus, can you call back tomorrow?"))]
+    out, _ = _run(analyzer, recs)
+    _assert_gone(out["n1"], ["Łukasz", "Zięcik"])
+    _assert_gone(out["n2"], ["Antonia", "Santana"])
+    _assert_gone(out["n3"], ["Kowalczyk-Brandt"])
+    _assert_gone(out["n4"], ["Louis Day", "Brianna", "Young"], ignore_case=False)
+    _assert_gone(out["n5"], ["Olli-Pekka", "Wälkky", "0521 61 09 13"])
+    _assert_gone(out["n6"], ["Rasmus", "Miroslava"])
+    _assert_gone(out["n7"], ["Władysia", "Wróblewiczka"])
+    _assert_gone(out["n8"], ["Rasmus"])
+
+
+def test_places_products_and_other_languages_stay(analyzer):
+    """Precision: places, product and business names, German nouns, labels are not names."""
+    texts = ["We fly from Buenos Aires to Santa Monica via Los Angeles and San Francisco.",
+             "Is the Smart Thermostat compatible with the Home Hub?",
+             "Thanks! The Summer Sale ends in June; the Help Center has details.",
+             "Können Sie mir die Rechnung für meine Lieferung schicken?",
+             "Die Ware kam beschädigt an, ich möchte eine Rückerstattung.",
+             "Ik wil mijn Bestelling annuleren, alstublieft.",
+             "Please confirm your Address Line 1 and Address Line 2.",
+             "Please escalate to Customer Care; the Refund Desk is closed.",
+             "Bien sûr, merci beaucoup!"]
+    recs = [_rec(f"c{i}", _msg("user", t)) for i, t in enumerate(texts)]
+    out, anon = _run(analyzer, recs)
+    for i, t in enumerate(texts):
+        assert out[f"c{i}"].messages[0]["content"] == t
+
+
+def test_lower_case_names_that_are_also_words(analyzer):
+    """A bare reply to a name question in lower case whose words are also English words (a verb,
+    an adjective), and "<name> here" introductions: replaced in lower case and Capitalized."""
+    recs = [_rec("l1", _msg("assistant", "May I have your name, please?"), _msg("user", "roman trevisani"),
+                 _msg("assistant", "Thank you Roman. The account number?")),
+            _rec("l2", _msg("assistant", "Who's calling?"), _msg("user", "jack mcdaniel"),
+                 _msg("assistant", "Hi Jack, how can I help?")),
+            _rec("l3", _msg("user", "hey, its donald brooks here - a question about my bill"),
+                 _msg("assistant", "Sure Donald.")),
+            _rec("l4", _msg("user", "ok thanks, eugenia here btw")),
+            _rec("l5", _msg("user", "Hello, Aria here - can you help?"))]
+    out, _ = _run(analyzer, recs)
+    _assert_gone(out["l1"], ["roman", "trevisani"])
+    _assert_gone(out["l2"], ["jack", "mcdaniel"])
+    _assert_gone(out["l3"], ["donald", "brooks"])
+    _assert_gone(out["l4"], ["eugenia"])
+    _assert_gone(out["l5"], ["Aria"])
+
+
+def test_label_separator_is_a_whole_word(analyzer):
+    """"my login is isaura_x": the "is" of "isaura" is not the label's separator."""
+    out, _ = _run(analyzer, [_rec("h", _msg("user", "my login is isaura_gimnez720, thanks"),
+                                  _msg("assistant", "Found isaura_gimnez720."))])
+    _assert_gone(out["h"], ["isaura_gimnez720", "isaura"])
+
+
+def test_person_labels_and_surnames_that_are_words(analyzer):
+    recs = [_rec("p1", _msg("user", "Beneficiary: Zacco, IBAN DE89370400440532013000.")),
+            _rec("p2", _msg("user", "Owner: Ines Quintero")),
+            _rec("p3", _msg("user", "I'm Marcus Read; the price is 20 dollars.")),
+            _rec("p4", _msg("user", "Hi, I'm Elijah Price and I read the price list."))]
+    out, _ = _run(analyzer, recs)
+    _assert_gone(out["p1"], ["Zacco"])
+    _assert_gone(out["p2"], ["Ines", "Quintero"])
+    _assert_gone(out["p3"], ["Marcus Read", "Marcus"], ignore_case=False)
+    assert "the price is 20 dollars" in out["p3"].messages[0]["content"]
+    _assert_gone(out["p4"], ["Elijah Price", "Elijah"], ignore_case=False)
+    assert "I read the price list" in out["p4"].messages[0]["content"]
+
+
+def _luhn_complete(prefix: str, n: int = 16) -> str:
+    digits = [int(c) for c in prefix] + [0] * (n - 1 - len(prefix))
+    total = sum((d * 2 - 9 if d * 2 > 9 else d * 2) if i % 2 == 0 else d
+                for i, d in enumerate(reversed(digits)))
+    return "".join(map(str, digits)) + str((10 - total % 10) % 10)
+
+
+def test_mastercard_2_series_and_national_phones_after_a_phone_word(analyzer):
+    card = _luhn_complete("2223003122")
+    recs = [_rec("m1", _msg("user", f"Charge {card} for the renewal.")),
+            _rec("m2", _msg("user", f"pay with {card[:4]} {card[4:8]} {card[8:12]} {card[12:]} please")),
+            _rec("m3", _msg("user", "Please have the manager call me at 67 818 65 32 tomorrow.")),
+            _rec("m4", _msg("user", "Mobile: 476 1540, desk (49) 846-249")),
+            _rec("m5", _msg("user", "Item 1008292230 and order 4471093385 are both late."))]
+    out, _ = _run(analyzer, recs)
+    _assert_gone(out["m1"], [card])
+    _assert_gone(out["m2"], [f"{card[:4]} {card[4:8]} {card[8:12]} {card[12:]}"])
+    _assert_gone(out["m3"], ["67 818 65 32"])
+    _assert_gone(out["m4"], ["476 1540", "(49) 846-249"])
+    assert "Item 1008292230" in out["m5"].messages[0]["content"]  # an item number is no phone
+
+
+def test_european_streets_and_postcodes(analyzer):
+    recs = [_rec("e1", _msg("user", "Dennis Alvarado\n8764 Barkargatan 44\nSKUTSKÄR\nSweden 66651")),
+            _rec("e2", _msg("user", "She lives on Allika 46, near the harbour.")),
+            _rec("e3", _msg("user", "The shop is at Via Partenope 67 and Untere Bahnhofstrasse 6.")),
+            _rec("e4", _msg("user", "We flew 2024 miles from Denver in May 2024."))]
+    out, _ = _run(analyzer, recs)
+    _assert_gone(out["e1"], ["Barkargatan 44", "66651", "Dennis", "Alvarado"])
+    assert "Sweden" in out["e1"].messages[0]["content"]  # the country stays
+    _assert_gone(out["e2"], ["Allika 46"])
+    _assert_gone(out["e3"], ["Via Partenope 67", "Untere Bahnhofstrasse 6"])
+    assert out["e4"].messages[0]["content"] == recs[3].messages[0]["content"]
+
+
+def test_domain_words_and_id_formats_come_from_the_domains(analyzer, monkeypatch):
+    """No airline or retail vocabulary in the anonymizer: flight numbers, cabins, order and
+    reservation id formats are read from the registered domains' tool schemas and state; with
+    no domain registered, the 6-character code is an ordinary word and #W1234567 no order id."""
+    from pipeline.anonymize import config as cfg
+
+    vocab = cfg.domain_vocabulary()
+    assert {"flight_number", "cabin", "item_ids"} <= vocab.business_keys
+    assert ("ORDER_ID", r"#?W\d{7}") in vocab.id_patterns
+    assert any(c.entity == "RESERVATION_ID" and c.length == 6 for c in vocab.codes)
+    assert any(re.fullmatch(b, "HAT123") for b in vocab.business_ids)
+    assert {"economy", "silver", "basiceconomy"} <= vocab.keep_words
+    text = "My reservation 8JX2WO, flight HAT123, parcel #W1234567."
+    out, _ = _run(analyzer, [_rec("d", _msg("user", text))])
+    t = out["d"].messages[0]["content"]
+    assert "8JX2WO" not in t and "#W1234567" not in t and "HAT123" in t
+    monkeypatch.setattr(cfg, "_domain_vocabulary", lambda config: cfg.DomainVocabulary())
+    out, _ = _run(analyzer, [_rec("d", _msg("user", text))])
+    assert out["d"].messages[0]["content"] == text  # nothing of the domains known
+
+
+def test_domain_pii_hints_are_read(monkeypatch):
+    """A domain's optional ``pii_hints`` add business keys, words and id formats."""
+    from pipeline.anonymize import config as cfg
+    import pipeline.domains as domains
+
+    class Shop:
+        name, policy = "shop", "Orders ship from the Zorblax warehouse."
+        pii_hints = {"business_keys": ["sku"], "keep_words": ["Zorblax"],
+                     "id_patterns": {"ACCOUNT_ID": [r"CUST-\d{6}"]}, "business_ids": [r"SKU-\d{4}"]}
+
+        def tool_schemas(self):
+            return []
+
+    monkeypatch.setattr(domains, "known_domains", lambda: ["shop"])
+    monkeypatch.setattr(domains, "get_domain", lambda name: Shop())
+    vocab = cfg._domain_vocabulary(cfg.PiiConfig.load())
+    assert "sku" in vocab.business_keys and "zorblax" in vocab.keep_words
+    assert ("ACCOUNT_ID", r"CUST-\d{6}") in vocab.id_patterns and r"SKU-\d{4}" in vocab.business_ids
+
+
+def test_audit_business_value_is_no_leak(analyzer):
+    """The passenger "Mia" searched in any case is not the airport code "MIA" the record holds
+    under ``origin`` (taubench-10-0 / -1 of the real airline logs)."""
+    rec = _rec("a", _msg("tool", json.dumps({"passengers": [{"first_name": "Mia", "last_name": "Kim"}],
+                                              "origin": "MIA", "destination": "IAH"}), tool_call_id="t"),
+               _msg("assistant", "Mia Kim flies from Miami (MIA) to Houston (IAH)."))
+    out, anon = _run(analyzer, [rec])
+    assert "MIA" in _text(out["a"]) and not re.search(r"\bMia\b", _text(out["a"]))
+    assert anon.report()["audit"]["leaks"]["count"] == 0

@@ -76,30 +76,42 @@ def test_audit_sees_what_detection_misses():
     assert masked("Tamsin Okafor") == "T***** O*****" and masked("5810273946") == "5#########"
 
 
+def _stage_dir(work, stage: str):
+    """WORK/<stage>/<signature>/ of the newest completed run of ``stage``."""
+    latest = work / stage / "latest"
+    if latest.is_file():
+        return work / stage / latest.read_text().strip()
+    return work  # the older flat layout
+
+
 def test_cli_pii_config_and_review(tmp_path):
     from pipeline.cli import app
 
     work = tmp_path / "w"
-    work.mkdir()
-    logs = work / "logs.jsonl"  # what ingest writes (ingest's own routing is not under test here)
+    logs = tmp_path / "logs.jsonl"
     logs.write_text(json.dumps({"id": "r1", "messages": [
-        {"role": "tool", "tool_call_id": "t", "content": json.dumps({"crewBadge": "ZX-99812"})},
-        {"role": "user", "content": "Hi, I'm Tamsin Okafor (tokafor482), badge ZX-99812."}],
-        "tools": None, "metadata": {}}) + "\n",
+        {"role": "user", "content": "Hi, I'm Tamsin Okafor (tokafor482), badge ZX-99812."},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "t", "type": "function", "function": {
+            "name": "get_user_details", "arguments": json.dumps({"user_id": "tokafor482"})}}]},
+        {"role": "tool", "tool_call_id": "t", "name": "get_user_details",
+         "content": json.dumps({"crewBadge": "ZX-99812"})}],
+        "metadata": {}}) + "\n",
         encoding="utf-8")
     runner = CliRunner()
+    res = runner.invoke(app, ["ingest", "--work", str(work), "--input", str(logs), "--domain", "airline"])
+    assert res.exit_code == 0 and "1 ok" in res.output, res.output
     res = runner.invoke(app, ["anonymize", "--work", str(work), "--review"])
     assert res.exit_code == 0, res.output
     assert "suspect" in res.output and "ZX-99812" not in res.output and "Z*-9####" in res.output
-    report = json.loads((work / "anonymization_report.json").read_text())
+    report = json.loads((_stage_dir(work, "anonymize") / "anonymization_report.json").read_text())
     assert report["audit"]["suspects"]["count"] >= 1 and "ZX-99812" not in json.dumps(report)
     cfg = tmp_path / "c.yaml"
     cfg.write_text("key_rules:\n  ACCOUNT_ID: [crew_badge]\n", encoding="utf-8")
     res = runner.invoke(app, ["anonymize", "--work", str(work), "--pii-config", str(cfg)])
     assert res.exit_code == 0, res.output
-    out = (work / "anonymized.jsonl").read_text()
+    out = (_stage_dir(work, "anonymize") / "anonymized.jsonl").read_text()
     for v in ("ZX-99812", "Tamsin", "Okafor", "tokafor482"):
         assert v not in out, v
     cfg.write_text("key_rules:\n  BADGE: [crew_badge]\n", encoding="utf-8")
     res = runner.invoke(app, ["anonymize", "--work", str(work), "--pii-config", str(cfg)])
-    assert res.exit_code == 2 and "unknown entity" in res.output
+    assert res.exit_code == 2 and "unknown entity" in " ".join(res.output.split())

@@ -19,10 +19,10 @@ Three phases per chunk of records:
    still finds that is not one of this run's pseudonyms is listed in the report by record id,
    entity type and recognizer (never by value).
 
-What is never touched: values under flight/price/status keys (:data:`SKIP_KEYS`), numbers,
-flight numbers, airport codes, the policy text (only identifiers could be replaced there), and
-cities in free text (user cities coincide with airport cities; cities are replaced only where a
-key says ``city``).
+What is never touched: values under business keys (the config's ``skip_keys`` and the domains'
+business keys: :func:`~pipeline.anonymize.config.domain_vocabulary`), numbers, the domains'
+business identifiers (flight numbers), the policy text (only identifiers could be replaced
+there), and cities in free text (cities are replaced only where a key says ``city``).
 
 Bad input never passes through raw: a string that is not valid Unicode (lone surrogates from
 undecodable bytes), a free text longer than ``max_text_chars`` or JSON nested deeper than
@@ -40,11 +40,15 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 from presidio_analyzer import AnalyzerEngine
 
 from ..records import LogRecord
-from .engine import (LAST_FOUR_RES, PAYMENT_ID_RE, SECRET_CONTEXT_RES, SPACY_MODEL, USER_ID_RE,
-                     Detector, DetectorPool, build_analyzer, detect_patterns)
-from .config import PiiConfig, default_config, domain_keep_words, normalize_key
+from .engine import (EMAIL_SPELLED_RE, LAST_FOUR_RES, NAME_WORD, SECRET_CONTEXT_RES, SPACY_MODEL,
+                     STRONG_NAME_CONTEXT_RE, Detector,
+                     DetectorPool, build_analyzer, detect_patterns)
+from .config import PiiConfig, default_config, domain_vocabulary, normalize_key
+from .ids import IdFinder
 from .context import (LabelFinder, adjacent_name_words, conversation_values, find_handles,
-                      handle_template, is_common_word, is_english_word, looks_like_handle, name_handle_pairs)
+                      handle_template, in_gazetteer, is_common_word, is_english_word, is_foreign,
+                      is_foreign_stop_word,
+                      looks_like_handle, name_gazetteer, name_handle_pairs)
 from .pseudonymizer import Pseudonymizer, match_case, normalize
 
 #: Environment variable: default number of detector worker processes (1 when unset).
@@ -81,9 +85,7 @@ DEFAULT_KEEP_WORDS = frozenset(default_config().keep_words) | {
 _HONORIFICS = {"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "madam", "hi", "hello", "hey",
                "dear", "thanks", "thank", "captain", "mx"}
 
-_NAME_WORD_RE = re.compile(r"^[A-Z\u00C0-\u00DE][a-z\u00DF-\u00FF]+"
-                           r"(?:[-'][A-Z\u00C0-\u00DE]?[a-z\u00DF-\u00FF]+)*$"
-                           r"|^(?:Mc|Mac|O')[A-Z][a-z]+$")
+_NAME_WORD_RE = re.compile("^" + NAME_WORD + "$")
 _NOT_JSON = object()
 # a lower-case word standing alone in text (not inside an id, e-mail or file name)
 _LOWER_WORD_RE = re.compile(r"(?<![\w@.'\u2019-])[a-z]{2,}(?![\w@]|\.\w)")
@@ -94,12 +96,14 @@ _PHONE_WORD_BEFORE_RE = re.compile(r"(?i)\b(?:phone|telephone|tel|cell|cellphone
                                    r"|contact|number|fax|whatsapp)\b[^\n\d]{0,25}$")
 _PHONE_FORMAT_RE = re.compile(r"\d[\s()-]+\d|^\+|^\(")
 _AMOUNT_RE = re.compile(r"^\d{1,7}[.,]\d{1,2}$")
+#: "Newark (EWR)", "Zurich (ZRH)": a name followed by a code in capitals is a place (a person's
+#: handle in parentheses is lower case: "Bartholomew (bwhitlock)")
+_CODE_AFTER_RE = re.compile(r"\s*\([A-Z]{3}\)")
 _JSON_KEY_RE = re.compile(r'\\?"([^"\\\n]{2,40})\\?"\s*:')
 _YEAR_LIKE_RE = re.compile(r"(?:19|20)\d\d")
-_PLACE_WORD_RE = re.compile(r"\b(?:International|Airport|Airlines|Intl)\b")
-_PLACE_AFTER_RE = re.compile(r"\s*(?:[A-Z]\.\s*)?(?:[A-Z][a-z]+\s+){0,2}"
-                             r"(?:International|Airport|Airlines|Intl)\b")
-_ORDER_ID_RE = re.compile(r"^#?W?(\d{5,})$")
+#: an identifier made of an optional prefix and a number (``#W1234567``, ``ORD-58120``): the
+#: number alone is the same identifier ("order 1234567")
+_ORDER_ID_RE = re.compile(r"^(#?[A-Za-z]{0,4}[-_]?)(\d{5,})$")
 #: Context patterns that lift a year-like number (1990) to a value: card and secret contexts.
 _YEAR_CONTEXT_RES = tuple(LAST_FOUR_RES) + tuple(rx for rxs in SECRET_CONTEXT_RES.values() for rx in rxs)
 
@@ -209,7 +213,6 @@ class Anonymizer:
                  pool_min_texts: int = 400, pii_config: Any = None, audit: bool = True):
         self.config = pii_config if isinstance(pii_config, PiiConfig) else PiiConfig.load(pii_config)
         self.key_rules = self.config.key_rules
-        self.skip_keys = frozenset(self.config.skip_keys)
         self.audit = audit
         self.score_threshold = score_threshold
         self.chunk_size = max(1, int(chunk_size))
@@ -226,11 +229,24 @@ class Anonymizer:
         self._pool: Optional[DetectorPool] = None
         self._pool_owned = False
         self.digests: set[str] = set()
-        self.pseudonymizer = Pseudonymizer(secret, is_taken=self.is_real)
-        self._keep_words = (set(DEFAULT_KEEP_WORDS) | self.config.keep_words | domain_keep_words()
+        vocab = domain_vocabulary(self.config)
+        self.domain_vocabulary = vocab
+        self.skip_keys = frozenset(self.config.skip_keys) | vocab.business_keys
+        self._keep_words = (set(DEFAULT_KEEP_WORDS) | self.config.keep_words | vocab.keep_words
                             | {w for k in self.key_rules for w in k.split("_") if len(w) > 2}
                             | {w.lower() for w in keep_words})
         self._labels = LabelFinder(self.config.id_labels, self._keep_words)
+        id_patterns: dict[str, list[str]] = {e: list(p) for e, p in self.config.id_patterns.items()}
+        for ent, pat in vocab.id_patterns:
+            id_patterns.setdefault(ent, []).append(pat)
+        self._ids = IdFinder(id_patterns, vocab.codes, vocab.business_ids, vocab.business_shapes,
+                             self._keep_words)
+        self.pseudonymizer = Pseudonymizer(secret, is_taken=self.is_real,
+                                           is_business=self._ids.is_business)
+        places = "|".join(sorted(re.escape(w) for w in self.config.place_words)) or "(?!)"
+        self._place_word_re = re.compile(r"(?i:\b(?:" + places + r")\b)")
+        self._place_after_re = re.compile(r"\s*(?:[A-Z]\.\s*)?(?:[A-Z][a-z]+\s+){0,2}(?i:(?:"
+                                          + places + r")\b)")
         self._label_cache: dict[str, list[tuple[str, int, int]]] = {}
         self._audit_counts: Counter = Counter()
         self._audit_items: list[dict[str, str]] = []
@@ -405,12 +421,15 @@ class Anonymizer:
         scan.strings.append(text)
         hits = self._label_cache.get(text)
         if hits is None:
-            hits = self._labels.find(text)
+            # "Username: tokafor482", "Order ID: 5810273946", "account 7302918845"; identifiers
+            # by shape (the config's id_patterns and the domains' formats)
+            hits = [(ent, s, e, "label:" + ent.lower()) for ent, s, e in self._labels.find(text)]
+            hits += self._ids.find(text)
             if len(self._label_cache) > self.NER_CACHE_MAX:
                 self._label_cache.clear()
             self._label_cache[text] = hits
-        for ent, s, e in hits:  # "Username: tokafor482", "Order ID: 5810273946", "account 7302918845"
-            self._register(scan, text[s:e], ent, "label:" + ent.lower())
+        for ent, s, e, src in hits:
+            self._register(scan, text[s:e], ent, src)
 
     # -- phase 1: collect --------------------------------------------------------------------
     def _register(self, scan: _Scan, value: str, entity: str, source: str) -> None:
@@ -428,9 +447,17 @@ class Anonymizer:
                 scan.extra_digests.add(self.digest(" ".join(words)))
                 if entity == "PERSON":
                     scan.people.add((words[0], words[-1]))
+                    if any(w.lower() in self._keep_words for w in words):
+                        # "Marcus Read": "Read" alone stays a word, the full name is replaced
+                        scan.values.setdefault(" ".join(words), "PERSON")
             for i, w in enumerate(words):
                 if len(w) < 2:
                     continue
+                if w.islower() and entity in ("PERSON", "FIRST_NAME", "LAST_NAME"):
+                    # written in lower case where it is a name ("roman trevisani" answering "who
+                    # am I speaking with?"): replaced in lower case in this record, even if it
+                    # is also an English word
+                    scan.lower_ok.add(w)
                 if entity == "PERSON":
                     role = "LAST_NAME" if (i == len(words) - 1 and len(words) > 1) else "FIRST_NAME"
                 else:
@@ -458,24 +485,16 @@ class Anonymizer:
         scan.value_sources.setdefault(value, source)
 
     def _collect_key(self, scan: _Scan, k: str) -> None:
-        for rx, ent, src in ((PAYMENT_ID_RE, "PAYMENT_ID", "key_is:payment_id"),
-                             (USER_ID_RE, "USER_ID", "key_is:user_id")):
-            m = rx.match(k)
-            if m and m.group("v") == k:
-                self._register(scan, k, ent, src)
-        if _ORDER_ID_RE.match(k) and k.startswith("#"):
-            self._register(scan, k, "ORDER_ID", "key_is:order_id")
+        ent = self._ids.fullmatch(k)  # "credit_card_4421486": {...}, "#W1234567": {...}
+        if ent:
+            self._register(scan, k, ent, "key_is:" + ent.lower())
 
     def _key_entity(self, key: Optional[str], value: str) -> Optional[str]:
         if key is None:
             return None
-        if key == "id":
-            m = PAYMENT_ID_RE.match(value)
-            if m and m.group("v") == value:
-                return "PAYMENT_ID"
-            if re.fullmatch(r"#W\d{7}", value):
-                return "ORDER_ID"
-            return None
+        if key == "id":  # an object's own id: personal when it has an identifier's shape
+            ent = self._ids.fullmatch(value)
+            return ent if ent in ("PAYMENT_ID", "ORDER_ID", "USER_ID", "ACCOUNT_ID") else None
         if key == "address" and isinstance(value, str):
             return "STREET_ADDRESS"
         ent, exact = self.config.key_entity(key)
@@ -562,6 +581,7 @@ class Anonymizer:
                        for h in detect_patterns(text, structured_only=True)]
             else:
                 raw = self.detector.patterns(text)
+            raw += [(ent, s, e, 0.9, src) for ent, s, e, src in self._ids.find(text)]
             hits = [h for h in _resolve_overlaps(raw) if h[3] >= self.score_threshold]
             if len(self._pattern_cache) > self.NER_CACHE_MAX:
                 self._pattern_cache.clear()
@@ -671,15 +691,25 @@ class Anonymizer:
                 [h for h in hits if h[3] >= self.score_threshold or h[0] == "LOCATION"])
         stats["texts_analyzed"] += len(todo)
 
-    def _person_runs(self, span: str, stop: set[str]) -> list[str]:
+    def _person_runs(self, span: str, stop: set[str], tail_ok: bool = False) -> list[str]:
         """Name-like word runs of a NER PERSON span: Capitalized words only; greetings,
         honorifics, ALLCAPS words, digits and ``stop`` words (domain vocabulary, words the chunk
-        also uses in lower case, words spaCy calls places in the record) cut the span."""
+        also uses in lower case, words spaCy calls places in the record) cut the span.
+        ``tail_ok`` (a name a strong context announces: "I'm Marcus Read"): a stop word that is a
+        gazetteer last name still ends a run that has a name word before it."""
         runs, cur = [], []
-        for w in re.findall(r"[^\s,;:()\[\]\"!?/*]+", span):
-            w = re.sub(r"(?:'s|\u2019s|[.'\u2019])$", "", w)
-            ok = (bool(_NAME_WORD_RE.match(w)) and w.lower() not in stop
-                  and w.lower() not in _HONORIFICS)
+        toks = [re.sub(r"(?:'s|\u2019s|[.'\u2019])$", "", w)
+                for w in re.findall(r"[^\s,;:()\[\]\"!?/*]+", span)]
+        firsts = name_gazetteer()[0]
+        for i, w in enumerate(toks):
+            name_shaped = bool(_NAME_WORD_RE.match(w)) and w.lower() not in _HONORIFICS
+            ok = name_shaped and w.lower() not in stop
+            if (not ok and not cur and name_shaped and w.lower() in firsts and i + 1 < len(toks)
+                    and _NAME_WORD_RE.match(toks[i + 1]) and toks[i + 1].lower() not in stop):
+                ok = True  # "Roman Gibson", "May Chen": a first name that is also a word, before a name
+            if not ok and tail_ok and name_shaped and in_gazetteer(w):
+                cur.append(w)  # "Marcus Read", "June Felicia": a name that is also a domain word
+                continue
             if ok:
                 cur.append(w)
             elif cur:
@@ -687,6 +717,8 @@ class Anonymizer:
                 cur = []
         if cur:
             runs.append(" ".join(cur))
+        if tail_ok:  # a run of words that are all vocabulary is no name
+            runs = [r for r in runs if any(w.lower() not in stop for w in r.split())]
         return [r for r in runs if " " in r or len(r) >= 3]
 
     def _chunk_stop_words(self, recs: list[LogRecord], scans: list[_Scan]) -> set[str]:
@@ -701,37 +733,85 @@ class Anonymizer:
         for sc in scans:  # JSON keys are schema / catalogue vocabulary, not names
             for doc in sc.json_docs.values():
                 if doc is not _NOT_JSON:
-                    _json_key_words(doc, stop)
+                    _json_key_words(doc, stop, self._ids.fullmatch, self.key_rules)
+        lower_used: set[str] = set()
         for t in texts:
-            stop.update(_LOWER_WORD_RE.findall(t))
+            if " at " in t or "(at)" in t or "[at]" in t:  # not the words of a spelled-out e-mail
+                t = EMAIL_SPELLED_RE.sub(" ", t)
+            lower_used.update(_LOWER_WORD_RE.findall(t))
             if '":' in t:
                 for k in _JSON_KEY_RE.findall(t):
                     stop.update(w.lower() for w in re.findall(r"[A-Za-z]+", k))
-        return stop
+        # a word the chunk writes in lower case is vocabulary - unless it is a name some record
+        # introduces in lower case ("ok thanks, lewis here") or a key gives: one customer's
+        # lower-case name must not shield the same name of every other record
+        names = {w.lower() for sc in scans for v, e in sc.values.items() if e in NAME_ENTITIES
+                 for w in v.split()}
+        return stop | (lower_used - names)
 
     def _record_locations(self, scan: _Scan) -> set[str]:
         """Words spaCy calls a place in this record's texts (per record: one mis-tagged name in
         another record must not shield that name everywhere)."""
         out: set[str] = set()
         for t in scan.texts:
-            for ent, s, e, _score, _name in self._ner_cache.get(t, ()):
-                if ent == "LOCATION":
-                    out.update(w.lower() for w in re.findall(r"[A-Za-z]+", t[s:e]))
+            hits = self._ner_cache.get(t, ())
+            names = [(s, e) for ent, s, e, _score, name in hits
+                     if ent == "PERSON" and name == "NameShapeRecognizer" and _name_not_place(t[s:e])]
+            other = [(hs, he) for ent, hs, he, _score, _name in hits if ent not in ("LOCATION", "PERSON")]
+            for ent, s, e, _score, name in hits:
+                if ent != "LOCATION":
+                    continue
+                if name == "SpacyRecognizer" and any(s < ne and ns < e for ns, ne in names + other):
+                    # "The parcel for Antonia Santana goes to": spaCy's place is a name; a "place"
+                    # inside an e-mail address ("hedwig.fiebig61@example.org") is none
+                    continue
+                out.update(w.lower() for w in re.findall(r"[^\W\d_]+", t[s:e]))
         return out
+
+    def _span_locations(self, text: str, start: int, end: int) -> set[str]:
+        """Words of the places spaCy sees inside ``text[start:end]``."""
+        return {w.lower() for ent, s, e, _sc, _n in self._ner_cache.get(text, ())
+                if ent == "LOCATION" and s < end and start < e
+                for w in re.findall(r"[^\W\d_]+", text[s:e])}
 
     def _apply_ner(self, scan: _Scan, stop: set[str], stats: Counter) -> None:
         local_stop = stop | scan.cities | self._record_locations(scan)
+        context_stop = stop | scan.cities
         for text in scan.texts:
+            foreign: Optional[bool] = None
             for ent, s, e, score, rec_name in self._ner_cache.get(text, []):
                 if score < self.score_threshold or ent == "LOCATION":
                     continue
                 value = text[s:e]
                 if ent == "PERSON":
-                    if _PLACE_AFTER_RE.match(text, e) or _PLACE_WORD_RE.search(value):
-                        # "John F. Kennedy International Airport" is a place
+                    strong = (rec_name == "NameContextRecognizer" and
+                              STRONG_NAME_CONTEXT_RE.search(text, max(0, s - 40), s) is not None)
+                    if (self._place_after_re.match(text, e) or self._place_word_re.search(value)
+                            or _CODE_AFTER_RE.match(text, e)):
+                        # "John F. Kennedy International Airport", "Newark (EWR)" are places
                         runs = []
+                    elif rec_name == "NameContextRecognizer":
+                        # "add Marina Rivas": the context says person; spaCy calling "Marina" a
+                        # place elsewhere in the record does not veto it, only inside this span
+                        words = value.split()
+                        span_places = (set() if strong or (len(words) > 1 and words[0].lower() in
+                                                           name_gazetteer()[0])
+                                       else self._span_locations(text, s, e))  # "Coral Plaza"
+                        runs = self._person_runs(value, context_stop | span_places, tail_ok=strong)
                     else:
                         runs = self._person_runs(value, local_stop)
+                    # "Customer Care" less its keep-word: "Care" alone is a word, no name (unless a
+                    # strong context says so: "My name is Calliope")
+                    # "Bien sûr, ...": a stop word of another language alone is no name either
+                    # (unless a first name: "Mia" is also Italian for "my")
+                    runs = [r for r in runs if " " in r or strong or (
+                        (not is_english_word(r) or in_gazetteer(r)) and (
+                            not is_foreign_stop_word(r) or r.lower() in name_gazetteer()[0]))]
+                    if runs and rec_name == "SpacyRecognizer":
+                        if foreign is None:
+                            foreign = is_foreign(text)
+                        if foreign:  # English NER on German text: "Bestellung" is no name
+                            runs = [r for r in runs if all(in_gazetteer(w) for w in r.split())]
                     if not runs:
                         stats["person_spans_dropped"] += 1
                     for run in runs:
@@ -807,12 +887,14 @@ class Anonymizer:
         if ent in _ANY_CASE:
             out[value.lower()] = fake.lower() if ent == "EMAIL_ADDRESS" else match_case(value.lower(), fake)
             out[value.upper()] = fake.upper()
-        if ent == "ORDER_ID":
+        if ent == "ORDER_ID":  # "#W9502127", "W9502127", "#9502127", "9502127" are one order
             m, fm = _ORDER_ID_RE.match(value), _ORDER_ID_RE.match(fake)
-            if m and fm:
-                d, fd = m.group(1), fm.group(1)
-                out.update({"#W" + d: "#W" + fd, "W" + d: "W" + fd, "#" + d: "#" + fd, d: fd,
-                            "#w" + d: "#w" + fd, "w" + d: "w" + fd})
+            if m and fm and len(m.group(2)) == len(fm.group(2)):
+                core, fcore = m.group(1).lstrip("#"), fm.group(1).lstrip("#")
+                d, fd = m.group(2), fm.group(2)
+                for pre, fpre in ((core, fcore), ("#" + core, "#" + fcore), ("#", "#"), ("", ""),
+                                  (core.lower(), fcore.lower()), ("#" + core.lower(), "#" + fcore.lower())):
+                    out[pre + d] = fpre + fd
         if ent == "PAYMENT_ID":
             m, fm = re.search(r"_(\d{5,})$", value), re.search(r"_(\d{5,})$", fake)
             if m and fm:  # "Gift Card 7091239", "certificate #7091239"
@@ -860,7 +942,7 @@ class Anonymizer:
             if ent == "USER_ID":
                 if value.lower() in locals_:  # the e-mail's local part as a user name
                     fake = match_case(value, locals_[value.lower()])
-                elif not USER_ID_RE.fullmatch(value):
+                elif self._ids.fullmatch(value) != "USER_ID":
                     tmpl = handle_template(value, people)
                     if tmpl is not None:
                         fake = pz.handle(value, tmpl)
@@ -891,7 +973,7 @@ class Anonymizer:
         if ent == "ORDER_ID":
             m = _ORDER_ID_RE.match(fake)
             if m:
-                self._fake_norms.add(m.group(1))
+                self._fake_norms.add(m.group(2))
         m = re.search(r"_(\d{5,})$", fake)
         if m:
             self._fake_norms.add(m.group(1))
@@ -904,7 +986,7 @@ class Anonymizer:
                     for k, v in obj.items()}
         if isinstance(obj, list):
             return [self._rewrite_obj(v, key, fakes, rep) for v in obj]
-        if key in SKIP_KEYS or isinstance(obj, bool):
+        if key in self.skip_keys or isinstance(obj, bool):
             return obj
         if isinstance(obj, int):
             s = str(obj)
@@ -1056,7 +1138,8 @@ class Anonymizer:
 
         for rin, rout in zip(recs, out):
             self._audit_counts["records"] += 1
-            for f in audit_record(rin, rout, self.config, is_fake=lambda v: self._is_fake(v, "OTHER")):
+            for f in audit_record(rin, rout, self.config, is_fake=lambda v: self._is_fake(v, "OTHER"),
+                                  business_keys=self.domain_vocabulary.business_keys):
                 kind = "leaks" if f.leak else "suspects"
                 self._audit_counts[kind] += 1
                 self._audit_counts[f"{kind}:{f.type}"] += 1
@@ -1166,7 +1249,8 @@ _LOWER_VALUE_RE = re.compile(r"[a-z]+(?:-[a-z]+)*")
 _DIGIT_GROUPS_RE = re.compile(r"(?<![\w.,/:-])\d{1,6}(?:[ .-]\d{1,6}){1,6}(?![\w]|[.,/:-]\d)")
 
 
-def _json_key_words(obj: Any, out: set[str]) -> None:
+def _json_key_words(obj: Any, out: set[str], is_id: Callable[[str], Optional[str]] = lambda _k: None,
+                    key_rules: dict[str, str] = KEY_RULES) -> None:
     """Add to ``out`` the words of every dict key in ``obj`` (recursively), lower-cased, and the
     words of lower-case string values outside personal keys (catalogue vocabulary: a product
     option ``"theme": "art"`` makes "Art Theme" no name)."""
@@ -1175,18 +1259,37 @@ def _json_key_words(obj: Any, out: set[str]) -> None:
         o, key = stack.pop()
         if isinstance(o, dict):
             for k, v in o.items():
-                if isinstance(k, str) and not PAYMENT_ID_RE.match(k) and not USER_ID_RE.match(k):
+                if isinstance(k, str) and not is_id(k):
                     out.update(w.lower() for w in re.findall(r"[A-Za-z]+", k))
                 if isinstance(v, (dict, list, str)):
                     stack.append((v, _norm_key(k)))
         elif isinstance(o, list):
             stack.extend((v, key) for v in o if isinstance(v, (dict, list, str)))
-        elif isinstance(o, str) and key not in KEY_RULES and len(o) <= 40 \
+        elif isinstance(o, str) and key not in key_rules and len(o) <= 40 \
                 and _LOWER_VALUE_RE.fullmatch(o):
             out.update(o.split("-"))
 
 
 _Hit = tuple[str, int, int, float, str]  # entity, start, end, score, recognizer
+
+
+def _name_not_place(span: str) -> bool:
+    """A name-shaped pair (:func:`~pipeline.anonymize.context.name_runs`) that spaCy calls a place
+    but is taken for a person's name: the pair is no known place of the place gazetteer and
+    either its first word is a gazetteer first name of 3+ letters ("Antonia Santana", "Regina
+    Norris", "Lot Mulder") or no word is an English word or a known place ("Władysia
+    Wróblewiczka"); not "Los Angeles", "Santa Monica", "San Francisco". Privacy first: a place taken
+    for a name loses a city, a name taken for a place leaks a person."""
+    from .context import place_gazetteer, place_prefixes
+
+    words = span.split()
+    places = place_gazetteer()
+    if len(words) < 2 or span.lower() in places or words[0].lower() in place_prefixes():
+        return False
+    if len(words[0]) >= 3 and words[0].lower() in name_gazetteer()[0]:
+        return True
+    # "Władysia Wróblewiczka": no English word, no word a known place
+    return not any(is_english_word(w) or w.lower() in places for w in words)
 
 
 #: Detections that are never replaced (only used to veto name words): they never compete.

@@ -94,15 +94,26 @@ def record_strings(rec: LogRecord) -> tuple[list[tuple[Optional[str], str]], lis
     return out, policy
 
 
-def _present(haystack: str, value: str, ignore_case: bool = True) -> bool:
-    return re.search(r"(?<![A-Za-z0-9])" + re.escape(value) + r"(?![A-Za-z0-9])", haystack,
-                     re.I if ignore_case else 0) is not None
+def _present(haystack: str, value: str, ignore_case: bool = True,
+             business: frozenset[str] | set[str] = frozenset()) -> bool:
+    """Is ``value`` in ``haystack`` as a whole token - other than as one of the input's business
+    values written exactly so (the passenger "Mia" searched in any case is not the airport code
+    "MIA" the input holds under ``origin``)?"""
+    for m in re.finditer(r"(?<![A-Za-z0-9])" + re.escape(value) + r"(?![A-Za-z0-9])", haystack,
+                         re.I if ignore_case else 0):
+        if m.group(0) not in business or m.group(0) == value:
+            return True
+    return False
 
 
 def audit_record(inp: LogRecord, out: LogRecord, config: PiiConfig,
-                 is_fake=lambda v: False) -> list[Finding]:
-    """Findings for one input record and its anonymized output (see the module doc)."""
+                 is_fake=lambda v: False, business_keys: Iterable[str] = ()) -> list[Finding]:
+    """Findings for one input record and its anonymized output (see the module doc).
+    ``business_keys``: keys whose values are business facts besides the config's ``skip_keys``
+    (the domains' ones: :func:`~pipeline.anonymize.config.domain_vocabulary`)."""
     keyed, policy = record_strings(inp)
+    skip = set(config.skip_keys) | set(business_keys)
+    business = {s.strip() for k, s in keyed if k in skip and s.strip()}
     out_keyed, _ = record_strings(out)
     out_text = "\n".join(s for _k, s in out_keyed) + "\n" + str(out.id)
     policy_text = "\n".join(policy)
@@ -119,13 +130,13 @@ def audit_record(inp: LogRecord, out: LogRecord, config: PiiConfig,
         checked.add(key)
         if policy_text and _present(policy_text, v):
             return
-        if _present(out_text, v, ignore_case):
+        if _present(out_text, v, ignore_case, business):
             seen.add((kind, v.lower()))
             findings.append(Finding(str(out.id), kind, leak, v))
 
     free: list[str] = []
     for key, s in keyed:
-        if key in config.skip_keys:
+        if key in skip:
             continue
         ent, _exact = config.key_entity(key)
         if ent is None and key in config.person_keys and len(s) <= 80:

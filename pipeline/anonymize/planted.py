@@ -26,6 +26,14 @@ COMPANION_FIRST = ["Florizel", "Ambrosine", "Hieronymus", "Aldous", "Octavia", "
 COMPANION_LAST = ["Quintavelle", "Larkspurrow", "Hollingbrooke", "Merriweather", "Dunmorrow",
                   "Ashcombe", "Farthingale", "Greystoke", "Winterbourne", "Crestwood",
                   "Pemberley", "Thornbury", "Wolfenden", "Kingsleigh"]
+#: issue 11: a friend named only in free text, with no context word and no key ("the parcel for
+#: Wojsława Kettelbrück"), and a payee named by a label alone ("Beneficiary: Drąsutis")
+FRIEND_FIRST = ["Wojsława", "Ørjanvild", "Gunnvåra", "Radosława", "Thorvaldine", "Jaroslavka",
+                "Eskilda", "Bożysław", "Ingridunn", "Władysia", "Sigvalde", "Dobromira",
+                "Hallbjørna", "Przemysława"]
+FRIEND_LAST = ["Kettelbrück", "Mjøsvangen", "Brzęczyk", "Hallvardsøy", "Szczepkowiak", "Drąsutis",
+               "Vollertsen", "Żmijewska", "Gjerstadhaug", "Wróblewiczka", "Kvernmoen", "Ołdakowska",
+               "Rønnestadli", "Kędzierzawa"]
 N_PERSONAS = 12  # personas in the canary test
 MAX_PERSONAS = len(FIRST)
 POLICY = ("# Airline support policy (sample)\nConfirm the customer's user id before any change. "
@@ -84,6 +92,12 @@ def persona(i: int) -> dict:
         "uk_phone": f"020 7946 {321 + i * 11:04d}",
         "handle": f"{first[0].lower()}{last.lower()}{482 + i}",
         "account": f"{7302918845 + i * 1013}",
+        "friend_first": FRIEND_FIRST[i], "friend_last": FRIEND_LAST[i],
+        "payee": FRIEND_LAST[(i + 5) % len(FRIEND_LAST)] + "ski",
+        "card2": " ".join(_luhn(f"2221{i:02d}")[j:j + 4] for j in range(0, 16, 4)),  # Mastercard 2-series
+        "intl_phone": f"67 818 {65 + i} 32",
+        "eu_street": f"{last}gatan {44 + i}",
+        "postcode": f"{66651 + i * 7}",
     }
 
 
@@ -99,8 +113,12 @@ def typed_values(p: dict) -> dict[str, list[str]]:
         "SECRET": [p["password"], p["api_key"], p["session_id"], p["token"], p["jwt"]],
         "ORDER_ID": [p["order_id"]],
         "IBAN": [p["iban"]], "SSN": [p["ssn"]], "ACCOUNT_ID": [p["account"]],
-    } | {"PHONE": [p["phone"], re.sub(r"\D", "", p["phone"]), p["uk_phone"]],
-         "USER_ID": [p["user_id"], p["handle"]]}
+    } | {"PHONE": [p["phone"], re.sub(r"\D", "", p["phone"]), p["uk_phone"], p["intl_phone"]],
+         "USER_ID": [p["user_id"], p["handle"]],
+         "NAME": [p["first"], p["last"], p["companion_first"], p["companion_last"],
+                  p["friend_first"], p["friend_last"], p["payee"]],
+         "CARD_NUMBER": [p["card"], p["card"].replace(" ", ""), p["card2"]],
+         "ADDRESS": [p["street"], p["unit"], p["eu_street"]], "ZIP": [p["zip"], p["postcode"]]}
 
 
 def canary_values(p: dict) -> list[str]:
@@ -109,7 +127,8 @@ def canary_values(p: dict) -> list[str]:
                            "reservation", "payment_id", "gift_card", "last_four", "card", "street",
                            "unit", "zip", "city", "dob", "companion_dob", "phone", "password",
                            "api_key", "session_id", "token", "jwt", "order_id", "iban", "ssn",
-                           "uk_phone", "handle", "account")]
+                           "uk_phone", "handle", "account", "friend_first", "friend_last", "payee",
+                           "card2", "intl_phone", "eu_street", "postcode")]
     vals.append(p["card"].replace(" ", ""))
     vals.append(re.sub(r"\D", "", p["phone"]))
     vals.append(p["order_id"][2:])  # the bare order number
@@ -201,6 +220,13 @@ def record(i: int) -> dict:
             f"Username: {p['handle']}. Account {p['account']}. My UK mobile is {p['uk_phone']}, "
             f"refund to IBAN {p['iban']}, social security number {p['ssn']}.")},
         {"role": "assistant", "content": f"thanks {p['first'].lower()}, noted."},
+        # names with no context word and no key, a payee by a label alone, a Mastercard of the
+        # 2-series (presidio's card recognizer does not know it), a phone number in a national
+        # layout after a phone word, a street and a postcode written the European way
+        {"role": "user", "content": (
+            f"The parcel for {p['friend_first']} {p['friend_last']} goes to {p['eu_street']}, "
+            f"SKUTSKÄR, Sweden {p['postcode']}. Beneficiary: {p['payee']}. Charge {p['card2']}; "
+            f"my mobile: {p['intl_phone']}.")},
     ]
     if cancel:
         msgs += [_call(f"c{i}c", "cancel_reservation", {"reservation_id": p["reservation"]}),

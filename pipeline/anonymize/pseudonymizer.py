@@ -28,7 +28,6 @@ from typing import Callable, Optional
 
 from faker import Faker
 
-from .engine import FLIGHT_PREFIXES, PAYMENT_PREFIXES
 
 SECRET_ENV = "TRAJPIPE_SECRET"
 
@@ -143,18 +142,21 @@ class Pseudonymizer:
 
     ``secret``: bytes or str; default ``$TRAJPIPE_SECRET``, else random per process.
     ``is_taken``: optional predicate; a candidate fake for which it returns True (e.g. a value
-    that is itself real) is rejected and the next candidate is drawn. Fakes are also kept
+    that is itself real) is rejected and the next candidate is drawn. ``is_business``: optional
+    predicate; a fake code it calls a business identifier (a domain's flight number) is redrawn. Fakes are also kept
     injective: two different real values never share a fake.
     """
 
     MAX_ATTEMPTS = 64
 
     def __init__(self, secret: bytes | str | None = None,
-                 is_taken: Optional[Callable[[str], bool]] = None):
+                 is_taken: Optional[Callable[[str], bool]] = None,
+                 is_business: Optional[Callable[[str], bool]] = None):
         if secret is None:
             secret = os.environ.get(SECRET_ENV) or _secrets.token_bytes(32)
         self._key = secret.encode("utf-8") if isinstance(secret, str) else bytes(secret)
         self.is_taken = is_taken or (lambda _v: False)
+        self.is_business = is_business or (lambda _v: False)
         self._faker = Faker("en_US")
         self._cache: dict[tuple[str, str], str] = {}
         self._owner: dict[tuple[str, str], str] = {}  # (group, normalized fake) -> normalized real
@@ -251,22 +253,23 @@ class Pseudonymizer:
 
     def payment_id(self, value: str) -> str:
         """``credit_card_4421486`` -> ``credit_card_`` + same number of fake digits."""
-        m = re.match(r"^(" + "|".join(PAYMENT_PREFIXES) + r"|[A-Za-z_]+?)_(\d+)$", value)
+        m = re.match(r"^([A-Za-z_]+?)_(\d+)$", value)
         prefix, n = (m.group(1), len(m.group(2))) if m else ("payment", 7)
         return self._draw("PAYMENT_ID", value,
                           lambda a: f"{prefix}_{self._digits('PAY', value, n, a)}")
 
     def reservation_id(self, value: str) -> str:
-        """6-char id: each letter -> random uppercase letter, each digit -> random digit (so
-        the fake has the shape of the real id, and is never a flight number like HAT123)."""
+        """A short code: each letter -> random uppercase letter, each digit -> random digit (so
+        the fake has the shape of the real id, and is never a business id of a domain: see
+        ``is_business``)."""
         def gen(attempt: int) -> str:
             rng = self._rng("RES", normalize(value), attempt)
             for _ in range(16):
                 cand = "".join(
                     rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ") if c.isalpha() else
                     str(rng.randint(0, 9)) if c.isdigit() else c for c in value)
-                if not any(cand.startswith(p) and cand[len(p):].isdigit() for p in FLIGHT_PREFIXES):
-                    return cand  # never one of the airline's flight numbers (HAT123)
+                if not self.is_business(cand):
+                    return cand  # never a business identifier of a domain (a flight number)
             return cand
         return self._draw("RESERVATION_ID", value, gen)
 
@@ -312,11 +315,11 @@ class Pseudonymizer:
         return self._draw(group, value, gen)
 
     def order_id(self, value: str) -> str:
-        """``#W1234567`` / ``W1234567`` / ``1234567`` -> the same prefix + fake digits (keyed by
-        the number, so every spelling of one order gets the same fake number)."""
-        m = re.match(r"^(#?[A-Za-z]?)(\d+)$", value)
-        if not m:
-            return self._draw("ORDER_ID", value, lambda a: "#W" + self._digits("ORD", value, 7, a))
+        """``#W1234567`` / ``W1234567`` / ``1234567`` / ``ORD-58120`` -> the same prefix + fake
+        digits (keyed by the number, so every spelling of one order gets the same fake number)."""
+        m = re.match(r"^(#?[A-Za-z]{0,4}[-_]?)(\d+)$", value)
+        if not m:  # another shape: letters stay letters, digits stay digits
+            return self.secret(value, "ORDER_ID")
         prefix, digits = m.groups()
         fake = self._draw("ORDER_ID", digits,
                           lambda a: self._digits("ORD", digits, len(digits), a))

@@ -466,12 +466,6 @@ def detect_patterns(text: str, structured_only: bool = False) -> list[PatternHit
     return out
 
 
-#: Entities requested from the analyzer for free text (LOCATION is only used to veto PERSON
-#: words: cities in free text are not replaced, they coincide with airports).
-ANALYZED_ENTITIES = ["PERSON", "LOCATION", "PHONE_NUMBER", "CREDIT_CARD", "EMAIL_ADDRESS", "USER_ID",
-                     "PAYMENT_ID", "RESERVATION_ID", "LAST_FOUR", "DATE_OF_BIRTH",
-                     "STREET_ADDRESS", "ADDRESS_LINE2", "ZIP", "IBAN_CODE", "US_SSN"]
-
 #: Regions presidio's phone matcher tries (each region is one full pass of libphonenumber over
 #: the text). US only: numbers in international ``+`` form are found whatever the region.
 PHONE_REGIONS = ("US",)

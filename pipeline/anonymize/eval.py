@@ -106,19 +106,11 @@ def default_tau_dir() -> Path:
 # ------------------------------------------------------------------------------ records
 def transcript_to_record(display: str, rid: str, domain: str) -> LogRecord:
     """A flattened ``messages_display`` transcript as a :class:`LogRecord`, one message per
-    ``user:`` / ``assistant:`` / ``tool:`` turn (``assistant: None`` = a hidden tool call)."""
-    messages: list[dict[str, Any]] = []
-    for line in display.split("\n"):
-        m = re.match(r"^(user|assistant|tool|system): ?(.*)$", line)
-        if m:
-            messages.append({"role": m.group(1), "content": m.group(2)})
-        elif messages:
-            messages[-1]["content"] += "\n" + line
-        else:
-            messages.append({"role": "user", "content": line})
-    for m in messages:
-        if m["role"] == "assistant" and m["content"] == "None":
-            m["content"] = None
+    ``user:`` / ``assistant:`` / ``tool:`` turn (``assistant: None`` = a hidden tool call), split
+    by :func:`pipeline.ingest.transcripts.split_turns`."""
+    from pipeline.ingest.transcripts import split_turns  # the one transcript parser
+
+    messages = split_turns(display)
     return LogRecord(id=rid, messages=messages,
                      metadata={"source_format": "transcript", "domain": domain})
 

@@ -345,7 +345,7 @@ def _domain_vocabulary(config: "PiiConfig") -> DomainVocabulary:
         try:
             d = get_domain(name)
             schemas = d.tool_schemas()
-            policy = str(getattr(d, "policy", "") or "")
+            policy = str(d.policy or "")  # Domain contract members (pipeline/domains/base.py)
         except Exception:  # noqa: BLE001
             continue
         sources.append(name)
@@ -394,13 +394,13 @@ def _domain_vocabulary(config: "PiiConfig") -> DomainVocabulary:
                             if loose:
                                 biz_shapes.append(loose)
                             biz_params.append((len(ex), words))
-        module = getattr(d, "state_module", None)
+        module = d.state_module
         if module is not None:
             try:
                 _model_vocabulary(module, config, keep, business)
             except Exception:  # noqa: BLE001
                 pass
-        hints = getattr(d, "pii_hints", None)
+        hints = d.pii_hints
         if isinstance(hints, Mapping) and hints:
             keep.update(str(w).lower() for w in hints.get("keep_words") or [])
             business.update(normalize_key(str(k)) for k in hints.get("business_keys") or [])

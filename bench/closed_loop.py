@@ -100,6 +100,7 @@ def main() -> None:
     ap.add_argument("--eval-k", type=int, default=4, help="rollouts per task in each evaluation")
     ap.add_argument("--eval-limit", type=int, default=None, help="at most N tasks per blueprint in each evaluation")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--config", default=None, help="a run.yaml (RunConfig) under every round's run, e.g. rollout.shard_tasks")
     ap.add_argument("--no-control", action="store_true", help="skip the unverified-rollouts control")
     a = ap.parse_args()
 
@@ -117,7 +118,7 @@ def main() -> None:
     summary = trajpipe_improve(
         input_path=a.input, out_dir=str(out), rounds=a.rounds, holdout_blueprints=a.holdout_blueprints,
         model=a.model, seed=a.seed, eval_k=a.eval_k, eval_limit=a.eval_limit, train_from=a.train_from,
-        train=train_cfg, run_options=dict(limit=a.limit, tasks_per_blueprint=a.tasks_per_blueprint, k=a.k,
+        train=train_cfg, base_config=a.config, run_options=dict(limit=a.limit, tasks_per_blueprint=a.tasks_per_blueprint, k=a.k,
                                           backend=a.backend, max_turns=a.max_turns, max_new_tokens=a.max_new_tokens,
                                           hints=a.hints, batch_size=a.batch_size))
     models = list(summary["models"])

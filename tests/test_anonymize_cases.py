@@ -397,16 +397,17 @@ def test_domain_words_and_id_formats_come_from_the_domains(analyzer, monkeypatch
 
 def test_domain_pii_hints_are_read(monkeypatch):
     """A domain's optional ``pii_hints`` add business keys, words and id formats."""
-    from pipeline.anonymize import config as cfg
     import pipeline.domains as domains
+    from pipeline.anonymize import config as cfg
+    from pipeline.domains.base import Domain
 
-    class Shop:
+    class Shop(Domain):
         name, policy = "shop", "Orders ship from the Zorblax warehouse."
+        tools: dict = {}
+        write_tools: set = set()
+        read_tools: set = set()
         pii_hints = {"business_keys": ["sku"], "keep_words": ["Zorblax"],
                      "id_patterns": {"ACCOUNT_ID": [r"CUST-\d{6}"]}, "business_ids": [r"SKU-\d{4}"]}
-
-        def tool_schemas(self):
-            return []
 
     monkeypatch.setattr(domains, "known_domains", lambda: ["shop"])
     monkeypatch.setattr(domains, "get_domain", lambda name: Shop())

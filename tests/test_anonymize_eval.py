@@ -100,3 +100,33 @@ def test_counting_rules():
     rec = transcript_to_record("user: hi\nmore\nassistant: None\ntool: {\"a\": 1}", "t", "retail")
     assert [m["role"] for m in rec.messages] == ["user", "assistant", "tool"]
     assert rec.messages[0]["content"] == "hi\nmore" and rec.messages[1]["content"] is None
+
+
+# ------------------------------------------------------------------- issue 11: data not tuned on
+def test_held_templates_meet_the_issue_11_targets(analyzer):
+    """The held template sets (only measured, never tuned on): recall >= 99% and precision >= 90%
+    per type (the full tables: `python -m pipeline.anonymize.measure`)."""
+    from pipeline.anonymize.measure import generate, misses, run_ours, score
+
+    for kind in ("sentences", "conversations"):
+        data = generate(kind, "held", 60)
+        out, replaced, _sec = run_ours(data, analyzer=analyzer)
+        table = score(data, out, replaced)
+        assert not misses(table), (kind, misses(table))
+        assert table["NAME"]["planted"] >= 60
+
+
+def test_presidio_evaluator_source():
+    """presidio-evaluator's generator, when installed beside the environment
+    (docs/anonymization.md): labelled records of its own types, split by template line."""
+    from pipeline.anonymize.measure import evaluator_set, evaluator_templates, import_presidio_evaluator
+
+    try:
+        import_presidio_evaluator()
+    except ImportError as exc:
+        pytest.skip(str(exc))
+    tune, held = evaluator_templates("tune"), evaluator_templates("held")
+    assert tune and held and not set(tune) & set(held)
+    data = evaluator_set(40, seed=1, group="held")
+    assert len(data) == 40 and any("NAME" in d.values for d in data)
+    assert all("\\n" not in m["content"] for d in data for m in d.record.messages)

@@ -6,43 +6,56 @@ policy is shared by every task of a domain and would make everything look alike)
 tool-call ids (random per rollout).
 
 * **Exact**: SHA-256 of that canonical text; a repeat is rejected with ``DEDUPE_EXACT``.
-* **Near**: MinHash signatures (Broder 1997, "On the resemblance and containment of documents")
-  over lower-cased word ``shingle``-grams estimate the Jaccard similarity of shingle sets;
-  MinHash LSH (Leskovec, Rajaraman & Ullman, *Mining of Massive Datasets*, ch. 3.4) finds
-  candidate pairs by banding the signature into ``b`` bands of ``r`` rows. A pair with Jaccard
-  similarity ``s`` becomes a candidate with probability ``1 - (1 - s**r)**b`` (the S-curve), whose
-  steep part sits near ``(1/b)**(1/r)`` (MMDS §3.4.3). :func:`lsh_params` picks ``(b, r)`` with
-  ``b*r <= num_perm`` so that this point is as close as possible to ``threshold`` and passes it
-  to ``MinHashLSH(params=(b, r))`` explicitly (datasketch's own optimizer does not aim at that
-  point). Candidates are then confirmed with the MinHash Jaccard estimate ``>= threshold`` and
-  rejected with ``DEDUPE_NEAR``.
+* **Near**: candidate pairs come from MinHash LSH (Broder 1997, "On the resemblance and
+  containment of documents"; Leskovec, Rajaraman & Ullman, *Mining of Massive Datasets*, ch. 3.4)
+  over lower-cased word ``shingle``-grams; each candidate pair is then decided on the **exact**
+  Jaccard similarity of the two shingle sets, ``|A & B| / |A | B| >= threshold``, and a later
+  trajectory that passes is rejected with ``DEDUPE_NEAR``.
+
+  LSH bands each signature into ``b`` bands of ``r`` rows; a pair whose true Jaccard similarity
+  is ``s`` shares at least one band, i.e. becomes a candidate, with probability
+  ``P(s) = 1 - (1 - s**r)**b`` (the S-curve; MMDS ch. 3.4, "Analysis of the Banding Technique"). :func:`lsh_params` picks ``(b, r)``
+  with ``b >= 2``, ``b*r <= num_perm`` and ``P(threshold) >= RECALL_AT_THRESHOLD`` (0.99), and among
+  those the one with the least false-candidate area ``∫_0^threshold P(s) ds`` (the quantity
+  datasketch's own optimizer weighs as false positives); it is passed to
+  ``MinHashLSH(params=(b, r))`` explicitly. Since ``P`` rises with ``s``, every pair at or above the
+  threshold is a candidate with probability >= 0.99, and the exact check makes the decision
+  itself noise-free: no pair below the threshold is rejected, and a pair at or above it is
+  rejected whenever LSH proposes it. (Confirming with the MinHash *estimate* instead, as trajpipe
+  did before, misses about half of the pairs right at the threshold: the estimate's standard error
+  is ``sqrt(s(1-s)/num_perm)``, about 0.027 at ``s = 0.9`` with 128 permutations.)
+
+  The exact check needs the kept trajectory's shingle set: it is rebuilt from the kept
+  trajectory itself (which the result holds anyway) when a candidate names it; the
+  :data:`SHINGLE_CACHE` most recently used sets are cached, so memory does not grow with them.
 
 Signatures are computed in bulk (datasketch ``MinHash.generator``, which reuses one MinHash's
 permutations instead of drawing them per document) over chunks of ``chunk_size`` trajectories,
 with datasketch's default shingle hash (``sha1_hash32``; the signatures are bit-identical to a
-per-document ``MinHash(num_perm, seed=1).update_batch(...)``, so results do not change), and kept as
-:class:`datasketch.LeanMinHash` (hash values only: no permutations, about 0.5 KiB each at 128
-permutations). Input is consumed chunk by chunk, so a generator of trajectories is never held
-whole; only the kept trajectories' sketches stay in memory. ``bench/dedupe.py`` measures the speed
-against a plain per-document datasketch loop, and recall / false positives on planted pairs.
+per-document ``MinHash(num_perm, seed=1).update_batch(...)``), as
+:class:`datasketch.LeanMinHash` (hash values only, no permutations). Input is consumed chunk by
+chunk, so a generator of trajectories is never held whole; what stays in memory per kept
+trajectory is its band keys in the LSH index, its SHA-256, and the reference the result keeps
+anyway (plus at most :data:`SHINGLE_CACHE` cached shingle sets). ``bench/dedupe.py`` measures the
+speed against a plain per-document datasketch loop, and recall / false positives on planted pairs.
 
 Order is deterministic: the first trajectory seen wins, later copies are rejected with a detail
 naming the kept one. Dedupe runs across all tasks (not only within one); different task
 instances carry different fictional entities (names, ids, dates), so they rarely collide.
 
-Note on recall: with the 50% point at the threshold, a pair exactly at the threshold is found
-about two times in three (``b=7, r=18`` at 0.9 with 128 permutations: ``s_curve(0.90) = 0.68``,
-``s_curve(0.93) = 0.89``, ``s_curve(0.95) = 0.97``); pass ``lsh_threshold`` below ``threshold``
-to trade a few more candidate checks for recall. The MinHash estimate itself has a standard error of ``sqrt(s(1-s)/num_perm)``
-(about 0.027 at ``s=0.9``, 128 permutations), so pairs right at the threshold are a coin flip
-either way.
+Example: threshold 0.9 with 128 permutations gives ``(b, r) = (11, 10)``: ``P(0.9) = 0.991``,
+``P(0.8) = 0.71``, ``P(0.5) = 0.011``, ``P(0.3) = 0.0001``. ``lsh_threshold`` moves the point
+where ``P >= 0.99`` is guaranteed below ``threshold`` (more candidates to check exactly, recall at
+the threshold closer to 1); it never changes which pairs count as duplicates.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import numbers
+from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import islice
 from typing import Iterable, Iterator
 
@@ -57,6 +70,11 @@ DEDUPE_NEAR = "DEDUPE_NEAR"
 MINHASH_SEED = 1
 #: Trajectories whose signatures are computed in one bulk call (bounds the working memory).
 CHUNK_SIZE = 1024
+#: Probability that LSH proposes a pair whose Jaccard similarity is at the threshold (lsh_params).
+RECALL_AT_THRESHOLD = 0.99
+#: Kept trajectories whose shingle sets are cached for exact Jaccard checks (least recently used
+#: out; a miss rebuilds the set from the kept trajectory). Bounds that memory to about one chunk's.
+SHINGLE_CACHE = 1024
 
 
 def _utf8(text: str) -> bytes:
@@ -74,12 +92,14 @@ class DedupeResult:
     ``kept``: trajectories in input order, first occurrence of each duplicate cluster.
     ``rejected``: ``(trajectory, reason_code, detail)`` with ``DEDUPE_EXACT`` or ``DEDUPE_NEAR``;
     the detail names the kept duplicate's ``trajectory_id`` (and, for near duplicates, the
-    Jaccard estimate). ``params``: the LSH ``(b, r)`` used.
+    exact Jaccard similarity of the shingle sets). ``params``: the LSH ``(b, r)`` used;
+    ``candidates``: candidate pairs LSH proposed and that were checked exactly.
     """
 
     kept: list[Trajectory] = field(default_factory=list)
     rejected: list[Rejected] = field(default_factory=list)
     params: tuple[int, int] = (0, 0)
+    candidates: int = 0
 
 
 def _canonical_arguments(arguments) -> str:
@@ -130,6 +150,14 @@ def shingles(text: str, n: int = 5) -> set[str]:
     return {" ".join(words[i : i + n]) for i in range(len(words) - n + 1)}
 
 
+def jaccard(a: set[str] | frozenset[str], b: set[str] | frozenset[str]) -> float:
+    """Exact Jaccard similarity ``|a & b| / |a | b|`` of two shingle sets (1.0 for two empty sets)."""
+    if not a and not b:
+        return 1.0
+    inter = len(a & b) if len(a) <= len(b) else len(b & a)
+    return inter / (len(a) + len(b) - inter)
+
+
 def _shingle_bytes(shingle_set: Iterable[str]) -> list[bytes]:
     return [_utf8(s) for s in sorted(shingle_set)]
 
@@ -167,27 +195,55 @@ def _valid_threshold(threshold: float, name: str = "threshold") -> float:
     return t
 
 
-def lsh_params(threshold: float, num_perm: int) -> tuple[int, int]:
-    """Bands and rows ``(b, r)``, ``b >= 2``, ``b*r <= num_perm``, with ``(1/b)**(1/r)`` nearest
-    ``threshold``.
+def _fp_area(b: int, r: int, threshold: float, steps: int = 200) -> float:
+    """``∫_0^threshold s_curve(s, b, r) ds`` (midpoint rule): how many pairs below the threshold
+    LSH proposes, for similarities spread evenly (datasketch weighs false positives the same way)."""
+    h = threshold / steps
+    return h * sum(s_curve((i + 0.5) * h, b, r) for i in range(steps))
 
-    ``(1/b)**(1/r)`` approximates where the S-curve :func:`s_curve` rises through one half
-    (MMDS §3.4.3). Ties prefer using more permutations (larger ``b*r``). Example: threshold 0.9
-    with 128 permutations gives ``(7, 18)``, point 0.898. datasketch's ``MinHashLSH`` needs at
-    least two bands, so the highest point reachable is ``(1/2)**(1/(num_perm//2))``: thresholds
-    above it (e.g. 0.995 or 1.0 with 128 permutations, point 0.989) get ``(2, num_perm//2)``,
-    which only finds more candidates (each is still confirmed against the threshold).
+
+def lsh_params(threshold: float, num_perm: int, recall: float = RECALL_AT_THRESHOLD) -> tuple[int, int]:
+    """Bands and rows ``(b, r)`` for ``MinHashLSH(params=(b, r))``: ``b >= 2`` (datasketch needs
+    two bands), ``b*r <= num_perm``, ``s_curve(threshold, b, r) = 1-(1-threshold**r)**b >= recall``
+    (a pair whose Jaccard similarity is at the threshold becomes a candidate with at least that
+    probability; Leskovec, Rajaraman & Ullman, *Mining of Massive Datasets*, ch. 3.4), and, among
+    those, the least false-candidate area ``∫_0^threshold s_curve(s) ds`` (ties: fewer bands).
+
+    Examples with 128 permutations: 0.9 -> ``(11, 10)`` (``P(0.9) = 0.991``), 0.8 -> ``(16, 6)``,
+    0.995 -> ``(3, 42)``, 1.0 -> ``(2, 64)``. If no choice reaches ``recall`` (very few
+    permutations), the one with the highest ``s_curve(threshold)`` is returned.
 
     Raises:
-        ValueError: ``threshold`` not a number in ``(0, 1]``, or ``num_perm < 2``.
+        ValueError: ``threshold`` not a number in ``(0, 1]``, ``num_perm < 2``, or ``recall``
+            not in ``(0, 1)``.
     """
     threshold = _valid_threshold(threshold)
     if num_perm < 2:
         raise ValueError(f"num_perm must be >= 2, got {num_perm}")
-    best: tuple[tuple[float, int], int, int] | None = None
-    for r in range(1, num_perm // 2 + 1):  # b = num_perm // r >= 2
-        b = num_perm // r
-        key = (abs((1.0 / b) ** (1.0 / r) - threshold), -(b * r))
+    if not 0.0 < recall < 1.0:
+        raise ValueError(f"recall must be in (0, 1), got {recall!r}")
+    return _lsh_params(threshold, int(num_perm), float(recall))
+
+
+@lru_cache(maxsize=256)
+def _lsh_params(threshold: float, num_perm: int, recall: float) -> tuple[int, int]:
+    best: tuple[tuple[float, float, int], int, int] | None = None
+    for r in range(1, num_perm // 2 + 1):
+        b_max = num_perm // r
+        if s_curve(threshold, b_max, r) < recall:
+            key: tuple[float, float, int] = (1.0, -s_curve(threshold, b_max, r), b_max)
+            b = b_max
+        else:
+            # s_curve and the false-candidate area both grow with b: take the fewest bands
+            lo, hi = 2, b_max
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if s_curve(threshold, mid, r) >= recall:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            b = lo
+            key = (0.0, _fp_area(b, r, threshold), b)
         if best is None or key < best[0]:
             best = (key, b, r)
     assert best is not None
@@ -214,14 +270,15 @@ def dedupe(
         trajectories: usually the ``kept`` list of :func:`pipeline.select.select`; any iterable
             (read ``chunk_size`` at a time).
         threshold: Jaccard similarity of shingle sets at or above which two trajectories are
-            near duplicates (estimated with MinHash); any number in ``(0, 1]`` (at 1.0 only
-            copies whose MinHash signatures are identical count as near duplicates).
+            near duplicates (computed exactly for every LSH candidate pair); any number in
+            ``(0, 1]`` (at 1.0, texts with the same shingle set, e.g. differing only in case or
+            spacing, are near duplicates).
         num_perm: MinHash permutations (signature length).
         shingle: words per shingle.
-        lsh_threshold: where the LSH S-curve's ``(1/b)**(1/r)`` point should sit (default:
-            ``threshold``). Lower it (e.g. ``threshold - 0.1``) to find more of the pairs just
-            above ``threshold``; extra candidates only cost a Jaccard estimate each, since
-            every candidate is confirmed against ``threshold``.
+        lsh_threshold: the similarity at which LSH must propose a pair with probability >= 0.99
+            (:func:`lsh_params`; default and at most: ``threshold``). Lower values only add
+            candidates (each costs one exact Jaccard check) and push recall at ``threshold``
+            closer to 1; which pairs are duplicates is decided by ``threshold`` alone.
         chunk_size: trajectories whose signatures are computed in one bulk call (>= 1); the
             result does not depend on it.
 
@@ -229,7 +286,8 @@ def dedupe(
         :class:`DedupeResult`; ``len(kept) + len(rejected)`` equals the number of inputs. Exact
         copies (same SHA-256 of :func:`agent_visible_text`) get ``DEDUPE_EXACT`` with detail
         ``"duplicate of <id>"``; near copies get ``DEDUPE_NEAR`` with detail
-        ``"near duplicate of <id> (jaccard~0.950)"``, naming the most similar kept trajectory.
+        ``"near duplicate of <id> (jaccard=0.950)"`` (exact Jaccard, rounded for display), naming the
+        most similar kept trajectory (the earliest kept one among equals).
 
     Raises:
         ValueError: ``threshold`` or ``lsh_threshold`` not a number in ``(0, 1]``,
@@ -243,12 +301,29 @@ def dedupe(
     threshold = _valid_threshold(threshold)
     if lsh_threshold is not None:
         lsh_threshold = _valid_threshold(lsh_threshold, "lsh_threshold")
-    b, r = lsh_params(threshold if lsh_threshold is None else lsh_threshold, num_perm)
+    point = threshold if lsh_threshold is None else min(lsh_threshold, threshold)
+    b, r = lsh_params(point, num_perm)
     lsh = MinHashLSH(num_perm=num_perm, params=(b, r))
     result = DedupeResult(params=(b, r))
     exact: dict[str, str] = {}  # sha256 -> kept trajectory_id
-    sketches: dict[str, LeanMinHash] = {}
+    kept_by_id: dict[str, Trajectory] = {}
+    cache: OrderedDict[str, frozenset[str]] = OrderedDict()  # kept id -> shingle set (LRU)
     order: dict[str, int] = {}
+
+    def remember(tid: str, shingle_set: frozenset[str]) -> None:
+        cache[tid] = shingle_set
+        if len(cache) > SHINGLE_CACHE:
+            cache.popitem(last=False)
+
+    def kept_shingles(tid: str) -> frozenset[str]:
+        got = cache.get(tid)
+        if got is None:
+            got = frozenset(shingles(agent_visible_text(kept_by_id[tid]), shingle))
+            remember(tid, got)
+        else:
+            cache.move_to_end(tid)
+        return got
+
     seen: set[str] = set()
     for chunk in _chunks(trajectories, chunk_size):
         rows: list[tuple[Trajectory, str, str]] = []  # (trajectory, text, digest)
@@ -259,29 +334,31 @@ def dedupe(
             text = agent_visible_text(t)
             rows.append((t, text, hashlib.sha256(_utf8(text)).hexdigest()))
         # one signature per distinct text not already kept, computed in bulk
-        todo: dict[str, str] = {}
+        todo: dict[str, frozenset[str]] = {}  # digest -> shingle set
         for _, text, digest in rows:
             if digest not in exact and digest not in todo:
-                todo[digest] = text
-        sigs = dict(zip(todo, minhashes((shingles(x, shingle) for x in todo.values()), num_perm)))
+                todo[digest] = frozenset(shingles(text, shingle))
+        sigs = dict(zip(todo, minhashes(todo.values(), num_perm)))
         for t, _, digest in rows:
             if digest in exact:
                 result.rejected.append((t, DEDUPE_EXACT, f"duplicate of {exact[digest]}"))
                 continue
-            m = sigs[digest]
+            m, mine = sigs[digest], todo[digest]
             best_id, best_j = None, -1.0
             for cand in sorted(lsh.query(m), key=order.__getitem__):
-                j = m.jaccard(sketches[cand])
+                result.candidates += 1
+                j = jaccard(mine, kept_shingles(cand))
                 if j >= threshold and j > best_j:
                     best_id, best_j = cand, j
             if best_id is not None:
                 result.rejected.append(
-                    (t, DEDUPE_NEAR, f"near duplicate of {best_id} (jaccard~{best_j:.3f})")
+                    (t, DEDUPE_NEAR, f"near duplicate of {best_id} (jaccard={best_j:.3f})")
                 )
                 continue
             exact[digest] = t.trajectory_id
-            sketches[t.trajectory_id] = m
+            kept_by_id[t.trajectory_id] = t
             order[t.trajectory_id] = len(order)
+            remember(t.trajectory_id, mine)
             lsh.insert(t.trajectory_id, m)
             result.kept.append(t)
     return result

@@ -93,8 +93,9 @@ def test_bad_chunk_size_is_a_value_error(bad):
         dedupe([traj("a", "x")], chunk_size=bad)
 
 
-def _pair_at(rng: random.Random, target: float):
-    """Two texts whose exact 5-shingle Jaccard is in [target, target + 0.02)."""
+def _pair_at(rng: random.Random, target: float, width: float = 0.02):
+    """Two texts whose exact 5-shingle Jaccard is in [target, target + width) (None if the
+    appended word that crosses target + width also crosses target)."""
     text = random_text(rng, 300)
     a = traj("a", text)
     tail = []
@@ -102,8 +103,8 @@ def _pair_at(rng: random.Random, target: float):
         b = traj("b", text, " ".join(tail))
         sa, sb = shingles(agent_visible_text(a)), shingles(agent_visible_text(b))
         j = len(sa & sb) / len(sa | sb)
-        if j < target + 0.02:
-            return a, b, j
+        if j < target + width:
+            return (a, b, j) if j >= target else None
         tail.append(f"new{len(tail)}")
 
 
@@ -123,6 +124,28 @@ def test_thresholds_across_the_range_split_planted_pairs(threshold):
     c = traj("c", random_text(rng))
     res = dedupe([c, traj("c2", c.messages[1]["content"])], threshold=threshold)
     assert [(t.trajectory_id, code) for t, code, _ in res.rejected] == [("c2", DEDUPE_EXACT)]
+
+
+def _pairs(seed: int, lo: float, hi: float, n: int):
+    rng, out = random.Random(seed), []
+    while len(out) < n:
+        got = _pair_at(rng, lo, hi - lo)
+        if got is not None:
+            out.append(got)
+    return out
+
+
+def test_recall_right_at_the_threshold_and_nothing_just_below():
+    """Pairs whose exact Jaccard is in [0.900, 0.905) are near duplicates at threshold 0.9: LSH
+    proposes each with probability >= 0.99 and the exact check keeps it (the MinHash estimate
+    alone would have let about half of them through); pairs in [0.895, 0.900) never are."""
+    at = _pairs(11, 0.900, 0.905, 40)
+    assert all(0.9 <= j < 0.905 for _, _, j in at)
+    found = sum(len(dedupe([a, b], threshold=0.9).rejected) for a, b, _ in at)
+    assert found >= 38, found  # >= 0.95 recall; expected 0.99 or more
+    below = _pairs(12, 0.895, 0.900, 40)
+    assert all(0.895 <= j < 0.9 for _, _, j in below)
+    assert sum(len(dedupe([a, b], threshold=0.9).rejected) for a, b, _ in below) == 0
 
 
 def test_lone_surrogates_and_odd_unicode_do_not_crash():

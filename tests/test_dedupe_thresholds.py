@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from datasketch import MinHashLSH
 
-from pipeline.dedupe import DEDUPE_EXACT, DEDUPE_NEAR, dedupe, lsh_params
+from pipeline.dedupe import DEDUPE_EXACT, DEDUPE_NEAR, _fp_area, dedupe, lsh_params, s_curve
 from pipeline.records import Trajectory
 
 
@@ -38,15 +38,29 @@ def test_exact_copy_is_rejected_at_any_valid_threshold(threshold):
 
 def test_params_at_the_top_of_the_range():
     assert lsh_params(1.0, 128) == (2, 64)
-    assert lsh_params(0.995, 128) == (2, 64)
-    assert lsh_params(0.9, 128) == (7, 18)  # unchanged where it already worked
-    assert lsh_params(0.01, 128) == (128, 1)
+    assert lsh_params(0.995, 128) == (3, 42)  # (2, 64) would propose a pair at 0.995 only 92.5% of the time
+    assert lsh_params(0.9, 128) == (11, 10)
+    assert lsh_params(0.01, 128) == (128, 1)  # 0.99 unreachable: the highest P(0.01) there is
     assert lsh_params(1.0, 2) == (2, 1)
     for n in (2, 3, 16, 128, 256):
         for i in range(1, 201):
-            b, r = lsh_params(i / 200, n)
+            t = i / 200
+            b, r = lsh_params(t, n)
             assert b >= 2 and 1 <= r and b * r <= n
             MinHashLSH(num_perm=n, params=(b, r))  # datasketch accepts every choice
+            best = max(s_curve(t, bb, rr) for rr in range(1, n // 2 + 1) for bb in range(2, n // rr + 1))
+            # P(candidate | J = t) >= 0.99 wherever some (b, r) reaches it, else the best reachable
+            assert s_curve(t, b, r) >= 0.99 if best >= 0.99 else s_curve(t, b, r) == best, (t, n, b, r)
+
+
+def test_params_are_the_feasible_choice_with_least_false_candidate_area():
+    """Brute force over every (b, r) at 128 permutations: among choices with P(t) >= 0.99, the
+    chosen one has the least area under the S-curve below t."""
+    for t in (0.5, 0.75, 0.8, 0.85, 0.9, 0.95, 0.99, 0.995):
+        b, r = lsh_params(t, 128)
+        feasible = [(_fp_area(bb, rr, t), bb, rr) for rr in range(1, 65) for bb in range(2, 128 // rr + 1)
+                    if s_curve(t, bb, rr) >= 0.99]
+        assert _fp_area(b, r, t) == min(feasible)[0], (t, b, r, min(feasible))
 
 
 def test_near_copy_at_threshold_one_is_kept_and_found_below():

@@ -183,8 +183,8 @@ def test_dedupe_many_counts_add_up_and_params():
     b, r = res.params
     assert (b, r) == lsh_params(0.9, 128)
     assert b * r <= 128
-    assert abs((1 / b) ** (1 / r) - 0.9) < 0.02
-    assert s_curve(0.98, b, r) > 0.99 and s_curve(0.5, b, r) < 0.01
+    assert s_curve(0.9, b, r) >= 0.99  # a pair at the threshold is proposed 99% of the time
+    assert s_curve(0.5, b, r) < 0.02 and s_curve(0.3, b, r) < 0.001
     with pytest.raises(ValueError):
         dedupe(ts, threshold=0)
     with pytest.raises(ValueError, match="duplicate trajectory_id"):
@@ -193,11 +193,20 @@ def test_dedupe_many_counts_add_up_and_params():
 
 
 def test_lsh_params_track_threshold():
+    """P(candidate | J = threshold) >= 0.99, and no other (b, r) reaching it proposes fewer pairs
+    below the threshold (false-candidate area), at several signature lengths."""
+    from pipeline.dedupe import _fp_area
+
     for thr in (0.5, 0.7, 0.8, 0.9, 0.95):
         for n in (64, 128, 256):
             b, r = lsh_params(thr, n)
-            assert b * r <= n
-            assert abs((1 / b) ** (1 / r) - thr) < 0.04, (thr, n, b, r)
+            assert b * r <= n and b >= 2
+            assert s_curve(thr, b, r) >= 0.99, (thr, n, b, r)
+            area = _fp_area(b, r, thr)
+            for rr in range(1, n // 2 + 1):
+                for bb in range(2, n // rr + 1):
+                    if s_curve(thr, bb, rr) >= 0.99:
+                        assert area <= _fp_area(bb, rr, thr), (thr, n, (b, r), (bb, rr))
 
 
 def _edit(msgs, k: int, seed: int):
@@ -209,8 +218,16 @@ def _edit(msgs, k: int, seed: int):
     return out
 
 
-def test_dedupe_confirms_lsh_candidates_against_threshold():
-    """A pair is rejected iff it is an LSH candidate AND its MinHash estimate >= threshold."""
+def _exact(x, y) -> float:
+    from pipeline.dedupe import jaccard, shingles
+
+    return jaccard(shingles(agent_visible_text(traj("x", messages=x))),
+                   shingles(agent_visible_text(traj("y", messages=y))))
+
+
+def test_dedupe_decides_lsh_candidates_on_exact_jaccard():
+    """A pair is rejected iff it is an LSH candidate AND its exact shingle Jaccard >= threshold;
+    the MinHash estimate plays no part in the decision."""
     from datasketch import MinHashLSH
 
     from pipeline.dedupe import minhash, shingles
@@ -218,33 +235,37 @@ def test_dedupe_confirms_lsh_candidates_against_threshold():
     base = conversation(7)
     sig = minhash(shingles(agent_visible_text(traj("a", messages=base))))
     b, r = lsh_params(0.9, 128)
-    below_but_candidate = 0
+    below_but_candidate = estimate_disagrees = 0
     for k in range(1, 9):
         for seed in range(3):
             edited = _edit(base, k, seed)
             m = minhash(shingles(agent_visible_text(traj("e", messages=edited))))
             lsh = MinHashLSH(num_perm=128, params=(b, r))
             lsh.insert("a", sig)
-            candidate, est = bool(lsh.query(m)), m.jaccard(sig)
-            below_but_candidate += candidate and est < 0.9
+            candidate, j, est = bool(lsh.query(m)), _exact(base, edited), m.jaccard(sig)
+            below_but_candidate += candidate and j < 0.9
+            estimate_disagrees += candidate and (est >= 0.9) != (j >= 0.9)
             res = dedupe([traj("a", messages=base), traj("e", messages=edited)])
-            assert (len(res.rejected) == 1) == (candidate and est >= 0.9), (k, seed, est)
-    assert below_but_candidate > 0  # the confirmation step was exercised
+            assert (len(res.rejected) == 1) == (candidate and j >= 0.9), (k, seed, j, est)
+            if res.rejected:
+                assert res.rejected[0][2] == f"near duplicate of a (jaccard={j:.3f})"
+    assert below_but_candidate > 0  # the exact check turned a candidate down
+    assert estimate_disagrees > 0  # and it decided a pair the MinHash estimate would have got wrong
 
 
-def test_lower_lsh_threshold_raises_recall():
-    from pipeline.dedupe import minhash, shingles
-
-    def sig(msgs):
-        return minhash(shingles(agent_visible_text(traj("x", messages=msgs))))
-
-    base = conversation(7)
-    pairs = [(base, _edit(base, k, seed)) for k in (1, 2, 3) for seed in range(6)]
-    above = sum(sig(x).jaccard(sig(y)) >= 0.9 for x, y in pairs)
-    found = {}
+def test_lower_lsh_threshold_keeps_the_decision_and_finds_every_pair_above():
+    pairs = [(base, _edit(base, k, seed)) for base in (conversation(7), conversation(8))
+             for k in (1, 2, 3, 4) for seed in range(6)]
+    exact = [_exact(x, y) for x, y in pairs]
+    above = sum(j >= 0.9 for j in exact)
+    assert 0 < above < len(pairs)  # both sides of the threshold are covered
     for lt in (None, 0.75):
-        found[lt] = sum(len(dedupe([traj("a", messages=x), traj("e", messages=y)],
-                                   lsh_threshold=lt).rejected) for x, y in pairs)
-    assert found[0.75] >= found[None]
-    assert found[0.75] == above  # S-curve point at 0.75: every pair estimated >= 0.9 is found
+        for (x, y), j in zip(pairs, exact):
+            res = dedupe([traj("a", messages=x), traj("e", messages=y)], lsh_threshold=lt)
+            if j < 0.9:  # never a duplicate below the threshold, whatever the LSH setting
+                assert res.rejected == [], (lt, j)
+            elif lt == 0.75:  # P(candidate | J >= 0.9) > 1 - 1e-6 at (17, 5)
+                assert [c for _, c, _ in res.rejected] == [DEDUPE_NEAR], j
     assert dedupe([], lsh_threshold=0.75).params == lsh_params(0.75, 128)
+    # lsh_threshold above threshold is capped at threshold: recall at the threshold is kept
+    assert dedupe([], threshold=0.8, lsh_threshold=0.95).params == lsh_params(0.8, 128)

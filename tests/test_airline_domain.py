@@ -367,7 +367,12 @@ def test_cabin_change_charges_the_difference():
         rid, pid = task.notes["reservation_id"], task.notes["payment_id"]
         after = solved(task)
         res = after["reservations"][rid]
-        assert res["cabin"] == task.notes["new_cabin"]
+        # as the logged system does, the recorded cabin stays as booked; the new cabin sets the prices
+        assert res["cabin"] == task.notes["old_cabin"]
+        prices = [task.initial_state["flights"][f["flight_number"]]["dates"][f["date"]]["prices"][task.notes["new_cabin"]]
+                  for f in res["flights"]]
+        if task.notes["new_cabin"] != task.notes["old_cabin"]:
+            assert [f["price"] for f in res["flights"]] == prices
         diff = task.notes["price_difference"]
         if diff:
             assert res["payment_history"][-1] == {"payment_id": pid, "amount": diff}

@@ -103,6 +103,11 @@ def register(app: typer.Typer) -> None:
         console.print(f"{name}: {report.records} conversations replayed from {logs}"
                       + (f" ({len(quarantine)} quarantined by the reader)" if quarantine else ""))
         typer.echo(report.markdown())
+        kinds = report.difference_lines()
+        if kinds:
+            typer.echo("mismatches by the paths that differ:")
+            for line in kinds:
+                typer.echo(f"- {line}")
         for n, t in sorted(report.tools.items()):
             for d in t.first_differences:
                 typer.echo(f"- {n} ({d['record']} call {d['step']}, arguments {json.dumps(d['arguments'])[:160]}): "

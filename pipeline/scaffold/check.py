@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import importlib
 import json
+import re
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -85,9 +86,10 @@ class ToolFidelity:
     """One tool's replay: ``calls`` logged, ``compared`` (replayed with a logged result),
     ``matched`` (same result after canonicalization), ``downstream`` (mismatches that come after
     a write of the same conversation that did not reproduce the logged result or could not be
-    replayed: the difference may be that write's, not this tool's), ``skipped`` reasons with counts, and up to 3
+    replayed: the difference may be that write's, not this tool's), ``skipped`` reasons with counts, up to 3
     ``first_differences`` ``{"record", "step", "arguments", "diff", "logged", "replayed",
-    "downstream"}``."""
+    "downstream"}``, and ``difference_kinds``: every mismatch counted by :func:`difference_kind`
+    (the paths that differ), so that one systematic difference (a renamed field) reads as one."""
 
     name: str
     writes: bool | None
@@ -97,6 +99,7 @@ class ToolFidelity:
     downstream: int = 0
     skipped: Counter = field(default_factory=Counter)
     first_differences: list[dict[str, Any]] = field(default_factory=list)
+    difference_kinds: Counter = field(default_factory=Counter)
 
     @property
     def share(self) -> float | None:
@@ -121,7 +124,9 @@ class FidelityReport:
         """The report as JSON-able data."""
         return {"domain": self.domain, "records": self.records,
                 "tools": {n: {"writes": t.writes, "calls": t.calls, "compared": t.compared, "matched": t.matched,
-                              "share": t.share, "downstream": t.downstream, "skipped": dict(t.skipped), "first_differences": t.first_differences}
+                              "share": t.share, "downstream": t.downstream, "skipped": dict(t.skipped),
+                              "difference_kinds": dict(t.difference_kinds.most_common()),
+                              "first_differences": t.first_differences}
                           for n, t in sorted(self.tools.items())}}
 
     def markdown(self) -> str:
@@ -140,6 +145,30 @@ class FidelityReport:
             ds = sum(t.downstream for t in self.tools.values() if t.writes is w)
             lines.append(f"| **{label}** | | | {c} | {m} | {f'{100 * m / c:.1f}%' if c else '-'} | {ds} | |")
         return "\n".join(lines)
+
+    def difference_lines(self) -> list[str]:
+        """One line per tool and kind of mismatch: how many differ in which paths, e.g.
+        ``get_user_details: 101 of 101 mismatches differ in address/province, address/state``."""
+        out = []
+        for n, t in sorted(self.tools.items()):
+            wrong = t.compared - t.matched
+            for kind, k in t.difference_kinds.most_common():
+                out.append(f"{n}: {k} of {wrong} mismatches differ in {kind}")
+        return out
+
+
+def difference_kind(want: Any, got: Any) -> str:
+    """What a mismatch is, without its values: for two JSON values the sorted paths that differ
+    (list positions as ``[*]``; ``(top level)`` for two top-level values of different shape or
+    length), else ``logged error / replayed result`` (or the reverse), or ``text``."""
+    if isinstance(want, (dict, list)) and isinstance(got, (dict, list)):
+        paths = sorted({re.sub(r"\[\d+\]", "[*]", d.split(": ", 1)[0]) for d in state_diff(want, got, limit=200)})
+        return ", ".join(p or "(top level)" for p in paths) if paths else "list length"
+    err_w = isinstance(want, str) and want.startswith("Error")
+    err_g = isinstance(got, str) and got.startswith("Error")
+    if err_w != err_g:
+        return "logged error / replayed result" if err_w else "logged result / replayed error"
+    return "text"
 
 
 def replay(domain: Any, records: Iterable[Any], initial_state: dict[str, Any] | Callable[[Any], dict[str, Any]],
@@ -183,6 +212,7 @@ def replay(domain: Any, records: Iterable[Any], initial_state: dict[str, Any] | 
                 row.matched += 1
                 continue
             row.downstream += downstream
+            row.difference_kinds[difference_kind(want_c, got_c)] += 1
             diverged = diverged or tool.writes
             if len(row.first_differences) < max_differences:
                 if isinstance(want_c, (dict, list)) and isinstance(got_c, (dict, list)):

@@ -12,22 +12,28 @@ up. They do NOT check business rules such as "basic economy flights cannot be ch
 cancellation conditions, the baggage allowance or the payment-method limits; the agent must keep
 those (see :mod:`pipeline.domains.airline.rules`, which has checkers for them).
 
-Everything is deterministic: ids made by ``book_reservation`` and ``send_certificate`` are
-hashes of the arguments and of the relevant part of the state, and the creation time is
-:data:`~pipeline.domains.airline.state.NOW`; the same calls on the same state always give the
-same final state. Money is in whole dollars (floats are accepted and kept as given).
+Everything is deterministic: ids made by ``book_reservation`` and ``send_certificate`` follow
+the logged airline system's fixed sequences (reservations ``HATHAT``, ``HATHAU``, ``HATHAV``, ...;
+certificates ``certificate_3221322``, ``certificate_3221323``, ...: the first one not taken), and
+the creation time is :data:`~pipeline.domains.airline.state.NOW`; the same calls on the same state
+always give the same final state. Money is in whole dollars (floats are accepted and kept as given).
+
+Where the logged system (the tau-bench airline environment, whose runs ``trajpipe domain check
+airline`` replays, docs/domains.md section 12) behaves in a way that is arguably a bug, the
+sandbox copies it, because the sandbox is meant to *be* that system: ``update_reservation_flights``
+prices with its ``cabin`` argument but keeps the reservation's recorded ``cabin``;
+``search_onestop_flight`` shows an overnight connection's seats and prices of the first leg's
+date. What is not copied (never seen in the logs) is said where it applies.
 """
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import json
-from typing import Any, Callable
+from typing import Any
 
 from pipeline.domains.base import Tool, ToolError
 from pipeline.domains.common import get_record, object_params, tool_registry
 from pipeline.domains.shared import register_shared_tools
-from pipeline.records import canonical_json
 
 from .state import AIRPORTS, CABINS, NOW
 
@@ -127,19 +133,42 @@ def _adjust_seats(state: dict[str, Any], flight_number: str, date: str, cabin: s
         day["available_seats"][cabin] += delta
 
 
-def _derive(seed_obj: Any, alphabet: str, length: int, taken: Callable[[str], bool], prefix: str = "") -> str:
-    """Deterministic id: hash of ``seed_obj`` (plus a counter on collision) -> ``prefix + chars``."""
-    for salt in range(10_000):
-        digest = hashlib.sha256(canonical_json([seed_obj, salt]).encode("utf-8")).digest()
-        value = int.from_bytes(digest, "big")
-        chars = []
-        for _ in range(length):
-            value, r = divmod(value, len(alphabet))
-            chars.append(alphabet[r])
-        candidate = prefix + "".join(chars)
-        if not taken(candidate):
-            return candidate
-    raise ToolError("could not allocate an id")  # pragma: no cover
+#: The logged system's first new reservation id; later ones count up (``HATHAU``, ``HATHAV``, ...).
+FIRST_RESERVATION_ID = "HATHAT"
+#: The logged system's first certificate number; later ones count up (``3221323``, ``3221324``, ...).
+FIRST_CERTIFICATE_NUMBER = 3221322
+
+
+def _next_letters(rid: str) -> str:
+    """The next id in letter order: ``HATHAT`` -> ``HATHAU``, ``HATHAZ`` -> ``HATHBA``."""
+    chars = list(rid)
+    for i in range(len(chars) - 1, -1, -1):
+        if chars[i] != "Z":
+            chars[i] = chr(ord(chars[i]) + 1)
+            return "".join(chars)
+        chars[i] = "A"
+    raise ToolError("could not allocate a reservation id")  # pragma: no cover
+
+
+def _new_reservation_id(reservations: dict[str, Any]) -> str:
+    """The first free id of ``HATHAT``, ``HATHAU``, ``HATHAV``, ...
+
+    The logged system tries exactly those three (its comment: at most 3 bookings per task) and
+    would overwrite ``HATHAV`` on a fourth; the sandbox goes on counting (``HATHAW``, ...) instead
+    of overwriting a reservation. Every logged booking is one of the first three."""
+    rid = FIRST_RESERVATION_ID
+    while rid in reservations:
+        rid = _next_letters(rid)
+    return rid
+
+
+def _new_certificate_id(payment_methods: dict[str, Any]) -> str:
+    """The first ``certificate_<n>`` for n = 3221322, 3221323, ... not among the user's payment
+    methods (the logged system tries those three and adds nothing on a fourth; the sandbox goes on)."""
+    n = FIRST_CERTIFICATE_NUMBER
+    while f"certificate_{n}" in payment_methods:
+        n += 1
+    return f"certificate_{n}"
 
 
 def _add_days(date: str, days: int) -> str:
@@ -157,6 +186,14 @@ def _flight_view(flight: dict[str, Any], day: dict[str, Any]) -> dict[str, Any]:
         "available_seats": day["available_seats"],
         "prices": day["prices"],
     }
+
+
+def _shown(flight: dict[str, Any], day: dict[str, Any]) -> dict[str, Any]:
+    """A flight as the logged system lists it: the flight record without ``dates``, updated with
+    one date record (for an ``available`` date the same fields as :func:`_flight_view`)."""
+    out = {k: v for k, v in flight.items() if k != "dates"}
+    out.update(day)
+    return out
 
 
 def _payment_source(user: dict[str, Any], payment_id: str) -> dict[str, Any]:
@@ -221,7 +258,8 @@ def search_direct_flight(state: dict[str, Any], origin: str, destination: str, d
     "description": "Search one-stop itineraries between two airports departing on a date: pairs "
                    "of bookable flights where the second leg leaves the connecting airport after "
                    "the first one lands (on the next day when the first leg arrives after "
-                   "midnight).",
+                   "midnight; such a second leg is listed with its seats and prices of the first "
+                   "leg's date).",
     "parameters": _params({
         "origin": _AIRPORT,
         "destination": _AIRPORT,
@@ -229,31 +267,39 @@ def search_direct_flight(state: dict[str, Any], origin: str, destination: str, d
     }),
 })
 def search_onestop_flight(state: dict[str, Any], origin: str, destination: str, date: str) -> str:
-    """JSON list of ``[leg1, leg2]`` pairs; each leg is a flight view plus its ``date``.
+    """JSON list of ``[leg1, leg2]`` pairs; each leg is the flight record (without ``dates``),
+    its date record and its ``date``.
 
-    A first-leg arrival time with suffix ``+1`` moves the second leg to the next day; the second
-    leg must depart no earlier than the first leg's (clock) arrival time.
+    As the logged system does: a first-leg arrival time with suffix ``+1`` moves the second leg to
+    the next day; a pair is skipped when the first leg's arrival time string sorts after the
+    second leg's departure (``"01:10:00+1" > "01:10:00"``); both legs must be ``available`` on
+    their dates; and the second leg is shown with its record of the *first* leg's date (seats,
+    prices, status), labelled with its own date. When the second flight has no record on the first
+    leg's date (the logged system fails there) its own date's record is shown. Not copied: the
+    logged system writes the next day as ``2024-05-<day + 1>`` (no zero padding, no month end),
+    which finds no connection for first legs on the 1st-8th or the 31st; the sandbox uses the
+    calendar's next day (no logged call tells them apart).
     """
     flights = list(state["flights"].values())
     out = []
     for f1 in flights:
-        if f1["origin"] != origin or f1["destination"] == destination:
+        if f1["origin"] != origin:
             continue
         d1 = f1["dates"].get(date)
         if not d1 or d1.get("status") != "available":
             continue
         arrival = f1["scheduled_arrival_time_est"]
-        date2 = _add_days(date, 1) if arrival.endswith("+1") else date
-        arrival_clock = arrival.split("+")[0]
+        date2 = _add_days(date, 1) if "+1" in arrival else date
         for f2 in flights:
-            if f2["origin"] != f1["destination"] or f2["destination"] != destination:
+            if f2["destination"] != destination or f2["origin"] != f1["destination"]:
+                continue
+            if arrival > f2["scheduled_departure_time_est"]:
                 continue
             d2 = f2["dates"].get(date2)
             if not d2 or d2.get("status") != "available":
                 continue
-            if f2["scheduled_departure_time_est"] < arrival_clock:
-                continue
-            out.append([{**_flight_view(f1, d1), "date": date}, {**_flight_view(f2, d2), "date": date2}])
+            shown2 = f2["dates"].get(date, d2)
+            out.append([{**_shown(f1, d1), "date": date}, {**_shown(f2, shown2), "date": date2}])
     return _dumps(out)
 
 
@@ -346,8 +392,8 @@ def book_reservation(
     Total price = sum(current cabin price of each flight) x passengers + 30 x passengers if
     ``insurance == "yes"`` + 50 x ``nonfree_baggages``. Gift cards are debited by the amount
     used; a certificate used for payment is consumed whole (its remainder is not refundable).
-    Seats are taken on every flight. The id is a 6-character hash of the arguments and the
-    user's existing reservations; ``created_at`` is NOW.
+    Seats are taken on every flight. The id is the first free one of ``HATHAT``, ``HATHAU``,
+    ``HATHAV``, ... (the logged system's sequence, :func:`_new_reservation_id`); ``created_at`` is NOW.
 
     Raises ToolError: "user not found", "flight X not found", "flight X not found on date D",
     "flight X not available on date D", "not enough seats on flight X", "payment method X not
@@ -393,11 +439,7 @@ def book_reservation(
     if round(paid, 2) != round(total, 2):
         raise ToolError(f"payment amount does not add up, total price is {_num(total)}, but paid {_num(paid)}")
 
-    rid = _derive(
-        {"op": "book_reservation", "user": user_id, "user_reservations": user["reservations"],
-         "flights": segments, "passengers": passengers, "payments": payments, "cabin": cabin},
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 6, lambda c: c in state["reservations"],
-    )
+    rid = _new_reservation_id(state["reservations"])
     for p in payments:
         pm = user["payment_methods"][p["payment_id"]]
         if pm["source"] == "gift_card":
@@ -431,7 +473,8 @@ def book_reservation(
     "name": "update_reservation_flights",
     "description": "Change the flights and/or the cabin of a reservation. Pass the complete new "
                    "list of flights (unchanged segments too). Segments kept in the same cabin keep "
-                   "the price paid; every other segment is priced at today's price for the cabin. "
+                   "the price paid; every other segment is priced at today's price for the cabin "
+                   "(the reservation's recorded cabin field stays as booked). "
                    "The difference for all passengers is charged to (or refunded to) one credit "
                    "card or gift card from the profile.",
     "parameters": _params({
@@ -447,11 +490,17 @@ def book_reservation(
 def update_reservation_flights(
     state: dict[str, Any], reservation_id: str, cabin: str, flights: list[dict[str, Any]], payment_id: str,
 ) -> str:
-    """Replace the reservation's flights and cabin; return the updated reservation as JSON text.
+    """Replace the reservation's flights, priced in ``cabin``; return the updated reservation as JSON text.
+
+    As the logged system does, the reservation's recorded ``cabin`` is NOT changed: ``cabin``
+    decides the new segments' prices (current prices of that cabin) and whether a segment is kept
+    (same flight and date, and ``cabin`` equal to the recorded one). After a cabin change the
+    record therefore shows the booked cabin with the new cabin's prices.
 
     Difference = (sum of new segment prices - sum of old segment prices) x passengers; a
     non-zero difference is appended to ``payment_history`` (negative = refund) and applied to a
-    gift card's balance. Seats move from the old segments/cabin to the new ones.
+    gift card's balance. Seats move from the old segments (recorded cabin) to the new ones
+    (``cabin``): the sandbox's own bookkeeping, the logged system moves no seats on any write.
 
     Raises ToolError: "reservation not found", "reservation is cancelled", "payment method not
     found", "certificate cannot be used to update reservation", "gift card balance is not
@@ -491,7 +540,8 @@ def update_reservation_flights(
         if (seg["flight_number"], seg["date"]) not in kept:
             _adjust_seats(state, seg["flight_number"], seg["date"], cabin, -n)
     res["flights"] = new_segments
-    res["cabin"] = cabin
+    # The logged system keeps the recorded cabin: ``cabin`` only prices the segments (and says
+    # which segments are kept). So does the sandbox, to be that system (docs/domains.md section 12).
     if diff != 0:
         res["payment_history"].append({"payment_id": payment_id, "amount": _num(diff)})
     return _dumps(res)
@@ -605,7 +655,8 @@ def cancel_reservation(state: dict[str, Any], reservation_id: str) -> str:
 }, writes=True)
 def send_certificate(state: dict[str, Any], user_id: str, amount: float) -> str:
     """Add ``{"source": "certificate", "amount", "id"}`` to the user's payment methods; the id
-    ``certificate_ddddddd`` is a hash of the user, the amount and their current payment ids.
+    ``certificate_<n>`` is the first of ``certificate_3221322``, ``certificate_3221323``, ... not
+    among the user's payment methods (the logged system's ids, :func:`_new_certificate_id`).
 
     Returns ``"Certificate <id> added to user <user_id> with amount <amount>."``. Raises
     ToolError: "user not found", "amount must be positive".
@@ -613,10 +664,7 @@ def send_certificate(state: dict[str, Any], user_id: str, amount: float) -> str:
     user = _user(state, user_id)
     if not amount > 0:
         raise ToolError("amount must be positive")
-    cid = _derive(
-        {"op": "send_certificate", "user": user_id, "amount": amount, "existing": sorted(user["payment_methods"])},
-        "0123456789", 7, lambda c: c in user["payment_methods"], prefix="certificate_",
-    )
+    cid = _new_certificate_id(user["payment_methods"])
     user["payment_methods"][cid] = {"source": "certificate", "amount": _num(amount), "id": cid}
     return f"Certificate {cid} added to user {user_id} with amount {_num(amount)}."
 

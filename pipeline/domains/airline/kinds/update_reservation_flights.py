@@ -29,9 +29,10 @@ REQUIREMENTS: dict[str, Any] = {
 }
 #: The final state that counts as success.
 SUCCESS = (
-    "The named reservation keeps the same flights in the requested new cabin at "
+    "The named reservation keeps the same flights, repriced at the requested new cabin's "
     "current prices, with the difference charged to (or refunded to) the named "
-    "payment method; nothing else changed."
+    "payment method; nothing else changed (the reservation's recorded cabin field stays as "
+    "booked: the tool, like the logged airline system, does not rewrite it)."
 )
 
 

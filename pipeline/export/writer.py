@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from itertools import islice
 from typing import Any, Callable, Iterable
 
 import pyarrow as pa
@@ -20,14 +21,30 @@ from ..fileio import atomic_path, sha256_file
 from ..records import Blueprint, QuarantineRecord, TaskPackage, TaskVerdict, Trajectory, Verdict
 from .columns import storage_schema
 
-__all__ = ["COMPRESSION", "HINT_MODE_COLUMNS", "export_all", "hint_mode_counts", "in_hint_mode_order",
+__all__ = ["COMPRESSION", "HINT_MODE_COLUMNS", "ROW_GROUP_ROWS", "export_all", "hint_mode_counts", "in_hint_mode_order",
            "sha256_file", "write_manifest", "write_parquet"]
 
 COMPRESSION = "zstd"
+#: Rows per Parquet row group. Files up to this many rows are one row group, byte-identical to
+#: what ``pq.write_table`` wrote before row groups; larger files hold one group in Arrow at a time.
+ROW_GROUP_ROWS = 10_000
 
 
-def write_parquet(path: str, rows: list[dict[str, Any]], schema: pa.Schema) -> int:
-    """Write ``rows`` with the explicit ``schema`` (zstd) atomically; returns the row count.
+def _batches(rows: Iterable[dict[str, Any]], size: int) -> Iterable[list[dict[str, Any]]]:
+    it = iter(rows)
+    while batch := list(islice(it, size)):
+        yield batch
+
+
+def write_parquet(path: str, rows: Iterable[dict[str, Any]], schema: pa.Schema,
+                  row_group_rows: int | None = None) -> int:
+    """Write ``rows`` (a list or any iterable, consumed once) with the explicit ``schema`` (zstd)
+    atomically, in row groups of ``row_group_rows`` (default :data:`ROW_GROUP_ROWS`) through one
+    ``pyarrow.parquet.ParquetWriter``; returns the row count.
+
+    Only one row group is held as Arrow data at a time. A file of at most ``row_group_rows`` rows
+    is byte-identical to ``pq.write_table`` of the whole table (one row group; an empty input gives
+    the same empty file); a larger one has the same schema and rows in more row groups.
 
     Extension types in ``schema`` (the JSON tool-call ``arguments``) are built from their storage
     values (JSON text) and cast (:func:`pipeline.export.columns.storage_schema`).
@@ -36,15 +53,36 @@ def write_parquet(path: str, rows: list[dict[str, Any]], schema: pa.Schema) -> i
         pyarrow.ArrowInvalid / pyarrow.ArrowTypeError: a row does not fit the schema (e.g. a
             null in a required column); nothing is written then.
     """
-    table = pa.Table.from_pylist(rows, schema=storage_schema(schema)).cast(schema)
-    write_table(path, table)
-    return table.num_rows
-
-
-def write_table(path: str, table: pa.Table) -> None:
-    """Write an Arrow ``table`` to ``path`` as zstd Parquet, atomically."""
+    size = ROW_GROUP_ROWS if row_group_rows is None else row_group_rows
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise ValueError(f"row_group_rows must be an int >= 1, got {row_group_rows!r}")
+    storage = storage_schema(schema)
+    n = 0
     with atomic_path(path) as tmp:
-        pq.write_table(table, tmp, compression=COMPRESSION)
+        writer = None
+        try:
+            for batch in _batches(rows, size):
+                table = pa.Table.from_pylist(batch, schema=storage).cast(schema)
+                if writer is None:
+                    writer = pq.ParquetWriter(tmp, table.schema, compression=COMPRESSION)
+                writer.write_table(table, row_group_size=size)
+                n += table.num_rows
+            if writer is None:  # no rows: the same file pq.write_table writes for an empty table
+                empty = pa.Table.from_pylist([], schema=storage).cast(schema)
+                writer = pq.ParquetWriter(tmp, empty.schema, compression=COMPRESSION)
+                writer.write_table(empty, row_group_size=size)
+        finally:
+            if writer is not None:
+                writer.close()
+    return n
+
+
+def write_table(path: str, table: pa.Table, row_group_rows: int | None = None) -> None:
+    """Write an Arrow ``table`` to ``path`` as zstd Parquet in row groups of ``row_group_rows``
+    (default :data:`ROW_GROUP_ROWS`), atomically."""
+    size = ROW_GROUP_ROWS if row_group_rows is None else row_group_rows
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp, compression=COMPRESSION, row_group_size=size)
 
 
 def write_manifest(out_dir: str, doc: dict[str, Any]) -> str:

@@ -3,6 +3,7 @@
     python bench/scale.py                      # 1k, 10k and 100k records
     python bench/scale.py --sizes 1000,10000   # what fits a small machine
     python bench/scale.py --sizes 300 --json out.json
+    python bench/scale.py --stages ingest,blueprints,dedupe,parquet   # without presidio: 100k fits
 
 For each size N, a fresh subprocess (so its memory starts clean) writes N synthetic airline log
 records (canonical JSONL; fictional, made with Faker, seeded; six request templates so blueprints
@@ -12,8 +13,14 @@ form a handful of clusters, 5% exact copies and 5% light edits so dedupe has wor
 * ``anonymize``: :func:`pipeline.stages.anonymize_stage` (real presidio, fixed key);
 * ``blueprints``: :func:`pipeline.stages.blueprints_stage`;
 * ``dedupe``: :func:`pipeline.dedupe.dedupe` over the anonymized logs as trajectories;
-* ``parquet``: the anonymized records written with ``pyarrow.parquet.ParquetWriter`` in row groups
-  of 1000 (the export's shape: JSON text columns), then read back to check the row count.
+* ``parquet``: the anonymized records written by the export's writer,
+  :func:`pipeline.export.writer.write_parquet` (one ``pyarrow.parquet.ParquetWriter``, row groups
+  of ``--row-group`` rows, default :data:`pipeline.export.writer.ROW_GROUP_ROWS`), from a generator
+  of rows (JSON text columns), then read back to check the row count.
+
+``--stages`` runs a subset (``ingest`` always runs); without ``anonymize`` the later stages take
+the ingested records as they are (the same shape, not pseudonymized): presidio's NER runs at
+tens of records per second on a small machine, the other stages at hundreds to thousands.
 
 Rollouts are excluded (a GPU-bound stage measured by bench/rollout.py). Per stage: wall seconds
 (``time.perf_counter``) and memory: the process's resident set size sampled every 20 ms by a thread
@@ -42,7 +49,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 STAGES = ("ingest", "anonymize", "blueprints", "dedupe", "parquet")
-ROW_GROUP = 1000
 
 
 # ---------------------------------------------------------------- synthetic logs
@@ -176,37 +182,23 @@ def _trajectories(records):
                          finish_reason="agent_stop", n_turns=0, prompt_tokens=0, completion_tokens=0, seed=0)
 
 
-def _write_parquet(records, path: Path) -> int:
+def _write_parquet(records, path: Path, row_group: int | None) -> int:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from pipeline.export.writer import write_parquet
+
     schema = pa.schema([("id", pa.string()), ("domain", pa.string()), ("messages", pa.string()),
                         ("metadata", pa.string())])
-    n = 0
-    with pq.ParquetWriter(path, schema) as writer:
-        batch: list = []
-        for r in records:
-            batch.append(r)
-            if len(batch) == ROW_GROUP:
-                n += _flush(writer, schema, batch)
-                batch = []
-        if batch:
-            n += _flush(writer, schema, batch)
+    rows = ({"id": r.id, "domain": r.metadata.get("domain"), "messages": json.dumps(r.messages, ensure_ascii=False),
+             "metadata": json.dumps(r.metadata, ensure_ascii=False, default=str)} for r in records)
+    n = write_parquet(str(path), rows, schema, row_group_rows=row_group)
     assert pq.ParquetFile(path).metadata.num_rows == n
     return n
 
 
-def _flush(writer, schema, batch) -> int:
-    import pyarrow as pa
-
-    cols = {"id": [r.id for r in batch], "domain": [r.metadata.get("domain") for r in batch],
-            "messages": [json.dumps(r.messages, ensure_ascii=False) for r in batch],
-            "metadata": [json.dumps(r.metadata, ensure_ascii=False, default=str) for r in batch]}
-    writer.write_table(pa.table(cols, schema=schema))
-    return len(batch)
-
-
-def measure(n: int, workdir: Path, use_tracemalloc: bool) -> dict:
+def measure(n: int, workdir: Path, use_tracemalloc: bool, stages: tuple[str, ...] = STAGES,
+            row_group: int | None = None) -> dict:
     """Run the stages on ``n`` fresh records in this process; returns the measurements."""
     import logging
     import tracemalloc
@@ -240,14 +232,20 @@ def measure(n: int, workdir: Path, use_tracemalloc: bool) -> dict:
 
     state["ingest"] = stage("ingest", lambda: ingest_stage(str(logs)))
     state["n_ok"] = len(state["ingest"].records)
-    anon = stage("anonymize", lambda: anonymize_stage(state["ingest"].records, secret="bench-scale-key",
-                                                      progress=False))
+    if "anonymize" in stages:
+        anon = stage("anonymize", lambda: anonymize_stage(state["ingest"].records, secret="bench-scale-key",
+                                                          progress=False))
+        records = anon.records
+    else:
+        records = state["ingest"].records
     del state["ingest"]  # as a streaming stage layer would: the raw records are not needed any more
-    bps = stage("blueprints", lambda: blueprints_stage(anon.records))
-    dd = stage("dedupe", lambda: dedupe(_trajectories(anon.records)))
-    rows = stage("parquet", lambda: _write_parquet(anon.records, workdir / f"records-{n}.parquet"))
-    out.update(records_ok=state["n_ok"], anonymized=len(anon.records), blueprints=len(bps),
-               dedupe_kept=len(dd.kept), dedupe_rejected=len(dd.rejected), parquet_rows=rows,
+    bps = stage("blueprints", lambda: blueprints_stage(records)) if "blueprints" in stages else []
+    dd = stage("dedupe", lambda: dedupe(_trajectories(records))) if "dedupe" in stages else None
+    rows = stage("parquet", lambda: _write_parquet(records, workdir / f"records-{n}.parquet", row_group)) \
+        if "parquet" in stages else 0
+    out.update(records_ok=state["n_ok"], anonymized=len(records) if "anonymize" in stages else None,
+               blueprints=len(bps), dedupe_kept=len(dd.kept) if dd else None,
+               dedupe_rejected=len(dd.rejected) if dd else None, parquet_rows=rows,
                ru_maxrss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1))
     return out
 
@@ -269,18 +267,27 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", default="1000,10000,100000", help="comma-separated record counts")
     ap.add_argument("--tracemalloc", action="store_true", help="also measure Python allocation peaks")
     ap.add_argument("--json", help="write the measurements here")
+    ap.add_argument("--stages", default=",".join(STAGES),
+                    help="stages to run (ingest always runs; without anonymize the later stages take the ingested records)")
+    ap.add_argument("--row-group", type=int, default=None,
+                    help="rows per Parquet row group (default: pipeline.export.writer.ROW_GROUP_ROWS)")
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--workdir", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    stages = tuple(s for s in STAGES if s in {x.strip() for x in args.stages.split(",")} | {"ingest"})
+    unknown = {x.strip() for x in args.stages.split(",") if x.strip()} - set(STAGES)
+    if unknown:
+        ap.error(f"unknown stages {sorted(unknown)}; choose from {', '.join(STAGES)}")
     if args.child:
-        print(json.dumps(measure(args.child, Path(args.workdir), args.tracemalloc)))
+        print(json.dumps(measure(args.child, Path(args.workdir), args.tracemalloc, stages, args.row_group)))
         return 0
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     results = []
     with tempfile.TemporaryDirectory(prefix="trajpipe-scale-") as tmp:
         for n in sizes:
-            cmd = [sys.executable, __file__, "--child", str(n), "--workdir", tmp] + \
-                (["--tracemalloc"] if args.tracemalloc else [])
+            cmd = [sys.executable, __file__, "--child", str(n), "--workdir", tmp, "--stages", ",".join(stages)] + \
+                (["--tracemalloc"] if args.tracemalloc else []) + \
+                (["--row-group", str(args.row_group)] if args.row_group else [])
             t = time.perf_counter()
             proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
             if proc.returncode != 0:
@@ -295,7 +302,7 @@ def main(argv=None) -> int:
     print("\n" + head)
     print("|" + "---|" * (head.count("|") - 1))
     for r in results:
-        for s in STAGES:
+        for s in stages:
             m = r["stages"][s]
             print(f"| {r['n']:,} | {s} | {m['seconds']} | {r['n'] / max(m['seconds'], 1e-9):,.0f} | {m['rss_start_mb']} | "
                   f"{m['rss_peak_mb']} | {m['rss_growth_mb']} |" + (f" {m['py_peak_mb']} |" if args.tracemalloc else ""))
@@ -307,7 +314,7 @@ def main(argv=None) -> int:
         ns = [r["n"] for r in results]
         print("\ngrowth exponent (log-log slope over the sizes; 1 = linear, 0 = flat):")
         print("| stage | time | peak RSS growth |\n|---|---|---|")
-        for s in STAGES:
+        for s in stages:
             ts = slope(ns, [r["stages"][s]["seconds"] for r in results])
             ms = slope(ns, [max(r["stages"][s]["rss_growth_mb"], 0.1) for r in results])
             print(f"| {s} | {ts:.2f} | {ms:.2f} |")

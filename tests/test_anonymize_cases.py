@@ -374,6 +374,69 @@ def test_european_streets_and_postcodes(analyzer):
     assert out["e4"].messages[0]["content"] == recs[3].messages[0]["content"]
 
 
+def test_streets_with_two_numbers_po_boxes_and_postcodes_of_any_format(analyzer):
+    """Issue 11, presidio-evaluator's tune half: a building number before a street that carries
+    its own number (any script, street abbreviations), French-order streets with no number after,
+    a street the text calls a street, P.O. boxes, a postcode after a label in any country's
+    format, the postcode of an address block after its unit line; dates and counts stay."""
+    recs = [_rec("a1", _msg("user", "Sender:\n612 al. Jana Pawła 18\n Suite 40\n Gdynia\n Poland 81301")),
+            _rec("a2", _msg("user", "Pick me up at 27 Οδός Ερμού 15, thanks.")),
+            _rec("a3", _msg("user", "Her office moved: 88 14 Rue Lafayette\nParis")),
+            _rec("a4", _msg("user", "Drop it at 301 2210 Maple Crest Road, Fairview")),
+            _rec("a5", _msg("user", "Meet me by Kastanienweg 12 street near the park.")),
+            _rec("a6", _msg("user", "Mail the form to P.O. Box 4471 instead.")),
+            _rec("a7", _msg("user", "Postcode: SW1A 2BJ and zip code: 9020")),
+            _rec("a8", _msg("user", "Unit 7\nValmiera\nLatvia 40123")),
+            _rec("a9", _msg("user", "I bought 2 Wireless Earbuds 3 weeks ago, on 12 March 2024, gate 14.")),
+            _rec("a10", _msg("user", "I bought 2 Wireless earbuds 3, thanks")),
+            _rec("a11", _msg("user", "Her address: 451 Petőfi út 12."))]
+    out, _ = _run(analyzer, recs)
+    _assert_gone(out["a1"], ["612", "Jana Pawła 18", "81301"])
+    _assert_gone(out["a2"], ["Ερμού 15"])
+    _assert_gone(out["a3"], ["Rue Lafayette"])
+    _assert_gone(out["a4"], ["2210 Maple Crest Road", "301"])
+    _assert_gone(out["a5"], ["Kastanienweg 12"])
+    _assert_gone(out["a6"], ["4471"])
+    _assert_gone(out["a7"], ["SW1A 2BJ", "9020"])
+    _assert_gone(out["a8"], ["40123"])
+    assert out["a9"].messages[0]["content"] == recs[8].messages[0]["content"]
+    assert out["a10"].messages[0]["content"] == recs[9].messages[0]["content"]
+    _assert_gone(out["a11"], ["451", "Petőfi út 12"])
+
+
+def test_short_national_phones_and_call_before_a_number(analyzer):
+    recs = [_rec("p1", _msg("user", "Phone: 48 21 07")),
+            _rec("p2", _msg("user", "Please call 55 602 118 after six.")),
+            _rec("p3", _msg("user", "Room 48 21 and 07 chairs.")),
+            _rec("p4", _msg("user", "Fax: +1-415-320-0199x23, office 212.830.4471 ext. 9")),
+            _rec("p5", _msg("user", "no SMS reached my registered 06.12.44.90.17 yet")),
+            _rec("p6", _msg("user", "Desk: 4153200199"))]
+    out, _ = _run(analyzer, recs)
+    _assert_gone(out["p1"], ["48 21 07"])
+    _assert_gone(out["p2"], ["55 602 118"])
+    _assert_gone(out["p4"], ["415-320-0199", "x23", "830.4471"])
+    _assert_gone(out["p5"], ["06.12.44.90.17"])
+    _assert_gone(out["p6"], ["4153200199"])
+    assert out["p3"].messages[0]["content"] == recs[2].messages[0]["content"]
+
+
+def test_letterheads_speaker_labels_and_name_questions(analyzer):
+    """A name on its own line above a job title (spaCy's span runs over the line break), the
+    speaker labels of a transcript, the answer after "what's your name?" in the same message, a
+    gazetteer first name spaCy calls a place."""
+    recs = [_rec("l1", _msg("user", "Marit Olsen\n\nProcurement lead\n\nE-mail:\nMaritOlsen@example.org")),
+            _rec("l2", _msg("user", "Vedrana: Are we still on for lunch?\nTobiah: Yes, at noon.")),
+            _rec("l3", _msg("user", "What is your full name? Ottilie Brankovic")),
+            _rec("l4", _msg("user", "Come back soon, Rebecca!")),
+            _rec("l5", _msg("user", "Date: 2020-01-01\nNote: call the supplier\nStatus: done"))]
+    out, _ = _run(analyzer, recs)
+    _assert_gone(out["l1"], ["Marit", "Olsen"])
+    _assert_gone(out["l2"], ["Vedrana", "Tobiah"])
+    _assert_gone(out["l3"], ["Ottilie", "Brankovic"])
+    _assert_gone(out["l4"], ["Rebecca"])
+    assert out["l5"].messages[0]["content"] == recs[4].messages[0]["content"]
+
+
 def test_domain_words_and_id_formats_come_from_the_domains(analyzer, monkeypatch):
     """No airline or retail vocabulary in the anonymizer: flight numbers, cabins, order and
     reservation id formats are read from the registered domains' tool schemas and state; with

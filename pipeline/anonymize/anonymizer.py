@@ -41,7 +41,7 @@ from presidio_analyzer import AnalyzerEngine
 
 from ..records import LogRecord
 from .engine import (EMAIL_SPELLED_RE, LAST_FOUR_RES, NAME_WORD, SECRET_CONTEXT_RES, SPACY_MODEL,
-                     STRONG_NAME_CONTEXT_RE, Detector,
+                     STRONG_NAME_CONTEXT_RE, ZIP_AFTER_UNIT_RE, ZIP_LABEL_RE, Detector,
                      DetectorPool, build_analyzer, detect_patterns)
 from .config import PiiConfig, default_config, domain_vocabulary, normalize_key
 from .ids import IdFinder
@@ -105,7 +105,8 @@ _YEAR_LIKE_RE = re.compile(r"(?:19|20)\d\d")
 #: number alone is the same identifier ("order 1234567")
 _ORDER_ID_RE = re.compile(r"^(#?[A-Za-z]{0,4}[-_]?)(\d{5,})$")
 #: Context patterns that lift a year-like number (1990) to a value: card and secret contexts.
-_YEAR_CONTEXT_RES = tuple(LAST_FOUR_RES) + tuple(rx for rxs in SECRET_CONTEXT_RES.values() for rx in rxs)
+_YEAR_CONTEXT_RES = (tuple(LAST_FOUR_RES) + tuple(rx for rxs in SECRET_CONTEXT_RES.values() for rx in rxs)
+                     + (ZIP_LABEL_RE, ZIP_AFTER_UNIT_RE))  # "ZIP: 2043"
 
 
 EMAIL_FULL_RE = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
@@ -697,6 +698,8 @@ class Anonymizer:
         also uses in lower case, words spaCy calls places in the record) cut the span.
         ``tail_ok`` (a name a strong context announces: "I'm Marcus Read"): a stop word that is a
         gazetteer last name still ends a run that has a name word before it."""
+        if "\n" in span:  # "Tom Leonard\n\nGastroenterologist": a line break ends a name
+            return [r for part in span.split("\n") for r in self._person_runs(part, stop, tail_ok)]
         runs, cur = [], []
         toks = [re.sub(r"(?:'s|\u2019s|[.'\u2019])$", "", w)
                 for w in re.findall(r"[^\s,;:()\[\]\"!?/*]+", span)]
@@ -790,7 +793,7 @@ class Anonymizer:
                             or _CODE_AFTER_RE.match(text, e)):
                         # "John F. Kennedy International Airport", "Newark (EWR)" are places
                         runs = []
-                    elif rec_name == "NameContextRecognizer":
+                    elif rec_name in ("NameContextRecognizer", "SpeakerLabelRecognizer"):
                         # "add Marina Rivas": the context says person; spaCy calling "Marina" a
                         # place elsewhere in the record does not veto it, only inside this span
                         words = value.split()
@@ -817,8 +820,13 @@ class Anonymizer:
                     for run in runs:
                         self._register(scan, run, "PERSON", rec_name)
                 elif ent == "PHONE_NUMBER" and (
-                        sum(c.isdigit() for c in value) < 7 or _AMOUNT_RE.match(value)
-                        or (not _PHONE_FORMAT_RE.search(value)
+                        # 6 digits only right after a phone word ("Phone: 31 66 86": national
+                        # layouts of small countries)
+                        sum(c.isdigit() for c in value) < (6 if rec_name == "PhoneContextRecognizer" else 7)
+                        or _AMOUNT_RE.match(value)
+                        # their pattern holds the phone word / the phone layout
+                        or (rec_name not in ("PhoneContextRecognizer", "PhoneFormatRecognizer")
+                            and not _PHONE_FORMAT_RE.search(value)
                             and not _PHONE_WORD_BEFORE_RE.search(text[max(0, s - 40):s]))):
                     # amounts, and bare digit strings (item / order ids) unless a phone word
                     # precedes them
@@ -1284,7 +1292,12 @@ def _name_not_place(span: str) -> bool:
 
     words = span.split()
     places = place_gazetteer()
-    if len(words) < 2 or span.lower() in places or words[0].lower() in place_prefixes():
+    if len(words) == 1:
+        # "Don't go to town, Rebecca!": one word spaCy calls a place is a name when it is a
+        # gazetteer first name of 3+ letters that is no known place
+        w = words[0] if words else ""
+        return len(w) >= 3 and w.lower() in name_gazetteer()[0] and w.lower() not in places
+    if span.lower() in places or words[0].lower() in place_prefixes():
         return False
     if len(words[0]) >= 3 and words[0].lower() in name_gazetteer()[0]:
         return True

@@ -85,9 +85,9 @@ _STREET_SUFFIX = _street_suffixes()
 #: street ("Andrews Alley"), not a person.
 STREET_SUFFIXES = frozenset(w.replace("\\", "").lower() for w in _STREET_SUFFIX.split("|"))
 STREET_RE = re.compile(
-    r"(?<![\w-])(?P<v>\d{1,6} (?:[A-Za-z][a-z]+ ){1,3}(?i:" + _STREET_SUFFIX + r")\b\.?)"
+    r"(?<![\w-])(?P<v>\d{1,6} (?:\d{1,5} )?(?:[A-Za-z][a-z]+ ){1,3}(?i:" + _STREET_SUFFIX + r")\b\.?)"
 )
-_STREET_WORD = f"[{UPPER}][{LOWER}'-]+"
+_STREET_WORD = f"[{UPPER}][{LOWER}'-]+(?:-[{UPPER}][{LOWER}']+)*"  # "Väike-Laagri"
 #: Streets written the European way - the number after the name: a street word ending in a
 #: street noun ("Barkargatan 44", "Untere Bahnhofstrasse 6", "Hundslevgyden 84"), or a street
 #: noun first ("Via Partenope 67", "Rua Arapiraca 1943", "456 Rue du Monument 227").
@@ -96,16 +96,119 @@ EU_STREET_RE = re.compile(
     r"(?:stra(?:ß|ss)e|gatan|gata|gade|gyden|vej|vegen|veien|vägen|väg|weg|laan|straat|gasse|allee|"
     r"platz|ring|damm|katu|tie|utca|ulica|ulice|cesta|iela|gatve|tänav|stræde|plein|kade|steeg)"
     r" \d{1,4}[a-zA-Z]?)(?![\w-])"
-    r"|(?<![\w-])(?P<w>(?:\d{1,5} )?(?:Via|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Rua|Avenida|Travessa|"
+    r"|(?<![\w-])(?P<w>(?:\d{1,5} )?(?:\d{1,5} )?(?:Via|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Rua|Avenida|Travessa|"
     r"Calle|Carrer|Paseo|Plaza|Camino|Rue|Avenue|Boulevard|Chemin|Allée|Place|Impasse|Quai|Strada|"
     r"Ulica|Aleja) (?:(?:d[aeiou]s?|del|de la|du|des|la|le|di|dei|della|do|dos) )*(?:" + _STREET_WORD +
-    r" ){0,3}\d{1,4}[a-zA-Z]?)(?![\w-])")
+    r" ){0,3}\d{1,4}[a-zA-Z]?)(?![\w-])"
+    # the French / Iberian order: number, street noun (any case), name, no number after
+    # ("24 Rue Ibn El-Jazzar", "93 rue Bonneterie", "34 Avenue des Tuileries")
+    r"|(?<![\w-])(?P<x>\d{1,5} (?:\d{1,5} )?(?i:rue|avenue|av\.|avenida|avda\.|rua|calle|via|viale|"
+    r"boulevard|bd\.?|chemin|allée|impasse|quai|place|piazza|corso|travessa|largo) "
+    r"(?:(?:d[aeiou]s?|del|de la|du|des|la|le|l'|di|dei|della|do|dos) ?)*"
+    r"[" + UPPER + LOWER + r"][" + LOWER + r"'-]+(?: [" + UPPER + r"][" + UPPER + LOWER + r"'-]+){0,3})(?![\w-])")
 #: A street after an address word, whatever its form ("lives on Allika 46", "address: 80715
 #: Craig 56", "located at 56012 Hundslevgyden 84").
 STREET_CONTEXT_RE = re.compile(
-    r"(?i:\b(?:address(?:\s+is)?|lives?\s+(?:on|at|in)|living\s+(?:on|at)|located\s+at|"
+    r"(?i:\b(?:address(?:\s+is)?|lives?\s+(?:on|at|in)(?:\s+the\s+(?:north|south|east|west|other)\s+side\s+of)?|"
+    r"living\s+(?:on|at)|located\s+at|"
     r"moved\s+to|ship\s+(?:it\s+)?to|deliver(?:ed)?\s+to|stop\s+at\s+the\s+corner\s+of)\b)\s*:?\s*"
     r"(?P<v>(?:\d{1,6} )?" + _STREET_WORD + r"(?: " + _STREET_WORD + r"){0,3} \d{1,5}[a-zA-Z]?)(?![\w-])")
+
+
+#: Street abbreviations and particles that may stand in lower case inside a street name
+#: ("ul. Karpacka 69", "R Nossa Senhora", "Gl. Sygehusvej 83", "Tompa u. 66", "Ctra. Beas").
+_STREET_PARTICLES = frozenset("""ul. al. os. pl. u. gl. r. r ctra. c. av. avda. str. st. sv. nám.
+    rue rua via de da do dos das del de la le les du des di dei della van von der den ter
+    y e i och og allé alle gade vej""".split())
+#: A building number before a street written the way its country writes it, number last
+#: ("4759 ul. Królowej Jadwigi 112", "818 Ποσειδώνος 42", "0003 Slovenčeva 62 St.", "8511
+#: Cartagena 5, Várzea"): two numbers around 1-6 words of any script, and an address ending after
+#: it (end of line, comma, full stop, "St.", "street").
+BUILDING_STREET_RE = re.compile(
+    r"(?<![\w.,/:-])(?P<v>\d{1,6} (?:[^\W\d_][\w'\u2019-]*\.? ){1,6}\d{1,5}[a-zA-Z]?)"
+    r"(?=\.?(?:\s*$|\s*\n|,|;| St\b| [Ss]treet\b))", re.M)
+_NOT_STREET_WORDS = frozenset(_MONTHS.lower().split("|")) | frozenset(
+    "and or of the to for with from by at in on a an is are was my your our his her their per "
+    "x times items item days day hours minutes years months weeks page pages room floor gate "
+    "flight flights seat seats row order orders bag bags version step level chapter".split())
+
+
+_ENGLISH_STOP = frozenset("""i me my we our you your he him his she her it its they them their what
+    which who this that these those am is are was were be been have has had do does did a an the and
+    but if or because as until while of at by for with about against between into through during
+    before after above below to from up down in out on off over under again then once here there
+    when where why how all any both each few more most other some such no nor not only own same so
+    than too very can will just should now than ago last next left right new old""".split())
+
+
+#: What may stand before an address: the start of a line (letterheads, "??? " bullets), an
+#: address word, a preposition of place, a colon or a comma ("at BCG, 032 Tompa u. 66.").
+_BUILDING_BEFORE_RE = re.compile(
+    r"(?:^|\n)[ \t?*>•-]*$|(?i:\b(?:at|to|on|in|of|is|address|addr|from|near|via|opposite)\b)[ \t:]*$|[:,][ \t]*$")
+
+
+def _building_street_score(text: str, m: re.Match) -> Optional[float]:
+    """Every word of the street Capitalized (any script) or a street particle, none a month or an
+    English function word ("12 March 2024", "2 bags and 3" are no streets)."""
+    words = m.group("v").split()[1:-1]
+    from .context import is_english_word
+
+    if not (words and (words[0][:1].isupper() or words[0].lower() in _STREET_PARTICLES)):
+        return None
+    if not _BUILDING_BEFORE_RE.search(text[max(0, m.start() - 30):m.start()]):
+        return None  # "I bought 2 Wireless Earbuds 3, ..." is no address
+    for w in words:
+        lw = w.lower()
+        if lw in _NOT_STREET_WORDS or (not w[:1].isupper() and lw not in _STREET_PARTICLES
+                                       and (lw in _ENGLISH_STOP or is_english_word(lw))):
+            return None
+    if not any(w[:1].isupper() and len(w) > 2 for w in words):
+        return None
+    return 0.7
+
+
+#: A street the text itself calls a street: "Höjdstigen 44 street", "Jiráskova 986 St.",
+#: "Nieuwe Baan 473 street" (name and number, then "street"), "on Kwiatkowski Road Street".
+STREET_CALLED_RE = re.compile(
+    r"(?<![\w-])(?P<v>(?:(?![" + LOWER + r"])[^\W\d_][\w'\u2019-]* ){0,2}(?![" + LOWER + r"])[^\W\d_][\w'\u2019-]* "
+    r"\d{1,5}[a-zA-Z]?)(?= (?:St\.|[Ss]treet\b))"
+    r"|(?<![\w-])(?P<w>(?:[" + UPPER + r"][\w'\u2019-]+ ){1,2}(?:" + _STREET_SUFFIX + r"))(?= [Ss]treet\b)")
+
+
+def _street_called_score(text: str, m: re.Match) -> Optional[float]:
+    g = "v" if m.group("v") else "w"
+    words = m.group(g).split()
+    words = words[:-1] if g == "v" else words
+    if not words or not words[0][:1].isupper() or any(w.lower() in _NOT_STREET_WORDS for w in words):
+        return None
+    return 0.7
+
+
+#: Post office boxes ("P.O. Box 101", "PO Box 22", "Postfach 12").
+PO_BOX_RE = re.compile(r"(?<![\w-])(?P<v>(?i:p\.?\s?o\.?\s?box|post\s+office\s+box|postfach|apartado)\s+\d{1,6})(?![\w-])")
+#: A postcode after a postcode label, in any country's format ("ZIP: 1386", "ZIP: L2R 3H6",
+#: "postcode 4760-712", "post code: SW1A 1AA").
+ZIP_LABEL_RE = re.compile(
+    r"(?i:\b(?:zip\s*code|zip|postal\s*code|postcode|post\s*code|plz)\b\s*(?:is|:|#|no\.?)?\s*)"
+    r"(?P<v>[A-Za-z0-9]{2,5}(?:[ -][A-Za-z0-9]{2,4})?)(?![\w-])")
+
+
+def _zip_label_score(text: str, m: re.Match) -> Optional[float]:
+    v = m.group("v")
+    return 0.6 if sum(c.isdigit() for c in v) >= 2 and len(v) >= 3 else None
+
+
+#: The postcode of a postal address block: the first 4-6 digit number after a unit line
+#: ("Apt. 824\n Inowrocław\n\n Poland 18817", "Suite 521\n ΦΥΛΛΙΑ\n Cyprus (Greek) 84808"), with
+#: only words (a city, a region, a country) between them.
+ZIP_AFTER_UNIT_RE = re.compile(
+    r"(?<![\w-])(?:Suite|Apt\.?|Apartment|Unit) #?\d{1,5}[A-Z]?(?P<gap>[^\d@:]{1,80}?)"
+    r"(?<![\w-])(?P<v>\d{4,6})(?![\w-]|[.,]\d)")
+
+
+def _zip_after_unit_score(text: str, m: re.Match) -> Optional[float]:
+    gap = m.group("gap")
+    return 0.6 if ("\n" in gap or "," in gap) and gap.count("\n") <= 4 else None
 
 
 def _street_context_score(text: str, m: re.Match) -> Optional[float]:
@@ -135,7 +238,7 @@ CITY_STATE_RE = re.compile(
 STRONG_NAME_CONTEXT_RE = re.compile(
     r"(?i:\b(?:my name is|my name['\u2019]s|name is|i['\u2019]m|i am|named|call me|passengers?:?|"
     r"traveler:?|traveller:?|customer:|mr\.?|mrs\.?|ms\.?|miss|dr\.?|name on (?:the )?card is|"
-    r"card ?holder:?|account holder:?|holder:)\s+)$")
+    r"card ?holder:?|account holder:?|holder:|what(?:['\u2019]s| is) your (?:full )?name\??)\s+)$")
 #: "Austin TX", "Salt Lake City, UT": Capitalized words before an upper-case state code.
 CITY_STATE_UPPER_RE = re.compile(
     r"(?<![\w-])(?P<v>[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2}),?\s+(?:" + _STATE_ALT + r")(?![\w-])")
@@ -163,7 +266,8 @@ LAST_FOUR_RES = (
 #: only count after a phone word (presidio's recognizer + the check in :class:`Detector`).
 PHONE_RE = re.compile(
     r"(?<![\w+.-])(?P<v>(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}"
-    r"|\+(?:[2-9]\d{0,2})(?:[\s.-]?\(?\d{1,4}\)?){2,5}\d)(?![\w-]|\.\d)")
+    r"|\+(?:[2-9]\d{0,2})(?:[\s.-]?\(?\d{1,4}\)?){2,5}\d)"
+    r"(?:\s?(?i:x|ext\.?|extension)\s?\d{1,5})?(?![\w-]|\.\d)")  # "+1-614-163-8835x586"
 PHONE_WORD_BEFORE_RE = re.compile(r"(?i)\b(?:phone|telephone|tel|cell|cellphone|mobile|call|text"
                                   r"|contact|number|fax|whatsapp)\b[^\n\d]{0,25}$")
 _PHONE_FORMAT_RE = re.compile(r"\d[\s()-]+\d|^\+|^\(")
@@ -215,8 +319,25 @@ NAME_CONTEXT_RE = re.compile(
     r"(?:\b(?i:my name is|my name['\u2019]s|name is|i['\u2019]m|i am|this is|named|call me|passengers?:?|"
     r"traveler:?|traveller:?|customer:?|mr\.?|mrs\.?|ms\.?|miss|dr\.?|name on (?:the )?card is|"
     r"card ?holder:?|account holder:?|holder:|please call|call|contact|ask for|speak (?:to|with)|attn:?|"
-    r"attention:?|invite|add)\s+)"
-    r"(?P<v>" + NAME_WORD + r"(?:\s+" + NAME_WORD + r"){0,2})")
+    r"attention:?|invite|add|what(?:['\u2019]s| is) your (?:full )?name\??|said|asked|told|"
+    r"named (?:him|her|them|it))[ \t]+)"
+    r"(?P<v>" + NAME_WORD + r"(?:[ \t]+" + NAME_WORD + r"){0,2})")
+#: Speaker labels of a transcript ("Concordio: What a wife.\nTonya: Remember me?"): a name and a
+#: colon at the start of a line, in a text with at least two such lines.
+SPEAKER_RE = re.compile(r"(?m)^[ \t]*(?P<v>" + NAME_WORD + r"(?: " + NAME_WORD + r")?):[ \t]+\S")
+
+
+def _speaker_score(text: str, m: re.Match) -> Optional[float]:
+    """A speaker label is a name when the text has 2+ label lines and the word is no English
+    word ("Date:", "Phone:", "Note:") unless it is a gazetteer first name ("Christian:")."""
+    from .context import is_english_word, name_gazetteer
+
+    if len(SPEAKER_RE.findall(text)) < 2:
+        return None
+    words = m.group("v").split()
+    if any(is_english_word(w) and w.lower() not in name_gazetteer()[0] for w in words[:1]):
+        return None
+    return 0.6
 
 @dataclass(frozen=True)
 class PatternHit:
@@ -275,13 +396,13 @@ class RegexRecognizer(EntityRecognizer):
 #: "Mobile: 476 1540", "my registered 29-29-69-33", "(49) 846-249"): 6 to 15 digits.
 PHONE_CONTEXT_RE = re.compile(
     r"(?i:\b(?:phone|telephone|tel|mobile|cell(?:phone)?|fax|desk|whatsapp|sms|"
-    r"(?:call|reach|text|ring|contact|message)\s+(?:me|us|him|her|them)|registered|messages?\s+to|"
+    r"(?:call|reach|text|ring|contact|message)\s+(?:me|us|him|her|them)|call|dial|ring|registered|messages?\s+to|"
     r"answering|number\s+to\s+reach)\b(?:\s+(?:at|on|is|number|no\.?|via))*)\s*[:#]?\s*"
-    r"(?P<v>\+?\(?\d[\d ().-]{4,18}\d)(?![\d-]|[.,]\d)")
+    r"(?P<v>\+?\(?\d[\d ().-]{4,18}\d(?:\s?(?i:x|ext\.?|extension)\s?\d{1,5})?)(?![\d-]|[.,]\d)")
 
 
 def _phone_context_score(text: str, m: re.Match) -> Optional[float]:
-    v = m.group("v")
+    v = re.split(r"(?i)\s?(?:x|ext)", m.group("v"))[0]
     digits = sum(c.isdigit() for c in v)
     if not 6 <= digits <= 15 or re.search(r"\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{2,4}", v):
         return None
@@ -359,7 +480,7 @@ def _street_score(text: str, m: re.Match) -> Optional[float]:
     """A Capitalized street ("975 Sunset Drive") as is; a lower-case one ("41 quarry lane") only
     without function words and after an address word ("moved to", "send it to", "address")."""
     v = m.group("v")
-    words = v.split()[1:-1]
+    words = [w for w in v.split()[1:-1] if not w.isdigit()]  # "4576 1788 Heritage Drive"
     if all(w[:1].isupper() for w in words):
         return 0.7
     if any(w.lower() in _STREET_STOP for w in words):
@@ -381,8 +502,23 @@ class _EuStreetRecognizer(RegexRecognizer):
             return []
         out = []
         for m in EU_STREET_RE.finditer(text):
-            g = "v" if m.group("v") else "w"
+            g = "v" if m.group("v") else "w" if m.group("w") else "x"
             out.append(PatternHit("STREET_ADDRESS", m.start(g), m.end(g), self.score, self.name))
+        return out
+
+
+class _GroupsRecognizer(RegexRecognizer):
+    """A regex recognizer whose patterns have alternatives with groups ``v`` and ``w``."""
+
+    def hits(self, text: str) -> list[PatternHit]:  # noqa: D102
+        out = []
+        for pat in self.patterns:
+            for m in pat.finditer(text):
+                score = self.score if self.validate is None else self.validate(text, m)
+                if score is None:
+                    continue
+                g = "v" if m.group("v") else "w"
+                out.append(PatternHit(self.supported_entities[0], m.start(g), m.end(g), score, self.name))
         return out
 
 
@@ -439,7 +575,16 @@ def personal_recognizers() -> list[RegexRecognizer]:
                         validate=_spelled_email_score),
         RegexRecognizer("AddressLine2Recognizer", "ADDRESS_LINE2", [UNIT_RE], 0.6),
         RegexRecognizer("ZipRecognizer", "ZIP", [ZIP_RE], 0.6),
+        RegexRecognizer("BuildingStreetRecognizer", "STREET_ADDRESS", [BUILDING_STREET_RE], 0.7,
+                        validate=_building_street_score),
+        RegexRecognizer("PoBoxRecognizer", "STREET_ADDRESS", [PO_BOX_RE], 0.7),
+        _GroupsRecognizer("StreetCalledRecognizer", "STREET_ADDRESS", [STREET_CALLED_RE], 0.7,
+                          validate=_street_called_score),
+        RegexRecognizer("ZipLabelRecognizer", "ZIP", [ZIP_LABEL_RE], 0.6, validate=_zip_label_score),
+        RegexRecognizer("ZipAfterUnitRecognizer", "ZIP", [ZIP_AFTER_UNIT_RE], 0.6,
+                        validate=_zip_after_unit_score),
         RegexRecognizer("NameContextRecognizer", "PERSON", [NAME_CONTEXT_RE], 0.6),
+        RegexRecognizer("SpeakerLabelRecognizer", "PERSON", [SPEAKER_RE], 0.6, validate=_speaker_score),
         NameShapeRecognizer(),
         RegexRecognizer("PhoneFormatRecognizer", "PHONE_NUMBER", [PHONE_RE], 0.7,
                         validate=_phone_score),

@@ -10,6 +10,7 @@ this config is already complete in the work folder is reused, so a rerun after a
 """
 from __future__ import annotations
 
+from contextlib import contextmanager, nullcontext
 from typing import Any, Optional
 
 from prefect import flow, task
@@ -31,44 +32,101 @@ def runner_for(config: RunConfig, backend_obj: Any = None):
     return _RUNNERS[key]
 
 
+def gpu_slot_needed(config: RunConfig, stage: str) -> bool:
+    """True when ``stage`` would load a GPU engine under ``config``: the rollout stage with the
+    vllm backend (``auto`` where vLLM imports) and ``rollout.gpu_concurrency_limit`` set."""
+    if stage != "rollout" or not config.rollout.gpu_concurrency_limit:
+        return False
+    from pipeline.rollout.backends import resolve_backend
+
+    return resolve_backend(config.rollout.backend) == "vllm"
+
+
+@contextmanager
+def gpu_slot(config: RunConfig, stage: str):
+    """Hold one slot of the Prefect global concurrency limit ``rollout.gpu_concurrency_limit``
+    while the body runs, when :func:`gpu_slot_needed` (else nothing). The limit must exist
+    (``prefect gcl create gpu --limit 1``): a missing one raises instead of running unlimited."""
+    if not gpu_slot_needed(config, stage):
+        yield
+        return
+    from prefect.concurrency.sync import concurrency
+
+    with concurrency(config.rollout.gpu_concurrency_limit, occupy=1, strict=True):
+        yield
+
+
+def _stage_has_work(runner: Any, name: str) -> bool:
+    """True when stage ``name`` is not complete and some shard of it is not finished (so running it
+    loads the teacher); planning needs the stages before it complete."""
+    import pipeline.stages as st
+    from pipeline.runner import STAGES, StageNotReady
+
+    try:
+        sig, sigs = runner.plan(name)
+    except StageNotReady:
+        return True
+    if (runner.folder(name, sig) / "_SUCCESS.json").is_file():
+        return False
+    stage = STAGES[name]
+    inputs = runner.gather_inputs(stage, sigs)
+    scratch = runner.scratch(name, sig)
+    n = st.shard_count(name, inputs, runner.section_of(stage))
+    return any(not st.shard_done(name, scratch, i) for i in range(n))
+
+
 @task(name="stage", persist_result=False, cache_policy=NO_CACHE)
 def stage_task(name: str, config: RunConfig) -> dict[str, Any]:
-    """Run one stage (or reuse its completed output); returns ``{stage, signature, reused, seconds, stats}``."""
-    res = runner_for(config).run(name, run_missing=False)
+    """Run one stage (or reuse its completed output); returns ``{stage, signature, reused, seconds, stats}``.
+    A rollout stage that will load a vLLM engine holds a GPU slot (:func:`gpu_slot`)."""
+    runner = runner_for(config)
+    held = gpu_slot(config, name) if gpu_slot_needed(config, name) and _stage_has_work(runner, name) else nullcontext()
+    with held:
+        res = runner.run(name, run_missing=False)
     return {"stage": name, "signature": res.signature, "reused": res.reused, "seconds": res.seconds,
             "stats": res.stats}
 
 
-@task(name="rollout_shard", persist_result=False, cache_policy=NO_CACHE)
-def rollout_shard_task(config: RunConfig, index: int) -> int:
-    """Roll out one shard of the rollout stage into the work folder (a Ray worker's unit); the
-    rollout stage then finds every shard done and only merges them. Returns ``index``."""
+def run_one_shard(name: str, config: RunConfig, sig: str, index: int) -> bool:
+    """Shard ``index`` of stage ``name`` (signature ``sig``, planned by the flow's process) into
+    the work folder, in this process (a Ray worker): its inputs come from the work folder."""
     import pipeline.stages as st
     from pipeline.runner import STAGES, Runner
 
     runner = Runner(config)  # a fresh process: inputs come from the work folder
-    sig, sigs = runner.plan("rollout")
-    inputs = runner.gather_inputs(STAGES["rollout"], sigs)
-    st.rollout_shard(inputs, config.rollout, config.seed, index, runner.folder("rollout", sig).parent / f".{sig}.partial")
+    stage = STAGES[name]
+    sigs = runner.input_signatures(stage, run_missing=False)
+    inputs = runner.gather_inputs(stage, sigs)
+    return st.run_shard(name, inputs, runner.section_of(stage), config.seed, index, runner.scratch(name, sig))
+
+
+@task(name="shard", persist_result=False, cache_policy=NO_CACHE)
+def shard_task(name: str, config: RunConfig, sig: str, index: int) -> int:
+    """One shard of a sharded stage (anonymize, synthesize, verify_tasks, rollout,
+    verify_trajectories) written to the work folder: a Ray worker's unit; the stage then finds the
+    shards done and only merges them. A rollout shard on vLLM holds a GPU slot. Returns ``index``."""
+    with gpu_slot(config, name):
+        run_one_shard(name, config, sig, index)
     return index
 
 
 def _run_stages(config: RunConfig, parallel: bool) -> dict[str, Any]:
+    import pipeline.stages as st
     from pipeline.runner import STAGES
 
     timeout = config.stage_timeout_minutes * 60 if config.stage_timeout_minutes else None
     opts = dict(retries=config.stage_retries, retry_delay_seconds=[10, 60, 300], timeout_seconds=timeout)
     runner = runner_for(config)
     for name in STAGES:
-        if name == "rollout" and parallel:
-            import pipeline.stages as st
-
-            sig, sigs = runner.plan("rollout")
-            done = runner.folder("rollout", sig) / "_SUCCESS.json"
-            if not done.is_file():
-                shards = st.rollout_plan(runner.gather_inputs(STAGES["rollout"], sigs), config.rollout)
-                futures = [rollout_shard_task.with_options(name=f"rollout-shard-{i}", **opts).submit(config, i)
-                           for i in range(len(shards))]
+        stage = STAGES[name]
+        if parallel and name in st.SHARDED_STAGES and st.remote_shards(name, runner.section_of(stage)):
+            sig, sigs = runner.plan(name)
+            if not (runner.folder(name, sig) / "_SUCCESS.json").is_file():
+                inputs = runner.gather_inputs(stage, sigs)
+                scratch = runner.scratch(name, sig)
+                n = st.shard_count(name, inputs, runner.section_of(stage))
+                futures = [shard_task.with_options(name=f"{name}-shard-{i}", **opts).submit(name, config, sig, i)
+                           for i in range(n) if not st.shard_done(name, scratch, i)]
                 for f in futures:
                     f.result()
         stage_task.with_options(name=name, **opts)(name, config)
@@ -100,8 +158,10 @@ def trajpipe_run(config: Optional[RunConfig] = None) -> dict[str, Any]:
 
 @flow(name="trajpipe-run-ray", log_prints=False, persist_result=False)
 def _ray_run(config: RunConfig) -> dict[str, Any]:
-    """The stages with Prefect's RayTaskRunner: rollout shards run in parallel on Ray workers
-    (each loads the teacher once per shard); the other stages run one after another."""
+    """The stages with Prefect's RayTaskRunner: the shards of anonymize (its detectors),
+    synthesize, verify_tasks, rollout (each shard loads the teacher) and verify_trajectories run in
+    parallel on Ray workers, then each stage merges its shards in order; blueprints, select and
+    export run in the flow's process."""
     return _run_stages(config, parallel=True)
 
 

@@ -95,6 +95,10 @@ class AnonymizeConfig(_Section):
     pii_config: Optional[str] = Field(
         None, description="YAML file extending the shipped PII config (key rules, person keys, keep-words, id "
                           "labels, phone regions; docs/anonymization.md).")
+    shard_records: int = Field(
+        256, ge=1, description="--runner ray: log records per anonymize shard. Ray workers run the detectors "
+                               "(presidio, spaCy NER) over their shard; the stage then pseudonymizes every record in "
+                               "order with those detections, so the output equals a run without shards.")
 
 
 class BlueprintsConfig(_Section):
@@ -124,6 +128,10 @@ class SynthesizeConfig(_Section):
     paraphrase_backend: MODEL_BACKENDS = Field("transformers", description="Backend for --paraphrase-with-model.")
     paraphrase_model: Optional[str] = Field(
         None, description="Model path for --paraphrase-with-model (default: the bundled teacher).")
+    shard_blueprints: int = Field(
+        8, ge=1, description="Blueprints per synthesis shard (a finished shard is kept in the work folder, so a rerun "
+                             "after a crash synthesizes only the unfinished ones; --runner ray runs shards on Ray "
+                             "workers). Without shards: --target-skills or --paraphrase-with-model.")
 
     @field_validator("target_skills")
     @classmethod
@@ -160,6 +168,13 @@ class VerifyConfig(_Section):
                            "score goes to verdict details['judge'] only: never to passed, reason codes or reward.")
     judge_backend: MODEL_BACKENDS = Field("transformers", description="Judge backend (with --judge).")
     judge_model: Optional[str] = Field(None, description="Judge weights path (default: the bundled SmolLM2-135M).")
+    shard_tasks: int = Field(
+        16, ge=1, description="Tasks per task-verification shard (kept in the work folder as it finishes, so a rerun "
+                              "after a crash verifies only the unfinished shards; --runner ray runs them on Ray "
+                              "workers).", json_schema_extra=_cli("--verify-shard-tasks"))
+    shard_trajectories: int = Field(
+        64, ge=1, description="Trajectories per trajectory-verification shard (as --verify-shard-tasks; the judge "
+                              "and the difficulty band run after every shard is done).")
 
     @field_validator("difficulty_band")
     @classmethod
@@ -232,6 +247,10 @@ class RolloutSection(_Section):
         32, ge=1, description="Tasks per rollout shard. Each finished shard is written to the work folder at once, "
                               "so a rerun after a crash rolls out only the unfinished shards (a shard is one batch "
                               "of k x tasks episodes).")
+    gpu_concurrency_limit: Optional[str] = Field(
+        None, description="Name of a Prefect global concurrency limit (`prefect gcl create gpu --limit 1`): with the "
+                          "vllm backend every rollout stage or shard that loads an engine holds one slot of it while it "
+                          "runs (a flow run needs the limit to exist). None = no limit.")
 
     @field_validator("fault_kinds")
     @classmethod
@@ -335,8 +354,8 @@ class RunConfig(BaseModel):
         json_schema_extra=_cli("--work"))
     runner: Literal["local", "ray"] = Field(
         "local", description="Where the flow's tasks run: local (this process) or ray (Prefect's RayTaskRunner: "
-                             "rollout shards in parallel on Ray workers; needs the `ray` extra and a shared work "
-                             "folder).")
+                             "the shards of anonymize, synthesize, verify and rollout in parallel on Ray workers; "
+                             "needs the `ray` extra and a shared work folder).")
     ray_address: Optional[str] = Field(
         None, description="--runner ray: address of an existing Ray cluster (ray://host:10001 or auto); none = "
                           "start a local cluster.")

@@ -197,6 +197,7 @@ class Runner:
         self.ctx.runtime["runner"] = self  # export builds the manifest from every stage's stats
         self.force = force
         self.results: dict[str, StageResult] = {}
+        self._extra: dict[str, Any] = {}  # signature_extra per stage, computed once per Runner
 
     # -- signatures -----------------------------------------------------------------------
     def section_of(self, stage: Stage) -> Any:
@@ -206,9 +207,21 @@ class Runner:
         sec = self.section_of(stage)
         payload = {"stage": stage.name, "config": sec.model_dump(mode="json") if sec is not None else None,
                    "seed": self.cfg.seed if stage.uses_seed else None, "inputs": input_sigs,
-                   "extra": stage.signature_extra(self.cfg) if stage.signature_extra else None,
+                   "extra": self.signature_extra(stage),
                    "code": code_version()}
         return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+    def signature_extra(self, stage: Stage) -> Any:
+        """``stage.signature_extra(cfg)``, computed once per Runner: a random part (anonymize
+        without ``$TRAJPIPE_SECRET``) stays the same between planning a stage (its shards on Ray
+        workers) and running it."""
+        if stage.name not in self._extra:
+            self._extra[stage.name] = stage.signature_extra(self.cfg) if stage.signature_extra else None
+        return self._extra[stage.name]
+
+    def scratch(self, name: str, sig: str) -> Path:
+        """``WORK/<stage>/.<signature>.partial/``: finished shards of a stage while it runs."""
+        return self.work / name / f".{sig}.partial"
 
     def latest(self, name: str) -> Optional[str]:
         """Signature of ``name``'s newest completed output in the work folder, or None."""
@@ -329,7 +342,7 @@ class Runner:
             return res
         inputs = self.gather_inputs(stage, sigs)
         self.ctx.runtime.update({k: v for r in self.results.values() for k, v in r.runtime.items()})
-        scratch = self.folder(name, sig).parent / f".{sig}.partial"
+        scratch = self.scratch(name, sig)
         scratch.mkdir(parents=True, exist_ok=True)
         self.ctx.scratch = scratch
         t0 = time.perf_counter()

@@ -51,14 +51,19 @@ class AnonymizeResult:
 
 
 def anonymize_stage(records: list[LogRecord], secret: str | None = None,
-                    progress: bool = True, pii_config: Any = None) -> AnonymizeResult:
+                    progress: bool = True, pii_config: Any = None,
+                    detections: dict[str, list] | None = None) -> AnonymizeResult:
     """Pseudonymize ``records`` with presidio (offline). A record whose anonymization raises is
     quarantined with ``ANON_FAILED`` and never passed on raw. ``pii_config``: YAML file(s)
-    extending the shipped PII config (``PiiConfigError`` for a bad one)."""
+    extending the shipped PII config (``PiiConfigError`` for a bad one). ``detections``: detector
+    results computed elsewhere (anonymize shards on Ray workers: SHA-256 of a text -> its hits,
+    :class:`DetectorTap`); texts not in it are detected here, so the output is the same."""
     from pipeline.anonymize import Anonymizer
     from pipeline.progress import bar
 
     anon = Anonymizer(secret=secret, pii_config=pii_config)
+    if detections is not None:
+        DetectorTap.install(anon, detections)
     ok: list[LogRecord] = []
     quarantine: list[QuarantineRecord] = []
     with bar("anonymize", len(records)) if progress else _null_bar() as advance:
@@ -74,6 +79,56 @@ def anonymize_stage(records: list[LogRecord], secret: str | None = None,
             ok.append(rec)
             advance(1)
     return AnonymizeResult(ok, quarantine, anon.report(), anon.is_real, anon)
+
+
+class DetectorTap:
+    """Stands in for an :class:`~pipeline.anonymize.Anonymizer`'s detector (its ``detect`` and
+    ``patterns``): answers each text from ``known`` (SHA-256 of the text -> the detector's hits)
+    and sends the others to the real detector, remembering their hits in ``known`` and their
+    keys in ``new``. The detector is a pure function of the text, so an anonymizer with a tap
+    gives the same output as one without; this is how anonymize shards run the detectors (the
+    expensive part) on Ray workers while the pseudonymization itself (whose registry, injective
+    fakes and denylist depend on every earlier record) runs once, in order. Keys are hashes, so
+    no text is written."""
+
+    def __init__(self, anonymizer: Any, known: dict[str, list] | None = None) -> None:
+        self._anon = anonymizer
+        self._inner: Any = None
+        self.known: dict[str, list] = known if known is not None else {}
+        self.new: list[str] = []
+
+    @classmethod
+    def install(cls, anonymizer: Any, known: dict[str, list] | None = None) -> "DetectorTap":
+        tap = cls(anonymizer, known)
+        anonymizer._detector = tap  # the `detector` property returns it
+        anonymizer.workers = 1  # no detector process pool: every text goes through the tap
+        return tap
+
+    @property
+    def inner(self) -> Any:
+        if self._inner is None:
+            from pipeline.anonymize.engine import Detector
+
+            self._inner = Detector(self._anon.analyzer, batch_size=self._anon.batch_size)
+        return self._inner
+
+    @staticmethod
+    def key(text: str) -> str:
+        import hashlib
+
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def detect(self, texts: list[str]) -> list[list]:
+        keys = [self.key(t) for t in texts]
+        todo = list(dict.fromkeys((k, t) for k, t in zip(keys, texts) if k not in self.known))
+        if todo:
+            for (k, _t), hits in zip(todo, self.inner.detect([t for _k, t in todo])):
+                self.known[k] = [tuple(h) for h in hits]
+                self.new.append(k)
+        return [list(self.known[k]) for k in keys]
+
+    def patterns(self, text: str) -> list:
+        return self.inner.patterns(text)
 
 
 MAX_QUARANTINE_RAW = 64 * 1024
@@ -384,12 +439,17 @@ def _run_anonymize(inputs: dict[str, Any], cfg, ctx: Context) -> StageResult:
     import os
 
     recs = inputs["logs"]
-    res = anonymize_stage(recs, os.environ.get("TRAJPIPE_SECRET"), progress=ctx.progress, pii_config=cfg.pii_config)
+    # detections of the shards Ray workers finished (none in a local run): the pseudonymization
+    # below runs once, in record order, whatever the shards (see DetectorTap)
+    parts, n_shards, done = read_shards("anonymize", ctx.scratch, shard_count("anonymize", inputs, cfg))
+    detections = {d["sha256"]: [tuple(h) for h in d["hits"]] for d in parts["detections"]} if done else None
+    res = anonymize_stage(recs, os.environ.get("TRAJPIPE_SECRET"), progress=ctx.progress, pii_config=cfg.pii_config,
+                          detections=detections)
     ingest_q = list(inputs.get("quarantine") or [])
     quarantine = (pseudonymize_quarantine(ingest_q, res.anonymizer) if res.anonymizer is not None else
                   [q.model_copy(update={"raw": "[withheld: not anonymized]"}) for q in ingest_q])
     stats = {"in": len(recs), "ok": len(res.records), "quarantined": len(res.quarantine),
-             "entities": res.report.get("by_entity", res.report)}
+             "entities": res.report.get("by_entity", res.report), "shards": n_shards, "shards_resumed": done}
     rejects = [Reject(stage="anonymize", record_id=q.record_id or f"position-{q.position}", code=q.reason_code,
                       detail=(q.error or "")[:300]) for q in res.quarantine]
     digests = sorted(getattr(res.anonymizer, "digests", ()) or ())
@@ -446,11 +506,21 @@ def _run_synthesize(inputs: dict[str, Any], cfg, ctx: Context) -> StageResult:
 
         paraphraser = load_backend(cfg.paraphrase_backend, cfg.paraphrase_model)
     targets = parse_skill_list(cfg.target_skills) if cfg.target_skills else None
-    res = synthesize_stage(bps, cfg.tasks_per_blueprint, ctx.seed, _denylist(inputs, ctx), target_skills=targets,
-                           paraphraser=paraphraser)
+    if sharded("synthesize", cfg):  # shard by shard (resumable; Ray workers may have run them)
+        from pipeline.synthesize import SynthesisResult
+
+        deny = _denylist(inputs, ctx)
+        parts, n_shards, resumed = run_shards("synthesize", inputs, cfg, ctx, denylist=deny)
+        res = SynthesisResult(parts["tasks"], parts["synth_rejects"])
+        shard_stats = {"shards": n_shards, "shards_resumed": resumed}
+    else:
+        shard_stats = {}
+        res = synthesize_stage(bps, cfg.tasks_per_blueprint, ctx.seed, _denylist(inputs, ctx), target_skills=targets,
+                               paraphraser=paraphraser)
     stats = {"tasks": len(res.tasks), "rejected": len(res.rejects),
              "by_reason": dict(Counter(r.reason_code for r in res.rejects)),
-             "targeted": getattr(res, "targeted", 0), "unmet_targets": list(getattr(res, "unmet_targets", []) or [])}
+             "targeted": getattr(res, "targeted", 0), "unmet_targets": list(getattr(res, "unmet_targets", []) or []),
+             **shard_stats}
     rejects = [Reject(stage="synthesize", record_id=q.record_id or f"position-{q.position}", code=q.reason_code,
                       detail=(q.error or "")[:300]) for q in res.rejects]
     return StageResult({"tasks": res.tasks, "synth_rejects": res.rejects,
@@ -463,10 +533,189 @@ def _task_verdict_stats(tv: list[TaskVerdict]) -> dict[str, Any]:
 
 
 def _run_verify_tasks(inputs: dict[str, Any], cfg, ctx: Context) -> StageResult:
-    tv = verify_tasks_stage(inputs["tasks"], reverse_validation=cfg.reverse_validation, progress=ctx.progress)
+    parts, n_shards, resumed = run_shards("verify_tasks", inputs, cfg, ctx)
+    tv = parts["task_verdicts"]
     rejects = [Reject(stage="verify_task", record_id=v.task_id, code=v.reason_codes[0],
                       detail=",".join(v.reason_codes)) for v in tv if not v.passed and v.reason_codes]
-    return StageResult({"task_verdicts": tv}, _task_verdict_stats(tv), rejects)
+    return StageResult({"task_verdicts": tv}, {**_task_verdict_stats(tv), "shards": n_shards,
+                                               "shards_resumed": resumed}, rejects)
+
+
+# ================================================================ shards
+# A sharded stage splits its records into shards, in order, that can run anywhere (this process
+# or a Ray worker: flows/trajpipe_flow.py, `runner: ray`). A finished shard is written atomically
+# to the stage's scratch folder WORK/<stage>/.<signature>.partial/ (shard-NNNNN/<part>.jsonl;
+# rollout: shard-NNNNN.jsonl); the stage runs the shards that are missing, then merges every
+# shard in order, so the output does not depend on where, or in how many tries, the shards ran.
+# A crashed run resumed with the same signature keeps the finished shards.
+
+
+@dataclass(frozen=True)
+class Sharding:
+    """How stage ``stage`` shards: ``size(cfg)`` records per shard of ``records(inputs, cfg)``;
+    ``run(inputs, cfg, seed, lo, hi, **kw) -> {part: records}`` computes shard ``[lo, hi)``;
+    ``parts``: part name -> record model (None: plain JSON objects); ``when(cfg)``: False when the
+    stage cannot shard under this config (it then runs as one piece); ``remote(cfg)``: False when
+    its shards must run in the stage's own process (not on Ray workers)."""
+
+    stage: str
+    records: Callable[[dict[str, Any], Any], list]
+    size: Callable[[Any], int]
+    run: Callable[..., dict[str, list]]
+    parts: dict[str, Optional[type]]
+    when: Callable[[Any], bool] = lambda cfg: True
+    remote: Callable[[Any], bool] = lambda cfg: True
+
+
+def _secret_set() -> bool:
+    import os
+
+    return bool(os.environ.get("TRAJPIPE_SECRET"))
+
+
+def _anonymize_shard(inputs, cfg, seed, lo, hi, **_kw) -> dict[str, list]:
+    """Run the anonymizer over records ``[lo, hi)`` and keep what its detectors found, per text
+    hash (the input texts, and the output texts its residual scan checks): the stage's single
+    in-order pass then looks them up instead of running NER again."""
+    import os
+
+    from pipeline.anonymize import Anonymizer
+
+    anon = Anonymizer(secret=os.environ.get("TRAJPIPE_SECRET"), pii_config=cfg.pii_config)
+    tap = DetectorTap.install(anon)
+    for _rec in anon.anonymize(inputs["logs"][lo:hi], on_error=lambda *_a: None):
+        pass
+    return {"detections": [{"sha256": k, "hits": [list(h) for h in tap.known[k]]} for k in tap.new]}
+
+
+def _synthesize_shard(inputs, cfg, seed, lo, hi, denylist=None, **_kw) -> dict[str, list]:
+    """Task packages of blueprints ``[lo, hi)`` (each blueprint's tasks depend only on it, the
+    seed and the denylist); a per-blueprint reject keeps the blueprint's position in the file."""
+    from pipeline.synthesize import synthesize
+
+    res = synthesize(inputs["blueprints"][lo:hi], get_domain, cfg.tasks_per_blueprint, seed, denylist)
+    rejects = [q.model_copy(update={"position": q.position + lo})
+               if q.reason_code in ("SYNTH_NO_GENERATOR", "SYNTH_ANSWER_NOT_COMPUTABLE") else q for q in res.rejects]
+    return {"tasks": res.tasks, "synth_rejects": rejects}
+
+
+SHARDINGS: dict[str, Sharding] = {s.stage: s for s in (
+    Sharding("anonymize", lambda inputs, cfg: inputs["logs"] or [], lambda cfg: cfg.shard_records, _anonymize_shard,
+             {"detections": None}, when=lambda cfg: True),
+    Sharding("synthesize", lambda inputs, cfg: inputs["blueprints"] or [], lambda cfg: cfg.shard_blueprints,
+             _synthesize_shard, {"tasks": TaskPackage, "synth_rejects": QuarantineRecord},
+             # targeted tasks and paraphrases need every blueprint's tasks at once; a worker can
+             # rebuild the denylist (HMAC digests) only under $TRAJPIPE_SECRET
+             when=lambda cfg: not cfg.target_skills and not cfg.paraphrase_with_model,
+             remote=lambda cfg: _secret_set()),
+    Sharding("verify_tasks", lambda inputs, cfg: inputs["tasks"] or [], lambda cfg: cfg.shard_tasks,
+             lambda inputs, cfg, seed, lo, hi, **_kw: {"task_verdicts": verify_tasks_stage(
+                 inputs["tasks"][lo:hi], reverse_validation=cfg.reverse_validation, progress=False)},
+             {"task_verdicts": TaskVerdict}),
+    Sharding("verify_trajectories", lambda inputs, cfg: inputs["trajectories"] or [],
+             lambda cfg: cfg.shard_trajectories,
+             lambda inputs, cfg, seed, lo, hi, **_kw: {"verdicts": verify_trajectories_stage(
+                 inputs["trajectories"][lo:hi], inputs["tasks"])},
+             {"verdicts": Verdict}),
+)}
+
+#: stages whose shards can run on Ray workers (flows/trajpipe_flow.py)
+SHARDED_STAGES = ("anonymize", "synthesize", "verify_tasks", "rollout", "verify_trajectories")
+
+
+def sharded(stage: str, cfg) -> bool:
+    """True when ``stage`` runs shard by shard under its config section ``cfg``."""
+    return stage == "rollout" or (stage in SHARDINGS and SHARDINGS[stage].when(cfg))
+
+
+def remote_shards(stage: str, cfg) -> bool:
+    """True when the shards of ``stage`` may run on Ray workers under ``cfg`` (its section)."""
+    return stage == "rollout" or (sharded(stage, cfg) and SHARDINGS[stage].remote(cfg))
+
+
+def shard_count(stage: str, inputs: dict[str, Any], cfg) -> int:
+    """Number of shards of ``stage`` over ``inputs``."""
+    if stage == "rollout":
+        return len(rollout_plan(inputs, cfg))
+    sh = SHARDINGS[stage]
+    n, size = len(sh.records(inputs, cfg)), sh.size(cfg)
+    return (n + size - 1) // size
+
+
+def shard_path(stage: str, scratch: Path, index: int) -> Path:
+    return scratch / (f"shard-{index:05d}.jsonl" if stage == "rollout" else f"shard-{index:05d}")
+
+
+def shard_done(stage: str, scratch: Optional[Path], index: int) -> bool:
+    return scratch is not None and shard_path(stage, scratch, index).exists()
+
+
+def run_shard(stage: str, inputs: dict[str, Any], cfg, seed: int, index: int, scratch: Path, **kw) -> bool:
+    """Compute shard ``index`` of ``stage`` and write it to ``scratch`` atomically (a folder
+    renamed into place); nothing when it is already there. Returns True when it ran. The unit a
+    Ray worker runs (flows/trajpipe_flow.py). Keyword arguments go to the stage's shard function
+    (synthesize: ``denylist``; rollout: ``backend_obj``)."""
+    import os
+    import secrets as _sec
+    import shutil
+
+    from pipeline.ingest import write_jsonl
+
+    if stage == "rollout":
+        if shard_done(stage, scratch, index):
+            return False
+        rollout_shard(inputs, cfg, seed, index, scratch, kw.get("backend_obj"))
+        return True
+    final = shard_path(stage, scratch, index)
+    if final.exists():
+        return False
+    if stage == "synthesize" and "denylist" not in kw:  # a worker: rebuild it from the digests
+        kw["denylist"] = _denylist(inputs, Context(seed=seed))
+        if kw["denylist"] is None and ((inputs.get("denylist") or {}).get("hmac_sha256")):
+            raise RuntimeError("a synthesize shard needs $TRAJPIPE_SECRET to rebuild the anonymizer's denylist")
+    sh = SHARDINGS[stage]
+    size = sh.size(cfg)
+    out = sh.run(inputs, cfg, seed, index * size, (index + 1) * size, **kw)
+    scratch.mkdir(parents=True, exist_ok=True)
+    tmp = scratch / f".{final.name}.tmp-{os.getpid()}-{_sec.token_hex(3)}"
+    tmp.mkdir()
+    for part in sh.parts:
+        write_jsonl(out.get(part) or [], tmp / f"{part}.jsonl")
+    try:
+        os.replace(tmp, final)
+    except OSError:  # another worker finished the same shard first (same content)
+        shutil.rmtree(tmp, ignore_errors=True)
+    return True
+
+
+def read_shards(stage: str, scratch: Optional[Path], n: int) -> tuple[dict[str, list], int, int]:
+    """``({part: records of every finished shard, in shard order}, n, finished)``."""
+    from pipeline.ingest import read_jsonl
+
+    parts: dict[str, list] = {p: [] for p in SHARDINGS[stage].parts}
+    done = 0
+    for i in range(n):
+        if not shard_done(stage, scratch, i):
+            continue
+        done += 1
+        for part, model in SHARDINGS[stage].parts.items():
+            parts[part].extend(read_jsonl(shard_path(stage, scratch, i) / f"{part}.jsonl", model))
+    return parts, n, done
+
+
+def run_shards(stage: str, inputs: dict[str, Any], cfg, ctx: Context, **kw) -> tuple[dict[str, list], int, int]:
+    """Run the missing shards of ``stage`` here, then read every shard back in order:
+    ``({part: records}, shards, shards found finished)``."""
+    import tempfile
+
+    scratch = ctx.scratch if ctx.scratch is not None else Path(tempfile.mkdtemp(prefix=f"trajpipe-{stage}-"))
+    n = shard_count(stage, inputs, cfg)
+    resumed = 0
+    for i in range(n):
+        if not run_shard(stage, inputs, cfg, ctx.seed, i, scratch, **kw):
+            resumed += 1
+    parts, _n, _done = read_shards(stage, scratch, n)
+    return parts, n, resumed
 
 
 def rollout_plan(inputs: dict[str, Any], cfg) -> list[list[TaskPackage]]:
@@ -558,9 +807,10 @@ def _run_verify_trajectories(inputs: dict[str, Any], cfg, ctx: Context) -> Stage
     from pipeline.export.writer import hint_mode_counts
     from pipeline.faults import tag_recovery
 
-    trajs, tasks = inputs["trajectories"], inputs["tasks"]
-    vs = verify_trajectories_stage(trajs, tasks)
-    if cfg.judge:
+    trajs = inputs["trajectories"]
+    parts, n_shards, resumed = run_shards("verify_trajectories", inputs, cfg, ctx)
+    vs = parts["verdicts"]
+    if cfg.judge:  # after every shard, over every trajectory (as without shards)
         from pipeline.rollout.backends import load_backend
         from pipeline.verify.judge import judge as run_judge
 
@@ -577,7 +827,7 @@ def _run_verify_trajectories(inputs: dict[str, Any], cfg, ctx: Context) -> Stage
              "passed_by_hint_mode": hint_mode_counts([{"hint_mode": mode_of.get(v.trajectory_id)}
                                                       for v in vs if v.passed]),
              "recovery": tag_recovery(recovered, vs),
-             "difficulty": _task_verdict_stats(tv)}
+             "difficulty": _task_verdict_stats(tv), "shards": n_shards, "shards_resumed": resumed}
     return StageResult({"verdicts": vs, "task_verdicts_banded": tv}, stats)
 
 
@@ -628,8 +878,9 @@ def build_manifest(runner) -> dict[str, Any]:
     counts = {COUNT_KEYS[name]: dict(res.stats) for name, res in r.items() if name in COUNT_KEYS and res.stats}
     ro = counts.get("rollout") or {}
     backend, model = ro.pop("backend", ""), ro.pop("model", "")
-    ro.pop("shards", None)
-    ro.pop("shards_resumed", None)
+    for c in counts.values():  # how the work was split is no count of records
+        c.pop("shards", None)
+        c.pop("shards_resumed", None)
     vt = counts.get("verify_trajectory") or {}
     if "verify_trajectory" in counts:
         counts["verify_task"] = vt.pop("difficulty", counts.get("verify_task"))

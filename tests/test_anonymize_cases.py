@@ -437,6 +437,23 @@ def test_letterheads_speaker_labels_and_name_questions(analyzer):
     assert out["l5"].messages[0]["content"] == recs[4].messages[0]["content"]
 
 
+def test_letterhead_names_with_contact_blocks_and_owners_of_personal_data(analyzer):
+    """A letterhead name whose block holds an e-mail, a URL and a street with French particles
+    (no reason to read the text as French), a job title starting with a place word on the next
+    line ("College"), a name owning an address, a first name before "lives" / "is from"."""
+    recs = [_rec("h1", _msg("user", "Ingvild Haugerud\n\nSupply planner\n\nE-mail:\nIngvildHaugerud@example.org\n\n"
+                                    "Website:\nhttps://example.net/\n\nAddress:\n41 12 Rue de la Gare\n Apt. 5")),
+            _rec("h2", _msg("user", "Torvald Seim\nCollege registrar\nNordic Widgets AS")),
+            _rec("h3", _msg("user", "Here is Sigrun's phone number, as asked.")),
+            _rec("h4", _msg("user", "Amalie is from the Bergen office. Amazon's address is public."))]
+    out, _ = _run(analyzer, recs)
+    _assert_gone(out["h1"], ["Ingvild", "Haugerud"])
+    _assert_gone(out["h2"], ["Torvald", "Seim"])
+    _assert_gone(out["h3"], ["Sigrun"])
+    _assert_gone(out["h4"], ["Amalie"])
+    assert "Amazon's address" in out["h4"].messages[0]["content"]
+
+
 def test_domain_words_and_id_formats_come_from_the_domains(analyzer, monkeypatch):
     """No airline or retail vocabulary in the anonymizer: flight numbers, cabins, order and
     reservation id formats are read from the registered domains' tool schemas and state; with

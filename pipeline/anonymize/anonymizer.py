@@ -246,7 +246,8 @@ class Anonymizer:
                                            is_business=self._ids.is_business)
         places = "|".join(sorted(re.escape(w) for w in self.config.place_words)) or "(?!)"
         self._place_word_re = re.compile(r"(?i:\b(?:" + places + r")\b)")
-        self._place_after_re = re.compile(r"\s*(?:[A-Z]\.\s*)?(?:[A-Z][a-z]+\s+){0,2}(?i:(?:"
+        # on the same line: "Mette Kristiansen\nCollege counselor" is a letterhead, no place
+        self._place_after_re = re.compile(r"[ \t]*(?:[A-Z]\.[ \t]*)?(?:[A-Z][a-z]+[ \t]+){0,2}(?i:(?:"
                                           + places + r")\b)")
         self._label_cache: dict[str, list[tuple[str, int, int]]] = {}
         self._audit_counts: Counter = Counter()
@@ -750,6 +751,10 @@ class Anonymizer:
         # lower-case name must not shield the same name of every other record
         names = {w.lower() for sc in scans for v, e in sc.values.items() if e in NAME_ENTITIES
                  for w in v.split()}
+        # a gazetteer name that is no English word ("grabowski", "dominik") is no vocabulary
+        # either: written in lower case it is a name typed in lower case
+        firsts, lasts = name_gazetteer()
+        names |= {w for w in lower_used if (w in firsts or w in lasts) and not is_english_word(w)}
         return stop | (lower_used - names)
 
     def _record_locations(self, scan: _Scan) -> set[str]:
@@ -787,13 +792,15 @@ class Anonymizer:
                     continue
                 value = text[s:e]
                 if ent == "PERSON":
-                    strong = (rec_name == "NameContextRecognizer" and
-                              STRONG_NAME_CONTEXT_RE.search(text, max(0, s - 40), s) is not None)
+                    strong = ((rec_name == "NameContextRecognizer" and
+                               STRONG_NAME_CONTEXT_RE.search(text, max(0, s - 40), s) is not None)
+                              # "Einar's address", "Vedrana: Are we ..." say person too
+                              or rec_name in ("SpeakerLabelRecognizer", "NamePossessiveRecognizer"))
                     if (self._place_after_re.match(text, e) or self._place_word_re.search(value)
                             or _CODE_AFTER_RE.match(text, e)):
                         # "John F. Kennedy International Airport", "Newark (EWR)" are places
                         runs = []
-                    elif rec_name in ("NameContextRecognizer", "SpeakerLabelRecognizer"):
+                    elif rec_name in ("NameContextRecognizer", "SpeakerLabelRecognizer", "NamePossessiveRecognizer"):
                         # "add Marina Rivas": the context says person; spaCy calling "Marina" a
                         # place elsewhere in the record does not veto it, only inside this span
                         words = value.split()

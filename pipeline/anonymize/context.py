@@ -221,13 +221,22 @@ def is_foreign_stop_word(word: str) -> bool:
     return word.lower() in _stop_words()[1]
 
 
+_NO_LANGUAGE_RE = re.compile(r"\S+@\S+|(?i:https?://|www\.)\S+|(?i:\be-mail\b)")
+
+
 def is_foreign(text: str) -> bool:
     """True when ``text`` reads as another language than English: at least two stop words of
     another language spaCy knows (German, French, Spanish, ...; words that are English stop words
     too do not count) and more of them than English stop words. spaCy's English NER takes
     Capitalized nouns of such texts for names ("Bestellung"): there a name needs more evidence."""
+    from .engine import BUILDING_STREET_RE, EU_STREET_RE
+
     english, foreign = _stop_words()
     n_en = n_fo = 0
+    if any(c.isdigit() for c in text):  # a street's particles ("Rue de la Briqueterie 480") are
+        text = BUILDING_STREET_RE.sub(" ", EU_STREET_RE.sub(" ", text))  # no language of the text
+    # nor are e-mail addresses, URLs and the "e" of "E-mail" (Italian / Portuguese for "and")
+    text = _NO_LANGUAGE_RE.sub(" ", text)
     for w in _TEXT_WORD_RE.findall(text.lower()):
         if w in english:
             n_en += 1
@@ -246,6 +255,10 @@ _NAME_RUN_RE: Optional[re.Pattern] = None
 #: Verbs after a sentence-initial pair that make it a person ("Amelia Todd was born on ...").
 _PERSON_VERB_RE = re.compile(r"\s+(?:was|is|has|had|said|says|wrote|writes|called|calls|lives|lived|"
                              r"works|worked|asked|asks|wants|needs|paid|ordered|booked|will|would)\b")
+#: Verbs after a sentence-initial single first name that make it a person ("Moira lives on ...",
+#: "Ella is from Acme"); narrower than :data:`_PERSON_VERB_RE` ("Paris is lovely").
+_SINGLE_PERSON_VERB_RE = re.compile(r"\s+(?:lives|lived|works|worked|is from|was born|said|says|wrote|"
+                                    r"asked|told|married|moved)\b")
 _SENTENCE_START_RE = re.compile(r"(?:^|[.!?:;\n\-\u2022*>\"(]\s*|\n\s*(?:[-*\u2022]|\d+[.)])\s*)$")
 
 
@@ -325,8 +338,9 @@ def name_runs(text: str) -> list[tuple[int, int]]:
             if w not in firsts or len(w) < 3 or is_common_word(w) or (
                     is_english_word(w) and w in places):
                 continue  # "Denver", "Charlotte": places of the dictionary too
-            if initial and not re.match(r"\s*[,:]\s", text[run[0][1]:run[0][1] + 3]):
-                continue  # "Rasmus, can I", "Christine: What a wife"; not "Paris is lovely"
+            if initial and not re.match(r"\s*[,:]\s", text[run[0][1]:run[0][1] + 3]) and \
+                    not _SINGLE_PERSON_VERB_RE.match(text, run[0][1]):
+                continue  # "Rasmus, can I", "Christine: What a wife", "Moira lives on ..."; not "Paris is lovely"
         elif len(run) <= 3:
             grades = [grade(w, i == 0, i == len(run) - 1) for i, w in enumerate(words)]
             if 0 in grades:

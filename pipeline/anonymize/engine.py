@@ -85,7 +85,7 @@ _STREET_SUFFIX = _street_suffixes()
 #: street ("Andrews Alley"), not a person.
 STREET_SUFFIXES = frozenset(w.replace("\\", "").lower() for w in _STREET_SUFFIX.split("|"))
 STREET_RE = re.compile(
-    r"(?<![\w-])(?P<v>\d{1,6} (?:\d{1,5} )?(?:[A-Za-z][a-z]+ ){1,3}(?i:" + _STREET_SUFFIX + r")\b\.?)"
+    r"(?<![\w-])(?P<v>\d{1,6} (?:\d{1,5} )?(?:[NSEW]\.? )?(?:[A-Za-z][a-z]+ ){1,3}(?i:" + _STREET_SUFFIX + r")\b\.?)"
 )
 _STREET_WORD = f"[{UPPER}][{LOWER}'-]+(?:-[{UPPER}][{LOWER}']+)*"  # "Väike-Laagri"
 #: Streets written the European way - the number after the name: a street word ending in a
@@ -111,7 +111,7 @@ EU_STREET_RE = re.compile(
 STREET_CONTEXT_RE = re.compile(
     r"(?i:\b(?:address(?:\s+is)?|lives?\s+(?:on|at|in)(?:\s+the\s+(?:north|south|east|west|other)\s+side\s+of)?|"
     r"living\s+(?:on|at)|located\s+at|"
-    r"moved\s+to|ship\s+(?:it\s+)?to|deliver(?:ed)?\s+to|stop\s+at\s+the\s+corner\s+of)\b)\s*:?\s*"
+    r"moved\s+to|ship\s+(?:it\s+)?to|deliver(?:ed)?\s+to|corner\s+of)\b)\s*:?\s*"
     r"(?P<v>(?:\d{1,6} )?" + _STREET_WORD + r"(?: " + _STREET_WORD + r"){0,3} \d{1,5}[a-zA-Z]?)(?![\w-])")
 
 
@@ -119,13 +119,15 @@ STREET_CONTEXT_RE = re.compile(
 #: ("ul. Karpacka 69", "R Nossa Senhora", "Gl. Sygehusvej 83", "Tompa u. 66", "Ctra. Beas").
 _STREET_PARTICLES = frozenset("""ul. al. os. pl. u. gl. r. r ctra. c. av. avda. str. st. sv. nám.
     rue rua via de da do dos das del de la le les du des di dei della van von der den ter
-    y e i och og allé alle gade vej""".split())
+    y e i och og allé alle gade vej veg vei gate gata gatan vägen tie katu út tér utca u. rkp. körút
+    köz sor""".split())
 #: A building number before a street written the way its country writes it, number last
 #: ("4759 ul. Królowej Jadwigi 112", "818 Ποσειδώνος 42", "0003 Slovenčeva 62 St.", "8511
 #: Cartagena 5, Várzea"): two numbers around 1-6 words of any script, and an address ending after
 #: it (end of line, comma, full stop, "St.", "street").
 BUILDING_STREET_RE = re.compile(
-    r"(?<![\w.,/:-])(?P<v>\d{1,6} (?:[^\W\d_][\w'\u2019-]*\.? ){1,6}\d{1,5}[a-zA-Z]?)"
+    r"(?<![\w.,/:-])(?P<v>\d{1,6} (?:[^\W\d_][\w'\u2019-]*\.? ){1,6}\d{1,5}[a-zA-Z]?"
+    r"|\d{1,6} \d{1,5}(?: [^\W\d_][\w'\u2019-]*\.?){1,4})"
     r"(?=\.?(?:\s*$|\s*\n|,|;| St\b| [Ss]treet\b))", re.M)
 _NOT_STREET_WORDS = frozenset(_MONTHS.lower().split("|")) | frozenset(
     "and or of the to for with from by at in on a an is are was my your our his her their per "
@@ -150,7 +152,8 @@ _BUILDING_BEFORE_RE = re.compile(
 def _building_street_score(text: str, m: re.Match) -> Optional[float]:
     """Every word of the street Capitalized (any script) or a street particle, none a month or an
     English function word ("12 March 2024", "2 bags and 3" are no streets)."""
-    words = m.group("v").split()[1:-1]
+    parts = m.group("v").split()
+    words = parts[2:] if parts[1].isdigit() else parts[1:-1]  # "877 214 Pavlou Drandaki"
     from .context import is_english_word
 
     if not (words and (words[0][:1].isupper() or words[0].lower() in _STREET_PARTICLES)):
@@ -178,7 +181,7 @@ STREET_CALLED_RE = re.compile(
 def _street_called_score(text: str, m: re.Match) -> Optional[float]:
     g = "v" if m.group("v") else "w"
     words = m.group(g).split()
-    words = words[:-1] if g == "v" else words
+    words = words[:-1]  # the number, or the street suffix ("Nanase Row")
     if not words or not words[0][:1].isupper() or any(w.lower() in _NOT_STREET_WORDS for w in words):
         return None
     return 0.7
@@ -322,6 +325,22 @@ NAME_CONTEXT_RE = re.compile(
     r"attention:?|invite|add|what(?:['\u2019]s| is) your (?:full )?name\??|said|asked|told|"
     r"named (?:him|her|them|it))[ \t]+)"
     r"(?P<v>" + NAME_WORD + r"(?:[ \t]+" + NAME_WORD + r"){0,2})")
+#: A name that owns personal data ("here's Einar's address", "Ottilie's phone number").
+NAME_POSSESSIVE_RE = re.compile(
+    r"(?<![\w'\u2019-])(?P<v>" + NAME_WORD + r"(?: " + NAME_WORD + r")?)['\u2019]s (?i:(?:home |postal |mailing |new |old )?"
+    r"(?:address|phone|mobile|cell|number|e-?mail|birthday|date of birth|account|card|passport|ssn))\b")
+
+
+def _name_possessive_score(text: str, m: re.Match) -> Optional[float]:
+    """The owner must read as a name: a gazetteer name or no English word ("Acme's address")."""
+    from .context import in_gazetteer, is_english_word, place_gazetteer
+
+    words = m.group("v").split()
+    if m.group("v").lower() in place_gazetteer():
+        return None
+    return 0.6 if all(in_gazetteer(w) or not is_english_word(w) for w in words) else None
+
+
 #: Speaker labels of a transcript ("Concordio: What a wife.\nTonya: Remember me?"): a name and a
 #: colon at the start of a line, in a text with at least two such lines.
 SPEAKER_RE = re.compile(r"(?m)^[ \t]*(?P<v>" + NAME_WORD + r"(?: " + NAME_WORD + r")?):[ \t]+\S")
@@ -585,6 +604,8 @@ def personal_recognizers() -> list[RegexRecognizer]:
                         validate=_zip_after_unit_score),
         RegexRecognizer("NameContextRecognizer", "PERSON", [NAME_CONTEXT_RE], 0.6),
         RegexRecognizer("SpeakerLabelRecognizer", "PERSON", [SPEAKER_RE], 0.6, validate=_speaker_score),
+        RegexRecognizer("NamePossessiveRecognizer", "PERSON", [NAME_POSSESSIVE_RE], 0.6,
+                        validate=_name_possessive_score),
         NameShapeRecognizer(),
         RegexRecognizer("PhoneFormatRecognizer", "PHONE_NUMBER", [PHONE_RE], 0.7,
                         validate=_phone_score),

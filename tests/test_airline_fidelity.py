@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -38,7 +39,8 @@ def _replay_to(tau, record_id: str, step: int):
     calls = record_calls(records[record_id])
     box = Sandbox(DOMAIN, db)
     for c in calls:
-        got = box.call(c.name, copy.deepcopy(c.arguments))
+        with DOMAIN.replay_context():  # as `trajpipe domain check` replays
+            got = box.call(c.name, copy.deepcopy(c.arguments))
         if c.step == step:
             return c, canonical(c.result), canonical(got.content)
     raise AssertionError(f"{record_id} has no call {step}")
@@ -79,24 +81,46 @@ def _task_state(kind: str, seed: int = 0) -> dict:
 
 
 def test_reservation_and_certificate_ids_count_up_without_overwriting():
-    from pipeline.domains.airline.tools import _new_certificate_id, _new_reservation_id
+    from pipeline.domains.airline.tools import _new_certificate_id, _new_reservation_id, logged_system_ids
 
-    assert _new_reservation_id({}) == "HATHAT"
-    assert _new_reservation_id({"HATHAT": {}}) == "HATHAU"
-    assert _new_reservation_id({"HATHAT": {}, "HATHAU": {}, "HATHAV": {}}) == "HATHAW"  # never overwrites
-    assert _new_reservation_id({f"HATHA{ch}": {} for ch in "TUVWXYZ"}) == "HATHBA"
-    assert _new_certificate_id({}) == "certificate_3221322"
-    assert _new_certificate_id({"certificate_3221322": {}}) == "certificate_3221323"
+    with logged_system_ids():
+        assert _new_reservation_id({}) == "HATHAT"
+        assert _new_reservation_id({"HATHAT": {}}) == "HATHAU"
+        assert _new_reservation_id({"HATHAT": {}, "HATHAU": {}, "HATHAV": {}}) == "HATHAW"  # never overwrites
+        assert _new_reservation_id({f"HATHA{ch}": {} for ch in "TUVWXYZ"}) == "HATHBA"
+        assert _new_certificate_id({}) == "certificate_3221322"
+        assert _new_certificate_id({"certificate_3221322": {}}) == "certificate_3221323"
 
-    st = _task_state("send_certificate")
-    uid = next(iter(st["users"]))
-    t = DOMAIN.tools["send_certificate"]
-    first = t.fn(st, user_id=uid, amount=100)
-    second = t.fn(st, user_id=uid, amount=50)
+        st = _task_state("send_certificate")
+        uid = next(iter(st["users"]))
+        t = DOMAIN.tools["send_certificate"]
+        first = t.fn(st, user_id=uid, amount=100)
+        second = t.fn(st, user_id=uid, amount=50)
     assert first == f"Certificate certificate_3221322 added to user {uid} with amount 100."
     assert second == f"Certificate certificate_3221323 added to user {uid} with amount 50."
     assert st["users"][uid]["payment_methods"]["certificate_3221323"] == {
         "source": "certificate", "amount": 50, "id": "certificate_3221323"}
+
+
+def test_synthesized_worlds_never_mint_the_logged_systems_ids():
+    """Outside a replay the sequences start at a point derived from the user id, so a dataset
+    never repeats an id the real system minted for a real booking (HATHAT leaked into every
+    output file of the e2e run once the sandbox copied the logged sequence)."""
+    from pipeline.domains.airline.tools import (_new_certificate_id, _new_reservation_id,
+                                                certificate_number_start, reservation_id_start)
+
+    starts = {reservation_id_start(f"user_{i}") for i in range(50)}
+    assert "HATHAT" not in starts and len(starts) == 50 and all(re.fullmatch(r"[A-Z]{6}", s) for s in starts)
+    rid = _new_reservation_id({}, "mia_kim_4397")
+    assert rid == reservation_id_start("mia_kim_4397") and rid != "HATHAT"
+    assert _new_reservation_id({rid: {}}, "mia_kim_4397") != rid  # still counts up, never overwrites
+    n = certificate_number_start("mia_kim_4397")
+    assert n != 3221322 and _new_certificate_id({f"certificate_{n}": {}}, "mia_kim_4397") == f"certificate_{n + 1}"
+
+    st = _task_state("send_certificate")
+    uid = next(iter(st["users"]))
+    out = DOMAIN.tools["send_certificate"].fn(st, user_id=uid, amount=100)
+    assert out == f"Certificate certificate_{certificate_number_start(uid)} added to user {uid} with amount 100."
 
 
 def test_booking_ids_follow_the_sequence():
@@ -104,7 +128,11 @@ def test_booking_ids_follow_the_sequence():
     st = copy.deepcopy(task.initial_state)
     book = next(s for s in task.reference_solution if s["name"] == "book_reservation")
     first = json.loads(DOMAIN.tools["book_reservation"].fn(st, **copy.deepcopy(book["arguments"])))
-    assert first["reservation_id"] == "HATHAT" and "HATHAT" in st["users"][first["user_id"]]["reservations"]
+    uid = book["arguments"]["user_id"]
+    from pipeline.domains.airline.tools import reservation_id_start
+
+    assert first["reservation_id"] == reservation_id_start(uid) != "HATHAT"
+    assert first["reservation_id"] in st["users"][uid]["reservations"]
 
 
 def test_cabin_argument_prices_but_does_not_change_the_recorded_cabin():

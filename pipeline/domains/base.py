@@ -320,6 +320,15 @@ class Domain(Protocol):
         "result"}``), to replay :meth:`rule_violations` on it; None (default): not known."""
         return None
 
+    def replay_context(self) -> Any:
+        """A context manager entered while ``trajpipe domain check`` replays logged calls
+        (pipeline/scaffold/check.py), for what the logged system does differently from a
+        synthesized world on purpose, e.g. where its id sequences start (the airline's
+        ``logged_system_ids``). Default: ``contextlib.nullcontext()``."""
+        import contextlib
+
+        return contextlib.nullcontext()
+
     def state_from_logs(self, records: list[Any]) -> dict[str, Any] | None:
         """The state a whole log set reveals (every record's tool results), for replaying the logs
         against the sandbox (``trajpipe domain check`` without ``--db``); None (default): not

@@ -49,6 +49,11 @@ class AirlineDomain(ModuleDomain):
         super().__init__()
         self.now: str = NOW
 
+    def replay_context(self):
+        """Replaying the logged system (``trajpipe domain check``): new reservation and
+        certificate ids start where its do (:func:`~pipeline.domains.airline.tools.logged_system_ids`)."""
+        return tools.logged_system_ids()
+
     def deciding_rules(self, kind: str) -> list[str]:
         """Rule ids whose outcome ``kind``'s variants turn on, e.g. ``cancel_reservation`` ->
         ``["airline.cancel.eligibility", "airline.cancel.unflown"]`` (the ids after ``rule:`` of

@@ -13,9 +13,14 @@ cancellation conditions, the baggage allowance or the payment-method limits; the
 those (see :mod:`pipeline.domains.airline.rules`, which has checkers for them).
 
 Everything is deterministic: ids made by ``book_reservation`` and ``send_certificate`` follow
-the logged airline system's fixed sequences (reservations ``HATHAT``, ``HATHAU``, ``HATHAV``, ...;
-certificates ``certificate_3221322``, ``certificate_3221323``, ...: the first one not taken), and
-the creation time is :data:`~pipeline.domains.airline.state.NOW`; the same calls on the same state
+the logged airline system's scheme (the first free id of a sequence counting up: reservations
+six letters, ``HATHAT``, ``HATHAU``, ...; certificates ``certificate_<n>``, n, n+1, ...). Only where
+the sequence starts differs: replaying the logged system (inside :func:`logged_system_ids`, which
+``trajpipe domain check`` enters through the domain's ``replay_context``) it starts where that
+system's does (``HATHAT``, ``certificate_3221322``); in synthesized worlds it starts at a point
+derived from the customer's user id, so a dataset never repeats an id the real system minted for
+a real booking (the e2e privacy test checks every input id against every output file), and the
+creation time is :data:`~pipeline.domains.airline.state.NOW`; the same calls on the same state
 always give the same final state. Money is in whole dollars (floats are accepted and kept as given).
 
 Where the logged system (the tau-bench airline environment, whose runs ``trajpipe domain check
@@ -28,6 +33,9 @@ date. What is not copied (never seen in the logs) is said where it applies.
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib as _hashlib
+from contextlib import contextmanager
+from contextvars import ContextVar
 import json
 from typing import Any
 
@@ -138,6 +146,42 @@ FIRST_RESERVATION_ID = "HATHAT"
 #: The logged system's first certificate number; later ones count up (``3221323``, ``3221324``, ...).
 FIRST_CERTIFICATE_NUMBER = 3221322
 
+_LOGGED_IDS: ContextVar[bool] = ContextVar("airline_logged_system_ids", default=False)
+
+
+@contextmanager
+def logged_system_ids():
+    """Inside this context new reservation and certificate ids start where the logged airline
+    system's do (``HATHAT``, ``certificate_3221322``), for replaying its logs (``trajpipe domain
+    check``, :meth:`AirlineDomain.replay_context`). Outside it (synthesized worlds) each user's
+    sequence starts at a point derived from the user id. Context-local (contextvars): safe across
+    threads and concurrent sandboxes."""
+    token = _LOGGED_IDS.set(True)
+    try:
+        yield
+    finally:
+        _LOGGED_IDS.reset(token)
+
+
+def _digest(kind: str, user_id: str) -> bytes:
+    return _hashlib.sha256(f"airline-{kind}:{user_id}".encode()).digest()
+
+
+def reservation_id_start(user_id: str) -> str:
+    """Where ``user_id``'s new reservation ids start: :data:`FIRST_RESERVATION_ID` inside
+    :func:`logged_system_ids`, else six letters derived from the user id (SHA-256)."""
+    if _LOGGED_IDS.get():
+        return FIRST_RESERVATION_ID
+    return "".join(chr(ord("A") + b % 26) for b in _digest("reservation", user_id)[:6])
+
+
+def certificate_number_start(user_id: str) -> int:
+    """Where ``user_id``'s new certificate numbers start: :data:`FIRST_CERTIFICATE_NUMBER` inside
+    :func:`logged_system_ids`, else a 7-digit number derived from the user id (SHA-256)."""
+    if _LOGGED_IDS.get():
+        return FIRST_CERTIFICATE_NUMBER
+    return 1_000_000 + int.from_bytes(_digest("certificate", user_id)[:4], "big") % 9_000_000
+
 
 def _next_letters(rid: str) -> str:
     """The next id in letter order: ``HATHAT`` -> ``HATHAU``, ``HATHAZ`` -> ``HATHBA``."""
@@ -150,22 +194,24 @@ def _next_letters(rid: str) -> str:
     raise ToolError("could not allocate a reservation id")  # pragma: no cover
 
 
-def _new_reservation_id(reservations: dict[str, Any]) -> str:
-    """The first free id of ``HATHAT``, ``HATHAU``, ``HATHAV``, ...
+def _new_reservation_id(reservations: dict[str, Any], user_id: str = "") -> str:
+    """The first free id of the sequence from :func:`reservation_id_start` (``HATHAT``,
+    ``HATHAU``, ``HATHAV``, ... when replaying the logged system).
 
     The logged system tries exactly those three (its comment: at most 3 bookings per task) and
     would overwrite ``HATHAV`` on a fourth; the sandbox goes on counting (``HATHAW``, ...) instead
     of overwriting a reservation. Every logged booking is one of the first three."""
-    rid = FIRST_RESERVATION_ID
+    rid = reservation_id_start(user_id)
     while rid in reservations:
         rid = _next_letters(rid)
     return rid
 
 
-def _new_certificate_id(payment_methods: dict[str, Any]) -> str:
-    """The first ``certificate_<n>`` for n = 3221322, 3221323, ... not among the user's payment
-    methods (the logged system tries those three and adds nothing on a fourth; the sandbox goes on)."""
-    n = FIRST_CERTIFICATE_NUMBER
+def _new_certificate_id(payment_methods: dict[str, Any], user_id: str = "") -> str:
+    """The first ``certificate_<n>`` for n = :func:`certificate_number_start`, n+1, ... not among
+    the user's payment methods (3221322, 3221323, ... when replaying the logged system, which
+    tries those three and adds nothing on a fourth; the sandbox goes on)."""
+    n = certificate_number_start(user_id)
     while f"certificate_{n}" in payment_methods:
         n += 1
     return f"certificate_{n}"
@@ -392,8 +438,8 @@ def book_reservation(
     Total price = sum(current cabin price of each flight) x passengers + 30 x passengers if
     ``insurance == "yes"`` + 50 x ``nonfree_baggages``. Gift cards are debited by the amount
     used; a certificate used for payment is consumed whole (its remainder is not refundable).
-    Seats are taken on every flight. The id is the first free one of ``HATHAT``, ``HATHAU``,
-    ``HATHAV``, ... (the logged system's sequence, :func:`_new_reservation_id`); ``created_at`` is NOW.
+    Seats are taken on every flight. The id is the first free one of the user's sequence
+    (``HATHAT``, ``HATHAU``, ``HATHAV``, ... when replaying the logged system, :func:`_new_reservation_id`); ``created_at`` is NOW.
 
     Raises ToolError: "user not found", "flight X not found", "flight X not found on date D",
     "flight X not available on date D", "not enough seats on flight X", "payment method X not
@@ -439,7 +485,7 @@ def book_reservation(
     if round(paid, 2) != round(total, 2):
         raise ToolError(f"payment amount does not add up, total price is {_num(total)}, but paid {_num(paid)}")
 
-    rid = _new_reservation_id(state["reservations"])
+    rid = _new_reservation_id(state["reservations"], user_id)
     for p in payments:
         pm = user["payment_methods"][p["payment_id"]]
         if pm["source"] == "gift_card":
@@ -655,8 +701,9 @@ def cancel_reservation(state: dict[str, Any], reservation_id: str) -> str:
 }, writes=True)
 def send_certificate(state: dict[str, Any], user_id: str, amount: float) -> str:
     """Add ``{"source": "certificate", "amount", "id"}`` to the user's payment methods; the id
-    ``certificate_<n>`` is the first of ``certificate_3221322``, ``certificate_3221323``, ... not
-    among the user's payment methods (the logged system's ids, :func:`_new_certificate_id`).
+    ``certificate_<n>`` is the first of the user's sequence not among the user's payment methods
+    (``certificate_3221322``, ``certificate_3221323``, ... when replaying the logged system,
+    :func:`_new_certificate_id`).
 
     Returns ``"Certificate <id> added to user <user_id> with amount <amount>."``. Raises
     ToolError: "user not found", "amount must be positive".
@@ -664,7 +711,7 @@ def send_certificate(state: dict[str, Any], user_id: str, amount: float) -> str:
     user = _user(state, user_id)
     if not amount > 0:
         raise ToolError("amount must be positive")
-    cid = _new_certificate_id(user["payment_methods"])
+    cid = _new_certificate_id(user["payment_methods"], user_id)
     user["payment_methods"][cid] = {"source": "certificate", "amount": _num(amount), "id": cid}
     return f"Certificate {cid} added to user {user_id} with amount {_num(amount)}."
 

@@ -100,7 +100,11 @@ def test_flow_stage_commands_and_resume_give_identical_datasets(prefect_harness,
 def _run_until(config: Path, reached, timeout: float = 900) -> bool:
     """Start `trajpipe run --config CONFIG` in a subprocess and SIGKILL its process group as soon as
     ``reached()`` is truthy; True if killed, False if the run ended first."""
+    from prefect.settings import PREFECT_API_URL
+
     env = dict(os.environ, TRAJPIPE_NO_PROGRESS="1")
+    if PREFECT_API_URL.value():  # the session's test server: no ephemeral server start per run
+        env["PREFECT_API_URL"] = PREFECT_API_URL.value()
     proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "run", "--config", str(config)],
                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)

@@ -57,7 +57,8 @@ def config_params(sections: list[str]) -> list[tuple[str, str, str, inspect.Para
             flags = flag_names(section, name, info)
             panel = "run" if section == TOP else section
             default = info.get_default(call_default_factory=True)
-            help_text = (info.description or "") + f" [default: {default if default is not None else 'none'}]"
+            # "\[" : rich (typer's help renderer) would read a bare "[default: 6]" as a markup tag and drop it
+            help_text = (info.description or "") + f" \\[default: {default if default is not None else 'none'}]"
             if typ is bool:
                 long = flags[0]
                 opt = typer.Option(None, f"{long}/--no-{long[2:]}", help=help_text, show_default=False, rich_help_panel=panel)

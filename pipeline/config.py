@@ -67,10 +67,12 @@ class IngestConfig(_Section):
     """Reading logs (:mod:`pipeline.ingest`)."""
 
     input_path: Optional[str] = Field(
-        None, description="Log file (canonical JSONL, tau-bench JSON or transcript JSONL). Default: the bundled "
-                          "sample in data/.", json_schema_extra=_cli("--input", "-i"))
+        None, description="Log file (canonical JSONL, tau-bench JSON, transcript JSONL, OpenTelemetry GenAI "
+                          "traces, OpenAI Chat Completions logs or ShareGPT). Default: the bundled sample in data/.",
+        json_schema_extra=_cli("--input", "-i"))
     format: Optional[str] = Field(
-        None, description="Input format: canonical | taubench | transcript | ... (auto-detected; transcript = JSONL "
+        None, description="Input format: canonical | taubench | transcript | otel_genai | openai_chat | sharegpt "
+                          "(auto-detected; transcript = JSONL "
                           "of messages_display with hidden tool names, inferred on ingest).")
     limit: Optional[int] = Field(None, ge=1, description="Read at most N input records.")
     domain: str = Field(

@@ -395,9 +395,13 @@ class RegexRecognizer(EntityRecognizer):
                 score = self.score if self.validate is None else self.validate(text, m)
                 if score is None:
                     continue
-                out.append(PatternHit(self.supported_entities[0], m.start("v"), m.end("v"), score,
-                                      self.name))
+                start, end = self._span(m)
+                out.append(PatternHit(self.supported_entities[0], start, end, score, self.name))
         return out
+
+    def _span(self, m: re.Match) -> tuple[int, int]:
+        """The replaced part of a match: group ``v``."""
+        return m.start("v"), m.end("v")
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts=None) -> list[RecognizerResult]:
         """Presidio entry point: the hits of :meth:`hits` as ``RecognizerResult``s."""
@@ -529,16 +533,10 @@ class _EuStreetRecognizer(RegexRecognizer):
 class _GroupsRecognizer(RegexRecognizer):
     """A regex recognizer whose patterns have alternatives with groups ``v`` and ``w``."""
 
-    def hits(self, text: str) -> list[PatternHit]:  # noqa: D102
-        out = []
-        for pat in self.patterns:
-            for m in pat.finditer(text):
-                score = self.score if self.validate is None else self.validate(text, m)
-                if score is None:
-                    continue
-                g = "v" if m.group("v") else "w"
-                out.append(PatternHit(self.supported_entities[0], m.start(g), m.end(g), score, self.name))
-        return out
+    def _span(self, m: re.Match) -> tuple[int, int]:
+        """Group ``v`` when that alternative matched, else group ``w``."""
+        g = "v" if m.group("v") else "w"
+        return m.start(g), m.end(g)
 
 
 class NameShapeRecognizer(RegexRecognizer):

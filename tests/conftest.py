@@ -1,7 +1,10 @@
 """Shared fixtures: one Prefect test harness per session, the shared real data, the real teacher."""
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -60,3 +63,18 @@ def vllm_backend():
     be = VLLMBackend(resolve_model(None), seed=0, kv_cache_gib=1.0)
     yield be
     shutdown_engine(be)
+
+
+@contextlib.contextmanager
+def local_openai_server(handler):
+    """Serve ``handler`` (a BaseHTTPRequestHandler class) on a free localhost port in a thread;
+    yields the OpenAI-style base URL ``http://127.0.0.1:<port>/v1`` and shuts the server down after."""
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    th = threading.Thread(target=srv.serve_forever, daemon=True)
+    th.start()
+    try:
+        yield f"http://127.0.0.1:{srv.server_address[1]}/v1"
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        th.join(timeout=5)

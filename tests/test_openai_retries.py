@@ -8,9 +8,11 @@ from __future__ import annotations
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
+
+from tests.conftest import local_openai_server
 
 
 class _Flaky(BaseHTTPRequestHandler):
@@ -43,13 +45,8 @@ class _Flaky(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def flaky():
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Flaky)
-    th = threading.Thread(target=srv.serve_forever, daemon=True)
-    th.start()
-    yield f"http://127.0.0.1:{srv.server_address[1]}/v1"
-    srv.shutdown()
-    srv.server_close()
-    th.join(timeout=5)
+    with local_openai_server(_Flaky) as url:
+        yield url
 
 
 def _backend(url, **kw):

@@ -5,7 +5,7 @@ that serves the same real model (with one injected 503 to prove the retry)."""
 import json
 import math
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
@@ -15,6 +15,7 @@ from pipeline.records import TaskHidden, TaskPackage, TaskVisible, ToolCall
 from pipeline.rollout.backends.base import SamplingConfig
 from pipeline.rollout.harness import RolloutConfig, run_rollouts
 from pipeline.rollout.users import STOP, ModelUser, ScriptedUser, make_user, user_system_prompt
+from tests.conftest import local_openai_server
 from pipeline.sandbox import Sandbox
 
 AIRLINE = get_domain("airline")
@@ -213,13 +214,8 @@ class _Handler(BaseHTTPRequestHandler):
 @pytest.fixture
 def openai_server(teacher):
     _Handler.backend, _Handler.fail_first, _Handler.seen, _Handler.served_tags = teacher, 1, [], []
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    th = threading.Thread(target=srv.serve_forever, daemon=True)
-    th.start()
-    yield f"http://127.0.0.1:{srv.server_address[1]}/v1"
-    srv.shutdown()
-    srv.server_close()
-    th.join(timeout=5)
+    with local_openai_server(_Handler) as url:
+        yield url
 
 
 @pytest.mark.slow

@@ -245,6 +245,14 @@ class RolloutSection(_Section):
                                                            "holding the API key (the key is never logged).")
     max_concurrency: int = Field(8, ge=1, description="--backend openai: most requests in flight at once (retries "
                                                       "with backoff on 429/5xx/timeouts).")
+    max_retries: int = Field(
+        5, ge=0, le=20, description="--backend openai: retries of one request on HTTP 429/5xx, timeouts and connection "
+                                    "errors, with exponential backoff and jitter (honouring Retry-After); other 4xx "
+                                    "errors fail at once.")
+    backoff_s: float = Field(0.5, gt=0.0, le=60.0, description="--backend openai: first retry delay in seconds "
+                                                               "(doubles each retry, with jitter).")
+    request_timeout_s: float = Field(120.0, gt=0.0, description="--backend openai: seconds before one request "
+                                                                "times out (and is retried).")
     shard_tasks: int = Field(
         32, ge=1, description="Tasks per rollout shard. Each finished shard is written to the work folder at once, "
                               "so a rerun after a crash rolls out only the unfinished shards (a shard is one batch "

@@ -252,7 +252,8 @@ def rollout_stage(tasks: list[TaskPackage], backend: str = _R.backend, model: st
                   fault_kinds: Any = _R.fault_kinds, failure_modes: dict[str, list[dict[str, Any]]] | None = None,
                   base_url: str | None = _R.base_url, api_key_env: str | None = _R.api_key_env,
                   max_concurrency: int = _R.max_concurrency, hints: str = "none", hint_when: str = _R.hint_when,
-                  grounded: bool = _R.grounded) -> RolloutResult:
+                  grounded: bool = _R.grounded, max_retries: int = _R.max_retries, backoff_s: float = _R.backoff_s,
+                  request_timeout_s: float = _R.request_timeout_s) -> RolloutResult:
     """Run the teacher ``k`` times per task through the harness. ``backend_obj`` reuses a loaded
     backend (tests, benchmarks); otherwise one is loaded by name (no hub download ever): ``auto``
     (default) is vllm where it imports, else transformers (the result's ``backend`` is the real one).
@@ -260,7 +261,8 @@ def rollout_stage(tasks: list[TaskPackage], backend: str = _R.backend, model: st
     ``user_sim`` (scripted | model), ``tool_format`` (hermes | chat_template), ``fault_rate`` /
     ``fault_kinds`` (pipeline.faults; ``failure_modes``: blueprint id -> its failure modes, whose
     fault kinds come first) and, for ``backend="openai"``, ``base_url`` / ``api_key_env`` (name of
-    the environment variable holding the key) / ``max_concurrency``: see docs/rollout.md.
+    the environment variable holding the key) / ``max_concurrency`` / ``max_retries`` / ``backoff_s`` /
+    ``request_timeout_s`` (retries with backoff): see docs/rollout.md.
     ``constrain`` (grammar | none) and ``grounded`` (grounded decoding): pipeline.rollout.grammar.
     ``hints`` (none | plan | example | guided) and ``hint_when`` (always | fallback):
     pipeline.rollout.hints; with ``fallback``, every task is first rolled out without help, the
@@ -290,12 +292,10 @@ def rollout_stage(tasks: list[TaskPackage], backend: str = _R.backend, model: st
     if be is None:
         from pipeline.rollout.backends import resolve_backend
         backend = resolve_backend(backend)  # auto: vllm where it imports, else transformers
-        kwargs: dict[str, Any] = {"batch_size": batch_size} if backend == "transformers" else {}
-        if backend == "vllm":
-            kwargs = {"seed": seed}  # engine-level seed (requests carry none)
-        if backend == "openai":
-            kwargs = {"base_url": base_url, "api_key_env": api_key_env, "max_concurrency": max_concurrency}
-        be = load_backend(backend, model, **kwargs)
+        be = load_backend(backend, model, **backend_kwargs(
+            backend, seed=seed, batch_size=batch_size, base_url=base_url, api_key_env=api_key_env,
+            max_concurrency=max_concurrency, max_retries=max_retries, backoff_s=backoff_s,
+            request_timeout_s=request_timeout_s))
     with bar(f"rollout ({len(tasks)} tasks x k={k})", len(tasks) * k) as advance:
         state = {"done": 0}
 
@@ -730,12 +730,26 @@ def load_rollout_backend(cfg, seed: int):
     from pipeline.rollout.backends import load_backend, resolve_backend
 
     name = resolve_backend(cfg.backend)
-    kwargs: dict[str, Any] = {"batch_size": cfg.batch_size} if name == "transformers" else {}
+    return load_backend(name, cfg.model, **backend_kwargs(
+        name, seed=seed, batch_size=cfg.batch_size, base_url=cfg.base_url, api_key_env=cfg.api_key_env,
+        max_concurrency=cfg.max_concurrency, max_retries=cfg.max_retries, backoff_s=cfg.backoff_s,
+        request_timeout_s=cfg.request_timeout_s))
+
+
+def backend_kwargs(name: str, *, seed: int, batch_size: int, base_url: str | None, api_key_env: str | None,
+                   max_concurrency: int, max_retries: int, backoff_s: float, request_timeout_s: float) -> dict[str, Any]:
+    """The keyword arguments :func:`pipeline.rollout.backends.load_backend` takes for the resolved
+    backend ``name``: transformers gets the batch size, vLLM the engine seed (requests carry none),
+    openai the server, key variable, concurrency and retry settings (``max_retries`` retries with
+    exponential backoff from ``backoff_s`` seconds; ``request_timeout_s`` per request)."""
+    if name == "transformers":
+        return {"batch_size": batch_size}
     if name == "vllm":
-        kwargs = {"seed": seed}
+        return {"seed": seed}
     if name == "openai":
-        kwargs = {"base_url": cfg.base_url, "api_key_env": cfg.api_key_env, "max_concurrency": cfg.max_concurrency}
-    return load_backend(name, cfg.model, **kwargs)
+        return {"base_url": base_url, "api_key_env": api_key_env, "max_concurrency": max_concurrency,
+                "max_retries": max_retries, "backoff_s": backoff_s, "timeout_s": request_timeout_s}
+    return {}
 
 
 def rollout_shard(inputs: dict[str, Any], cfg, seed: int, index: int, scratch: Path, backend_obj: Any = None):
@@ -759,7 +773,8 @@ def rollout_shard(inputs: dict[str, Any], cfg, seed: int, index: int, scratch: P
                        fault_rate=cfg.fault_rate, fault_kinds=cfg.fault_kinds, failure_modes=modes,
                        base_url=cfg.base_url, api_key_env=cfg.api_key_env,
                        max_concurrency=cfg.max_concurrency, hints=cfg.hints, hint_when=cfg.hint_when,
-                       grounded=cfg.grounded)
+                       grounded=cfg.grounded, max_retries=cfg.max_retries, backoff_s=cfg.backoff_s,
+                       request_timeout_s=cfg.request_timeout_s)
     scratch.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + f".tmp-{os.getpid()}")
     write_jsonl(ro.trajectories, tmp)

@@ -130,8 +130,34 @@ def test_defaults_are_defined_once():
     assert (SamplingConfig().max_new_tokens, SamplingConfig().temperature) == (d.max_new_tokens, d.temperature)
     params = inspect.signature(rollout_stage).parameters
     for name in ("k", "max_turns", "max_new_tokens", "temperature", "constrain", "batch_size", "prompt_style",
-                 "user_sim", "tool_format", "fault_rate", "max_concurrency", "grounded", "backend"):
+                 "user_sim", "tool_format", "fault_rate", "max_concurrency", "grounded", "backend", "max_retries",
+                 "backoff_s", "request_timeout_s"):
         assert params[name].default == getattr(d, name), name
+
+
+def test_backend_retry_settings_come_from_the_run_config(tmp_path):
+    """rollout.max_retries / backoff_s / request_timeout_s (run.yaml or --max-retries ...) reach the
+    openai backend the rollout stage builds; the defaults are the backend's own."""
+    import httpx
+
+    from pipeline.rollout.backends.openai_compat import OpenAICompatBackend
+    from pipeline.stages import load_rollout_backend
+
+    p = tmp_path / "run.yaml"
+    p.write_text("rollout: {backend: openai, base_url: 'http://127.0.0.1:9/v1', model: m, max_retries: 2}\n")
+    cfg = load_config(p, {"rollout": {"backoff_s": 0.25, "request_timeout_s": 7.5}})
+    be = load_rollout_backend(cfg.rollout, seed=0)
+    try:
+        assert (be.max_retries, be.backoff_s) == (2, 0.25)
+        assert be._client.timeout == httpx.Timeout(7.5)
+    finally:
+        be.close()
+    d = RunConfig().rollout
+    init = inspect.signature(OpenAICompatBackend.__init__).parameters
+    assert (d.max_retries, d.backoff_s, d.request_timeout_s) == \
+        (init["max_retries"].default, init["backoff_s"].default, init["timeout_s"].default)
+    with pytest.raises(Exception, match="max_retries"):
+        load_config(None, {"rollout": {"max_retries": -1}})
 
 
 def test_yaml_file_plus_overrides(tmp_path):

@@ -102,3 +102,33 @@ def test_split_by_chooses_which_keys_join_groups():
                 assert by_period[a]["split"] == by_period[b]["split"]
     with pytest.raises(ValueError, match="unknown group keys"):
         split_keys(keys, "customer,galaxy")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_few_blueprints_still_fill_every_split(seed):
+    """Hashing alone put all 3 blueprints of a small run in train (nothing to validate on); with at
+    least as many components as splits, each split with a nonzero fraction gets one, the rest keep
+    their hash split, and a large export is left exactly as the hash puts it."""
+    from pipeline.export.splits import assign_split, fill_empty_splits
+
+    keys = {f"bp-{i}": {} for i in range(3)}
+    comps = split_components(keys, seed=seed)
+    assert sorted(c["split"] for c in comps.values()) == ["test", "train", "validation"]
+    # two components cannot fill three splits: plain hash
+    two = split_components({"a": {}, "b": {}}, seed=seed)
+    assert {bp: c["split"] for bp, c in two.items()} == {bp: assign_split(bp, seed) for bp in ("a", "b")}
+    # fractions with a zero share never receive one; holdout components are never moved
+    no_test = split_components(keys, seed=seed, fractions=(0.9, 0.1, 0.0))
+    assert "test" not in {c["split"] for c in no_test.values()}
+    assert {"train", "validation"} <= {c["split"] for c in no_test.values()}
+    held = split_components({**keys, "h": {}}, seed=seed, holdout_blueprints=["h"])
+    assert held["h"]["split"] == HOLDOUT
+    assert sorted(held[b]["split"] for b in keys) == ["test", "train", "validation"]
+    # 200 components: every split is filled by the hash already, nothing moves
+    big = {f"k{i}": assign_split(f"k{i}", seed) for i in range(200)}
+    assert fill_empty_splits(dict(big), seed) == []
+    # a move takes from the fullest split and keeps the others' hash split
+    chosen = {f"x{i}": "train" for i in range(5)}
+    moved = fill_empty_splits(chosen, seed)
+    assert len(moved) == 2 and sorted(chosen[m] for m in moved) == ["test", "validation"]
+    assert sum(s == "train" for s in chosen.values()) == 3

@@ -27,7 +27,9 @@ def assign_split(
     """``"train"``, ``"validation"`` or ``"test"`` for ``group_key``, stable across runs.
 
     ``fractions`` are the expected shares of groups (not rows) per split; with few groups the
-    realised shares can be far from them (three blueprints may all land in train).
+    realised shares can be far from them (three blueprints may all land in train): whole exports
+    go through :func:`split_components`, which then fills the empty splits
+    (:func:`fill_empty_splits`).
 
     Raises:
         ValueError: ``fractions`` is not three non-negative numbers summing to 1.
@@ -88,7 +90,8 @@ def split_components(
     component; a component gets one split from :func:`assign_split` on its smallest blueprint id,
     so a blueprint, a source customer and a source period each fall wholly in one split. A
     component that contains a blueprint of ``holdout_blueprints`` goes entirely to
-    :data:`HOLDOUT` (an evaluation set of unseen task types).
+    :data:`HOLDOUT` (an evaluation set of unseen task types). With few components, every split
+    with a nonzero fraction still gets one where there are enough (:func:`fill_empty_splits`).
 
     Returns ``{blueprint_id: {"split", "component", "component_size"}}``.
 
@@ -112,12 +115,55 @@ def split_components(
     for bp in blueprint_keys:
         members.setdefault(uf.find(("bp", bp)), []).append(bp)
     out: dict[str, dict] = {}
+    chosen: dict[str, str] = {}
     for bps in members.values():
         comp = min(bps)
-        split = HOLDOUT if holdout & set(bps) else assign_split(comp, seed, fractions)
+        chosen[comp] = HOLDOUT if holdout & set(bps) else assign_split(comp, seed, fractions)
+    fill_empty_splits(chosen, seed, fractions)
+    for bps in members.values():
+        comp = min(bps)
         for bp in bps:
-            out[bp] = {"split": split, "component": comp, "component_size": len(bps)}
+            out[bp] = {"split": chosen[comp], "component": comp, "component_size": len(bps)}
     return out
+
+
+def fill_empty_splits(chosen: dict[str, str], seed: int = 0,
+                      fractions: tuple[float, float, float] = (0.8, 0.1, 0.1)) -> list[str]:
+    """Give every split with a nonzero fraction at least one component when there are enough.
+
+    ``chosen`` maps a component key to its split (from :func:`assign_split`; :data:`HOLDOUT`
+    components are left alone) and is changed in place. Hashing alone puts three components all in
+    train about half the time (0.8 ** 3), leaving nothing to validate or test on. When the
+    non-holdout components are at least as many as the splits with a nonzero fraction, each such
+    split left empty (in the order train, validation, test) takes one component from the split
+    that holds the most (ties: that order): the one whose :func:`split_point` lies nearest the
+    empty split's interval of ``[0, 1)``. With more components the hash alone fills every split
+    almost always, so large exports keep the plain hash assignment (stable as data grows); only
+    small ones move. Returns the moved component keys, sorted."""
+    wanted = [s for s, f in zip(SPLITS, fractions) if f > 0]
+    comps = sorted(c for c, s in chosen.items() if s != HOLDOUT)
+    if len(comps) < len(wanted):
+        return []
+    bounds, lo = {}, 0.0
+    for s, f in zip(SPLITS, fractions):
+        bounds[s] = (lo, lo + f)
+        lo += f
+    moved = []
+    for empty in wanted:
+        if any(chosen[c] == empty for c in comps):
+            continue
+        counts = {s: sum(chosen[c] == s for c in comps) for s in SPLITS}
+        donor = max(SPLITS, key=lambda s: (counts[s], -SPLITS.index(s)))
+        lo, hi = bounds[empty]
+
+        def distance(c: str) -> tuple[float, str]:
+            u = split_point(c, seed)
+            return (0.0 if lo <= u < hi else min(abs(u - lo), abs(u - hi)), c)
+
+        pick = min((c for c in comps if chosen[c] == donor), key=distance)
+        chosen[pick] = empty
+        moved.append(pick)
+    return sorted(moved)
 
 
 class SplitPlan:

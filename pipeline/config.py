@@ -284,8 +284,9 @@ class SelectConfig(_Section):
 
     cap: int = Field(2, ge=1, description="Max kept trajectories per task instance (rejection sampling).")
     dedupe_threshold: float = Field(
-        0.9, gt=0.0, le=1.0, description="MinHash Jaccard similarity at or above which a kept trajectory is a "
-                                         "near-duplicate of an earlier one (DEDUPE_NEAR; 1.0 = exact only).")
+        0.9, gt=0.0, le=1.0, description="Exact Jaccard similarity of 5-word shingle sets at or above which a kept "
+                                         "trajectory is a near-duplicate of an earlier one (DEDUPE_NEAR; MinHash LSH "
+                                         "only proposes the candidate pairs; 1.0 = same shingle set).")
 
 
 class ExportConfig(_Section):

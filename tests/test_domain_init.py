@@ -45,6 +45,10 @@ def _init(tmp_path: Path, name: str, logs: Path) -> tuple[Path, dict]:
     res = CliRunner().invoke(app, ["domain", "init", name, "--from-logs", str(logs), "--out", str(out)])
     assert res.exit_code == 0, res.output
     summary = json.loads((out / name / "scaffold.json").read_text())["summary"]
+    # the terminal gets a short report pointing at scaffold.json, not the whole summary
+    flat = res.output.replace("\n", "")
+    assert "scaffold.json" in flat and '"tools"' not in flat and '"tables"' not in flat
+    assert len(res.output.splitlines()) < 25  # (the whole summary was hundreds of lines)
     return out, summary
 
 
@@ -264,3 +268,12 @@ def test_clinic_filled_in_generates_verified_tasks(tmp_path):
         dom.validate_state(t.hidden.initial_state)
         appt_times = [a["time"] for a in t.hidden.initial_state["appointments"].values()]
         assert all(0 <= int(x[:2]) <= 23 and x[3:] in ("00", "30") for x in appt_times)
+
+
+def test_init_json_prints_the_summary(tmp_path):
+    out = tmp_path / "clinic_j"
+    res = CliRunner().invoke(app, ["domain", "init", "clinic_j", "--from-logs", str(CLINIC_LOGS), "--out", str(out),
+                                   "--json"])
+    assert res.exit_code == 0, res.output
+    printed = json.loads(res.output[res.output.index("{"):])
+    assert printed == json.loads((out / "clinic_j" / "scaffold.json").read_text())["summary"]

@@ -38,6 +38,9 @@ def register(app: typer.Typer) -> None:
         out: Path = typer.Option(..., "--out", "-o", help="Folder for the package (must be empty unless --force)."),
         fmt: Optional[str] = typer.Option(None, "--format", help=FORMAT_HELP),
         force: bool = typer.Option(False, "--force", help="Overwrite files in a non-empty --out."),
+        as_json: bool = typer.Option(False, "--json", help="Also print the inferred summary (tools with their "
+                                                           "read/write basis, tables, rules) as JSON; it is always "
+                                                           "written to <out>/<name>/scaffold.json."),
     ) -> None:
         """Write an installable domain package skeleton inferred from the logs: tool schemas, read/write
         split, record models, a state loader, read tools as lookups, write stubs with logged examples, a
@@ -59,9 +62,10 @@ def register(app: typer.Typer) -> None:
         if by_name:
             console.print(f"[yellow]classified by name only (no change seen either way):[/yellow] {', '.join(by_name)}")
         console.print(f"tables: {', '.join(summary['tables']) or '-'}; policy rules: {summary['rules']}")
-        console.print(f"wrote {len(written)} files under {out}; next: pip install -e {out} && "
-                      f"trajpipe domain check {name} --logs {from_logs}")
-        typer.echo(json.dumps(summary, indent=1))
+        console.print(f"wrote {len(written)} files under {out} (summary: {out / name / 'scaffold.json'}); next: "
+                      f"pip install -e {out} && trajpipe domain check {name} --logs {from_logs}")
+        if as_json:
+            typer.echo(json.dumps(summary, indent=1))
 
     @domain_app.command("check")
     def check(

@@ -30,6 +30,31 @@ os.environ.setdefault("DO_NOT_TRACK", "1")
 # the first start of the ephemeral server migrates a fresh database: give a busy machine two minutes
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
+def _help_keeps_option_names() -> None:
+    """Option names in ``--help`` wrap instead of being cut: rich's tables crop cells to "…" by
+    default, and at 80 columns ``trajpipe run --help`` showed ``--tasks-per-blu…``. Typer builds
+    its option tables with ``rich.table.Table`` (typer.rich_utils); this gives those tables'
+    columns, and the help texts in them, ``overflow="fold"``, so a long name or word breaks onto
+    a second line instead."""
+    from rich.columns import Columns
+    from rich.text import Text
+    from typer import rich_utils
+
+    class _FoldingTable(Table):
+        def add_row(self, *renderables, **kwargs):
+            super().add_row(*renderables, **kwargs)
+            for col in self.columns:
+                col.overflow = "fold"
+            for r in renderables:  # the help cell: Columns of Text (help, default, env var)
+                for item in (r.renderables if isinstance(r, Columns) else [r]):
+                    if isinstance(item, Text):
+                        item.overflow = "fold"
+
+    rich_utils.Table = _FoldingTable
+
+
+_help_keeps_option_names()
+
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="trajpipe: business agent logs -> verified multi-turn tool-use training data (Parquet).")
 console = Console(stderr=True)

@@ -69,6 +69,23 @@ def test_every_field_has_one_flag_and_a_description():
             seen[flag] = f"{section}.{name}"
 
 
+@pytest.mark.parametrize("width", [80, 100])
+def test_help_never_cuts_an_option_name_or_word(width):
+    """At 80 columns rich cropped ``--tasks-per-blueprint`` to ``--tasks-per-blu…``; option names and
+    help words now wrap instead (pipeline.cli._help_keeps_option_names)."""
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+
+    for cmd in (["run", "--help"], ["rollout", "--help"], ["synthesize", "--help"]):
+        res = CliRunner().invoke(app, cmd, env={"COLUMNS": str(width), "TERMINAL_WIDTH": str(width)},
+                                 terminal_width=width)
+        assert res.exit_code == 0, res.output
+        assert max(len(line) for line in res.output.splitlines()) <= width
+        assert "…" not in res.output, [line for line in res.output.splitlines() if "…" in line][:3]
+    assert "--tasks-per-blue" in res.output  # the long option is there, folded if need be
+
+
 @pytest.mark.parametrize("command,sections", [
     ("ingest", ["ingest"]), ("anonymize", ["anonymize"]), ("blueprints", ["blueprints"]),
     ("synthesize", ["synthesize"]), ("verify", ["verify"]), ("rollout", ["rollout"]),

@@ -108,7 +108,7 @@ def main() -> None:
 
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("DO_NOT_TRACK", "1")
-    from flows.improve_flow import trajpipe_improve
+    from flows.improve_flow import eval_summary, trajpipe_improve
     from pipeline.train import NoTrainRows, TrainConfig, evaluate, train_sft
 
     out = Path(a.out)
@@ -141,11 +141,7 @@ def main() -> None:
             for split in ("holdout", "validation"):
                 r = evaluate(summary["eval_data"], split, model=str(cdir / "model"), k=a.eval_k, backend=a.backend,
                              seed=a.seed, limit=a.eval_limit, out_path=cdir / f"eval-{split}.json")
-                o = r["overall"]
-                control["eval"][split] = {"pass_at_1": o["pass_at_1"], "pass_at_k": o["pass_at_k"], "tasks": o["tasks"],
-                                          "rollouts": o["rollouts"], "passes": o["passes"],
-                                          "outcome_rate": o["outcome_rate"], "format_valid_rate": o["format_valid_rate"],
-                                          "reward_mean": o["reward_mean"], "wall_seconds": r["wall_seconds"]}
+                control["eval"][split] = eval_summary(r)
         except NoTrainRows as exc:
             control["note"] = str(exc)
     if control:

@@ -136,7 +136,10 @@ def eval_task(data: str, split: str, model: str | None, k: int, backend: str, se
     return evaluate(data, split, model=model, k=k, backend=backend, seed=seed, limit=limit, out_path=out_path)
 
 
-def _eval_summary(result: dict[str, Any]) -> dict[str, Any]:
+def eval_summary(result: dict[str, Any]) -> dict[str, Any]:
+    """The part of an :func:`pipeline.train.evaluate` result that improve.json and the closed-loop
+    table keep: overall pass@1, pass@k, counts, outcome / format-valid rates, mean reward, pass@1
+    per blueprint and wall seconds."""
     o = result["overall"]
     return {"pass_at_1": o["pass_at_1"], "pass_at_k": o["pass_at_k"], "k": result["k"], "tasks": o["tasks"],
             "rollouts": o["rollouts"], "passes": o["passes"], "outcome_rate": o["outcome_rate"],
@@ -234,7 +237,7 @@ def trajpipe_improve(input_path: str | None = None, out_dir: str = "out/improve"
         eval_data: str | None = None
 
         def evaluate_model(name: str, path: str | None) -> dict[str, Any]:
-            return {s: _eval_summary(eval_task(eval_data, s, path, eval_k, backend, seed, eval_limit,
+            return {s: eval_summary(eval_task(eval_data, s, path, eval_k, backend, seed, eval_limit,
                                                str(out / name.replace(" ", "-") / f"eval-{s}.json")))
                     for s in eval_splits}
 

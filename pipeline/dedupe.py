@@ -26,8 +26,9 @@ tool-call ids (random per rollout).
   is ``sqrt(s(1-s)/num_perm)``, about 0.027 at ``s = 0.9`` with 128 permutations.)
 
   The exact check needs the kept trajectory's shingle set: it is rebuilt from the kept
-  trajectory itself (which the result holds anyway) when a candidate names it; the
-  :data:`SHINGLE_CACHE` most recently used sets are cached, so memory does not grow with them.
+  trajectory itself (which :func:`dedupe`'s result holds anyway; :func:`dedupe_ids` reads it
+  again from the input by position) when a candidate names it; the :data:`SHINGLE_CACHE` most
+  recently used sets are cached, so memory does not grow with them.
 
 Signatures are computed in bulk (datasketch ``MinHash.generator``, which reuses one MinHash's
 permutations instead of drawing them per document) over chunks of ``chunk_size`` trajectories,
@@ -36,7 +37,9 @@ per-document ``MinHash(num_perm, seed=1).update_batch(...)``), as
 :class:`datasketch.LeanMinHash` (hash values only, no permutations). Input is consumed chunk by
 chunk, so a generator of trajectories is never held whole; what stays in memory per kept
 trajectory is its band keys in the LSH index, its SHA-256, and the reference the result keeps
-anyway (plus at most :data:`SHINGLE_CACHE` cached shingle sets). ``bench/dedupe.py`` measures the
+anyway (plus at most :data:`SHINGLE_CACHE` cached shingle sets). :func:`dedupe_ids` makes the
+same decisions keeping ids only (no trajectory, kept or rejected): for inputs larger than memory,
+e.g. a :class:`pipeline.streams.JsonlSeq`. ``bench/dedupe.py`` measures the
 speed against a plain per-document datasketch loop, and recall / false positives on planted pairs.
 
 Order is deterministic: the first trajectory seen wins, later copies are rejected with a detail
@@ -57,7 +60,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import islice
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from datasketch import LeanMinHash, MinHash, MinHashLSH
 
@@ -294,6 +297,92 @@ def dedupe(
             ``num_perm < 2``, ``shingle < 1``, ``chunk_size < 1``, or two inputs share a
             ``trajectory_id``.
     """
+    result = DedupeResult()
+    kept_by_id: dict[str, Trajectory] = {}
+
+    def keep(_pos: int, t: Trajectory) -> None:
+        kept_by_id[t.trajectory_id] = t
+        result.kept.append(t)
+
+    def reject(_pos: int, t: Trajectory, code: str, detail: str) -> None:
+        result.rejected.append((t, code, detail))
+
+    result.params, result.candidates = _run(trajectories, threshold, num_perm, shingle, lsh_threshold, chunk_size,
+                                            keep, reject, lambda tid: agent_visible_text(kept_by_id[tid]))
+    return result
+
+
+@dataclass
+class DedupeIds:
+    """What :func:`dedupe_ids` returns: the decisions of :func:`dedupe`, by id.
+
+    ``kept``: ``trajectory_id`` of each kept trajectory, in input order; ``rejected``:
+    ``(trajectory_id, reason_code, detail)``, details as in :class:`DedupeResult`; ``params`` and
+    ``candidates`` as there."""
+
+    kept: list[str] = field(default_factory=list)
+    rejected: list[tuple[str, str, str]] = field(default_factory=list)
+    params: tuple[int, int] = (0, 0)
+    candidates: int = 0
+
+
+def dedupe_ids(
+    trajectories: Iterable[Trajectory],
+    threshold: float = 0.9,
+    num_perm: int = 128,
+    shingle: int = 5,
+    lsh_threshold: float | None = None,
+    chunk_size: int = CHUNK_SIZE,
+    fetch: Callable[[int], Trajectory] | None = None,
+) -> DedupeIds:
+    """:func:`dedupe` (the same decisions, in the same order, with the same details) holding no
+    trajectory: memory per kept trajectory is its id, its input position, its SHA-256 and its LSH
+    band keys, plus at most :data:`SHINGLE_CACHE` cached shingle sets and one chunk of input.
+
+    When an LSH candidate's shingle set is not cached, the kept trajectory is read again by its
+    position in the input: ``fetch(position)`` (0-based), or ``trajectories[position]`` when
+    ``trajectories`` is a sequence (a list, a :class:`pipeline.streams.JsonlSeq`). For a one-pass
+    iterator without ``fetch``, each kept trajectory's agent-visible text is kept zlib-compressed
+    instead (that memory grows with the kept count). Arguments and errors as :func:`dedupe`."""
+    import zlib
+    from collections.abc import Sequence
+
+    result = DedupeIds()
+    pos_of: dict[str, int] = {}
+    packed: dict[str, bytes] = {}
+    if fetch is None and isinstance(trajectories, Sequence):
+        fetch = trajectories.__getitem__
+
+    def keep(pos: int, t: Trajectory) -> None:
+        pos_of[t.trajectory_id] = pos
+        if fetch is None:
+            packed[t.trajectory_id] = zlib.compress(_utf8(agent_visible_text(t)), 1)
+        result.kept.append(t.trajectory_id)
+
+    def reject(_pos: int, t: Trajectory, code: str, detail: str) -> None:
+        result.rejected.append((t.trajectory_id, code, detail))
+
+    def kept_text(tid: str) -> str:
+        if fetch is None:
+            return zlib.decompress(packed[tid]).decode("utf-8", "surrogatepass")
+        t = fetch(pos_of[tid])
+        if t.trajectory_id != tid:
+            raise ValueError(f"fetch({pos_of[tid]}) returned {t.trajectory_id!r}, expected {tid!r}")
+        return agent_visible_text(t)
+
+    result.params, result.candidates = _run(trajectories, threshold, num_perm, shingle, lsh_threshold, chunk_size,
+                                            keep, reject, kept_text)
+    return result
+
+
+def _run(trajectories: Iterable[Trajectory], threshold: float, num_perm: int, shingle: int,
+         lsh_threshold: float | None, chunk_size: int, keep: Callable[[int, Trajectory], None],
+         reject: Callable[[int, Trajectory, str, str], None],
+         kept_text: Callable[[str], str]) -> tuple[tuple[int, int], int]:
+    """The dedupe pass shared by :func:`dedupe` and :func:`dedupe_ids`: calls ``keep(position,
+    trajectory)`` or ``reject(position, trajectory, code, detail)`` for each input in order;
+    ``kept_text(id)`` gives a kept trajectory's agent-visible text when its shingle set is not
+    cached. Returns ``((b, r), candidates)``."""
     if shingle < 1:
         raise ValueError(f"shingle must be >= 1, got {shingle}")
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
@@ -304,9 +393,8 @@ def dedupe(
     point = threshold if lsh_threshold is None else min(lsh_threshold, threshold)
     b, r = lsh_params(point, num_perm)
     lsh = MinHashLSH(num_perm=num_perm, params=(b, r))
-    result = DedupeResult(params=(b, r))
+    candidates = 0
     exact: dict[str, str] = {}  # sha256 -> kept trajectory_id
-    kept_by_id: dict[str, Trajectory] = {}
     cache: OrderedDict[str, frozenset[str]] = OrderedDict()  # kept id -> shingle set (LRU)
     order: dict[str, int] = {}
 
@@ -318,47 +406,46 @@ def dedupe(
     def kept_shingles(tid: str) -> frozenset[str]:
         got = cache.get(tid)
         if got is None:
-            got = frozenset(shingles(agent_visible_text(kept_by_id[tid]), shingle))
+            got = frozenset(shingles(kept_text(tid), shingle))
             remember(tid, got)
         else:
             cache.move_to_end(tid)
         return got
 
     seen: set[str] = set()
+    pos = 0
     for chunk in _chunks(trajectories, chunk_size):
-        rows: list[tuple[Trajectory, str, str]] = []  # (trajectory, text, digest)
+        rows: list[tuple[int, Trajectory, str, str]] = []  # (position, trajectory, text, digest)
         for t in chunk:
             if t.trajectory_id in seen:
                 raise ValueError(f"duplicate trajectory_id {t.trajectory_id!r}")
             seen.add(t.trajectory_id)
             text = agent_visible_text(t)
-            rows.append((t, text, hashlib.sha256(_utf8(text)).hexdigest()))
+            rows.append((pos, t, text, hashlib.sha256(_utf8(text)).hexdigest()))
+            pos += 1
         # one signature per distinct text not already kept, computed in bulk
         todo: dict[str, frozenset[str]] = {}  # digest -> shingle set
-        for _, text, digest in rows:
+        for _, _, text, digest in rows:
             if digest not in exact and digest not in todo:
                 todo[digest] = frozenset(shingles(text, shingle))
         sigs = dict(zip(todo, minhashes(todo.values(), num_perm)))
-        for t, _, digest in rows:
+        for p, t, _, digest in rows:
             if digest in exact:
-                result.rejected.append((t, DEDUPE_EXACT, f"duplicate of {exact[digest]}"))
+                reject(p, t, DEDUPE_EXACT, f"duplicate of {exact[digest]}")
                 continue
             m, mine = sigs[digest], todo[digest]
             best_id, best_j = None, -1.0
             for cand in sorted(lsh.query(m), key=order.__getitem__):
-                result.candidates += 1
+                candidates += 1
                 j = jaccard(mine, kept_shingles(cand))
                 if j >= threshold and j > best_j:
                     best_id, best_j = cand, j
             if best_id is not None:
-                result.rejected.append(
-                    (t, DEDUPE_NEAR, f"near duplicate of {best_id} (jaccard={best_j:.3f})")
-                )
+                reject(p, t, DEDUPE_NEAR, f"near duplicate of {best_id} (jaccard={best_j:.3f})")
                 continue
             exact[digest] = t.trajectory_id
-            kept_by_id[t.trajectory_id] = t
             order[t.trajectory_id] = len(order)
             remember(t.trajectory_id, mine)
             lsh.insert(t.trajectory_id, m)
-            result.kept.append(t)
-    return result
+            keep(p, t)
+    return (b, r), candidates

@@ -103,7 +103,10 @@ class Stage:
     names it reads; ``outputs``: artifact name -> pydantic record type (written as JSONL) or None
     (written as JSON); ``run(inputs, section_cfg, ctx) -> StageResult``; ``uses_seed``: the run
     seed enters its signature; ``signature_extra(cfg) -> dict`` adds facts outside the config
-    (the input file's hash); ``writes_work``: False for export (its outputs go to OUT)."""
+    (the input file's hash); ``writes_work``: False for export (its outputs go to OUT);
+    ``lazy``: its JSONL outputs, read back from the work folder, are
+    :class:`pipeline.streams.JsonlSeq` (records read from the file when iterated; the stages
+    before rollouts, whose outputs grow with the input logs) instead of lists."""
 
     name: str
     section: Optional[str]
@@ -114,6 +117,7 @@ class Stage:
     signature_extra: Optional[Callable[[RunConfig], dict[str, Any]]] = None
     description: str = ""
     optional: tuple[str, ...] = ()  # inputs that may be absent (read as empty)
+    lazy: bool = False  # JSONL outputs are loaded as pipeline.streams.JsonlSeq (read when iterated), not lists
 
 
 STAGES: dict[str, Stage] = {}
@@ -281,18 +285,23 @@ class Runner:
 
     def load(self, name: str, sig: str) -> StageResult:
         """Read a completed stage's outputs and marker back from the work folder (for a ``flat-``
-        signature: the flat files in the work folder's root, missing ones empty)."""
-        stage = STAGES[name]
-        if sig.startswith("flat-"):
-            from pipeline.ingest import read_jsonl
+        signature: the flat files in the work folder's root, missing ones empty). A JSONL
+        artifact comes back as a :class:`pipeline.streams.JsonlSeq` over its file (records are
+        read when iterated, never all at once) for a ``lazy`` stage, else as a list; a JSON
+        artifact as its parsed value."""
+        from pipeline.ingest import read_jsonl
+        from pipeline.streams import JsonlSeq
 
+        stage = STAGES[name]
+        records = (lambda p, model: JsonlSeq(p, model)) if stage.lazy else read_jsonl
+        if sig.startswith("flat-"):
             outputs: dict[str, Any] = {}
             for art, model in stage.outputs.items():
                 p = self.work / (f"{art}.json" if model is None else f"{art}.jsonl")
                 if model is None:
                     outputs[art] = json.loads(p.read_text(encoding="utf-8")) if p.is_file() else None
                 else:
-                    outputs[art] = read_jsonl(p, model) if p.is_file() else []
+                    outputs[art] = records(p, model) if p.is_file() else []
             return StageResult(outputs, {}, [], {}, sig, True, 0.0)
         folder = self.folder(name, sig)
         marker = json.loads((folder / "_SUCCESS.json").read_text(encoding="utf-8"))
@@ -302,15 +311,11 @@ class Runner:
                 p = folder / f"{art}.json"
                 outputs[art] = json.loads(p.read_text(encoding="utf-8")) if p.exists() else None
             else:
-                from pipeline.ingest import read_jsonl
-
                 p = folder / f"{art}.jsonl"
-                outputs[art] = read_jsonl(p, model) if p.exists() else []
+                outputs[art] = records(p, model) if p.exists() else []
         rejects = []
         rp = folder / "_rejects.jsonl"
         if rp.exists():
-            from pipeline.ingest import read_jsonl
-
             rejects = read_jsonl(rp, Reject)
         return StageResult(outputs, marker.get("stats") or {}, rejects, {}, sig, True, marker.get("seconds", 0.0))
 
@@ -353,6 +358,7 @@ class Runner:
         res.seconds = round(time.perf_counter() - t0, 2)
         res.signature = sig
         self.save(stage, sig, sigs, res)
+        self._rebind(stage, sig, res)
         shutil.rmtree(scratch, ignore_errors=True)
         self.results[name] = res
         return res
@@ -361,6 +367,7 @@ class Runner:
         """Write outputs into a temporary folder, then rename it to WORK/<stage>/<sig> and point
         ``latest`` at it (each step atomic)."""
         from pipeline.ingest import write_jsonl
+        from pipeline.streams import JsonlSeq
 
         final = self.folder(stage.name, sig)
         tmp = final.parent / f".{sig}.tmp-{os.getpid()}-{_secrets.token_hex(3)}"
@@ -370,8 +377,10 @@ class Runner:
             if model is None:
                 (tmp / f"{art}.json").write_text(json.dumps(val, indent=1, default=str, ensure_ascii=False) + "\n",
                                                  encoding="utf-8")
-            else:
-                write_jsonl(val or [], tmp / f"{art}.jsonl")
+            elif isinstance(val, JsonlSeq):  # a streamed output: its file already has write_jsonl's bytes
+                val.copy_to(tmp / f"{art}.jsonl")
+            else:  # a list or any iterable of records, written as it is read
+                write_jsonl(val if val is not None else [], tmp / f"{art}.jsonl")
         if res.rejects:
             write_jsonl(res.rejects, tmp / "_rejects.jsonl")
         marker = {"stage": stage.name, "signature": sig, "inputs": input_sigs, "code": code_version(),
@@ -385,6 +394,19 @@ class Runner:
         latest_tmp = final.parent / f".latest.tmp-{os.getpid()}"
         latest_tmp.write_text(sig + "\n")
         os.replace(latest_tmp, final.parent / "latest")
+
+    def _rebind(self, stage: Stage, sig: str, res: StageResult) -> None:
+        """After :meth:`save`: a streamed output (a :class:`~pipeline.streams.JsonlSeq`, e.g. over
+        a file in the stage's scratch folder, which is removed next) or one given as a one-pass
+        iterator is replaced by a :class:`~pipeline.streams.JsonlSeq` over its saved file, so the
+        later stages of this process read it from the work folder; lists stay in memory."""
+        from pipeline.streams import JsonlSeq
+
+        folder = self.folder(stage.name, sig)
+        for art, model in stage.outputs.items():
+            val = res.outputs.get(art)
+            if model is not None and val is not None and not isinstance(val, (list, tuple)):
+                res.outputs[art] = JsonlSeq(folder / f"{art}.jsonl", model)
 
     def load_lineage(self) -> None:
         """Load (from their markers) the results of every stage the loaded results were built

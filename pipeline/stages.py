@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from importlib import metadata as importlib_metadata
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 from pipeline.records import (Blueprint, LogRecord, QuarantineRecord, TaskPackage, TaskVerdict, Trajectory,
                               Verdict, stable_hash)
@@ -29,12 +29,43 @@ def get_domain(name: str):
 
 
 # ---------------------------------------------------------------- ingest
-def ingest_stage(input_path: str, fmt: str | None = None, limit: int | None = None, domain: str | None = None):
+def ingest_stage(input_path: str, fmt: str | None = None, limit: int | None = None, domain: str | None = None,
+                 folder: str | Path | None = None):
     """Read and validate logs, each routed to the domain that owns its tools (``domain``: one
-    domain for every record); see :func:`pipeline.ingest.ingest`."""
-    from pipeline.ingest import ingest
+    domain for every record); see :func:`pipeline.ingest.ingest` (the same records, quarantine
+    rows and errors).
 
-    return ingest(input_path, fmt=fmt, limit=limit, domain=None if domain in (None, "auto") else domain)
+    Streams: records and quarantine rows are written to JSONL files in ``folder`` (None:
+    temporary files) as they are read (:func:`pipeline.ingest.iter_ingest`), never all held.
+    Returns an :class:`pipeline.ingest.IngestResult` whose ``records`` (LogRecord) and
+    ``quarantine`` (QuarantineRecord, in position order) are :class:`pipeline.streams.JsonlSeq`
+    over those files."""
+    from pipeline.ingest import IngestCounts, IngestResult, iter_ingest
+    from pipeline.streams import JsonlSpill
+
+    named = None if domain in (None, "auto") else domain
+    folder_path = Path(folder) if folder is not None else None
+    counts = IngestCounts()
+    with JsonlSpill(LogRecord, path=folder_path / "logs.jsonl" if folder_path else None, prefix="logs-") as ok, \
+            JsonlSpill(QuarantineRecord, path=folder_path / "quarantine.jsonl" if folder_path else None,
+                       prefix="quarantine-") as bad:
+        last, ordered = -1, True
+        for item in iter_ingest(input_path, fmt, limit, named, True, counts):
+            if isinstance(item, LogRecord):
+                ok.add(item)
+            else:
+                ordered = ordered and item.position >= last
+                last = item.position
+                bad.add(item)
+    quarantine = bad.seq()
+    if not ordered:  # stitching readers may yield out of position order: sort (the quarantine only)
+        rows = sorted(quarantine, key=lambda q: q.position)
+        with JsonlSpill(QuarantineRecord, path=folder_path / "quarantine-sorted.jsonl" if folder_path else None,
+                        prefix="quarantine-") as again:
+            again.extend(rows)
+        del rows
+        quarantine = again.seq()
+    return IngestResult(records=ok.seq(), quarantine=quarantine, n_in=counts.n_in)
 
 
 # ---------------------------------------------------------------- anonymize
@@ -43,30 +74,40 @@ class AnonymizeResult:
     """Pseudonymized records, quarantined ones (``ANON_FAILED``), the anonymizer's report and a
     denylist predicate (is this fictional value one of the real values replaced?)."""
 
-    records: list[LogRecord]
+    records: Sequence[LogRecord]  # a JsonlSeq (pipeline.streams): read from its file when iterated
     quarantine: list[QuarantineRecord]
     report: dict[str, Any]
     denylist: Callable[[str], bool] | None = None
     anonymizer: Any = None
 
 
-def anonymize_stage(records: list[LogRecord], secret: str | None = None,
+def anonymize_stage(records: Sequence[LogRecord], secret: str | None = None,
                     progress: bool = True, pii_config: Any = None,
-                    detections: dict[str, list] | None = None) -> AnonymizeResult:
-    """Pseudonymize ``records`` with presidio (offline). A record whose anonymization raises is
-    quarantined with ``ANON_FAILED`` and never passed on raw. ``pii_config``: YAML file(s)
-    extending the shipped PII config (``PiiConfigError`` for a bad one). ``detections``: detector
-    results computed elsewhere (anonymize shards on Ray workers: SHA-256 of a text -> its hits,
-    :class:`DetectorTap`); texts not in it are detected here, so the output is the same."""
+                    detections: dict[str, list] | None = None,
+                    folder: str | Path | None = None) -> AnonymizeResult:
+    """Pseudonymize ``records`` (a sized iterable: a list or a :class:`pipeline.streams.JsonlSeq`)
+    with presidio (offline). A record whose anonymization raises is quarantined with
+    ``ANON_FAILED`` and never passed on raw. ``pii_config``: YAML file(s) extending the shipped PII
+    config (``PiiConfigError`` for a bad one). ``detections``: detector results computed elsewhere
+    (anonymize shards on Ray workers: SHA-256 of a text -> its hits, :class:`DetectorTap`); texts
+    not in it are detected here, so the output is the same.
+
+    Streams: records are read one chunk at a time (the anonymizer's ``chunk_size``) and each
+    pseudonymized record is written at once to ``folder/anonymized.jsonl`` (None: a temporary
+    file); ``records`` of the result is a :class:`pipeline.streams.JsonlSeq` over it, in input
+    order. What grows with the input is the anonymizer's own state (pseudonym registry, denylist
+    digests: one entry per distinct real value)."""
     from pipeline.anonymize import Anonymizer
     from pipeline.progress import bar
+    from pipeline.streams import JsonlSpill
 
     anon = Anonymizer(secret=secret, pii_config=pii_config)
     if detections is not None:
         DetectorTap.install(anon, detections)
-    ok: list[LogRecord] = []
+    ok = JsonlSpill(LogRecord, path=Path(folder) / "anonymized.jsonl" if folder is not None else None,
+                    prefix="anonymized-")
     quarantine: list[QuarantineRecord] = []
-    with bar("anonymize", len(records)) if progress else _null_bar() as advance:
+    with ok, bar("anonymize", len(records)) if progress else _null_bar() as advance:
         def on_error(pos: int, rec: LogRecord, exc: Exception) -> None:
             # the failing record is quarantined (never passed on raw); the batch goes on
             quarantine.append(QuarantineRecord(stage="anonymize", source="records", position=pos,
@@ -76,9 +117,9 @@ def anonymize_stage(records: list[LogRecord], secret: str | None = None,
             advance(1)
 
         for rec in anon.anonymize(records, on_error=on_error):  # batched (spaCy nlp.pipe)
-            ok.append(rec)
+            ok.add(rec)
             advance(1)
-    return AnonymizeResult(ok, quarantine, anon.report(), anon.is_real, anon)
+    return AnonymizeResult(ok.seq(), quarantine, anon.report(), anon.is_real, anon)
 
 
 class DetectorTap:
@@ -343,8 +384,9 @@ class SelectResult:
 
 def select_stage(trajs: list[Trajectory], verdicts: list[Verdict], cap: int = 2,
                  dedupe_threshold: float = 0.9) -> SelectResult:
-    """Rejection sampling with a per-instance ``cap``, then exact + MinHash near-duplicate removal
-    at Jaccard >= ``dedupe_threshold``. The recovery label (:func:`pipeline.faults.tag_recovery`)
+    """Rejection sampling with a per-instance ``cap``, then exact-copy and near-duplicate removal
+    (:func:`pipeline.dedupe.dedupe`: MinHash LSH proposes candidate pairs, each decided on the
+    exact Jaccard similarity of its shingle sets, >= ``dedupe_threshold``). The recovery label (:func:`pipeline.faults.tag_recovery`)
     is set on ``trajs`` first (in memory)."""
     from pipeline.dedupe import dedupe
     from pipeline.faults import tag_recovery
@@ -352,29 +394,38 @@ def select_stage(trajs: list[Trajectory], verdicts: list[Verdict], cap: int = 2,
 
     tag_recovery(trajs, verdicts)  # a label from (trajectory, verdict); rollout files are never edited
     sel = select(trajs, verdicts, cap=cap)
-    # an LSH 50% point below the Jaccard threshold raises recall of true near-duplicates; every
-    # candidate is still confirmed against the threshold (see pipeline.dedupe)
+    # lsh_threshold: the similarity where LSH proposes a pair with probability >= 0.99
+    # (pipeline.dedupe.lsh_params), set 0.15 below the Jaccard threshold so pairs at the threshold
+    # are proposed with probability ~1; which pairs are duplicates is decided by the exact
+    # Jaccard of their shingle sets against dedupe_threshold alone
     dd = dedupe(sel.kept, threshold=dedupe_threshold, lsh_threshold=max(0.05, round(dedupe_threshold - 0.15, 4)))
     return SelectResult(dd.kept, list(sel.rejected) + list(dd.rejected), sel.groups, len(sel.kept))
 
 
-def source_keys(blueprints: list[Blueprint], records: list[LogRecord]) -> dict[str, dict[str, list[str]]]:
+def source_keys(blueprints: list[Blueprint], records: Iterable[LogRecord]) -> dict[str, dict[str, list[str]]]:
     """Per blueprint, the source customers and source periods of its logs, for group splits
     (:func:`pipeline.export.splits.split_components`): customer = ``metadata.user_id`` /
     ``customer_id`` (pseudonymized), period = the ``YYYY-MM`` of ``metadata.period`` /
-    ``timestamp`` / ``created_at`` when present."""
-    by_id = {r.id: r.metadata or {} for r in records}
+    ``timestamp`` / ``created_at`` when present. ``records``: any iterable, read once; only the
+    two keys of each record that has one are kept (a record id repeated: the last one counts)."""
+    by_id: dict[str, tuple[str | None, str | None]] = {}
+    for r in records:
+        md = r.metadata or {}
+        c = md.get("user_id") or md.get("customer_id")
+        p = md.get("period") or md.get("timestamp") or md.get("created_at")
+        if c or p:
+            by_id[r.id] = (str(c) if c else None, str(p)[:7] if p else None)
+        else:
+            by_id.pop(r.id, None)
     out: dict[str, dict[str, list[str]]] = {}
     for b in blueprints:
         cust, per = set(), set()
         for lid in b.source_log_ids:
-            md = by_id.get(lid) or {}
-            c = md.get("user_id") or md.get("customer_id")
+            c, p = by_id.get(lid, (None, None))
             if c:
-                cust.add(str(c))
-            p = md.get("period") or md.get("timestamp") or md.get("created_at")
+                cust.add(c)
             if p:
-                per.add(str(p)[:7])
+                per.add(p)
         out[b.blueprint_id] = {"customer": sorted(cust), "period": sorted(per)}
     return out
 
@@ -415,7 +466,7 @@ def _ingest_extra(cfg) -> dict[str, Any]:
 
 
 def _run_ingest(inputs: dict[str, Any], cfg, ctx: Context) -> StageResult:
-    res = ingest_stage(cfg.input_path or str(SAMPLE_INPUT), cfg.format, cfg.limit, cfg.domain)
+    res = ingest_stage(cfg.input_path or str(SAMPLE_INPUT), cfg.format, cfg.limit, cfg.domain, folder=ctx.scratch)
     stats = {"in": res.n_in, "ok": len(res.records), "quarantined": len(res.quarantine),
              "by_reason": dict(Counter(q.reason_code for q in res.quarantine))}
     rejects = [Reject(stage="ingest", record_id=q.record_id or f"position-{q.position}", code=q.reason_code,
@@ -444,7 +495,7 @@ def _run_anonymize(inputs: dict[str, Any], cfg, ctx: Context) -> StageResult:
     parts, n_shards, done = read_shards("anonymize", ctx.scratch, shard_count("anonymize", inputs, cfg))
     detections = {d["sha256"]: [tuple(h) for h in d["hits"]] for d in parts["detections"]} if done else None
     res = anonymize_stage(recs, os.environ.get("TRAJPIPE_SECRET"), progress=ctx.progress, pii_config=cfg.pii_config,
-                          detections=detections)
+                          detections=detections, folder=ctx.scratch)
     ingest_q = list(inputs.get("quarantine") or [])
     quarantine = (pseudonymize_quarantine(ingest_q, res.anonymizer) if res.anonymizer is not None else
                   [q.model_copy(update={"raw": "[withheld: not anonymized]"}) for q in ingest_q])
@@ -487,12 +538,12 @@ def _run_blueprints(inputs: dict[str, Any], cfg, ctx: Context) -> StageResult:
         from pipeline.rollout.backends import load_backend
 
         summarizer = load_backend(cfg.summarize_backend, cfg.summarize_model)
-    bps = blueprints_stage(recs, "auto", cfg.threshold, summarizer)
+    bps = blueprints_stage(recs, "auto", cfg.threshold, summarizer)  # one pass, compact features only
     stats = {"in_logs": len(recs), "blueprints": len(bps), "with_generator": sum(1 for b in bps if b.task_kind),
              "catalog": [{"blueprint_id": b.blueprint_id, "n_logs": b.n_logs, "n_success": b.n_success,
                           "task_kind": b.task_kind} for b in bps]}
     return StageResult({"blueprints": bps, "catalog": catalog(bps), "coverage": coverage(bps),
-                        "source_keys": source_keys(bps, list(recs))}, stats)
+                        "source_keys": source_keys(bps, recs)}, stats)  # a second pass over recs
 
 
 def _run_synthesize(inputs: dict[str, Any], cfg, ctx: Context) -> StageResult:
@@ -968,11 +1019,12 @@ def _export_extra(cfg) -> dict[str, Any]:
 
 
 register(Stage("ingest", "ingest", (), {"logs": LogRecord, "quarantine": QuarantineRecord}, _run_ingest,
-               signature_extra=_ingest_extra, description="read, validate and route logs"))
+               signature_extra=_ingest_extra, description="read, validate and route logs", lazy=True))
 register(Stage("anonymize", "anonymize", ("logs", "quarantine"),
                {"anonymized": LogRecord, "anonymize_quarantine": QuarantineRecord,
                 "quarantine_pseudonymized": QuarantineRecord, "anonymization_report": None, "denylist": None},
-               _run_anonymize, signature_extra=_secret_fingerprint, description="pseudonymize with presidio"))
+               _run_anonymize, signature_extra=_secret_fingerprint, description="pseudonymize with presidio",
+               lazy=True))
 register(Stage("blueprints", "blueprints", ("anonymized",),
                {"blueprints": Blueprint, "catalog": None, "coverage": None, "source_keys": None}, _run_blueprints,
                description="cluster logs into task blueprints"))

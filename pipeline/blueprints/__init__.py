@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, NamedTuple
 
 from pipeline.domains.base import Domain
 from pipeline.records import Blueprint, LogRecord, stable_hash
@@ -114,7 +114,23 @@ def _gold(rec: LogRecord) -> list[dict[str, Any]]:
     return out
 
 
+class _Src(NamedTuple):
+    """What a blueprint needs of one log after clustering (the record itself is not kept):
+    ``id``; ``success`` (``metadata.reward >= 1``); ``reads``: the names of its calls of non-write
+    tools, in order; and for a failed run only (None for a successful one): ``calls`` (its tool
+    calls without the result text), ``gold`` (its gold writes) and ``viol`` (:func:`_violations`
+    of its calls, computed while the record is at hand)."""
+
+    id: str
+    success: bool
+    reads: tuple[str, ...]
+    calls: list[dict[str, Any]] | None
+    gold: list[dict[str, Any]] | None
+    viol: list[dict[str, Any]] | None
+
+
 def _case(rec: LogRecord, domain: Any) -> Case:
+    """The clustering features of one log and its compact :class:`_Src` (payload)."""
     write_tools = set(domain.write_tools)
     calls = tool_calls_of(rec)
     success = _success(rec)
@@ -145,8 +161,14 @@ def _case(rec: LogRecord, domain: Any) -> Case:
             # an information request the domain can compute from its state becomes an answer kind
             kind = domain.answer_kind_for_intent(intent)
     other = "" if kind or not basis else "other:" + "+".join(dict.fromkeys(basis))
+    reads = tuple(c["name"] for c in calls if c["name"] not in write_tools and c["name"])
+    if success:
+        src = _Src(rec.id, True, reads, None, None, None)
+    else:  # failure modes need the calls (not their result texts), the gold and the rule replay
+        src = _Src(rec.id, False, reads, [{k: v for k, v in c.items() if k != "result"} for c in calls], gold,
+                   _violations(domain, calls))
     return Case(family=(domain.name, kind or other, outcome), signature=signature, intent=intent,
-                record_id=rec.id, payload=(rec, calls, gold))
+                record_id=rec.id, payload=src)
 
 
 def _general_rule_ids(domain: Any) -> set[str]:
@@ -174,9 +196,8 @@ def _violations(domain: Any, calls: list[dict[str, Any]]) -> list[dict[str, Any]
         return None
 
 
-def _failure_modes(fails: list[tuple[LogRecord, list[dict], list[dict]]], domain: Any,
-                   expected_writes: set[str], kind: str | None):
-    """Failure modes of a cluster's failed runs and the rule-break counts.
+def _failure_modes(fails: list[_Src], domain: Any, expected_writes: set[str], kind: str | None):
+    """Failure modes of a cluster's failed runs (their :class:`_Src`) and the rule-break counts.
 
     Returns ``(modes, rule_breaks)``: ``modes`` is a list of ``{"mode", "tool", "count",
     "rule_ids", "mapped_by", "calls"}`` sorted by count, where ``calls`` lists up to 3 wrong
@@ -187,7 +208,7 @@ def _failure_modes(fails: list[tuple[LogRecord, list[dict], list[dict]]], domain
     modes: dict[tuple[str, str], dict[str, Any]] = {}
     rule_breaks: Counter[str] = Counter()
 
-    def add(mode: str, tool: str, rec: LogRecord, call: dict | None, rule_ids: list[str], by: str,
+    def add(mode: str, tool: str, rec: _Src, call: dict | None, rule_ids: list[str], by: str,
             differs: list[str] | None = None) -> None:
         m = modes.setdefault((mode, tool), {"mode": mode, "tool": tool, "count": 0, "rule_ids": Counter(),
                                             "mapped_by": Counter(), "calls": []})
@@ -198,8 +219,8 @@ def _failure_modes(fails: list[tuple[LogRecord, list[dict], list[dict]]], domain
             m["calls"].append({"log_id": rec.id, "step": call["step"], "call": _sig_item(call["name"], call["arguments"]),
                                "differs": differs or []})
 
-    for rec, calls, gold in fails:
-        viol = _violations(domain, calls)
+    for rec in fails:
+        calls, gold, viol = rec.calls or [], rec.gold or [], rec.viol
         by_step: dict[int, list[str]] = defaultdict(list)
         if viol is not None:
             for v in viol:
@@ -238,8 +259,8 @@ def _failure_modes(fails: list[tuple[LogRecord, list[dict], list[dict]]], domain
                     "rule_ids": [r for r, _ in sorted(m["rule_ids"].items(), key=lambda kv: (-kv[1], kv[0]))],
                     "mapped_by": m["mapped_by"].most_common(1)[0][0], "calls": m["calls"]})
     if not rule_breaks:  # no hook: rules of the wrongly called tools, counted by run
-        for rec, calls, gold in fails:
-            wrong = {c["name"] for c in calls if c["name"] in write_tools and (not c["ok"] or c["name"] not in expected_writes)}
+        for rec in fails:
+            wrong = {c["name"] for c in rec.calls or [] if c["name"] in write_tools and (not c["ok"] or c["name"] not in expected_writes)}
             rule_breaks.update({r for t in wrong for r in _tool_rule_ids(domain, t, general)})
     return out, rule_breaks
 
@@ -267,14 +288,13 @@ def _blueprint(cluster: list[Case], domain: Any, threshold: float) -> Blueprint:
     write_tools = set(domain.write_tools)
     _dom, key, outcome = cluster[0].family
     kind = key if key and not key.startswith("other:") else None
-    items = [c.payload for c in cluster]
-    succ = [p for p in items if _success(p[0])]
-    fail = [p for p in items if not _success(p[0])]
+    items: list[_Src] = [c.payload for c in cluster]
+    succ = [p for p in items if p.success]
+    fail = [p for p in items if not p.success]
     sig_counts = Counter(tuple(c.signature) for c in cluster if c.signature)
     signature = list(min(sig_counts, key=lambda s: (-sig_counts[s], s))) if sig_counts else []
     required = sorted({s.split("(")[0] for s in signature})
-    read_counts = Counter(c["name"] for _, calls, _ in (succ or items) for c in calls
-                          if c["name"] not in write_tools and c["name"])
+    read_counts = Counter(name for p in (succ or items) for name in p.reads)
     reads = [n for n, _ in sorted(read_counts.items(), key=lambda kv: (-kv[1], kv[0]))]
     modes, breaks = _failure_modes(fail, domain, set(required), kind)
     rule_variants = [r for r, n in sorted(breaks.items(), key=lambda kv: (-kv[1], kv[0])) if n >= MIN_RULE_BREAKS]
@@ -358,6 +378,11 @@ def extract_blueprints(records: Iterable[LogRecord], domain: Any | Callable[[str
     ``threshold`` in [0, 1] is the clustering similarity threshold
     (:mod:`pipeline.blueprints.cluster`). Returns blueprints sorted by size, largest first; every
     record is in exactly one blueprint.
+
+    One pass over ``records`` (any iterable, e.g. a :class:`pipeline.streams.JsonlSeq`): each
+    record is reduced at once to its clustering features (family, action signature, intent text of
+    at most 300 characters) and a compact :class:`_Src`; records are not kept. Failed runs keep
+    their tool calls without result texts (their failure modes need them).
     """
     resolve = None if isinstance(domain, Domain) else domain
     cases: list[Case] = []

@@ -108,7 +108,9 @@ def cluster_cases(cases: list[Case], threshold: float = DEFAULT_THRESHOLD,
                   sig_weight: float = SIG_WEIGHT) -> list[list[Case]]:
     """Deterministic leader clustering (see the module docstring). Returns clusters, each a list
     of cases with its leader first, ordered by family then creation. ValueError when
-    ``threshold`` or ``sig_weight`` is outside [0, 1]."""
+    ``threshold`` or ``sig_weight`` is outside [0, 1]. Memory: only leaders keep their MinHash
+    (128 hash values); a member's is dropped once it joins a cluster (rebuilt, the same, and not kept,
+    when :func:`medoid` or :func:`mean_intent_similarity` samples it)."""
     if not 0.0 <= threshold <= 1.0 or not 0.0 <= sig_weight <= 1.0:
         raise ValueError(f"threshold and sig_weight must be in [0, 1], got {threshold}, {sig_weight}")
     order = sorted(cases, key=lambda c: (c.family, c.signature, c.record_id))
@@ -122,6 +124,7 @@ def cluster_cases(cases: list[Case], threshold: float = DEFAULT_THRESHOLD,
                 best, best_sim = cl, s
         if best is not None and best_sim >= threshold:
             best.append(c)
+            c._mh = None  # only leaders are compared again: a member's MinHash is rebuilt if needed
         else:
             new = [c]
             clusters.append(new)
@@ -146,7 +149,8 @@ def _equal_counts(cases: list[Case]) -> np.ndarray:
     """``(n, n)`` int matrix: for each pair, the number of equal MinHash values out of
     :data:`NUM_PERM` (``NUM_PERM`` * the Jaccard estimate of :func:`intent_similarity`: two empty
     intents count as all equal, an empty and a non-empty one as none)."""
-    mhs = [c.mh for c in cases]
+    # a member's MinHash is rebuilt here and not cached on it (only leaders keep theirs)
+    mhs = [c.mh if c._mh is not None else minhash(c.delex_intent) for c in cases]
     n = len(cases)
     empty = np.array([m is None for m in mhs])
     hv = np.zeros((n, NUM_PERM), dtype=np.uint64)

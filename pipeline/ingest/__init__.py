@@ -389,13 +389,15 @@ def ingest(path: str | os.PathLike, fmt: str | None = None, limit: int | None = 
 
 
 def write_jsonl(records: Iterable[Any], path: str | os.PathLike) -> int:
-    """Write pydantic records (or dicts) as JSONL; returns the number written."""
+    """Write pydantic records (or dicts) from any iterable as JSONL, one line each
+    (:func:`pipeline.streams.jsonl_line`); returns the number written."""
+    from pipeline.streams import jsonl_line  # the one serializer (spilled stage outputs use it too)
+
     n = 0
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as fh:
-        for r in records:
-            obj = r.model_dump(mode="json") if hasattr(r, "model_dump") else r
-            fh.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        for r in records:  # any iterable, consumed once (a generator is never held whole)
+            fh.write(jsonl_line(r))
             n += 1
     return n
 

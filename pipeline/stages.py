@@ -803,6 +803,20 @@ def backend_kwargs(name: str, *, seed: int, batch_size: int, base_url: str | Non
     return {}
 
 
+def release_backend(be: Any) -> None:
+    """Free a backend this process loaded: a vLLM engine's processes are stopped at once
+    (:func:`~pipeline.rollout.backends.vllm_backend.shutdown_engine`), an OpenAI-compatible client
+    is closed. Without it the engine of every rollout stage lived until the process exited: in
+    ``trajpipe improve`` (rounds, evaluations and their engines in one process) each round's
+    engine kept its KV cache (gigabytes) and a busy-polling worker (half a core) to the end."""
+    if getattr(be, "name", None) == "vllm":
+        from pipeline.rollout.backends.vllm_backend import shutdown_engine
+
+        shutdown_engine(be)
+    elif callable(getattr(be, "close", None)):
+        be.close()
+
+
 def rollout_shard(inputs: dict[str, Any], cfg, seed: int, index: int, scratch: Path, backend_obj: Any = None):
     """Roll out shard ``index`` of :func:`rollout_plan` and write it to
     ``scratch/shard-<index>.jsonl`` atomically (nothing if it is already there). Returns the
@@ -848,12 +862,16 @@ def _run_rollout(inputs: dict[str, Any], cfg, ctx: Context) -> StageResult:
     scratch = ctx.scratch if ctx.scratch is not None else Path(tempfile.mkdtemp(prefix="trajpipe-rollout-"))
     trajs: list[Trajectory] = []
     resumed = 0
-    for i in range(len(shards)):
-        if (scratch / f"shard-{i:05d}.jsonl").is_file():
-            resumed += 1
-        else:
-            be = rollout_shard(inputs, cfg, ctx.seed, i, scratch, be) or be
-        trajs.extend(read_jsonl(scratch / f"shard-{i:05d}.jsonl", Trajectory))
+    try:
+        for i in range(len(shards)):
+            if (scratch / f"shard-{i:05d}.jsonl").is_file():
+                resumed += 1
+            else:
+                be = rollout_shard(inputs, cfg, ctx.seed, i, scratch, be) or be
+            trajs.extend(read_jsonl(scratch / f"shard-{i:05d}.jsonl", Trajectory))
+    finally:
+        if be is not None and be is not ctx.backend_obj:
+            release_backend(be)  # loaded here: nothing after this stage uses it
     backend_name, model_id = cfg.backend, cfg.model or "default"
     if be is not None:
         backend_name, model_id = be.name, be.model_id

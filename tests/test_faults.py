@@ -204,3 +204,42 @@ def test_stage_wiring_failure_modes_first_and_recovery_tag():
     assert all(t.recovery for t in trajs)
     with pytest.raises(ValueError, match="unknown fault kind"):
         rollout_stage(tasks, backend_obj=ReplayPolicy({}), fault_rate=0.1, fault_kinds="boom")
+
+
+class _ClosingReplay(ReplayPolicy):
+    """ReplayPolicy that records whether the stage released it."""
+
+    def __init__(self, tasks):
+        super().__init__(tasks)
+        self.closed = 0
+
+    def close(self) -> None:
+        self.closed += 1
+
+
+def test_rollout_stage_releases_the_backend_it_loaded(monkeypatch, tmp_path):
+    """A backend the rollout stage loads itself is released when the stage ends (a vLLM engine
+    lived to process exit before: in `trajpipe improve` every round's engine piled up, gigabytes
+    of KV cache and a busy worker each); one handed in through the context is left to its owner."""
+    import pipeline.stages as stages
+    from pipeline.config import RunConfig
+    from pipeline.records import TaskVerdict
+    from pipeline.runner import Context
+
+    tasks = [airline_task("cancel_reservation", s) for s in (3, 4, 5)]
+    inputs = {"tasks": tasks, "task_verdicts": [TaskVerdict(task_id=t.task_id, passed=True, reason_codes=[]) for t in tasks],
+              "blueprints": []}
+    cfg = RunConfig(rollout={"k": 1, "max_turns": 6, "constrain": "none", "hints": "none", "shard_tasks": 2}).rollout
+    loaded = []
+
+    def fake_load(cfg_, seed):
+        loaded.append(_ClosingReplay({t.task_id: t for t in tasks}))
+        return loaded[-1]
+
+    monkeypatch.setattr(stages, "load_rollout_backend", fake_load)
+    res = stages._run_rollout(inputs, cfg, Context(scratch=tmp_path / "a"))
+    assert res.stats["trajectories"] == 3 and res.stats["shards"] == 2
+    assert len(loaded) == 1 and loaded[0].closed == 1  # loaded once for both shards, released once
+    mine = _ClosingReplay({t.task_id: t for t in tasks})
+    stages._run_rollout(inputs, cfg, Context(scratch=tmp_path / "b", backend_obj=mine))
+    assert mine.closed == 0 and len(loaded) == 1

@@ -9,14 +9,21 @@ For each size N, a fresh subprocess (so its memory starts clean) writes N synthe
 records (canonical JSONL; fictional, made with Faker, seeded; six request templates so blueprints
 form a handful of clusters, 5% exact copies and 5% light edits so dedupe has work) and runs:
 
-* ``ingest``: :func:`pipeline.stages.ingest_stage` (read, validate, route);
-* ``anonymize``: :func:`pipeline.stages.anonymize_stage` (real presidio, fixed key);
-* ``blueprints``: :func:`pipeline.stages.blueprints_stage`;
-* ``dedupe``: :func:`pipeline.dedupe.dedupe` over the anonymized logs as trajectories;
+* ``ingest``: :func:`pipeline.stages.ingest_stage` (read, validate, route), writing records and
+  quarantine rows to JSONL files as it reads them;
+* ``anonymize``: :func:`pipeline.stages.anonymize_stage` (real presidio, fixed key), reading the
+  ingested file and writing each pseudonymized record as it comes;
+* ``blueprints``: :func:`pipeline.stages.blueprints_stage` (one pass over the file, compact
+  per-record features only);
+* ``dedupe``: :func:`pipeline.dedupe.dedupe_ids` (the decisions of :func:`pipeline.dedupe.dedupe`,
+  holding ids only) over the anonymized logs as trajectories, read from the file;
 * ``parquet``: the anonymized records written by the export's writer,
   :func:`pipeline.export.writer.write_parquet` (one ``pyarrow.parquet.ParquetWriter``, row groups
   of ``--row-group`` rows, default :data:`pipeline.export.writer.ROW_GROUP_ROWS`), from a generator
   of rows (JSON text columns), then read back to check the row count.
+
+Records pass from stage to stage as :class:`pipeline.streams.JsonlSeq` (a JSONL file read when
+iterated), as in a pipeline run, where the files are the work folder's stage outputs.
 
 ``--stages`` runs a subset (``ingest`` always runs); without ``anonymize`` the later stages take
 the ingested records as they are (the same shape, not pseudonymized): presidio's NER runs at
@@ -29,6 +36,23 @@ Rollouts are excluded (a GPU-bound stage measured by bench/rollout.py). Per stag
 Python allocations per stage (``tracemalloc``; slows everything 2-3x). The summary prints, per
 stage, the growth exponent: the least-squares slope of log(time) and of log(peak RSS growth) over
 log(N) (1 = linear; memory that stays flat has slope ~0).
+
+Measured (2026-12-01, 2 shared cores, ``nice -n 10``; docs/scaling.md has the table)::
+
+    nice -n 10 python bench/scale.py --sizes 1000,10000,100000 --stages ingest,blueprints,dedupe,parquet
+
+    records  stage       seconds  peak RSS growth MB      exponents (time / RSS growth)
+    1k       ingest        11.35     2.5                   ingest      0.88 / 0.39
+    10k      ingest       104.04     5.2                   blueprints  0.53 / 0.74
+    100k     ingest       641.16    15.0                   dedupe      0.65 / 0.55
+    100k     blueprints   112.65    89.8                   parquet     0.08 / 0.26
+    100k     dedupe       108.29   378.2
+    100k     parquet       19.65   248.1
+
+Before streaming (stages passed lists) the 100k growth was ingest 833 MB, blueprints 399 MB,
+dedupe 669 MB. What still grows: ingest's ids seen (~150 B/record), blueprints' compact
+per-record features (~0.9 KB), dedupe_ids' LSH index (~3.5 KB per kept id); Parquet's RSS is
+pyarrow's pool and fragmentation (its Python memory is flat).
 """
 from __future__ import annotations
 
@@ -173,13 +197,17 @@ class RssSampler:
         return False
 
 
-def _trajectories(records):
+def _trajectory(r):
     from pipeline.records import Trajectory
 
+    return Trajectory(trajectory_id=r.id, task_id=r.id, blueprint_id="-", sample_index=0, model="log",
+                      backend="log", messages=r.messages, tools=[], tool_calls=[], final_state_hash="-",
+                      finish_reason="agent_stop", n_turns=0, prompt_tokens=0, completion_tokens=0, seed=0)
+
+
+def _trajectories(records):
     for r in records:
-        yield Trajectory(trajectory_id=r.id, task_id=r.id, blueprint_id="-", sample_index=0, model="log",
-                         backend="log", messages=r.messages, tools=[], tool_calls=[], final_state_hash="-",
-                         finish_reason="agent_stop", n_turns=0, prompt_tokens=0, completion_tokens=0, seed=0)
+        yield _trajectory(r)
 
 
 def _write_parquet(records, path: Path, row_group: int | None) -> int:
@@ -204,7 +232,7 @@ def measure(n: int, workdir: Path, use_tracemalloc: bool, stages: tuple[str, ...
     import tracemalloc
 
     logging.disable(logging.WARNING)
-    from pipeline.dedupe import dedupe
+    from pipeline.dedupe import dedupe_ids
     from pipeline.stages import anonymize_stage, blueprints_stage, ingest_stage
 
     logs = workdir / f"logs-{n}.jsonl"
@@ -230,17 +258,21 @@ def measure(n: int, workdir: Path, use_tracemalloc: bool, stages: tuple[str, ...
         out["stages"][name] = row
         return result
 
-    state["ingest"] = stage("ingest", lambda: ingest_stage(str(logs)))
+    # every stage streams: records go from stage to stage as JSONL-backed sequences
+    # (pipeline.streams.JsonlSeq) in workdir, as in a pipeline run (there: the work folder)
+    state["ingest"] = stage("ingest", lambda: ingest_stage(str(logs), folder=workdir / f"ingest-{n}"))
     state["n_ok"] = len(state["ingest"].records)
     if "anonymize" in stages:
         anon = stage("anonymize", lambda: anonymize_stage(state["ingest"].records, secret="bench-scale-key",
-                                                          progress=False))
+                                                          progress=False, folder=workdir / f"anonymize-{n}"))
         records = anon.records
     else:
         records = state["ingest"].records
-    del state["ingest"]  # as a streaming stage layer would: the raw records are not needed any more
     bps = stage("blueprints", lambda: blueprints_stage(records)) if "blueprints" in stages else []
-    dd = stage("dedupe", lambda: dedupe(_trajectories(records))) if "dedupe" in stages else None
+    # dedupe_ids: the decisions of pipeline.dedupe.dedupe, holding ids only (a kept record whose
+    # shingles are not cached is read again from the file by position)
+    dd = stage("dedupe", lambda: dedupe_ids(_trajectories(records), fetch=lambda i: _trajectory(records[i]))) \
+        if "dedupe" in stages else None
     rows = stage("parquet", lambda: _write_parquet(records, workdir / f"records-{n}.parquet", row_group)) \
         if "parquet" in stages else 0
     out.update(records_ok=state["n_ok"], anonymized=len(records) if "anonymize" in stages else None,

@@ -420,6 +420,93 @@ def test_short_national_phones_and_call_before_a_number(analyzer):
     assert out["p3"].messages[0]["content"] == recs[2].messages[0]["content"]
 
 
+def test_bare_phone_numbers_without_a_phone_word_and_business_ids_kept(analyzer):
+    """Issue 11, third round: a number presidio's phone recognizer validates (phonenumbers) is a
+    phone even with no phone word or layout ("I'm at 7183904456"), in national forms too
+    ("07700482913"), and with an extension inside the value; a number the record calls an item,
+    order or tracking id, or holds under a business key, stays."""
+    catalog = json.dumps({"item_id": "4159271836", "price": 12.5})
+    recs = [_rec("b1", _msg("user", "I'm at 7183904456 if anything changes.")),
+            _rec("b2", _msg("user", "Try 07700482913 instead, or 2125550187x2210.")),
+            _rec("b3", _msg("user", "Leave a message at 212.555.0187x2210 after lunch.")),
+            _rec("b4", _msg("user", "Got it, 6465550142, thanks")),
+            _rec("b5", _msg("user", "Please swap item 6465550142 for 7183904456."),
+                 _msg("tool", catalog),
+                 _msg("assistant", "4159271836 is in stock; tracking number 718390445612 is on its way.")),
+            _rec("b6", _msg("user", "Order ids 7183904456 and 6465550142 were both late."))]
+    out, _ = _run(analyzer, recs)
+    _assert_gone(out["b1"], ["7183904456"])
+    _assert_gone(out["b2"], ["07700482913"])
+    _assert_gone(out["b3"], ["212.555.0187x2210", "x2210"])
+    _assert_gone(out["b4"], ["6465550142"])
+    # retail's item ids are 10-digit numbers (its tool schema: "such as '6086499569'"): in a text
+    # that names items they are ids; the tool result's value is a business value of the record
+    assert out["b5"].messages[0]["content"] == recs[4].messages[0]["content"]
+    assert out["b5"].messages[2]["content"] == recs[4].messages[2]["content"]
+    assert out["b6"].messages[0]["content"] == recs[5].messages[0]["content"]
+
+
+def test_card_numbers_in_any_issuer_range_without_a_card_word(analyzer):
+    """Luhn-valid numbers in an issuer's range (Faker's table: 19-digit Visa, JCB 2131 / 1800,
+    Maestro) are card numbers with no card word before them; a Luhn-valid 12-digit number under
+    a JSON key that says nothing, or after "tracking", is no card."""
+    visa19 = _luhn_complete("411122223333444", 19)
+    jcb15 = _luhn_complete("21310000123", 15)
+    maestro = _luhn_complete("6759000012", 12)
+    recs = [_rec("c1", _msg("user", f"I paid with {visa19} yesterday.")),
+            _rec("c2", _msg("user", f"{jcb15} was charged twice")),
+            _rec("c3", _msg("user", f"Please use {maestro}, not the other one.")),
+            _rec("c4", _msg("tool", json.dumps({"tracking_id": [maestro]})),
+                 _msg("assistant", f"Your tracking id is {maestro}."))]
+    out, _ = _run(analyzer, recs)
+    _assert_gone(out["c1"], [visa19])
+    _assert_gone(out["c2"], [jcb15])
+    _assert_gone(out["c3"], [maestro])
+    assert maestro in _text(out["c4"]) and out["c4"].messages[1]["content"] == recs[3].messages[1]["content"]
+
+
+def test_postcodes_around_places_and_after_labels(analyzer):
+    """Postcodes of many layouts: after a label with words between ("the zipcode of my parents
+    is 31-870"), the value before its label, after a place spaCy or the place gazetteer knows
+    ("Lyon, 69003", "Tarnów, 33-112"), before one ("8213 Ljubljana"), 3-4 digits after a state
+    code, British and Canadian shapes anywhere; a year before a city and a building number
+    before a street stay."""
+    recs = [_rec("z1", _msg("user", "The zipcode of my parents is 31-870")),
+            _rec("z2", _msg("user", "2450 is the postcode for our cabin")),
+            _rec("z3", _msg("user", "Ship it to Tarnów, 33-112.")),
+            _rec("z4", _msg("user", "She moved to 8213 Ljubljana last year.")),
+            _rec("z5", _msg("user", "Address: 12 Oak Lane, Fairview OR 9702")),
+            _rec("z6", _msg("user", "They live at 62 Hill Road, Leeds LS1 4AP.")),
+            _rec("z7", _msg("user", "In 2019 Ljubljana hosted the fair; we met at 5602 Rebecca Ville."))]
+    out, _ = _run(analyzer, recs)
+    _assert_gone(out["z1"], ["31-870"])
+    _assert_gone(out["z2"], ["2450"])
+    _assert_gone(out["z3"], ["33-112"])
+    _assert_gone(out["z4"], ["8213"])
+    _assert_gone(out["z5"], ["9702"])
+    _assert_gone(out["z6"], ["LS1 4AP"])
+    assert "In 2019 Ljubljana" in out["z7"].messages[0]["content"]
+
+
+def test_names_no_gazetteer_knows_in_a_persons_slot(analyzer):
+    """A Capitalized word no gazetteer knows and no English word is a name where only a person
+    stands: after a verb of speech or giving ("handed Zivko the keys"), before a question to the
+    person ("Bendik, could you ..."), at the start of a sentence before a verb people do
+    ("Hilarion works for ..."); a pair of such words that owns something ("Tamerlan S Godina's
+    lawyer"). Ordinary sentences stay."""
+    recs = [_rec("n1", _msg("user", "Jeffrey handed Zivko the keys.")),
+            _rec("n2", _msg("user", "Bendik, could you pass the salt?")),
+            _rec("n3", _msg("user", "Hilarion works for Acme Corp.")),
+            _rec("n4", _msg("user", "Tamerlan S Godina's lawyer called back.")),
+            _rec("n5", _msg("user", "Lisbon, could you believe it, was sunny all week."))]
+    out, _ = _run(analyzer, recs)
+    _assert_gone(out["n1"], ["Zivko"])
+    _assert_gone(out["n2"], ["Bendik"])
+    _assert_gone(out["n3"], ["Hilarion"])
+    _assert_gone(out["n4"], ["Tamerlan", "Godina"])
+    assert "Lisbon" in out["n5"].messages[0]["content"]
+
+
 def test_letterheads_speaker_labels_and_name_questions(analyzer):
     """A name on its own line above a job title (spaCy's span runs over the line break), the
     speaker labels of a transcript, the answer after "what's your name?" in the same message, a

@@ -40,13 +40,14 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 from presidio_analyzer import AnalyzerEngine
 
 from ..records import LogRecord
-from .engine import (EMAIL_SPELLED_RE, LAST_FOUR_RES, NAME_WORD, SECRET_CONTEXT_RES, SPACY_MODEL,
-                     STRONG_NAME_CONTEXT_RE, ZIP_AFTER_UNIT_RE, ZIP_LABEL_RE, Detector,
-                     DetectorPool, build_analyzer, detect_patterns)
+from .engine import (BARE_PHONE_SCORE, EMAIL_SPELLED_RE, LAST_FOUR_RES, NAME_WORD,
+                     PRESIDIO_PHONE_RECOGNIZERS, SECRET_CONTEXT_RES, SPACY_MODEL, STREET_SUFFIXES,
+                     STRONG_NAME_CONTEXT_RE, ZIP_AFTER_UNIT_RE, ZIP_LABEL_RE, Detector, DetectorPool,
+                     build_analyzer, detect_patterns)
 from .config import PiiConfig, default_config, domain_vocabulary, normalize_key
 from .ids import IdFinder
 from .context import (LabelFinder, adjacent_name_words, conversation_values, find_handles,
-                      handle_template, in_gazetteer, is_common_word, is_english_word, is_foreign,
+                      handle_template, in_gazetteer, in_person_slot, is_common_word, is_english_word, is_foreign,
                       is_foreign_stop_word,
                       looks_like_handle, name_gazetteer, name_handle_pairs)
 from .pseudonymizer import Pseudonymizer, match_case, normalize
@@ -95,12 +96,30 @@ _URL_PARAM_RE = re.compile(r"[?&;](?P<k>[A-Za-z_][A-Za-z0-9_.-]{0,40})=(?P<v>[^&
 _PHONE_WORD_BEFORE_RE = re.compile(r"(?i)\b(?:phone|telephone|tel|cell|cellphone|mobile|call|text"
                                    r"|contact|number|fax|whatsapp)\b[^\n\d]{0,25}$")
 _PHONE_FORMAT_RE = re.compile(r"\d[\s()-]+\d|^\+|^\(")
+#: a business key and its number or list of numbers inside a JSON text that was not parsed
+_EMBEDDED_BUSINESS_RE = re.compile(
+    r'\\?"(?P<k>[A-Za-z_][A-Za-z0-9_]*)\\?"\s*:\s*(?=(?P<v>\[[^\]]{0,2000}\]|\\?"?#?\d{6,}))')
+#: a number stored under a business key ("item_id": "1008292230") or as a catalog's dict key
+_BUSINESS_NUMBER_RE = re.compile(r"#?\d{6,}")
+#: what may stand between an id word and its number: "order number: 1234567", "item #", "id is"
+_ID_TAIL = r"(?:\s*(?:number|numbers|no\.?|nr\.?|#|ids?|is|was|are|of|:|,|\band\b|\d+))*\s*[:#]?\s*"
+#: an id word right before a bare number: "order 7302918845", "item #1008292230", "ref: 5512093344"
+_ID_WORD_BEFORE_RE = re.compile(
+    r"(?i)(?:\b(?:id|ids|order|orders|item|items|product|products|sku|serial|invoice|ticket|tracking|"
+    r"reference|ref|confirmation|account|acct|transaction|case|policy|member|membership|customer|"
+    r"booking|reservation|record|code)s?\b" + _ID_TAIL + r"|#\s*)$")
+#: a bare number stands alone: not inside an identifier ("credit_card_4421486", "#W9502127")
+_BARE_BEFORE_OK = re.compile(r"[\s(\[\"':,;]")
+_BARE_AFTER_OK = re.compile(r"(?:[\s)\]\"',;!?]|[.:](?!\w)|$)")
 _AMOUNT_RE = re.compile(r"^\d{1,7}[.,]\d{1,2}$")
 #: "Newark (EWR)", "Zurich (ZRH)": a name followed by a code in capitals is a place (a person's
 #: handle in parentheses is lower case: "Bartholomew (bwhitlock)")
 _CODE_AFTER_RE = re.compile(r"\s*\([A-Z]{3}\)")
 _JSON_KEY_RE = re.compile(r'\\?"([^"\\\n]{2,40})\\?"\s*:')
 _YEAR_LIKE_RE = re.compile(r"(?:19|20)\d\d")
+#: a postcode right after / before a place ("Lyon, 69003", "8213 Ljubljana")
+_ZIP_AFTER_LOC_RE = re.compile(r",? (?P<v>\d{4,6}|\d{2,3}[ -]\d{2,3}|\d{4,5}-\d{3,4})(?![\w-]|[.,]\d)")
+_ZIP_BEFORE_LOC_RE = re.compile(r"(?<![\w.,$-])(?P<v>\d{4,6}|\d{2,3}-\d{3}|\d{4,5}-\d{3,4}) $")
 #: an identifier made of an optional prefix and a number (``#W1234567``, ``ORD-58120``): the
 #: number alone is the same identifier ("order 1234567")
 _ORDER_ID_RE = re.compile(r"^(#?[A-Za-z]{0,4}[-_]?)(\d{5,})$")
@@ -177,6 +196,7 @@ class _Scan:
     people: set[tuple[str, str]] = field(default_factory=set)  # (first, last) name pairs
     lower_ok: set[str] = field(default_factory=set)  # name words seen in lower case in a name position
     strings: list[str] = field(default_factory=list)  # every string value seen (registry search)
+    business: set[str] = field(default_factory=set)  # digit runs under business keys (item ids)
 
 
 class Anonymizer:
@@ -242,6 +262,19 @@ class Anonymizer:
             id_patterns.setdefault(ent, []).append(pat)
         self._ids = IdFinder(id_patterns, vocab.codes, vocab.business_ids, vocab.business_shapes,
                              self._keep_words)
+        # bare numbers that are business ids, not phones (see _bare_phone_ok)
+        # the noun of a parameter's name says what the id is ("new_item_ids" -> "item")
+        self._business_numbers = tuple(dict.fromkeys((n, ws[-1]) for n, ws in vocab.business_numbers if ws))
+        self._business_words_re = {w: re.compile(r"(?i)\b" + re.escape(w) + r"s?\b")
+                                   for _n, w in self._business_numbers}
+        id_words = sorted({w for _n, w in self._business_numbers})
+        self._id_word_before = re.compile(r"(?i)\b(?:" + ("|".join(map(re.escape, id_words)) or "(?!)")
+                                          + r")s?\b" + _ID_TAIL + "$")
+        self._chunk_business: set[str] = set()
+        # keys named after a domain's numeric business id ("item_id", "product_id")
+        num_words = sorted({w for _n, w in self._business_numbers if len(w) > 2})
+        self._business_key_re = re.compile(r"(?:^|_)(?:" + ("|".join(map(re.escape, num_words)) or "(?!)")
+                                           + r")s?(?:_|$)")
         self.pseudonymizer = Pseudonymizer(secret, is_taken=self.is_real,
                                            is_business=self._ids.is_business)
         places = "|".join(sorted(re.escape(w) for w in self.config.place_words)) or "(?!)"
@@ -487,6 +520,8 @@ class Anonymizer:
         scan.value_sources.setdefault(value, source)
 
     def _collect_key(self, scan: _Scan, k: str) -> None:
+        if _BUSINESS_NUMBER_RE.fullmatch(k):  # "1008292230": {...} (a catalog keyed by item id)
+            scan.business.add(k)
         ent = self._ids.fullmatch(k)  # "credit_card_4421486": {...}, "#W1234567": {...}
         if ent:
             self._register(scan, k, ent, "key_is:" + ent.lower())
@@ -551,6 +586,9 @@ class Anonymizer:
             for v in obj:
                 self._collect_obj(scan, v, key, where)
         elif isinstance(obj, (str, int)) and not isinstance(obj, bool):
+            if (key in self.skip_keys or self._business_key_re.search(key or "")) and \
+                    _BUSINESS_NUMBER_RE.fullmatch(str(obj).strip()):
+                scan.business.add(str(obj).strip())  # "item_id": "1008292230"
             if key in self.skip_keys:
                 return
             s = str(obj)
@@ -584,7 +622,10 @@ class Anonymizer:
             else:
                 raw = self.detector.patterns(text)
             raw += [(ent, s, e, 0.9, src) for ent, s, e, src in self._ids.find(text)]
-            hits = [h for h in _resolve_overlaps(raw) if h[3] >= self.score_threshold]
+            # a lone number under a key that says nothing (a tracking id "577338937201") is no
+            # card for its issuer range alone: that needs the words around it (_apply_ner)
+            hits = [h for h in _resolve_overlaps([h for h in raw if h[4] != "CardIssuerRecognizer"])
+                    if h[3] >= self.score_threshold]
             if len(self._pattern_cache) > self.NER_CACHE_MAX:
                 self._pattern_cache.clear()
             self._pattern_cache[key] = hits
@@ -630,6 +671,9 @@ class Anonymizer:
             self._collect_url_params(scan, text)
         self._add_text(scan, text, where)
         if '":' in text:  # JSON fragments inside text (flattened transcripts, quoted results)
+            for m in _EMBEDDED_BUSINESS_RE.finditer(text):  # "tracking_id": ["577338937201"]
+                if _norm_key(m.group("k")) in self.skip_keys:
+                    scan.business.update(re.findall(r"#?\d{6,}", m.group("v")))
             for m in _EMBEDDED_KV_RE.finditer(text):
                 key, value = _norm_key(m.group("k")), m.group("v")
                 ent = self._key_entity(key, value)
@@ -689,8 +733,13 @@ class Anonymizer:
         else:
             results = self.detector.detect(todo)
         for text, hits in zip(todo, results):
+            # numbers presidio's phone recognizers validate with no layout or phone word stay
+            # candidates (BARE_PHONE_SCORE, below the threshold; they lose every overlap):
+            # _apply_ner takes them unless the record says they are business ids
             self._ner_cache[text] = _resolve_overlaps(
-                [h for h in hits if h[3] >= self.score_threshold or h[0] == "LOCATION"])
+                [h for h in hits if h[3] >= self.score_threshold or h[0] == "LOCATION"
+                 or (h[0] == "PHONE_NUMBER" and h[4] in PRESIDIO_PHONE_RECOGNIZERS
+                     and h[3] >= BARE_PHONE_SCORE)])
         stats["texts_analyzed"] += len(todo)
 
     def _person_runs(self, span: str, stop: set[str], tail_ok: bool = False) -> list[str]:
@@ -764,7 +813,8 @@ class Anonymizer:
         for t in scan.texts:
             hits = self._ner_cache.get(t, ())
             names = [(s, e) for ent, s, e, _score, name in hits
-                     if ent == "PERSON" and name == "NameShapeRecognizer" and _name_not_place(t[s:e])]
+                     if ent == "PERSON" and name == "NameShapeRecognizer"
+                     and (_name_not_place(t[s:e]) or in_person_slot(t, s, e))]
             other = [(hs, he) for ent, hs, he, _score, _name in hits if ent not in ("LOCATION", "PERSON")]
             for ent, s, e, _score, name in hits:
                 if ent != "LOCATION":
@@ -788,9 +838,33 @@ class Anonymizer:
         for text in scan.texts:
             foreign: Optional[bool] = None
             for ent, s, e, score, rec_name in self._ner_cache.get(text, []):
-                if score < self.score_threshold or ent == "LOCATION":
+                if ent == "LOCATION":
+                    # a postcode right after or before a place spaCy sees ("Lyon, 69003",
+                    # "8213 Ljubljana"): the place stays, the postcode is replaced
+                    m = _ZIP_AFTER_LOC_RE.match(text, e) if rec_name == "SpacyRecognizer" else None
+                    if m and not _YEAR_LIKE_RE.fullmatch(m.group("v")):
+                        self._register(scan, m.group("v"), "ZIP", "SpacyRecognizer:place_zip")
+                    m = _ZIP_BEFORE_LOC_RE.search(text, max(0, s - 12), s) if rec_name == "SpacyRecognizer" else None
+                    after = re.match(r"[^\W\d_]+", text[e:].lstrip(" "))
+                    if m and not _YEAR_LIKE_RE.fullmatch(m.group("v")) and not any(
+                            w.lower() in STREET_SUFFIXES for w in re.findall(r"[^\W\d_]+", text[s:e])
+                            + ([after.group(0)] if after else [])):  # "5602 Rebecca Ville": a street
+                        self._register(scan, m.group("v"), "ZIP", "SpacyRecognizer:place_zip")
+                    continue
+                if score < self.score_threshold:
+                    if (ent == "PHONE_NUMBER" and rec_name in PRESIDIO_PHONE_RECOGNIZERS
+                            and self._bare_number_ok(text, s, e)):
+                        self._register(scan, text[s:e], ent, rec_name + ":bare")
+                    else:
+                        stats["phone_spans_dropped"] += ent == "PHONE_NUMBER"
                     continue
                 value = text[s:e]
+                if ((rec_name in PRESIDIO_PHONE_RECOGNIZERS or rec_name == "CardIssuerRecognizer")
+                        and self._business_number(text, s, e)):
+                    # "tracking number 682308736931", "order number 9502127": an id, whatever
+                    # phonenumbers or an issuer's range says
+                    stats["phone_spans_dropped"] += 1
+                    continue
                 if ent == "PERSON":
                     strong = ((rec_name == "NameContextRecognizer" and
                                STRONG_NAME_CONTEXT_RE.search(text, max(0, s - 40), s) is not None)
@@ -840,6 +914,31 @@ class Anonymizer:
                     stats["phone_spans_dropped"] += 1
                 else:
                     self._register(scan, value, ent, rec_name)
+
+    def _bare_number_ok(self, text: str, s: int, e: int) -> bool:
+        """A number presidio's phone recognizer validated (phonenumbers, the US and the PII
+        config's ``phone_regions``) with no phone layout and no phone word before it: a phone
+        number unless it is a business identifier - a number the chunk holds under a business
+        key (an item id of a tool result), a number after an id word ("item", "order", "#",
+        "account", the domains' words), a number of the length of a domain's numeric business
+        ids (retail's 10-digit item and product ids) in a text that names that id - or stands
+        inside an identifier ("credit_card_4421486", "#W9502127", "HAT0012345")."""
+        if (s and not _BARE_BEFORE_OK.match(text[s - 1])) or (e < len(text) and not _BARE_AFTER_OK.match(text, e)):
+            return False
+        return not self._business_number(text, s, e)
+
+    def _business_number(self, text: str, s: int, e: int) -> bool:
+        """``text[s:e]`` is a business identifier: a number the chunk holds under a business
+        key, a number right after an id word, or a number of a domain's numeric id length in a
+        text that names that id (see :meth:`_bare_number_ok`)."""
+        value = text[s:e]
+        digits = re.sub(r"\D", "", value)
+        if digits in self._chunk_business or value in self._chunk_business:
+            return True
+        if _ID_WORD_BEFORE_RE.search(text, max(0, s - 40), s) or self._id_word_before.search(text, max(0, s - 40), s):
+            return True
+        return any(len(digits) == n and self._business_words_re[word].search(text)
+                   for n, word in self._business_numbers)
 
     def _expand_registry(self, scan: _Scan) -> None:
         """The record's entity registry, grown from what was found: a name's neighbouring name
@@ -1123,6 +1222,7 @@ class Anonymizer:
                 continue
             recs.append(rec)
         stats = self._counts["stats"]
+        self._chunk_business = {v for s in scans for v in s.business}
         self._detect_texts([t for s in scans for t in s.texts], stats)
         stop = self._chunk_stop_words(recs, scans)
         for scan in scans:

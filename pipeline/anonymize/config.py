@@ -220,6 +220,9 @@ class DomainVocabulary:
     (added to the config's ``skip_keys``); ``id_patterns``: entity -> regexes of the domains'
     personal identifiers; ``codes``: short codes (:class:`~pipeline.anonymize.ids.CodeSpec`);
     ``business_ids`` / ``business_shapes``: regexes of business identifiers (flight numbers);
+    ``business_numbers``: ``(digits, words)`` of business identifiers that are bare numbers
+    (retail's item and product ids "such as '6086499569'": ``(10, ("product",))``) - a bare
+    number of that length in a text that names one of the words is that id, never a phone;
     ``sources``: the domains read."""
 
     keep_words: frozenset[str] = frozenset()
@@ -228,6 +231,7 @@ class DomainVocabulary:
     codes: tuple = ()
     business_ids: tuple[str, ...] = ()
     business_shapes: tuple[str, ...] = ()
+    business_numbers: tuple[tuple[int, tuple[str, ...]], ...] = ()
     sources: tuple[str, ...] = ()
 
 
@@ -338,6 +342,7 @@ def _domain_vocabulary(config: "PiiConfig") -> DomainVocabulary:
     codes: list[Any] = []
     biz_ids: list[str] = []
     biz_shapes: list[str] = []
+    biz_numbers: list[tuple[int, tuple[str, ...]]] = []
     code_params: list[tuple[str, str, int]] = []  # (entity, param words, length)
     biz_params: list[tuple[int, list[str]]] = []  # (example length, param words)
     sources: list[str] = []
@@ -387,6 +392,8 @@ def _domain_vocabulary(config: "PiiConfig") -> DomainVocabulary:
                     keep.update(w.lower() for w in _WORD_RE.findall(nk))
                     for ex in examples:
                         keep.update(w.lower() for w in _WORD_RE.findall(ex))
+                        if ex.isdigit() and len(ex) >= 6 and words:  # "item_ids": '1008292230'
+                            biz_numbers.append((len(ex), tuple(words)))
                         shape = example_pattern(ex)
                         if shape and shape[0] == "pattern":
                             biz_ids.append(str(shape[1]).replace("#?", ""))
@@ -420,6 +427,7 @@ def _domain_vocabulary(config: "PiiConfig") -> DomainVocabulary:
         codes=tuple(dict.fromkeys(codes)),
         business_ids=tuple(dict.fromkeys(biz_ids)),
         business_shapes=tuple(dict.fromkeys(biz_shapes)),
+        business_numbers=tuple(dict.fromkeys(biz_numbers)),
         sources=tuple(sources))
 
 

@@ -192,7 +192,9 @@ PO_BOX_RE = re.compile(r"(?<![\w-])(?P<v>(?i:p\.?\s?o\.?\s?box|post\s+office\s+b
 #: A postcode after a postcode label, in any country's format ("ZIP: 1386", "ZIP: L2R 3H6",
 #: "postcode 4760-712", "post code: SW1A 1AA").
 ZIP_LABEL_RE = re.compile(
-    r"(?i:\b(?:zip\s*code|zip|postal\s*code|postcode|post\s*code|plz)\b\s*(?:is|:|#|no\.?)?\s*)"
+    r"(?i:\b(?:zip\s*code|zip|postal\s*code|postcode|post\s*code|plz)\b"
+    # "the zipcode of my parents is 31-870", "postal code there is 662 19"
+    r"(?:(?:\s+[a-z']+){1,4}?\s+(?:is|was)\b)?\s*(?:is|:|#|no\.?)?\s*)"
     r"(?P<v>[A-Za-z0-9]{2,5}(?:[ -][A-Za-z0-9]{2,4})?)(?![\w-])")
 
 
@@ -268,9 +270,11 @@ LAST_FOUR_RES = (
 #: +1 415 555 0199, +44 20 7946 0958. Bare 10-digit runs are item ids far more often: those
 #: only count after a phone word (presidio's recognizer + the check in :class:`Detector`).
 PHONE_RE = re.compile(
-    r"(?<![\w+.-])(?P<v>(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}"
+    r"(?<![\w+.-])(?P<v>(?:(?:(?:\+?1|001)[\s.-]?)?(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}"
     r"|\+(?:[2-9]\d{0,2})(?:[\s.-]?\(?\d{1,4}\)?){2,5}\d)"
-    r"(?:\s?(?i:x|ext\.?|extension)\s?\d{1,5})?(?![\w-]|\.\d)")  # "+1-614-163-8835x586"
+    # the extension is part of the value ("+1-614-163-8835x586", "212.555.0187x2210"): a value
+    # that stopped before it would be left in place (the replacement needs a word boundary)
+    r"(?:\s?(?i:x|ext\.?|extension)\s?\d{1,5})?)(?![\w-]|\.\d)")
 PHONE_WORD_BEFORE_RE = re.compile(r"(?i)\b(?:phone|telephone|tel|cell|cellphone|mobile|call|text"
                                   r"|contact|number|fax|whatsapp)\b[^\n\d]{0,25}$")
 _PHONE_FORMAT_RE = re.compile(r"\d[\s()-]+\d|^\+|^\(")
@@ -441,9 +445,45 @@ def _zip_after_place_score(text: str, m: re.Match) -> Optional[float]:
     return 0.6 if m.group("place").lower() in place_gazetteer() else None
 
 
+#: a postcode of any country's digit layout: "4821", "69003", "662 19", "33-112", "3045-227"
+_POSTCODE = r"(?:\d{4,6}|\d{2,3}[ -]\d{2,3}|\d{4,5}-\d{3,4})"
 ZIP_AFTER_PLACE_RE = re.compile(
     r"(?<![\w-])(?P<place>[" + UPPER + r"][" + UPPER + LOWER + r"'-]+(?: [" + UPPER + r"][" + UPPER + LOWER +
-    r"'-]+){0,2}),? (?P<v>\d{4,6})(?![\w-]|[.,]\d)")
+    r"'-]+){0,2}),? (?P<v>" + _POSTCODE + r")(?![\w-]|[.,]\d)")
+#: A postcode before a known place ("8213 Ljubljana", "75018 Paris", "1050 Brussels"): the
+#: European order; never a year, never a building number before a street ("1200 Lisbon Road").
+ZIP_BEFORE_PLACE_RE = re.compile(
+    r"(?<![\w.,-])(?P<v>" + _POSTCODE + r") (?P<place>[" + UPPER + r"][" + UPPER + LOWER + r"'-]+"
+    r"(?: [" + UPPER + r"][" + UPPER + LOWER + r"'-]+){0,2})(?![\w-])")
+#: Postcodes whose shape says what they are, anywhere: British ("LS1 4AP", "SW1A 1AA") and
+#: Canadian ("L2R 3H6").
+ZIP_SHAPED_RE = re.compile(
+    r"(?<![\w-])(?P<v>[A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2}|[A-Z]\d[A-Z] \d[A-Z]\d)(?![\w-])")
+#: A postcode after a US state code: "Fairview OR 9702", "Salem, OR 97301-1234"
+ZIP_AFTER_STATE_RE = re.compile(
+    r"(?:(?<=[a-z] )|(?<=[a-z], ))(?:" + "|".join(US_STATES) + r")\.?,? (?P<v>\d{3,4}|\d{2,3}-\d{3})(?![\w-]|[.,]\d)")
+#: "2450 is the postcode for ...": the label after the value
+ZIP_LABEL_AFTER_RE = re.compile(
+    r"(?<![\w.,-])(?P<v>" + _POSTCODE + r"|\d{3}) (?i:is|was) (?i:the|my|our|their|his|her|your) "
+    r"(?i:zip\s*code|zip|postal\s*code|postcode|post\s*code)\b")
+
+
+def _zip_before_place_score(text: str, m: re.Match) -> Optional[float]:
+    """A postcode before a known place (place gazetteer), not a year, not a street's number."""
+    from .context import place_gazetteer
+
+    if re.fullmatch(r"(?:19|20)\d\d", m.group("v")):
+        return None
+    words = m.group("place").split()
+    if any(w.lower() in STREET_SUFFIXES for w in words) or text[m.end():m.end() + 1] == "'":
+        return None
+    places = place_gazetteer()
+    return 0.6 if any(" ".join(words[:k]).lower() in places for k in range(1, len(words) + 1)) else None
+
+
+def _zip_after_state_score(text: str, m: re.Match) -> Optional[float]:
+    """A 3-4 digit postcode after a state code; never a year."""
+    return None if re.fullmatch(r"(?:19|20)\d\d", m.group("v")) else 0.6
 
 
 def _phone_score(text: str, m: re.Match) -> Optional[float]:
@@ -497,6 +537,32 @@ CARD_2SERIES_RE = re.compile(
 
 def _card_score(text: str, m: re.Match) -> Optional[float]:
     return 0.8 if _luhn_ok(re.sub(r"\D", "", m.group("v"))) else None
+
+
+@lru_cache(maxsize=1)
+def card_issuer_re() -> re.Pattern:
+    """The issuers' number ranges (IIN prefix + length) of Faker's credit-card provider - Visa
+    13/16/19, Mastercard 51-55 and 2221-2720, Amex, Discover, Diners, JCB 15/16, Maestro - as
+    one regex over the digits of a number (``#`` in a prefix is a digit, ``%`` a digit 1-9)."""
+    from faker.providers.credit_card import Provider as _Cards
+
+    alts = []
+    for card in _Cards.credit_card_types.values():
+        prefixes = "|".join(p.replace("#", r"\d").replace("%", "[1-9]") for p in card.prefixes)
+        alts.append(r"(?=\d{%d}$)(?:%s)" % (card.length, prefixes))
+    return re.compile("^(?:" + "|".join(sorted(set(alts))) + ")")
+
+
+#: A 12-19 digit number, digits alone or in groups ("4308 2462 8194 8219 939"), for
+#: :func:`_card_issuer_score`: the numbers presidio's CreditCardRecognizer misses (19-digit
+#: Visa, 15-digit JCB 2131 / 1800, Maestro) without a card word before them.
+CARD_ANY_RE = re.compile(r"(?<![\d.,-])(?P<v>\d(?:[ -]?\d){11,18})(?![\d-]|[.,]\d)")
+
+
+def _card_issuer_score(text: str, m: re.Match) -> Optional[float]:
+    """A Luhn-valid number in an issuer's range (:func:`card_issuer_re`) is a card number."""
+    digits = re.sub(r"\D", "", m.group("v"))
+    return 0.8 if _luhn_ok(digits) and card_issuer_re().match(digits) else None
 
 
 def _street_score(text: str, m: re.Match) -> Optional[float]:
@@ -581,12 +647,19 @@ def personal_recognizers() -> list[RegexRecognizer]:
                         validate=_street_context_score),
         RegexRecognizer("ZipAfterPlaceRecognizer", "ZIP", [ZIP_AFTER_PLACE_RE], 0.6,
                         validate=_zip_after_place_score),
+        RegexRecognizer("ZipBeforePlaceRecognizer", "ZIP", [ZIP_BEFORE_PLACE_RE], 0.6,
+                        validate=_zip_before_place_score),
+        RegexRecognizer("ZipAfterStateRecognizer", "ZIP", [ZIP_AFTER_STATE_RE], 0.6,
+                        validate=_zip_after_state_score),
+        RegexRecognizer("ZipShapeRecognizer", "ZIP", [ZIP_SHAPED_RE, ZIP_LABEL_AFTER_RE], 0.6),
         RegexRecognizer("PhoneContextRecognizer", "PHONE_NUMBER", [PHONE_CONTEXT_RE], 0.7,
                         validate=_phone_context_score),
         RegexRecognizer("CardNumberContextRecognizer", "CREDIT_CARD", [CARD_CONTEXT_RE], 0.8,
                         validate=_card_score),
         RegexRecognizer("CardNumber2SeriesRecognizer", "CREDIT_CARD", [CARD_2SERIES_RE], 0.8,
                         validate=_card_score),
+        RegexRecognizer("CardIssuerRecognizer", "CREDIT_CARD", [CARD_ANY_RE], 0.8,
+                        validate=_card_issuer_score),
         RegexRecognizer("CityStateRecognizer", "LOCATION", [CITY_STATE_RE, CITY_STATE_UPPER_RE], 0.9),
         RegexRecognizer("SpelledEmailRecognizer", "EMAIL_ADDRESS", [EMAIL_SPELLED_RE], 0.8,
                         validate=_spelled_email_score),
@@ -752,7 +825,9 @@ _TYPOGRAPHY = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201
 _DIGITS_FOR = {"PHONE_NUMBER": 7, "CREDIT_CARD": 12, "IBAN_CODE": 8, "US_SSN": 9}
 #: Cheap gates: a presidio recognizer (by name) runs only on texts this regex finds something in.
 _GATES = {
-    "PhoneRecognizerNational": re.compile(r"(?<![\d.,])(?:\+|0)\d"),
+    # any number of 7+ digits in a phone layout: national layouts without a trunk 0 or a "+"
+    # ("612 345 678", "030 12345678") are validated by phonenumbers for the PII config's regions
+    "PhoneRecognizerNational": re.compile(r"(?<![\w.,])(?:\+|\(?\d)(?:[ ().-]{0,2}\d){6}"),
     "IbanRecognizer": re.compile(r"(?i)(?<![a-z0-9])[a-z]{2}\d{2}[ -]?[a-z0-9]{4}"),
     "UsSsnRecognizer": re.compile(r"(?<!\d)\d{3}[- .]?\d{2}[- .]?\d{4}(?!\d)"),
 }
@@ -838,15 +913,39 @@ def _ssn_score(text: str, start: int, end: int, score: float) -> float:
     return 0.6 if score >= 0.5 else 0.0
 
 
+#: Digit strings that phonenumbers may validate but that are something else: dates, times, IP
+#: addresses, decimal amounts, ranges.
+_NOT_PHONE_RE = re.compile(
+    r"^(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}|\d{1,3}(?:\.\d{1,3}){3}"
+    r"|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+[.,]\d{1,2}|\d{1,2}:\d{2}.*)$")
+
+
+_SSN_LAYOUT_RE = re.compile(r"^\d{3}([ .-])\d{2}\1\d{4}$")
+
+
 def _presidio_phone_score(text: str, start: int, end: int) -> float:
-    """presidio finds every valid number; keep the ones written as phone numbers or preceded
-    by a phone word (bare digit runs are item / order ids in these logs)."""
+    """presidio finds every number phonenumbers validates; keep the ones written as phone
+    numbers or preceded by a phone word (0.75). A validated number with neither is kept as a
+    candidate (0.4, :data:`BARE_PHONE_SCORE`): the anonymizer takes it unless its record says
+    it is a business id (bare digit runs are item / order ids in tau-bench's logs). Dates,
+    times, IP addresses and amounts are none (0); an SSN layout is a phone (0.5) only where the
+    SSN recognizer (0.6) does not take it."""
     value = text[start:end]
-    if sum(c.isdigit() for c in value) < 7 or _AMOUNT_RE.match(value):
+    if sum(c.isdigit() for c in value) < 7 or _AMOUNT_RE.match(value) or _NOT_PHONE_RE.match(value):
         return 0.0
+    if _SSN_LAYOUT_RE.match(value):  # "521-44-7893": the SSN recognizer's (0.6) when it takes it
+        return 0.5
     if _PHONE_FORMAT_RE.search(value) or PHONE_WORD_BEFORE_RE.search(text[max(0, start - 40):start]):
         return 0.75
-    return 0.4
+    return BARE_PHONE_SCORE
+
+
+#: The score of a number presidio's ``PhoneRecognizer`` validates with no phone layout and no
+#: phone word before it (:func:`_presidio_phone_score`); below the anonymizer's threshold, so
+#: only :meth:`pipeline.anonymize.Anonymizer` 's bare-number check lets it in.
+BARE_PHONE_SCORE = 0.4
+#: presidio's phone recognizers as :class:`Detector` names them.
+PRESIDIO_PHONE_RECOGNIZERS = frozenset({"PhoneRecognizer", "PhoneRecognizerNational"})
 
 
 # -- worker processes --------------------------------------------------------------------------

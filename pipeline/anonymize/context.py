@@ -269,7 +269,7 @@ _PERSON_SLOT_BEFORE_RE = re.compile(
     r"(?i:\b(?:said|told|asked|heard|handed|gave|given|met|married|thanks|thank you|dear|hi|hello|hey|"
     r"leave me|ask|tell|remind|introduce|invite|invited|congratulate|congratulated))\s+$")
 _PERSON_SLOT_AFTER_RE = re.compile(
-    r",\s+(?:can|could|would|will|please|do|did|are|have|may|should)\b|\s+(?:lives|lived|works|worked|"
+    r",\s+(?:can|could|would|will|do|did|are|have|may|should)\s+you\b|\s+(?:lives|lived|works|worked|"
     r"is from|was born|said|says|wrote|writes|asked|told|married|moved|handed|gave|had given|has given|"
     r"listed|sang|sings)\b")
 _SENTENCE_START_RE = re.compile(r"(?:^|[.!?:;\n\-\u2022*>\"(]\s*|\n\s*(?:[-*\u2022]|\d+[.)])\s*)$")
@@ -284,7 +284,7 @@ def in_person_slot(text: str, start: int, end: int) -> bool:
         return False
     from spacy.lang.en.stop_words import STOP_WORDS
 
-    return w not in STOP_WORDS and (
+    return w not in STOP_WORDS and not is_foreign_stop_word(w) and (
         _PERSON_SLOT_BEFORE_RE.search(text, max(0, start - 24), start) is not None
         or _PERSON_SLOT_AFTER_RE.match(text, end) is not None)
 
@@ -366,6 +366,7 @@ def name_runs(text: str) -> list[tuple[int, int]]:
         if len(run) == 1:
             w = words[0].lower()
             slot = (len(w) >= 3 and not is_english_word(w) and w not in places and w not in STOP_WORDS
+                    and not is_foreign_stop_word(w)
                     and (_PERSON_SLOT_BEFORE_RE.search(text, max(0, run[0][0] - 24), run[0][0]) is not None
                          or _PERSON_SLOT_AFTER_RE.match(text, run[0][1]) is not None))
             if not slot:  # a name no gazetteer knows only in a person's slot ("said Bendik to")

@@ -189,9 +189,9 @@ def _run_stages(cfg, names: list[str], optional: tuple[str, ...] = ()) -> dict:
             _die(f"{name}: {exc}")
         done[name] = res
         where = runner.folder(name, res.signature)
-        console.print(f"{name}: {'reused' if res.reused else 'done'} -> {where}/  "
-                      + json.dumps({k: v for k, v in res.stats.items() if k not in ('catalog', 'entities')},
-                                   default=str)[:300])
+        summary = json.dumps({k: v for k, v in res.stats.items() if k not in ('catalog', 'entities')}, default=str)
+        cut = f"{summary[:300]}… (all in {where}/_SUCCESS.json)" if len(summary) > 300 else summary
+        console.print(f"{name}: {'reused' if res.reused else 'done'} -> {where}/  " + cut, markup=False)
     return done
 
 

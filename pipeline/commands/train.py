@@ -54,7 +54,7 @@ def register(app: typer.Typer) -> None:
         lora_r: int = typer.Option(16, "--lora-r", help="LoRA rank."),
         lora_alpha: int = typer.Option(32, "--lora-alpha", help="LoRA alpha."),
         save_dtype: str = typer.Option("float32", "--save-dtype", help="dtype of the saved weights: float32 (default: keeps small merged updates), bfloat16, float16."),
-        gradient_checkpointing: bool = typer.Option(False, "--gradient-checkpointing/--no-gradient-checkpointing", help="Recompute activations in the backward pass (less memory, slower)."),
+        gradient_checkpointing: bool = typer.Option(False, "--gradient-checkpointing/--no-gradient-checkpointing", help="Recompute activations in the backward pass (less memory, slower): about 5 GB instead of 11 GB peak for the 135M model on 3,300-token airline rows."),
         seed: int = typer.Option(0, "--seed", help="Seed of the data order, the row sample and the adapter's init."),
     ) -> None:
         """Fine-tune a model on the train split of DATA/sft.parquet (TRL SFTTrainer, assistant-only loss)."""

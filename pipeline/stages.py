@@ -337,29 +337,33 @@ def rollout_stage(tasks: list[TaskPackage], backend: str = _R.backend, model: st
             backend, seed=seed, batch_size=batch_size, base_url=base_url, api_key_env=api_key_env,
             max_concurrency=max_concurrency, max_retries=max_retries, backoff_s=backoff_s,
             request_timeout_s=request_timeout_s))
-    with bar(f"rollout ({len(tasks)} tasks x k={k})", len(tasks) * k) as advance:
-        state = {"done": 0}
+    try:
+        with bar(f"rollout ({len(tasks)} tasks x k={k})", len(tasks) * k) as advance:
+            state = {"done": 0}
 
-        def progress(done: int, total: int) -> None:
-            advance(done - state["done"])
-            state["done"] = done
+            def progress(done: int, total: int) -> None:
+                advance(done - state["done"])
+                state["done"] = done
 
-        trajs = run_rollouts(tasks, be, get_domain, cfg, progress=progress)
-        advance(len(trajs) - state["done"])  # episodes closed by the turn limit
-    if hints != "none" and hint_when == "fallback":
-        verdicts = verify_trajectories_stage(trajs, tasks)
-        passed = {v.task_id for v in verdicts if v.passed}
-        failed = [t for t in tasks if t.task_id not in passed]
-        if failed:
-            import dataclasses
-            hcfg = dataclasses.replace(cfg, hints=hints)
-            with bar(f"rollout, {hints} help ({len(failed)} tasks with no pass x k={k})", len(failed) * k) as advance:
-                state = {"done": 0}
-                helped = run_rollouts(failed, be, get_domain, hcfg, progress=progress)
-                advance(len(helped) - state["done"])
-            trajs = trajs + helped
-    tokens = {"prompt": sum(t.prompt_tokens for t in trajs), "completion": sum(t.completion_tokens for t in trajs)}
-    return RolloutResult(trajs, be.name, be.model_id, tokens)
+            trajs = run_rollouts(tasks, be, get_domain, cfg, progress=progress)
+            advance(len(trajs) - state["done"])  # episodes closed by the turn limit
+        if hints != "none" and hint_when == "fallback":
+            verdicts = verify_trajectories_stage(trajs, tasks)
+            passed = {v.task_id for v in verdicts if v.passed}
+            failed = [t for t in tasks if t.task_id not in passed]
+            if failed:
+                import dataclasses
+                hcfg = dataclasses.replace(cfg, hints=hints)
+                with bar(f"rollout, {hints} help ({len(failed)} tasks with no pass x k={k})", len(failed) * k) as advance:
+                    state = {"done": 0}
+                    helped = run_rollouts(failed, be, get_domain, hcfg, progress=progress)
+                    advance(len(helped) - state["done"])
+                trajs = trajs + helped
+        tokens = {"prompt": sum(t.prompt_tokens for t in trajs), "completion": sum(t.completion_tokens for t in trajs)}
+        return RolloutResult(trajs, be.name, be.model_id, tokens)
+    finally:
+        if backend_obj is None:  # loaded here: stop its engine / close its client now
+            release_backend(be)
 
 
 def verify_trajectories_stage(trajs: list[Trajectory], tasks: list[TaskPackage]) -> list[Verdict]:

@@ -184,9 +184,9 @@ def evaluate(data: str | Path, split: str = "validation", model: str | None = No
         res = rollout_stage(tasks, backend=backend, model=model, k=k, seed=seed, backend_obj=backend_obj,
                             hints="none", hint_when="always", fault_rate=0.0, **settings)
     finally:
-        if own is not None and own.name == "vllm":
-            from pipeline.rollout.backends.vllm_backend import shutdown_engine
-            shutdown_engine(own)
+        if own is not None:
+            from pipeline.stages import release_backend
+            release_backend(own)
     verdicts = verify_trajectories_stage(res.trajectories, tasks)
     scores = score_rollouts(tasks, res.trajectories, verdicts, k)
     result = {

@@ -30,30 +30,102 @@ os.environ.setdefault("DO_NOT_TRACK", "1")
 # the first start of the ephemeral server migrates a fresh database: give a busy machine two minutes
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
-def _help_keeps_option_names() -> None:
-    """Option names in ``--help`` wrap instead of being cut: rich's tables crop cells to "…" by
-    default, and at 80 columns ``trajpipe run --help`` showed ``--tasks-per-blu…``. Typer builds
-    its option tables with ``rich.table.Table`` (typer.rich_utils); this gives those tables'
-    columns, and the help texts in them, ``overflow="fold"``, so a long name or word breaks onto
-    a second line instead."""
+
+class _TypeCell:
+    """The type cell of an option row, e.g. ``<auto|transformers|vllm|openai>``: it wraps only after
+    a ``|`` (rich wraps at spaces, and a type has none, so it would break mid-word)."""
+
+    def __init__(self, text) -> None:
+        self.text = text
+
+    def _parts(self):
+        return self.text.divide([i + 1 for i, ch in enumerate(self.text.plain) if ch == "|"])
+
+    def __rich_measure__(self, console, options):
+        from rich.measure import Measurement
+
+        return Measurement(max((p.cell_len for p in self._parts()), default=0), self.text.cell_len)
+
+    def __rich_console__(self, console, options):
+        from rich.text import Text
+
+        lines, line = [], Text()
+        for part in self._parts():
+            if line.cell_len and line.cell_len + part.cell_len > options.max_width:
+                lines.append(line)
+                line = Text()
+            line.append_text(part)
+        out = Text("\n").join([*lines, line])
+        out.overflow = "fold"
+        yield out
+
+
+def _option_row(cells: list) -> list:
+    """One row of typer's options table, ``[required?] long short negative negative-short type help``,
+    as ``[required?] names type help``: the names cell holds the option's names, the negative
+    (``--no-x``) on its own line, so no name is ever broken, and no column is spent on negatives."""
+    from rich.text import Text
+
+    req, (long, short, neg, neg_short, typ, help_) = cells[:-6], cells[-6:]
+
+    def joined(*names) -> Text:
+        return Text(", ").join([n for n in names if isinstance(n, Text) and n.plain])
+
+    names = joined(long, short)
+    if isinstance(neg, Text) and neg.plain:
+        names = Text("\n").join([names, joined(neg, neg_short)]) if names.plain else joined(neg, neg_short)
+    return [*req, names, _TypeCell(typ) if isinstance(typ, Text) else typ, help_]
+
+
+def _tidy_help_tables() -> None:
+    """Typer's ``--help`` tables (typer.rich_utils), made readable at 80 columns:
+
+    * option names are never broken or cut: each option's names (``--x``, ``-x``, and ``--no-x`` on
+      a second line) share one column that is never wrapped, so it is as wide as the longest name
+      (at 80 columns ``trajpipe run --help`` had 15 names split, e.g. ``--tasks-per-blue``/``print``,
+      ``--summarize-with-``/``model``; rich's default crop had given ``--tasks-per-blu…``);
+    * the type column wraps only after a ``|`` of a choice list; help texts wrap at spaces and fold
+      a word longer than their column instead of cutting it to "…";
+    * a boolean flag (``--x/--no-x``, ``--force``, ``--help``) shows no type: typer's rich help gave
+      every flag ``<bool>``, though a flag takes no value (its plain help already shows none).
+
+    Typer builds these tables with ``rich.table.Table`` looked up in ``typer.rich_utils``; the
+    subclass below is put there."""
     from rich.columns import Columns
     from rich.text import Text
+    from typer import core as typer_core
     from typer import rich_utils
 
-    class _FoldingTable(Table):
+    class _HelpTable(Table):
         def add_row(self, *renderables, **kwargs):
-            super().add_row(*renderables, **kwargs)
+            cells = list(renderables)
+            options_row = self.highlight and len(cells) in (6, 7)  # an options or arguments panel
+            if options_row:
+                cells = _option_row(cells)
+            super().add_row(*cells, **kwargs)
             for col in self.columns:
                 col.overflow = "fold"
-            for r in renderables:  # the help cell: Columns of Text (help, default, env var)
+            if options_row:
+                self.columns[len(cells) - 3].no_wrap = True  # the names
+            for r in cells:  # the help cell: Columns of Text (help, default, env var)
                 for item in (r.renderables if isinstance(r, Columns) else [r]):
                     if isinstance(item, Text):
                         item.overflow = "fold"
 
-    rich_utils.Table = _FoldingTable
+    rich_utils.Table = _HelpTable
+
+    shown_type = getattr(typer_core.TyperOption, "display_type_rich", None)  # (typer 0.2x: gives flags <bool>)
+    if shown_type is not None and not getattr(shown_type, "_trajpipe_no_flag_type", False):
+        def display_type_rich(self, ctx):
+            if self.is_flag and not self.count:  # a flag takes no value: nothing to show
+                return None
+            return shown_type(self, ctx)
+
+        display_type_rich._trajpipe_no_flag_type = True
+        typer_core.TyperOption.display_type_rich = display_type_rich
 
 
-_help_keeps_option_names()
+_tidy_help_tables()
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="trajpipe: business agent logs -> verified multi-turn tool-use training data (Parquet).")

@@ -72,7 +72,7 @@ def test_every_field_has_one_flag_and_a_description():
 @pytest.mark.parametrize("width", [80, 100])
 def test_help_never_cuts_an_option_name_or_word(width):
     """At 80 columns rich cropped ``--tasks-per-blueprint`` to ``--tasks-per-blu…``; option names and
-    help words now wrap instead (pipeline.cli._help_keeps_option_names)."""
+    help words now wrap instead (pipeline.cli._tidy_help_tables)."""
     from typer.testing import CliRunner
 
     from pipeline.cli import app

@@ -24,6 +24,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from pipeline.cli_config import die, print_error, warn  # the one way trajpipe reports an error or a warning
+
 # no telemetry calls home from the ephemeral Prefect server (this machine has no internet anyway)
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("DO_NOT_TRACK", "1")
@@ -159,9 +161,6 @@ def _wide_console(min_width: int) -> Console:
     matrix, stats) never truncate ids or reason codes when output is piped."""
     return Console(width=max(Console().width, min_width))
 
-def _die(msg: str, code: int = 2) -> None:
-    console.print(f"[red]error:[/red] {msg}")
-    raise typer.Exit(code)
 
 
 def _print_counts(manifest: dict) -> None:
@@ -187,15 +186,15 @@ def _check_model(cfg) -> None:
         if cfg.rollout.backend != "openai":
             resolve_model(cfg.rollout.model)
     except ModelNotFound as exc:
-        _die(str(exc))
+        die(str(exc))
 
 
 def _check_input(cfg) -> None:
     p = cfg.ingest.input_path
     if p is not None and not Path(p).exists():
-        _die(f"input not found: {p}")
+        die(f"input not found: {p}")
     if p is not None and not Path(p).is_file():
-        _die(f"--input must be a log file, not a folder: {p}")
+        die(f"--input must be a log file, not a folder: {p}")
 
 
 def _run_body(cfg) -> None:
@@ -212,23 +211,21 @@ def _run_body(cfg) -> None:
     out = cfg.export.out_dir
     _print_counts(manifest)
     if manifest["counts"]["ingest"]["ok"] == 0:
-        console.print("[yellow]warning:[/yellow] no input record was usable; see quarantine.parquet for reasons")
+        warn("no input record was usable; see quarantine.parquet for reasons")
     vt = manifest["counts"].get("verify_trajectory") or {}
     ro = manifest["counts"].get("rollout") or {}
     n_err = (ro.get("finish_reasons") or {}).get("error", 0)
     if ro.get("trajectories") and n_err == ro["trajectories"]:
         # the teacher never generated: an engine failure, not a weak model (the datasets are written
         # so nothing is lost, but the run failed)
-        console.print(f"[red]error:[/red] all {n_err} rollouts ended with a generation error (finish_reason "
-                      "'error'; the backend's exception is in each trajectory's last message in the work folder's "
-                      "rollout/<signature>/trajectories.jsonl). Nothing was learnt from the teacher; fix the backend "
-                      "and rerun.")
-        raise typer.Exit(1)
+        die(f"all {n_err} rollouts ended with a generation error (finish_reason 'error'; the backend's exception "
+            "is in each trajectory's last message in the work folder's rollout/<signature>/trajectories.jsonl). "
+            "Nothing was learnt from the teacher; fix the backend and rerun.", 1)
     if vt.get("in") and not vt.get("passed"):
-        console.print(f"[yellow]note:[/yellow] 0 of {vt['in']} trajectories passed verification, so sft.parquet and "
-                      "dpo.parquet are empty (rl, steps, groups and trajectories_failed are written). The bundled "
-                      "135M teacher rarely solves a task; use a stronger one with --model PATH (or a served one with "
-                      f"--backend openai). Why they failed: `trajpipe stats {out}` or the rejects table.")
+        warn(f"0 of {vt['in']} trajectories passed verification, so sft.parquet and dpo.parquet are empty (rl, "
+             "steps, groups and trajectories_failed are written). The bundled 135M teacher rarely solves a task; use "
+             "a stronger one with --model PATH (or a served one with --backend openai). Why they failed: "
+             f"`trajpipe stats {out}` or the rejects table.", prefix="Note:")
     from pipeline.card import hint_mode_line  # sft rows per help mode (help during generation only)
     console.print(hint_mode_line("sft rows", ((manifest.get("files") or {}).get("sft") or {}).get("rows_by_hint_mode")
                                  or {}) + " (help during generation only, never in the data)")
@@ -256,9 +253,9 @@ def _run_stages(cfg, names: list[str], optional: tuple[str, ...] = ()) -> dict:
         except StageNotReady as exc:
             if name in optional:
                 continue
-            _die(str(exc))
+            die(str(exc))
         except (FileNotFoundError, ValueError, ImportError) as exc:
-            _die(f"{name}: {exc}")
+            die(f"{name}: {exc}")
         done[name] = res
         where = runner.folder(name, res.signature)
         summary = json.dumps({k: v for k, v in res.stats.items() if k not in ('catalog', 'entities')}, default=str)
@@ -292,7 +289,7 @@ def _anonymize_body(cfg, eval_: bool = False, tau: Optional[Path] = None, eval_l
     try:
         res = _run_stages(cfg, ["anonymize"])["anonymize"]
     except PiiConfigError as exc:
-        _die(str(exc))
+        die(str(exc))
     audit = (res.outputs.get("anonymization_report") or {}).get("audit") or {}
     console.print(f"audit: {audit.get('leaks', {}).get('count', 0)} leaks, "
                   f"{audit.get('suspects', {}).get('count', 0)} suspects (values never shown)")
@@ -342,7 +339,7 @@ def _synthesize_body(cfg) -> None:
     console.print(f"synthesize: {st['tasks']} tasks, {st['rejected']} rejects"
                   + (f", {st.get('targeted', 0)} for --target-skills {targets}" if targets else ""))
     if st.get("unmet_targets"):
-        console.print(f"[yellow]warning:[/yellow] no task kind or variant yields all of {st['unmet_targets']}")
+        warn(f"no task kind or variant yields all of {st['unmet_targets']}")
 
 
 def _verify_body(cfg) -> None:
@@ -380,9 +377,9 @@ def _export_body(cfg) -> None:
 from pipeline.cli_config import TOP, config_command  # noqa: E402
 
 ALL_SECTIONS = [TOP, "ingest", "anonymize", "blueprints", "synthesize", "verify", "rollout", "select", "export"]
-config_command(app, "run", ALL_SECTIONS, _run_body, on_error=_die)
-config_command(app, "ingest", [TOP, "ingest"], _ingest_body, on_error=_die)
-config_command(app, "anonymize", [TOP, "anonymize"], _anonymize_body, on_error=_die, extra=[
+config_command(app, "run", ALL_SECTIONS, _run_body, on_error=die)
+config_command(app, "ingest", [TOP, "ingest"], _ingest_body, on_error=die)
+config_command(app, "anonymize", [TOP, "anonymize"], _anonymize_body, on_error=die, extra=[
     inspect.Parameter("eval_", inspect.Parameter.KEYWORD_ONLY, annotation=bool, default=typer.Option(
         False, "--eval", help="Instead of anonymizing, measure recall / precision per entity type on the labelled "
                               "tau-bench logs and print the table (exit 1 if a target is missed).")),
@@ -394,11 +391,11 @@ config_command(app, "anonymize", [TOP, "anonymize"], _anonymize_body, on_error=_
         False, "--review", help="Also print the audit's findings (values under personal keys or high-risk shapes "
                                 "that survived) with a masked context for a person to judge; never written.")),
 ])
-config_command(app, "blueprints", [TOP, "blueprints"], _blueprints_body, on_error=_die)
-config_command(app, "synthesize", [TOP, "synthesize"], _synthesize_body, on_error=_die)
-config_command(app, "verify", [TOP, "verify"], _verify_body, on_error=_die)
-config_command(app, "rollout", [TOP, "rollout"], _rollout_body, on_error=_die)
-config_command(app, "export", [TOP, "select", "export"], _export_body, on_error=_die)
+config_command(app, "blueprints", [TOP, "blueprints"], _blueprints_body, on_error=die)
+config_command(app, "synthesize", [TOP, "synthesize"], _synthesize_body, on_error=die)
+config_command(app, "verify", [TOP, "verify"], _verify_body, on_error=die)
+config_command(app, "rollout", [TOP, "rollout"], _rollout_body, on_error=die)
+config_command(app, "export", [TOP, "select", "export"], _export_body, on_error=die)
 
 @app.command()
 def browse(out: Path = typer.Argument(..., help="A dataset folder written by `trajpipe run` or `export`."),
@@ -409,11 +406,11 @@ def browse(out: Path = typer.Argument(..., help="A dataset folder written by `tr
     from pipeline.browse import EXAMPLE_QUERIES, open_views, summary
 
     if not out.is_dir():
-        _die(f"{out} is not a folder")
+        die(f"{out} is not a folder")
     try:
         con = open_views(str(out))
     except FileNotFoundError as exc:
-        _die(str(exc))
+        die(str(exc))
     t = Table(title=f"views in {out}")
     t.add_column("view")
     t.add_column("rows", justify="right")
@@ -425,7 +422,7 @@ def browse(out: Path = typer.Argument(..., help="A dataset folder written by `tr
         try:
             rel = con.sql(q)
         except Exception as exc:  # noqa: BLE001 - report SQL errors, keep the session
-            console.print(f"[red]{type(exc).__name__}:[/red] {exc}")
+            print_error(f"{type(exc).__name__}: {exc}")
             return False
         if rel is not None:
             print(rel)
@@ -456,11 +453,11 @@ def stats(out: Path = typer.Argument(..., help="A dataset folder written by `tra
     from pipeline.stats import print_summary
 
     if not out.is_dir():
-        _die(f"{out} is not a folder")
+        die(f"{out} is not a folder")
     try:
         print_summary(str(out), _wide_console(140))
     except FileNotFoundError as exc:
-        _die(str(exc))
+        die(str(exc))
 
 
 @app.command()
@@ -476,7 +473,7 @@ def view(out: Path = typer.Argument(..., help="A dataset folder written by `traj
     try:
         res = build_view(out, work, dest)
     except ViewInputError as exc:
-        _die(str(exc))
+        die(str(exc))
     pages = ", ".join(f"{n} {k}" for k, n in sorted(res.pages.items()) if k != "assets")
     console.print(f"view: {pages}; {res.bytes / 1e6:.1f} MB in {res.seconds:.1f}s -> {res.index}")
     if open_:

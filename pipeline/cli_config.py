@@ -7,6 +7,9 @@ field's ``json_schema_extra["cli"]``), the help is the field's ``description`` p
 ``--config FILE`` (a run.yaml); an option given on the command line overrides the file, an option
 not given leaves the file's value (or the default). So every option has one definition: the
 pydantic field.
+
+It also holds the one way trajpipe's commands report an error (:func:`die`, :func:`print_error`)
+and a warning or note (:func:`warn`), so every message has the same prefix.
 """
 from __future__ import annotations
 
@@ -14,13 +17,38 @@ import enum
 import inspect
 import typing
 from pathlib import Path
-from typing import Any, Callable, Literal, Optional
+from typing import Any, Callable, Literal, NoReturn, Optional
 
 import typer
+from rich.console import Console
+from rich.text import Text
 
 from pipeline.config import SECTIONS, ConfigError, RunConfig, load_config
 
 TOP = "run"  # pseudo-section for RunConfig's own scalar fields (seed, work_dir)
+
+#: the prefix of every error trajpipe reports, as typer/click print theirs (``Error: ...``, or an
+#: "Error" panel) for a usage error such as a bad option value
+ERROR_PREFIX = "Error:"
+
+_stderr = Console(stderr=True)
+
+
+def print_error(msg: str) -> None:
+    """Print ``Error: msg`` on stderr (the message as is: no rich markup is read in it)."""
+    _stderr.print(Text.assemble((ERROR_PREFIX, "red"), " ", str(msg)))
+
+
+def die(msg: str, code: int = 2) -> NoReturn:
+    """Report an error (:func:`print_error`) and exit with ``code`` (2: bad input or usage, as
+    typer's usage errors; 1: the work itself failed)."""
+    print_error(msg)
+    raise typer.Exit(code)
+
+
+def warn(msg: str, prefix: str = "Warning:") -> None:
+    """Print ``Warning: msg`` (or another ``prefix``, e.g. ``Note:``) on stderr, markup-free."""
+    _stderr.print(Text.assemble((prefix, "yellow"), " ", str(msg)))
 
 
 def _fields(section: str):
@@ -102,7 +130,7 @@ def config_command(app: typer.Typer, name: str, sections: list[str], body: Calla
     """Register ``trajpipe NAME``: options for ``--config`` + every field of ``sections`` + the
     ``extra`` parameters (typer-annotated ``inspect.Parameter`` objects, keyword-only). On
     invocation the config is loaded and validated, then ``body(cfg, **extra_values)`` runs. A bad
-    config calls ``on_error(message)`` (default: print and exit 2)."""
+    config calls ``on_error(message)`` (default: :func:`die`, exit 2)."""
     params = config_params(sections)
     cfg_param = inspect.Parameter("config_file", inspect.Parameter.KEYWORD_ONLY,
                                   default=typer.Option(None, "--config", help=CONFIG_HELP), annotation=Optional[Path])
@@ -114,10 +142,7 @@ def config_command(app: typer.Typer, name: str, sections: list[str], body: Calla
         try:
             cfg = load_config(config_file, overrides_from(params, kwargs))
         except ConfigError as exc:
-            if on_error is None:
-                typer.echo(f"error: {exc}", err=True)
-                raise typer.Exit(2)
-            on_error(str(exc))
+            (on_error or die)(str(exc))
             return
         body(cfg, **extra_values)
 

@@ -1,14 +1,17 @@
 """What a fresh user sees of the CLI: ``--help`` at 80 and 120 columns keeps every option name whole
-and shows no type for a flag."""
+and shows no type for a flag, and every error trajpipe reports has the prefix typer's usage errors have."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 import typer
 from typer.testing import CliRunner
 
 from pipeline.cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _commands(command=None, path=()):
@@ -61,3 +64,32 @@ def test_help_shows_no_type_for_a_flag():
     assert re.search(r"--lora-r\s+<int>", train)  # options that take a value keep their type
     rollout = _help(["rollout"], 120)
     assert re.search(r"--grounded\s+With the grammar", rollout)
+
+
+def test_errors_have_one_prefix(tmp_path, capsys):
+    """trajpipe printed ``error: ...`` while typer's usage errors say ``Error``; every error of ours
+    now goes through pipeline.cli_config.die / print_error and starts with ``Error:``."""
+    runner = CliRunner()
+    cases = [(["stats", str(tmp_path / "nope")], "is not a folder"),
+             (["run", "--config", str(tmp_path / "nope.yaml")], "config file not found"),
+             (["train", "--data", str(tmp_path), "--out", str(tmp_path / "m")], "no sft.parquet"),
+             (["domain", "check", "airline", "--logs", str(tmp_path / "nope.jsonl")], "")]
+    for args, msg in cases:
+        res = runner.invoke(app, args, env={"COLUMNS": "200"})
+        assert res.exit_code == 2, (args, res.output)
+        assert res.output.startswith("Error: ") and msg in res.output, (args, res.output)
+        assert "error:" not in res.output, (args, res.output)
+    usage = runner.invoke(app, ["run", "--k", "x"])  # typer's own usage error, for comparison
+    assert usage.exit_code == 2 and "Error" in usage.output
+
+    from pipeline.cli_config import ERROR_PREFIX, print_error
+
+    assert ERROR_PREFIX == "Error:"
+    print_error("a message with [bold]brackets[/bold] kept")  # no rich markup is read in a message
+    assert capsys.readouterr().err.strip() == "Error: a message with [bold]brackets[/bold] kept"
+
+    # one helper: no command module spells an error prefix of its own
+    for path in [ROOT / "pipeline" / "cli.py", *sorted((ROOT / "pipeline" / "commands").glob("*.py"))]:
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"""["'](\[red\])?error:""", text, re.IGNORECASE), path
+        assert "def _die" not in text, path

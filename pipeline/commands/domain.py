@@ -13,16 +13,13 @@ from typing import Optional
 import typer
 from rich.console import Console
 
+from pipeline.cli_config import die, warn
+
 console = Console(stderr=True)
 
 LOGS_HELP = ("Log file in any format `trajpipe ingest` reads (auto-detected): canonical JSONL, tau-bench runs, "
              "transcripts, OpenTelemetry GenAI traces, OpenAI Chat Completions call logs, ShareGPT.")
 FORMAT_HELP = "Input format (default: auto-detected)."
-
-
-def _die(msg: str, code: int = 2) -> None:
-    console.print(f"[red]error:[/red] {msg}")
-    raise typer.Exit(code)
 
 
 def register(app: typer.Typer) -> None:
@@ -50,7 +47,7 @@ def register(app: typer.Typer) -> None:
         try:
             spec, written, n_quarantined = init_domain(name, from_logs, out, fmt=fmt, force=force)
         except (ValueError, FileExistsError, FileNotFoundError) as exc:
-            _die(str(exc))
+            die(str(exc))
         summary = spec_summary(spec)
         reads = [t for t, v in summary["tools"].items() if not v["writes"]]
         writes = [t for t, v in summary["tools"].items() if v["writes"]]
@@ -96,13 +93,13 @@ def register(app: typer.Typer) -> None:
             records = records[:limit] if limit is not None else records
             state = load_snapshot(db) if db is not None else dom.state_from_logs(records)
             if state is None:
-                _die(f"domain {name!r} has no state_from_logs: give the database snapshot the logs were made on (--db)")
+                die(f"domain {name!r} has no state_from_logs: give the database snapshot the logs were made on (--db)")
         except (ValueError, FileNotFoundError) as exc:
-            _die(str(exc))
+            die(str(exc))
         try:
             dom.validate_state(state)
         except ValueError as exc:
-            console.print(f"[yellow]warning:[/yellow] the initial state does not validate: {str(exc)[:300]}")
+            warn(f"the initial state does not validate: {str(exc)[:300]}")
         report = replay(dom, records, state, max_differences=differences)
         console.print(f"{name}: {report.records} conversations replayed from {logs}"
                       + (f" ({len(quarantine)} quarantined by the reader)" if quarantine else ""))

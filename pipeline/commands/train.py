@@ -10,6 +10,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from pipeline.cli_config import die, warn
+
 console = Console(stderr=True)
 
 DATA_HELP = "A dataset folder written by `trajpipe run` / `export` (sft.parquet, rl.parquet, tasks.parquet)."
@@ -24,11 +26,6 @@ EVAL_K_HELP = "Rollouts per task (pass@k is reported for this k; pass@1 from the
 EVAL_BACKEND_HELP = "auto (vllm where it imports, else transformers), transformers or vllm."
 HOLDOUT_HELP = ("Comma-separated blueprint ids held out of training and evaluated every round. Default: an automatic, "
                 "seeded choice of --n-holdout blueprints that have a verified task, named in improve.json and README.md.")
-
-
-def _die(msg: str, code: int = 2) -> None:
-    console.print(f"[red]error:[/red] {msg}")
-    raise typer.Exit(code)
 
 
 def _fmt(x) -> str:
@@ -59,7 +56,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Fine-tune a model on the train split of DATA/sft.parquet (TRL SFTTrainer, assistant-only loss)."""
         if not (data / "sft.parquet").exists():
-            _die(f"no sft.parquet in {data}: pass a folder written by `trajpipe run` or `export`")
+            die(f"no sft.parquet in {data}: pass a folder written by `trajpipe run` or `export`")
         try:
             from pipeline.train import NoTrainRows, TrainConfig, train_sft
             cfg = TrainConfig(method=method, epochs=epochs, max_steps=max_steps, learning_rate=lr, batch_size=batch_size,
@@ -68,14 +65,14 @@ def register(app: typer.Typer) -> None:
                               gradient_checkpointing=gradient_checkpointing, seed=seed)
             cfg.check()
         except ImportError as exc:
-            _die(f"{exc}: install the training extra: pip install -e '.[train]'")
+            die(f"{exc}: install the training extra: pip install -e '.[train]'")
         except ValueError as exc:
-            _die(str(exc))
+            die(str(exc))
         from pipeline.rollout.models import ModelNotFound
         try:
             log = train_sft(data, out, base_model=base_model, config=cfg)
         except (NoTrainRows, ModelNotFound, ValueError) as exc:
-            _die(str(exc), 1)
+            die(str(exc), 1)
         console.print(f"trained {log['method']} on {log['rows']} rows: {log['optimizer_steps']} steps, loss "
                       f"{_fmt(log['loss_first'])} -> {_fmt(log['loss_last'])}, {log['tokens_seen']} tokens seen, "
                       f"{log['train_seconds']} s training ({log['wall_seconds']} s in all)")
@@ -101,26 +98,26 @@ def register(app: typer.Typer) -> None:
         from pipeline.train.evaluate import EVAL_SPLITS, evaluate, format_table
 
         if split not in EVAL_SPLITS:
-            _die(f"--split must be one of {', '.join(EVAL_SPLITS)}, not {split!r}")
+            die(f"--split must be one of {', '.join(EVAL_SPLITS)}, not {split!r}")
         if not (data / "rl.parquet").exists():
-            _die(f"no rl.parquet in {data}: pass a folder written by `trajpipe run` or `export`")
+            die(f"no rl.parquet in {data}: pass a folder written by `trajpipe run` or `export`")
         if k < 1:
-            _die("--k must be >= 1")
+            die("--k must be >= 1")
         if backend not in ("auto", "transformers", "vllm"):
-            _die(f"--backend must be auto, transformers or vllm, not {backend!r}")
+            die(f"--backend must be auto, transformers or vllm, not {backend!r}")
         try:
             resolve_model(model)
         except ModelNotFound as exc:
-            _die(str(exc))
+            die(str(exc))
         out = out or data / "eval.json"
         try:
             res = evaluate(data, split, model=model, k=k, backend=backend, seed=seed, limit=limit, out_path=out,
                            max_turns=max_turns, max_new_tokens=max_new_tokens, temperature=temperature,
                            batch_size=batch_size)
         except (ValueError, FileNotFoundError) as exc:
-            _die(str(exc), 1)
+            die(str(exc), 1)
         if not res["overall"]["tasks"]:
-            console.print(f"[yellow]note:[/yellow] split {split!r} of {data} has no task in rl.parquet; nothing evaluated")
+            warn(f"split {split!r} of {data} has no task in rl.parquet; nothing evaluated", prefix="Note:")
         table = Table(title=f"{res['model_id']} on {split} ({res['backend']}, k={k}, no help)")
         for col in ("blueprint", "tasks", "rollouts", "passes", "pass@1", f"pass@{k}", "outcome ok"):
             table.add_column(col)
@@ -162,17 +159,17 @@ def register(app: typer.Typer) -> None:
         """Expert iteration: each round rolls out the current model, verifies, selects and trains the next one;
         every model is evaluated without help on the same held-out blueprints (a Prefect flow)."""
         if input is not None and not input.is_file():
-            _die(f"--input must be a log file: {input}")
+            die(f"--input must be a log file: {input}")
         if config is not None and not config.is_file():
-            _die(f"--config not found: {config}")
+            die(f"--config not found: {config}")
         if rounds < 1:
-            _die("--rounds must be >= 1")
+            die("--rounds must be >= 1")
         if n_holdout < 3:
-            _die("--n-holdout must be at least 3")
+            die("--n-holdout must be at least 3")
         if train_from not in ("base", "previous"):
-            _die(f"--train-from must be base or previous, not {train_from!r}")
+            die(f"--train-from must be base or previous, not {train_from!r}")
         if backend not in (None, "auto", "transformers", "vllm"):
-            _die(f"--backend must be auto, transformers or vllm, not {backend!r}")
+            die(f"--backend must be auto, transformers or vllm, not {backend!r}")
         from flows.improve_flow import round_config, trajpipe_improve
         from pipeline.rollout.models import ModelNotFound, resolve_model
         from pipeline.train import TrainConfig
@@ -190,7 +187,7 @@ def register(app: typer.Typer) -> None:
             if cfg.rollout.backend not in ("auto", "transformers", "vllm"):
                 raise ValueError(f"improve trains and evaluates local models: backend {cfg.rollout.backend!r} is not one")
         except (ModelNotFound, ValueError) as exc:
-            _die(str(exc))
+            die(str(exc))
 
         t0 = time.perf_counter()
         try:
@@ -200,7 +197,7 @@ def register(app: typer.Typer) -> None:
                 eval_k=eval_k, eval_limit=eval_limit, train_from=train_from, train=train_cfg,
                 base_config=str(config) if config else None, run_options=run_options)
         except ValueError as exc:
-            _die(str(exc), 1)
+            die(str(exc), 1)
         print((out / "README.md").read_text(encoding="utf-8"))
         console.print(f"done in {time.perf_counter() - t0:.1f}s -> {out}/improve.json "
                       f"(held out: {', '.join(summary['holdout_blueprints'])})")

@@ -163,6 +163,60 @@ def _wide_console(min_width: int) -> Console:
 
 
 
+#: what the plain numbers of a stage's counts count (the manifest's ``counts`` keys); the other
+#: stages name their units in their keys (blueprints 3, in_logs 6; tasks 3, trajectories 3, ...)
+COUNT_UNITS = {"ingest": "records", "anonymize": "records", "verify_task": "tasks",
+               "verify_trajectory": "trajectories", "select": "trajectories"}
+#: the order plain numbers are shown in (others follow, as the manifest has them)
+_FIRST = ("in", "ok", "tasks", "trajectories", "passed", "selected", "kept_after_dedupe", "outcome_ok")
+#: what each breakdown counts: records with one key each, or reasons / faults, of which one task or
+#: trajectory can have several (so those add up to more than the stage has records). Keys not
+#: listed are shown under their own name.
+BREAKDOWN_LABELS = {
+    ("ingest", "by_reason"): "quarantined records by reason (one each)",
+    ("synthesize", "by_reason"): "rejected tasks by reason (one each)",
+    ("verify_task", "by_reason"): "reason codes of failed tasks (codes, not tasks: a task can have several)",
+    ("rollout", "finish_reasons"): "trajectories by finish reason (one each)",
+    ("rollout", "by_hint_mode"): "trajectories by hint mode",
+    ("rollout", "user_simulator"): "trajectories by user simulator",
+    ("rollout", "faults_injected"): "injected faults by kind (faults, not trajectories: a trajectory can have several)",
+    ("verify_trajectory", "by_reason"): ("reason codes of failed trajectories (codes, not trajectories: a trajectory "
+                                         "can have several)"),
+    ("verify_trajectory", "passed_by_hint_mode"): "passed trajectories by hint mode",
+    ("select", "by_reason"): ("rejected trajectories by reason (one each: its first failed check, over the cap, "
+                              "or a duplicate)"),
+    ("select", "kept_by_hint_mode"): "kept trajectories by hint mode",
+}
+
+
+def _count_lines(stage: str, counts: dict) -> list[str]:
+    """A stage's manifest counts as labelled lines: its plain numbers after their unit
+    (``trajectories: in 8, passed 2, ...``), then one line per breakdown, labelled with what it
+    counts (:data:`BREAKDOWN_LABELS`: records, or reason codes of which a record can have several;
+    reason counts largest first). Empty breakdowns are left out."""
+    def pairs(items) -> str:
+        return ", ".join(f"{k} {v}" for k, v in items)
+
+    scalars = {k: v for k, v in counts.items() if not isinstance(v, (dict, list))}
+    lines = []
+    if scalars:
+        first = [k for k in _FIRST if k in scalars]
+        unit = COUNT_UNITS.get(stage)
+        lines.append((f"{unit}: " if unit else "")
+                     + pairs((k, scalars[k]) for k in first + [k for k in scalars if k not in first]))
+    for key, val in counts.items():
+        if key in ("catalog", "entities") or not isinstance(val, (dict, list)) or not val:
+            continue
+        label = BREAKDOWN_LABELS.get((stage, key), key)
+        if isinstance(val, list):
+            lines.append(f"{label}: {', '.join(map(str, val))}")
+        elif key == "by_reason":
+            lines.append(f"{label}: {pairs(sorted(val.items(), key=lambda kv: (-kv[1], kv[0])))}")
+        else:
+            lines.append(f"{label}: {pairs(val.items())}")
+    return lines
+
+
 def _print_counts(manifest: dict) -> None:
     t = Table(title="counts per stage")
     t.add_column("stage")
@@ -172,10 +226,8 @@ def _print_counts(manifest: dict) -> None:
     order = ["ingest", "anonymize", "blueprints", "synthesize", "verify_task", "rollout", "verify_trajectory", "select"]
     counts = manifest.get("counts", {})
     for stage in sorted(counts, key=lambda k: order.index(k) if k in order else len(order)):
-        c = counts[stage]
-        shown = {k: v for k, v in c.items() if k not in ("catalog", "entities")}
-        t.add_row(stage, json.dumps(shown), str(wall.get(stage, "")))
-    console.print(t)
+        t.add_row(stage, "\n".join(_count_lines(stage, counts[stage])), str(wall.get(stage, "")))
+    console.print(t, markup=False, highlight=False)
 
 
 def _check_model(cfg) -> None:
@@ -269,8 +321,9 @@ def _ingest_body(cfg) -> None:
     records go to quarantine with a reason code -> WORK/ingest/<signature>/logs.jsonl, quarantine.jsonl."""
     _check_input(cfg)
     st = _run_stages(cfg, ["ingest"])["ingest"].stats
-    console.print(f"ingest: {st['in']} in = {st['ok']} ok + {st['quarantined']} quarantined "
-                  + (f"{st['by_reason']}" if st["by_reason"] else ""))
+    console.print(f"ingest: {st['in']} in = {st['ok']} ok + {st['quarantined']} quarantined records"
+                  + "".join(f"; {line}" for line in _count_lines("ingest", {"by_reason": st["by_reason"]})),
+                  markup=False, highlight=False)
 
 
 def _anonymize_body(cfg, eval_: bool = False, tau: Optional[Path] = None, eval_limit: Optional[int] = None,
@@ -349,14 +402,19 @@ def _verify_body(cfg) -> None:
     from collections import Counter
 
     done = _run_stages(cfg, ["verify_tasks", "verify_trajectories"], optional=("verify_trajectories",))
+
+    def show(what: str, stage: str, verdicts) -> None:
+        reasons = _count_lines(stage, {"by_reason": dict(Counter(c for v in verdicts for c in v.reason_codes))})
+        console.print(f"verify {what}: {sum(v.passed for v in verdicts)}/{len(verdicts)} {what} passed"
+                      + "".join(f"; {line}" for line in reasons), markup=False, highlight=False)
+
     tv = done["verify_tasks"].outputs["task_verdicts"]
-    console.print(f"verify tasks: {sum(v.passed for v in tv)}/{len(tv)} passed "
-                  f"{dict(Counter(c for v in tv for c in v.reason_codes))}")
-    console.print(f"dropped by check (first failing): {dict(Counter(v.reason_codes[0] for v in tv if v.reason_codes))}")
+    show("tasks", "verify_task", tv)
+    first = dict(Counter(v.reason_codes[0] for v in tv if v.reason_codes))
+    console.print("tasks dropped, by their first failing check (one each): "
+                  + (", ".join(f"{k} {n}" for k, n in first.items()) or "none"), markup=False, highlight=False)
     if "verify_trajectories" in done:
-        vs = done["verify_trajectories"].outputs["verdicts"]
-        console.print(f"verify trajectories: {sum(v.passed for v in vs)}/{len(vs)} passed "
-                      f"{dict(Counter(c for v in vs for c in v.reason_codes))}")
+        show("trajectories", "verify_trajectory", done["verify_trajectories"].outputs["verdicts"])
 
 
 def _rollout_body(cfg) -> None:

@@ -1,5 +1,6 @@
 """What a fresh user sees of the CLI: ``--help`` at 80 and 120 columns keeps every option name whole
-and shows no type for a flag, and every error trajpipe reports has the prefix typer's usage errors have."""
+and shows no type for a flag, every error trajpipe reports has the prefix typer's usage errors have,
+and the run summary says which numbers count trajectories and which count reason codes."""
 from __future__ import annotations
 
 import re
@@ -9,6 +10,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from pipeline import cli
 from pipeline.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,3 +95,44 @@ def test_errors_have_one_prefix(tmp_path, capsys):
         text = path.read_text(encoding="utf-8")
         assert not re.search(r"""["'](\[red\])?error:""", text, re.IGNORECASE), path
         assert "def _die" not in text, path
+
+
+MANIFEST = {
+    "counts": {
+        "ingest": {"by_reason": {"INGEST_NO_DOMAIN": 1}, "in": 7, "ok": 6, "quarantined": 1},
+        "rollout": {"by_hint_mode": {"guided": 3}, "faults_injected": {}, "finish_reasons": {"turn_limit": 3},
+                    "recovery": 0, "tasks": 3, "tokens": {"completion": 258, "prompt": 15908}, "trajectories": 3},
+        "verify_trajectory": {"by_reason": {"TRAJ_NO_REFUSAL": 1, "TRAJ_TURN_LIMIT": 3, "TRAJ_WRONG_FINAL_STATE": 2},
+                              "in": 3, "outcome_ok": 0, "outcome_rate": 0.0, "pass_rate": 0.0, "passed": 0,
+                              "passed_by_hint_mode": {}},
+        "select": {"by_reason": {"TRAJ_TURN_LIMIT": 3}, "in": 3, "kept_after_dedupe": 0, "kept_by_hint_mode": {},
+                   "rejected": 3, "selected": 0},
+    },
+    "wall_seconds": {"ingest": 0.01, "rollout": 50.8, "verify_trajectory": 0.03, "select": 0.0},
+}
+
+
+def test_run_summary_says_what_each_number_counts(monkeypatch, capsys):
+    """The run summary printed each stage's counts as raw JSON: ``"by_reason": {"TRAJ_TURN_LIMIT": 3,
+    "TRAJ_WRONG_FINAL_STATE": 2, ...}, "in": 3`` gave 6 reasons beside 3 trajectories with nothing
+    saying that one trajectory can carry several codes. Now every line names its unit."""
+    monkeypatch.setenv("COLUMNS", "250")  # one table row per line
+    cli._print_counts(MANIFEST)
+    out = capsys.readouterr().err
+    rows: dict[str, list[str]] = {}
+    stage = ""
+    for line in out.splitlines():
+        cells = [c.strip() for c in line.split("│")[1:-1]]
+        if len(cells) == 3 and cells[1]:
+            stage = cells[0] or stage  # a continuation line belongs to the stage above
+            rows.setdefault(stage, []).append(cells[1])
+    assert rows["verify_trajectory"] == [
+        "trajectories: in 3, passed 0, outcome_ok 0, outcome_rate 0.0, pass_rate 0.0",
+        "reason codes of failed trajectories (codes, not trajectories: a trajectory can have several): "
+        "TRAJ_TURN_LIMIT 3, TRAJ_WRONG_FINAL_STATE 2, TRAJ_NO_REFUSAL 1"]
+    assert rows["select"][0] == "trajectories: in 3, selected 0, kept_after_dedupe 0, rejected 3"
+    assert rows["select"][1].startswith("rejected trajectories by reason (one each")
+    assert rows["ingest"] == ["records: in 7, ok 6, quarantined 1",
+                              "quarantined records by reason (one each): INGEST_NO_DOMAIN 1"]
+    assert "trajectories by finish reason (one each): turn_limit 3" in rows["rollout"]
+    assert '"by_reason"' not in out and "faults_injected" not in out  # no raw JSON; empty breakdowns left out

@@ -545,6 +545,21 @@ from pipeline.commands import register_all  # noqa: E402  (train, eval, domain, 
 register_all(app)
 
 
+def _help_paragraphs_unbroken(typer_app: typer.Typer) -> None:
+    """Join the lines of each paragraph of every command's help (its docstring): typer's rich help
+    keeps a docstring's line breaks, so ``trajpipe run --help`` showed "... skips every stage whose"
+    / "output is complete." at any width; paragraphs (blank-line separated) stay apart."""
+    for info in typer_app.registered_commands:
+        text = info.help or inspect.getdoc(info.callback)
+        if text:
+            info.help = "\n\n".join(" ".join(p.split()) for p in inspect.cleandoc(text).split("\n\n"))
+    for group in typer_app.registered_groups:
+        _help_paragraphs_unbroken(group.typer_instance)
+
+
+_help_paragraphs_unbroken(app)
+
+
 def main() -> None:  # pragma: no cover
     app()
 

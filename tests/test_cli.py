@@ -68,6 +68,15 @@ def test_help_shows_no_type_for_a_flag():
     assert re.search(r"--grounded\s+With the grammar", rollout)
 
 
+def test_help_paragraphs_are_not_broken_mid_sentence():
+    """Typer's rich help keeps a docstring's line breaks: ``trajpipe run --help`` showed "... skips every
+    stage whose" / "output is complete." at any width. Paragraphs are now one line each, wrapped by rich."""
+    for path, command in _commands():
+        for paragraph in (command.help or "").split("\n\n"):
+            assert "\n" not in paragraph, (path, paragraph)
+    assert "skips every stage whose output is complete." in _help(["run"], 120)
+
+
 def test_errors_have_one_prefix(tmp_path, capsys):
     """trajpipe printed ``error: ...`` while typer's usage errors say ``Error``; every error of ours
     now goes through pipeline.cli_config.die / print_error and starts with ``Error:``."""

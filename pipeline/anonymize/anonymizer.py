@@ -40,7 +40,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 from presidio_analyzer import AnalyzerEngine
 
 from ..records import LogRecord
-from .engine import (BARE_PHONE_SCORE, EMAIL_SPELLED_RE, LAST_FOUR_RES, NAME_WORD,
+from .engine import (BARE_PHONE_SCORE, EMAIL_SPELLED_RE, LAST_FOUR_RES, NAME_PARTICLES, NAME_WORD,
                      PRESIDIO_PHONE_RECOGNIZERS, SECRET_CONTEXT_RES, SPACY_MODEL, STREET_SUFFIXES,
                      STRONG_NAME_CONTEXT_RE, ZIP_AFTER_UNIT_RE, ZIP_LABEL_RE, Detector, DetectorPool,
                      build_analyzer, detect_patterns)
@@ -476,6 +476,10 @@ class Anonymizer:
             return
         if entity in NAME_ENTITIES:
             words = re.findall(r"[^\W\d_]+(?:['-][^\W\d_]+)*", value)
+            # "Daviau's": the name is "Daviau"; a family-name particle ("van", "de") is no name word
+            words = [w[:-2] if len(w) > 4 and w[-2:] in ("'s", "\u2019s") else w for w in words]
+            if len(words) > 1 and any(w[:1].isupper() for w in words):
+                words = [w for w in words if w not in NAME_PARTICLES]
             if not words:
                 return
             if len(words) > 1:
@@ -755,6 +759,10 @@ class Anonymizer:
                 for w in re.findall(r"[^\s,;:()\[\]\"!?/*]+", span)]
         firsts = name_gazetteer()[0]
         for i, w in enumerate(toks):
+            if (w in NAME_PARTICLES and cur and i + 1 < len(toks) and _NAME_WORD_RE.match(toks[i + 1])
+                    and (toks[i + 1].lower() not in stop or tail_ok)):
+                cur.append(w)  # "Frits van den Heuvel": a family-name particle inside a name
+                continue
             name_shaped = bool(_NAME_WORD_RE.match(w)) and w.lower() not in _HONORIFICS
             ok = name_shaped and w.lower() not in stop
             if (not ok and not cur and name_shaped and w.lower() in firsts and i + 1 < len(toks)
@@ -827,9 +835,14 @@ class Anonymizer:
         return out
 
     def _span_locations(self, text: str, start: int, end: int) -> set[str]:
-        """Words of the places spaCy sees inside ``text[start:end]``."""
+        """Words of the places spaCy sees inside ``text[start:end]`` - not a "place" that reads
+        as a name (:func:`_name_not_place`: "add Zrinko Popović", "said Hanna to"; no street
+        word in it) or stands in a person's slot."""
         return {w.lower() for ent, s, e, _sc, _n in self._ner_cache.get(text, ())
-                if ent == "LOCATION" and s < end and start < e
+                if ent == "LOCATION" and s < end and start < e and not (
+                    (_name_not_place(text[s:e]) and not any(
+                        w.lower() in STREET_SUFFIXES for w in text[s:e].split()))
+                    or in_person_slot(text, s, e))
                 for w in re.findall(r"[^\W\d_]+", text[s:e])}
 
     def _apply_ner(self, scan: _Scan, stop: set[str], stats: Counter) -> None:
@@ -968,6 +981,24 @@ class Anonymizer:
                         added = True
                 if not added:
                     break
+        if known:  # "the founders: Costa, Johnson and Sullivan": one known name makes the list people
+            for text in scan.strings:
+                if " and " not in text or "," not in text:
+                    continue
+                for m in _NAME_LIST_RE.finditer(text):
+                    items = re.findall(NAME_WORD, m.group(0))
+                    seeds = [w for w in items if w.lower() in known]
+                    if not seeds:
+                        continue
+                    # a known name that is also a word ("Brown") vouches only for non-words
+                    # ("Red, Green and Brown" stay colours)
+                    strong = any(not is_english_word(w) or (w.lower() in name_gazetteer()[0]
+                                                             and not is_common_word(w)) for w in seeds)
+                    for w in items:
+                        if w.lower() not in known and _list_name_ok(w, self._keep_words) and (
+                                strong or not is_english_word(w)):
+                            self._register(scan, w, "PERSON", "context:name_list")
+                            known.add(w.lower())
         for text in scan.strings:  # pairs of known words next to each other are one person
             for m in _NAME_PAIR_RE.finditer(text):
                 a, b = m.group(1), m.group(2)
@@ -1386,6 +1417,23 @@ def _json_key_words(obj: Any, out: set[str], is_id: Callable[[str], Optional[str
 
 
 _Hit = tuple[str, int, int, float, str]  # entity, start, end, score, recognizer
+
+
+#: A list of single Capitalized words: "Costa, Johnson and Sullivan", "Ruud, Meyer, and Lee".
+_NAME_LIST_RE = re.compile(r"(?<![\w'\u2019-])" + NAME_WORD + r"(?:, " + NAME_WORD + r"){1,5},? and "
+                           + NAME_WORD + r"(?![\w'\u2019-])")
+
+
+def _list_name_ok(word: str, keep: frozenset[str] | set[str]) -> bool:
+    """A word of a list that names people is a name too when it is no stop word, keep-word or
+    known place and either no English word or a gazetteer name ("Brown", "Stone", "Gray")."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    from .context import place_gazetteer
+
+    lw = word.lower()
+    return (len(lw) >= 3 and lw not in STOP_WORDS and lw not in keep and lw not in place_gazetteer()
+            and not is_foreign_stop_word(lw) and (not is_english_word(lw) or in_gazetteer(lw)))
 
 
 def _name_not_place(span: str) -> bool:

@@ -19,7 +19,7 @@ import re
 from functools import lru_cache
 from typing import Iterable, Optional
 
-from .engine import NAME_WORD
+from .engine import NAME_PARTICLE, NAME_PARTICLES, NAME_WORD
 
 _SUFFIXES = ("'s", "s", "es", "ed", "ing", "ly", "er", "ers")
 _E_SUFFIXES = ("ed", "ing", "er", "ers")
@@ -103,7 +103,9 @@ def is_english_word(word: str) -> bool:
 @lru_cache(maxsize=1)
 def name_gazetteer() -> tuple[frozenset[str], frozenset[str]]:
     """``(first names, last names)``, lower case, of Faker's person providers in every locale it
-    ships (Latin script only; ~26k first and ~25k last names). Evidence where a context says a
+    ships (Latin script only; ~26k first and ~25k last names) and of names-dataset
+    (:func:`~pipeline.anonymize.names_data.extra_names`: names ranked in the top 2000 of one of 105
+    countries that are no English word, no foreign stop word and no known place; ~81k / ~107k). Evidence where a context says a
     name may stand ("hi, sara here", a bare reply to "who am I speaking with?") and for a
     Capitalized pair one of whose words is also an English word ("Olivia Clayton", "Per
     Martinsen"); never a reason on its own to replace a word."""
@@ -131,7 +133,10 @@ def name_gazetteer() -> tuple[frozenset[str], frozenset[str]]:
                 w = str(v).lower()
                 if _GAZ_WORD_RE.fullmatch(w):
                     target.add(w)
-    return frozenset(firsts), frozenset(lasts)
+    from .names_data import extra_names
+
+    more_firsts, more_lasts = extra_names()  # names-dataset: the names of 105 countries
+    return frozenset(firsts | more_firsts), frozenset(lasts | more_lasts)
 
 
 _GAZ_WORD_RE = re.compile("[a-z\u00df-\u024f]{2,}")
@@ -224,7 +229,7 @@ def is_foreign_stop_word(word: str) -> bool:
 _NO_LANGUAGE_RE = re.compile(r"\S+@\S+|(?i:https?://|www\.)\S+|(?i:\be-mail\b)")
 
 
-def is_foreign(text: str) -> bool:
+def is_foreign(text: str, ignore: Iterable[str] = ()) -> bool:
     """True when ``text`` reads as another language than English: at least two stop words of
     another language spaCy knows (German, French, Spanish, ...; words that are English stop words
     too do not count) and more of them than English stop words. spaCy's English NER takes
@@ -237,7 +242,15 @@ def is_foreign(text: str) -> bool:
         text = BUILDING_STREET_RE.sub(" ", EU_STREET_RE.sub(" ", text))  # no language of the text
     # nor are e-mail addresses, URLs and the "e" of "E-mail" (Italian / Portuguese for "and")
     text = _NO_LANGUAGE_RE.sub(" ", text)
-    for w in _TEXT_WORD_RE.findall(text.lower()):
+    skip = {w.lower() for w in ignore}  # the candidate name's own words ("Ella", "Mia")
+    toks = _TEXT_WORD_RE.findall(text)
+    for i, tok in enumerate(toks):
+        w = tok.lower()
+        if w in skip:
+            continue
+        if w in foreign and ((tok.islower() and i + 1 < len(toks) and toks[i + 1][:1].isupper()
+                              and (i == 0 or toks[i - 1][:1].isupper())) or (len(tok) > 1 and tok.isupper())):
+            continue  # a particle inside a proper name ("Frits van den Heuvel"), an acronym ("SANKI")
         if w in english:
             n_en += 1
         elif w in foreign:
@@ -249,14 +262,17 @@ def _name_run_re() -> re.Pattern:
     # Capitalized words, single spaces between them, middle initials allowed ("Olli-Pekka M.
     # Wälkky", "Marius E Kjær"); a run of one word is judged alone (see name_runs)
     # a possessive ends a run ("Tamerlan S Godina's lawyer")
-    return re.compile(f"(?<![\\w'\u2019-]){NAME_WORD}(?: (?:[A-Z]\\.? )?{NAME_WORD}){{0,3}}"
+    # family-name particles inside ("Frits van den Heuvel", "Maika E van de Noort")
+    return re.compile(f"(?<![\\w'\u2019-]){NAME_WORD}(?: (?:[A-Z]\\.? )?(?:{NAME_PARTICLE} ){{0,2}}{NAME_WORD}){{0,3}}"
                       f"(?![\\w-]|['\u2019](?!s\\b))")
 
 
 _NAME_RUN_RE: Optional[re.Pattern] = None
 #: Verbs after a sentence-initial pair that make it a person ("Amelia Todd was born on ...").
 _PERSON_VERB_RE = re.compile(r"\s+(?:was|is|has|had|said|says|wrote|writes|called|calls|lives|lived|"
-                             r"works|worked|asked|asks|wants|needs|paid|ordered|booked|will|would)\b")
+                             r"works|worked|asked|asks|wants|needs|paid|ordered|booked|will|would|"
+                             r"listed|lists|told|tells|replied|explained|added|noted|spoke|speaks|"
+                             r"sang|sings|points out|pointed out)\b")
 #: Verbs after a sentence-initial single first name that make it a person ("Moira lives on ...",
 #: "Ella is from Acme"); narrower than :data:`_PERSON_VERB_RE` ("Paris is lovely").
 _SINGLE_PERSON_VERB_RE = re.compile(r"\s+(?:lives|lived|works|worked|is from|was born|said|says|wrote|"
@@ -316,23 +332,28 @@ def name_runs(text: str) -> list[tuple[int, int]]:
     from spacy.lang.en.stop_words import STOP_WORDS
 
     out: list[tuple[int, int]] = []
-    foreign: Optional[bool] = None
+    letterhead: set[tuple[int, int]] = set()
     firsts, lasts = name_gazetteer()
     places = place_gazetteer()
     for m in _NAME_RUN_RE.finditer(text):
         toks = [(mm.start() + m.start(), mm.end() + m.start(), mm.group(0).replace("\u2019", "'"))
                 for mm in re.finditer(r"\S+", m.group(0))]
-        toks = [t for t in toks if not re.fullmatch(r"[A-Z]\.?", t[2])]  # middle initials
+        # middle initials and family-name particles are no name words of their own
+        toks = [t for t in toks if not re.fullmatch(r"[A-Z]\.?", t[2]) and t[2] not in NAME_PARTICLES]
+        # the word right after a particle is a family name ("van Beers", "de Wit"), English or not
+        after_particle = {t[0] for t in toks if re.search(r"(?:^| )" + NAME_PARTICLE + r" $", text[max(0, t[0] - 8):t[0]])}
         possessive = bool(toks) and toks[-1][2].endswith("'s") and len(toks[-1][2]) > 3
         if possessive:  # "Godina's lawyer": the name is "Godina"
             toks[-1] = (toks[-1][0], toks[-1][1] - 2, toks[-1][2][:-2])
 
-        def grade(tok: str, first_pos: bool, last_pos: bool) -> int:
+        def grade(tok: str, first_pos: bool, last_pos: bool, start: int = -1) -> int:
             """2: not an English word; 1: an English word that is a gazetteer name in a place it
-            may stand; 0: no."""
+            may stand, or a family name after a particle; 0: no."""
             lw = tok.lower()
             if lw in STOP_WORDS or tok.isupper():
                 return 0
+            if start in after_particle and not first_pos and lw not in places:
+                return 2 if not is_english_word(lw) else 1
             if not is_english_word(lw):
                 return 2
             if lw not in firsts and lw not in lasts:
@@ -348,7 +369,7 @@ def name_runs(text: str) -> list[tuple[int, int]]:
         lo, hi = 0, len(toks)
         while lo < hi and grade(toks[lo][2], True, False) == 0:
             lo += 1
-        while hi > lo and grade(toks[hi - 1][2], hi - 1 == lo, True) == 0:
+        while hi > lo and grade(toks[hi - 1][2], hi - 1 == lo, True, toks[hi - 1][0]) == 0:
             hi -= 1
         run = toks[lo:hi]
         if not run:
@@ -369,7 +390,11 @@ def name_runs(text: str) -> list[tuple[int, int]]:
                     and not is_foreign_stop_word(w)
                     and (_PERSON_SLOT_BEFORE_RE.search(text, max(0, run[0][0] - 24), run[0][0]) is not None
                          or _PERSON_SLOT_AFTER_RE.match(text, run[0][1]) is not None))
-            if not slot:  # a name no gazetteer knows only in a person's slot ("said Bendik to")
+            # a gazetteer name that owns something mid-sentence ("though Hernandez's song was"):
+            # no English word, no place
+            owner = (possessive and run[-1] == toks[-1] and not initial and (w in firsts or w in lasts)
+                     and len(w) >= 3 and not is_english_word(w) and w not in places)
+            if not slot and not owner:  # a name no gazetteer knows only in a person's slot ("said Bendik to")
                 if w not in firsts or len(w) < 3 or is_common_word(w) or (
                         is_english_word(w) and w in places):
                     continue  # "Denver", "Charlotte": places of the dictionary too
@@ -377,7 +402,7 @@ def name_runs(text: str) -> list[tuple[int, int]]:
                         not _SINGLE_PERSON_VERB_RE.match(text, run[0][1]):
                     continue  # "Rasmus, can I", "Christine: What a wife", "Moira lives on ..."; not "Paris is lovely"
         elif len(run) <= 3:
-            grades = [grade(w, i == 0, i == len(run) - 1) for i, w in enumerate(words)]
+            grades = [grade(w, i == 0, i == len(run) - 1, run[i][0]) for i, w in enumerate(words)]
             if 0 in grades:
                 continue
             if 2 not in grades:  # all English words: a first name + a last name
@@ -394,11 +419,14 @@ def name_runs(text: str) -> list[tuple[int, int]]:
                 continue  # "Will Smithers" only mid-sentence before a non-English word
         else:
             continue
-        if foreign is None:
-            foreign = is_foreign(text)
-        if foreign:
-            return []
         out.append((run[0][0], run[-1][1]))
+        if line_alone and len(words) > 1 and any(in_gazetteer(w) for w in words) and all(
+                in_gazetteer(w) or not (is_english_word(w) or is_foreign_stop_word(w)) for w in words):
+            letterhead.add(out[-1])  # a name alone on its line: an address block has no stop words
+    # a text in another language gets none; the names' own words do not count as that language
+    # ("Ella is from Dubois et Fils SA": "ella" is also Spanish for "she")
+    if out and is_foreign(text, ignore=(w for a, b in out for w in text[a:b].split())):
+        return [r for r in out if r in letterhead]
     return out
 
 
@@ -416,7 +444,8 @@ def _line_of(text: str, start: int, end: int) -> str:
 
 
 #: A line that holds only a name (bullets and punctuation aside): a letterhead or signature.
-_LINE_ALONE_RE = re.compile(r"[\W\d_]*" + NAME_WORD + r"(?: (?:[A-Z]\.? )?" + NAME_WORD + r"){1,3}[\W_]*")
+_LINE_ALONE_RE = re.compile(r"[\W\d_]*" + NAME_WORD + r"(?: (?:[A-Z]\.? )?(?:" + NAME_PARTICLE + r" ){0,2}"
+                            + NAME_WORD + r"){1,3}[\W_]*")
 
 
 _NAME_SHAPE_RE = re.compile(r"^[A-Za-z\u00C0-\u024F]+(?:[-'\u2019][A-Za-z\u00C0-\u024F]+)*$")

@@ -54,6 +54,11 @@ LOWER = "a-z" + _latin_letters(str.islower)
 #: One Capitalized name word ("Tamsin", "Ángela", "O'Neil", "Anne-Marie", "McDonald").
 NAME_WORD = (f"(?:Mc|Mac|O['\u2019])?[{UPPER}][{LOWER}]+(?:['\u2019-][{UPPER}]?[{LOWER}]+)*")
 
+#: Lower-case particles of family names ("Frits van den Heuvel", "Maika E van de Noort", "Ana dos
+#: Santos"): inside a name run they join its Capitalized words; they are never name words alone.
+NAME_PARTICLES = frozenset("van von de der den da di del della dos das du ter ten zu".split())
+NAME_PARTICLE = "(?:" + "|".join(sorted(NAME_PARTICLES, key=len, reverse=True)) + ")"
+
 _B = r"(?<![A-Za-z0-9_])"  # left boundary: not inside a word or an identifier
 _E = r"(?![A-Za-z0-9_])"  # right boundary
 
@@ -187,8 +192,39 @@ def _street_called_score(text: str, m: re.Match) -> Optional[float]:
     return 0.7
 
 
-#: Post office boxes ("P.O. Box 101", "PO Box 22", "Postfach 12").
-PO_BOX_RE = re.compile(r"(?<![\w-])(?P<v>(?i:p\.?\s?o\.?\s?box|post\s+office\s+box|postfach|apartado)\s+\d{1,6})(?![\w-])")
+#: Post office boxes ("P.O. Box 101", "PO Box 22", "Postfach 12", "Postbox 17"), with a number
+#: before them when an address line gives one ("012 P.O. Box 259").
+PO_BOX_RE = re.compile(r"(?<![\w-])(?P<v>(?:\d{1,6} )?(?i:p\.?\s?o\.?\s?box|post\s+office\s+box|postfach|"
+                       r"post\s?box|postboks|apartado)\s+\d{1,6})(?![\w-])")
+_ANY_WORD = r"[^\W\d_][\w'\u2019-]*"
+#: Streets whose street noun is a word of its own, in lower case, after the name ("Opplands gate
+#: 8", "Budaörsi út 14", "Gosposka ulica 47", "Fredbo allé 14") or before it ("ul. Szczytnowska
+#: 136", "Trg revolucije 12", "πλατεία Καραισκάκη 26", "Ctra. Villena 53"); a building number
+#: may stand first.
+STREET_NOUN_RE = re.compile(
+    r"(?<![\w-])(?P<v>(?:\d{1,6} )?(?![a-z\u00df-\u024f\u03ac-\u03ce])" + _ANY_WORD + r" (?:" + _ANY_WORD + r" )?(?:gate|gata|gatan|gaten|vei|veien|veg|vegen|"
+    r"vej|allé|alle|út|utca|útja|ulica|ulice|cesta|tie|katu|straße|strasse|weg|gasse|plads|torg|tér|körút|"
+    r"sor|sokak|sokağı|caddesi|iela|gatvė|tänav|stræde) \d{1,4}[a-zA-Z]?)(?![\w-])"
+    r"|(?<![\w-])(?P<w>(?:\d{1,6} )?(?:ul\.|al\.|os\.|pl\.|[Tt]rg|πλατεία|οδός|Οδός|Λεωφόρος|Ctra\.|Avda\.|Av\.) ?"
+    r"(?:" + _ANY_WORD + r" ){1,3}\d{1,4}[a-zA-Z]?)(?![\w-])")
+
+
+def _street_noun_score(text: str, m: re.Match) -> Optional[float]:
+    """The name words of the street: Capitalized first (after the noun, if the noun comes
+    first), none a month or an English function word, not all English words ("Departure gate
+    12", "the first tie 3" are no streets)."""
+    from .context import is_english_word
+
+    g = "v" if m.group("v") else "w"
+    parts = [p for p in m.group(g).split() if not p[:1].isdigit()]
+    names = parts[:-1] if g == "v" else parts[1:]
+    if not names or any(w.lower() in _NOT_STREET_WORDS or w.lower() in _ENGLISH_STOP for w in names):
+        return None
+    if g == "v" and (not names[0][:1].isupper() or any(is_english_word(w) for w in names)):
+        return None
+    if g == "w" and all(is_english_word(w) for w in names):
+        return None
+    return 0.7
 #: A postcode after a postcode label, in any country's format ("ZIP: 1386", "ZIP: L2R 3H6",
 #: "postcode 4760-712", "post code: SW1A 1AA").
 ZIP_LABEL_RE = re.compile(
@@ -247,6 +283,23 @@ STRONG_NAME_CONTEXT_RE = re.compile(
 #: "Austin TX", "Salt Lake City, UT": Capitalized words before an upper-case state code.
 CITY_STATE_UPPER_RE = re.compile(
     r"(?<![\w-])(?P<v>[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2}),?\s+(?:" + _STATE_ALT + r")(?![\w-])")
+_DEGREE_STATES = frozenset({"MD", "PA", "DC"})  # also degrees / titles after a name (M.D., P.A.)
+
+
+def _city_state_score(text: str, m: re.Match) -> Optional[float]:
+    """"Felicia Eriksson MD" is a physician, not a town in Maryland: before MD / PA (no zip), a
+    gazetteer first name + a name word that is no known place is a person."""
+    from .context import in_gazetteer, name_gazetteer, place_gazetteer
+
+    code = re.match(r",?\s+([A-Za-z]{2})", text[m.end("v"):])
+    words = m.group("v").split()
+    if (code and code.group(1) in _DEGREE_STATES and not re.match(r"\.?,?\s+\d{5}", text[m.end("v") + code.end():])
+            and len(words) >= 2 and words[0].lower() in name_gazetteer()[0]
+            and all(in_gazetteer(w) for w in words[1:]) and m.group("v").lower() not in place_gazetteer()):
+        return None
+    return 0.9
+
+
 #: "dagny dot erikstad at postbox dot test", "mia(at)example(dot)com": e-mails spelled out.
 _DOT = r"(?:\s*(?:\(dot\)|\[dot\]|\{dot\})\s*|\s+dot\s+)"
 _AT = r"(?:\s*(?:\(at\)|\[at\]|\{at\})\s*|\s+at\s+)"
@@ -328,7 +381,9 @@ NAME_CONTEXT_RE = re.compile(
     r"card ?holder:?|account holder:?|holder:|please call|call|contact|ask for|speak (?:to|with)|attn:?|"
     r"attention:?|invite|add|what(?:['\u2019]s| is) your (?:full )?name\??|said|asked|told|"
     r"named (?:him|her|them|it))[ \t]+)"
-    r"(?P<v>" + NAME_WORD + r"(?:[ \t]+" + NAME_WORD + r"){0,2})")
+    # family-name particles before or inside the name ("maiden name is van der Berg")
+    r"(?P<v>(?:" + NAME_PARTICLE + r" ){0,2}" + NAME_WORD + r"(?:[ \t]+(?:" + NAME_PARTICLE + r" ){0,2}"
+    + NAME_WORD + r"){0,2})")
 #: A name that owns personal data ("here's Einar's address", "Ottilie's phone number").
 NAME_POSSESSIVE_RE = re.compile(
     r"(?<![\w'\u2019-])(?P<v>" + NAME_WORD + r"(?: " + NAME_WORD + r")?)['\u2019]s (?i:(?:home |postal |mailing |new |old )?"
@@ -339,8 +394,12 @@ def _name_possessive_score(text: str, m: re.Match) -> Optional[float]:
     """The owner must read as a name: a gazetteer name or no English word ("Acme's address")."""
     from .context import in_gazetteer, is_english_word, place_gazetteer
 
+    from .context import name_gazetteer
+
     words = m.group("v").split()
-    if m.group("v").lower() in place_gazetteer():
+    # a place owns no address; a first name that is also a town ("Lucrezia's address") does
+    if m.group("v").lower() in place_gazetteer() and not (
+            len(words) == 1 and words[0].lower() in name_gazetteer()[0] and not is_english_word(words[0])):
         return None
     return 0.6 if all(in_gazetteer(w) or not is_english_word(w) for w in words) else None
 
@@ -660,7 +719,8 @@ def personal_recognizers() -> list[RegexRecognizer]:
                         validate=_card_score),
         RegexRecognizer("CardIssuerRecognizer", "CREDIT_CARD", [CARD_ANY_RE], 0.8,
                         validate=_card_issuer_score),
-        RegexRecognizer("CityStateRecognizer", "LOCATION", [CITY_STATE_RE, CITY_STATE_UPPER_RE], 0.9),
+        RegexRecognizer("CityStateRecognizer", "LOCATION", [CITY_STATE_RE, CITY_STATE_UPPER_RE], 0.9,
+                        validate=_city_state_score),
         RegexRecognizer("SpelledEmailRecognizer", "EMAIL_ADDRESS", [EMAIL_SPELLED_RE], 0.8,
                         validate=_spelled_email_score),
         RegexRecognizer("AddressLine2Recognizer", "ADDRESS_LINE2", [UNIT_RE], 0.6),
@@ -668,6 +728,8 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("BuildingStreetRecognizer", "STREET_ADDRESS", [BUILDING_STREET_RE], 0.7,
                         validate=_building_street_score),
         RegexRecognizer("PoBoxRecognizer", "STREET_ADDRESS", [PO_BOX_RE], 0.7),
+        _GroupsRecognizer("StreetNounRecognizer", "STREET_ADDRESS", [STREET_NOUN_RE], 0.7,
+                          validate=_street_noun_score),
         _GroupsRecognizer("StreetCalledRecognizer", "STREET_ADDRESS", [STREET_CALLED_RE], 0.7,
                           validate=_street_called_score),
         RegexRecognizer("ZipLabelRecognizer", "ZIP", [ZIP_LABEL_RE], 0.6, validate=_zip_label_score),

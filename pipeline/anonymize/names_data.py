@@ -1,0 +1,182 @@
+"""A larger name gazetteer from the ``names-dataset`` package (first and last names of 105
+countries with per-country popularity ranks, from a public-profile dump; MIT licence).
+
+Faker's person providers (:func:`~pipeline.anonymize.context.name_gazetteer`) know ~26k first
+and ~25k last names, mostly of European locales; customers are of every nationality. This
+module adds the names ranked within the top :data:`TOP_RANK` of at least one country, keeping
+only single words in Latin script (``[a-z\\u00df-\\u024f]``) of 3+ letters that are no English
+word (:func:`~pipeline.anonymize.context.is_english_word`: "will", "young", "park" stay out),
+no stop word of another language spaCy knows and no known place
+(:func:`~pipeline.anonymize.context.place_gazetteer`, also the first words of 3+ multi-word
+places: "san", "los", "porto"). Like the Faker names they are evidence
+only where a shape or a context already points at a name.
+
+Cost: the package's own loader (``NameDataset()``) unpickles ~1.7M names into GBs of dicts. We
+read its two pickles **once** per installation, in a child process (about 20 s and 1.1 GB peak
+on a 2-core machine; the parent's memory never sees it), and write the kept names to a small
+cache file (``names-dataset-<version>-top<N>-v<FORMAT>.txt.gz``, ~1 MB) under
+``$TRAJPIPE_CACHE_DIR`` (default ``$XDG_CACHE_HOME/trajpipe`` or ``~/.cache/trajpipe``); every
+later process reads that file (~0.1 s, a few MB of frozensets). ``scripts/install.sh`` builds
+it (``python -m pipeline.anonymize.names_data``). Without the package the extra gazetteer is
+empty (a warning is logged once) and the anonymizer works as before.
+"""
+from __future__ import annotations
+
+import gzip
+import logging
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+#: A name is kept when some country ranks it within this many of its names
+#: (``$TRAJPIPE_NAMES_DATASET_TOP`` overrides it; 0 turns the extra gazetteer off).
+TOP_RANK = int(os.environ.get("TRAJPIPE_NAMES_DATASET_TOP", "2000"))
+#: Bump when the filter below changes (the cache file name carries it).
+FORMAT = 2
+CACHE_ENV = "TRAJPIPE_CACHE_DIR"
+_WORD_RE = re.compile("[a-z\u00df-\u024f]{3,}")
+
+
+def _version() -> str | None:
+    try:
+        from importlib.metadata import version
+
+        return version("names-dataset")
+    except Exception:  # noqa: BLE001 - not installed
+        return None
+
+
+def cache_dir() -> Path:
+    d = os.environ.get(CACHE_ENV)
+    if d:
+        return Path(d)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "trajpipe"
+
+
+def cache_path(top: int = TOP_RANK) -> Path | None:
+    """The cache file for ``top`` (None when names-dataset is not installed)."""
+    v = _version()
+    return None if v is None else cache_dir() / f"names-dataset-{v}-top{top}-v{FORMAT}.txt.gz"
+
+
+def build(top: int, out: Path) -> tuple[int, int]:
+    """Read names-dataset's pickles (one at a time) and write the kept first (``F``) and last
+    (``L``) names to ``out`` (atomically). Returns the counts. Memory-heavy: run it in a child
+    process (:func:`extra_names` does)."""
+    import gc
+    import pickle
+
+    import names_dataset
+
+    from .context import is_english_word, is_foreign_stop_word, place_gazetteer
+
+    from collections import Counter
+
+    places = place_gazetteer()
+    # first words of many multi-word places ("san", "los", "porto"): "San Diego" stays a place
+    heads = Counter(p.split()[0] for p in places if " " in p)
+    places = places | {w for w, n in heads.items() if n >= 3}
+    root = Path(names_dataset.__file__).parent / "v3"
+    kept: dict[str, list[str]] = {}
+    for tag, fname in (("F", "first_names.pkl.gz"), ("L", "last_names.pkl.gz")):
+        with gzip.open(root / fname, "rb") as fh:
+            data = pickle.load(fh)
+        words = set()
+        for name, info in data.items():
+            ranks = info.get("rank") or {}
+            if not ranks or min(ranks.values()) > top:
+                continue
+            w = name.lower()
+            if _WORD_RE.fullmatch(w):
+                words.add(w)
+        del data
+        gc.collect()
+        kept[tag] = sorted(w for w in words if w not in places and not is_foreign_stop_word(w)
+                           and not is_english_word(w))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=out.name, suffix=".tmp")
+    try:
+        os.chmod(tmp, 0o644)
+        with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
+            for tag, words in kept.items():
+                gz.write("".join(f"{tag}\t{w}\n" for w in words).encode("utf-8"))
+        os.replace(tmp, out)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return len(kept["F"]), len(kept["L"])
+
+
+def _read(path: Path) -> tuple[frozenset[str], frozenset[str]]:
+    firsts, lasts = set(), set()
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            tag, _, w = line.rstrip("\n").partition("\t")
+            (firsts if tag == "F" else lasts).add(w)
+    return frozenset(firsts), frozenset(lasts)
+
+
+@lru_cache(maxsize=4)
+def extra_names(top: int = TOP_RANK) -> tuple[frozenset[str], frozenset[str]]:
+    """``(first names, last names)`` of names-dataset (see the module doc); empty sets when the
+    package is missing or the cache cannot be built."""
+    if top <= 0:
+        return frozenset(), frozenset()
+    path = cache_path(top)
+    if path is None:
+        log.warning("names-dataset is not installed: the anonymizer's name gazetteer has only "
+                    "Faker's names (pip install names-dataset)")
+        return frozenset(), frozenset()
+    if not path.exists():
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # one builder at a time (detector workers start together): the others wait for its file
+            with open(str(path) + ".lock", "w") as lock:
+                try:
+                    import fcntl
+
+                    fcntl.flock(lock, fcntl.LOCK_EX)
+                except ImportError:  # pragma: no cover - no fcntl (Windows): build unlocked
+                    pass
+                if not path.exists():
+                    subprocess.run([sys.executable, "-m", __name__, "--top", str(top), "--out", str(path)],
+                                   check=True, timeout=900, stdout=subprocess.DEVNULL)
+        except (OSError, subprocess.SubprocessError) as exc:
+            log.warning("names-dataset gazetteer not built (%s): Faker's names only", exc)
+            return frozenset(), frozenset()
+    try:
+        return _read(path)
+    except (OSError, EOFError, ValueError) as exc:
+        log.warning("names-dataset gazetteer unreadable (%s): Faker's names only", exc)
+        return frozenset(), frozenset()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m pipeline.anonymize.names_data [--top N] [--out FILE]``: build the cache file."""
+    import argparse
+    import time
+
+    ap = argparse.ArgumentParser(prog="python -m pipeline.anonymize.names_data",
+                                 description="build the names-dataset gazetteer cache")
+    ap.add_argument("--top", type=int, default=TOP_RANK)
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args(argv)
+    out = Path(args.out) if args.out else cache_path(args.top)
+    if out is None:
+        print("names-dataset is not installed (pip install names-dataset)", file=sys.stderr)
+        return 1
+    t0 = time.perf_counter()
+    n_first, n_last = build(args.top, out)
+    print(f"{out}: {n_first} first and {n_last} last names ({time.perf_counter() - t0:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -46,7 +46,9 @@ def run_eval_cli(tau: Optional[Path] = None, sets: str = ",".join(SETS), limit: 
     try:
         return main(argv)
     except FileNotFoundError as exc:
-        typer.echo(f"error: {exc}", err=True)
+        from ..cli_config import print_error
+
+        print_error(str(exc))
         return 2
 
 

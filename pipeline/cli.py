@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import logging
 import os
 import sys
 import time
@@ -79,6 +80,31 @@ def _option_row(cells: list) -> list:
     return [*req, names, _TypeCell(typ) if isinstance(typ, Text) else typ, help_]
 
 
+def _upper_case_arguments(typer_core) -> None:
+    """Arguments named as click (and typer before 0.29) name them: ``Usage: trajpipe stats [OPTIONS] OUT``,
+    ``OUT`` in the Arguments panel, ``Missing argument 'OUT'``. Typer 0.29 shows the parameter's own name
+    in braces, ``{out}`` (``{name}`` for ``domain init``), which reads like a placeholder to fill in
+    literally. A given ``metavar`` is kept; an optional argument is ``[NAME]``, a repeated one ``NAME...``."""
+    arg = getattr(typer_core, "TyperArgument", None)
+    if arg is None or getattr(arg, "_trajpipe_upper_case", False) or not hasattr(arg, "_usage_display_name"):
+        return
+
+    def display_name_raw(self) -> str:
+        return self.metavar if self.metavar is not None else (self.name or "").upper()
+
+    def _usage_display_name(self) -> str:
+        name = self.display_name_raw
+        if not self.required:
+            name = f"[{name}]"
+        if self.nargs != 1:
+            name += "..."
+        return name
+
+    arg.display_name_raw = property(display_name_raw)
+    arg._usage_display_name = _usage_display_name
+    arg._trajpipe_upper_case = True
+
+
 def _tidy_help_tables() -> None:
     """Typer's ``--help`` tables (typer.rich_utils), made readable at 80 columns:
 
@@ -115,6 +141,8 @@ def _tidy_help_tables() -> None:
                         item.overflow = "fold"
 
     rich_utils.Table = _HelpTable
+
+    _upper_case_arguments(typer_core)
 
     shown_type = getattr(typer_core.TyperOption, "display_type_rich", None)  # (typer 0.2x: gives flags <bool>)
     if shown_type is not None and not getattr(shown_type, "_trajpipe_no_flag_type", False):
@@ -157,9 +185,14 @@ def _every_command() -> None:
 
 
 def _wide_console(min_width: int) -> Console:
-    """A stdout console at least ``min_width`` columns wide, so wide tables (catalog, coverage
-    matrix, stats) never truncate ids or reason codes when output is piped."""
-    return Console(width=max(Console().width, min_width))
+    """A stdout console for wide tables (catalog, coverage matrix, stats): on a terminal as wide as
+    the terminal (rich's default; a forced wider width made every row wrap into unreadable pieces at
+    80 columns), and at least ``min_width`` columns wide when output is piped or redirected, so a
+    file or log keeps one table row per line and never truncates ids or reason codes."""
+    probe = Console()
+    if probe.is_terminal:
+        return probe
+    return Console(width=max(probe.width, min_width))
 
 
 
@@ -249,17 +282,110 @@ def _check_input(cfg) -> None:
         die(f"--input must be a log file, not a folder: {p}")
 
 
+def _check_format(cfg) -> None:
+    """Exit 2 when ``--format`` names no input format (before any stage runs: the ingest stage would
+    raise the same only after Prefect started)."""
+    fmt = cfg.ingest.format
+    if fmt is None:
+        return
+    from pipeline.ingest.readers import readers
+
+    known = ["canonical", "taubench", "transcript", *readers()]
+    if fmt not in known:
+        die(f"unknown input format {fmt!r} (--format); known: {', '.join(known)}; or leave --format out to "
+            "detect it from the file")
+
+
+def _check_backend(cfg) -> None:
+    """Exit 2 when the teacher backend cannot be used (before any stage runs): ``--backend vllm``
+    (or ``auto`` forced to it by $TRAJPIPE_AUTO_BACKEND) where vLLM does not import, with the
+    install hint the rollout stage gives; a bad $TRAJPIPE_AUTO_BACKEND. No engine is started."""
+    import importlib.util
+
+    from pipeline.rollout.backends import resolve_backend, vllm_usable
+
+    try:
+        name = resolve_backend(cfg.rollout.backend)
+    except ValueError as exc:
+        die(str(exc))
+    if name == "vllm" and not vllm_usable():
+        from pipeline.rollout.backends.vllm_backend import VLLM_MISSING
+
+        die(f"--backend vllm: {VLLM_MISSING}; or use --backend transformers")
+    if name == "transformers" and importlib.util.find_spec("transformers") is None:
+        die("--backend transformers: transformers is not installed (`bash scripts/install.sh`); or use "
+            "--backend openai with a served model")
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    """Errors of the user's input or setup that a stage raises, the types the stage commands report as
+    ``Error:`` (:func:`_run_stages`, exit 2); anything else is a bug and keeps its traceback."""
+    from pipeline.runner import StageNotReady
+
+    return (StageNotReady, FileNotFoundError, ValueError, ImportError)
+
+
+def _backend_errors() -> tuple[type[BaseException], ...]:
+    """A teacher server's failure (exit 1: the work failed, not the input)."""
+    from pipeline.rollout.backends.openai_compat import OpenAICompatError
+
+    return (OpenAICompatError,)
+
+
+class _NoTracebackFor(logging.Filter):
+    """Drops the traceback of a Prefect log record whose exception is one of ``types`` (its message,
+    one line, is kept): a user-facing error is reported once, as ``Error: ...``."""
+
+    def __init__(self, types: tuple[type[BaseException], ...]) -> None:
+        super().__init__()
+        self.types = types
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if isinstance(record.exc_info, tuple) else None
+        if isinstance(exc, self.types):
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
+PREFECT_RUN_LOGGERS = ("prefect.flow_runs", "prefect.task_runs")
+
+
+def _run_flow(cfg) -> dict:
+    """``trajpipe_run(config=cfg)``; a user-facing error escaping it (bad input, missing file, a
+    backend that cannot load, a teacher server failing) is one ``Error:`` line, exit 2 (1 for a
+    server failure), as the stage commands report it, with no traceback in Prefect's log either.
+    Any other exception (a bug) keeps its traceback."""
+    from flows.trajpipe_flow import trajpipe_run
+
+    user, backend = _user_errors(), _backend_errors()
+    quiet = _NoTracebackFor(user + backend)
+    loggers = [logging.getLogger(n) for n in PREFECT_RUN_LOGGERS]
+    for lg in loggers:
+        lg.addFilter(quiet)
+    try:
+        return trajpipe_run(config=cfg)
+    except user as exc:
+        die(str(exc) or type(exc).__name__)
+    except backend as exc:
+        die(f"the teacher backend failed: {exc}", 1)
+    finally:
+        for lg in loggers:
+            lg.removeFilter(quiet)
+
+
 def _run_body(cfg) -> None:
     """Run the whole Prefect flow: ingest, anonymize, blueprints, synthesize, verify, rollout, select, export.
 
     Stage outputs go to the work folder (--work): a rerun with the same config skips every stage whose
     output is complete."""
     _check_input(cfg)
+    _check_format(cfg)
     _check_model(cfg)
-    from flows.trajpipe_flow import trajpipe_run
+    _check_backend(cfg)
 
     t0 = time.perf_counter()
-    manifest = trajpipe_run(config=cfg)
+    manifest = _run_flow(cfg)
     out = cfg.export.out_dir
     _print_counts(manifest)
     if manifest["counts"]["ingest"]["ok"] == 0:
@@ -455,6 +581,43 @@ config_command(app, "verify", [TOP, "verify"], _verify_body, on_error=die)
 config_command(app, "rollout", [TOP, "rollout"], _rollout_body, on_error=die)
 config_command(app, "export", [TOP, "select", "export"], _export_body, on_error=die)
 
+OUTPUT_FOLDER_HINT = ("pass the output folder written by `trajpipe run --out` (or `trajpipe export --out`); it holds "
+                      "sft.parquet, rl.parquet, manifest.json, ...")
+
+
+def _is_work_folder(p: Path) -> bool:
+    """A work folder (``--work``): stage subfolders (ingest/, anonymize/, ...) each with a ``latest`` file."""
+    try:
+        return any(c.is_dir() and (c / "latest").is_file() for c in p.iterdir())
+    except OSError:
+        return False
+
+
+def _is_output_folder(p: Path) -> bool:
+    return p.is_dir() and ((p / "manifest.json").is_file() or any(p.glob("*.parquet")))
+
+
+def _check_output_folder(out: Path, command: str, work_ok: bool = False) -> None:
+    """Exit 2 with what to pass instead when ``out`` is not an output folder of ``trajpipe run --out``
+    (``stats``, ``browse``, ``view``): a path that does not exist, a file (its folder suggested when
+    that is an output folder), a work folder (unless ``work_ok``: ``view`` reads one), a folder with
+    no datasets."""
+    if not out.exists():
+        die(f"{out} not found; {OUTPUT_FOLDER_HINT}")
+    if not out.is_dir():
+        parent = out.parent
+        if _is_output_folder(parent):
+            die(f"{out} is a file; pass its folder: `trajpipe {command} {parent}`")
+        die(f"{out} is a file; {OUTPUT_FOLDER_HINT}")
+    if work_ok:
+        return
+    if _is_work_folder(out):
+        die(f"{out} is a work folder (stage subfolders ingest/, anonymize/, ... with `latest`); pass the --out "
+            "folder of that run instead (it holds sft.parquet, rl.parquet, manifest.json, ...)")
+    if not any(out.glob("*.parquet")):
+        die(f"no .parquet files in {out}; {OUTPUT_FOLDER_HINT}")
+
+
 @app.command()
 def browse(out: Path = typer.Argument(..., help="A dataset folder written by `trajpipe run` or `export`."),
            sql: Optional[str] = typer.Option(None, "--sql", help="Run one query and exit.")) -> None:
@@ -463,8 +626,7 @@ def browse(out: Path = typer.Argument(..., help="A dataset folder written by `tr
     With --sql runs that query; otherwise, on a terminal, reads queries from the prompt (empty line quits)."""
     from pipeline.browse import EXAMPLE_QUERIES, open_views, summary
 
-    if not out.is_dir():
-        die(f"{out} is not a folder")
+    _check_output_folder(out, "browse")
     try:
         con = open_views(str(out))
     except FileNotFoundError as exc:
@@ -510,8 +672,7 @@ def stats(out: Path = typer.Argument(..., help="A dataset folder written by `tra
     anchor states, top reason codes."""
     from pipeline.stats import print_summary
 
-    if not out.is_dir():
-        die(f"{out} is not a folder")
+    _check_output_folder(out, "stats")
     try:
         print_summary(str(out), _wide_console(140))
     except FileNotFoundError as exc:
@@ -528,6 +689,7 @@ def view(out: Path = typer.Argument(..., help="A dataset folder written by `traj
     rates, filters, one page per trajectory (chat, verdict, state diff, reward, faults, task), rejects, anonymization."""
     from pipeline.view import ViewInputError, build_view
 
+    _check_output_folder(out, "view", work_ok=True)
     try:
         res = build_view(out, work, dest)
     except ViewInputError as exc:

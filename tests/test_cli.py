@@ -81,7 +81,7 @@ def test_errors_have_one_prefix(tmp_path, capsys):
     """trajpipe printed ``error: ...`` while typer's usage errors say ``Error``; every error of ours
     now goes through pipeline.cli_config.die / print_error and starts with ``Error:``."""
     runner = CliRunner()
-    cases = [(["stats", str(tmp_path / "nope")], "is not a folder"),
+    cases = [(["stats", str(tmp_path / "nope")], "not found; pass the output folder"),
              (["run", "--config", str(tmp_path / "nope.yaml")], "config file not found"),
              (["train", "--data", str(tmp_path), "--out", str(tmp_path / "m")], "no sft.parquet"),
              (["domain", "check", "airline", "--logs", str(tmp_path / "nope.jsonl")], ""),
@@ -149,3 +149,204 @@ def test_run_summary_says_what_each_number_counts(monkeypatch, capsys):
                               "quarantined records by reason (one each): INGEST_NO_DOMAIN 1"]
     assert "trajectories by finish reason (one each): turn_limit 3" in rows["rollout"]
     assert '"by_reason"' not in out and "faults_injected" not in out  # no raw JSON; empty breakdowns left out
+
+
+# --- trajpipe run: errors before and after the flow -------------------------------------------------
+
+
+def _no_flow(monkeypatch):
+    """Make the flow fail the test if it is started at all."""
+    import flows.trajpipe_flow as flow_mod
+
+    def started(**_):
+        raise AssertionError("the flow was started")
+
+    monkeypatch.setattr(flow_mod, "trajpipe_run", started)
+
+
+def test_run_checks_format_and_backend_before_any_stage(monkeypatch, tmp_path):
+    """`trajpipe run --format foo` started Prefect, ran the flow and after ~20 s printed 377 lines ending in
+    ``ValueError: unknown input format 'foo'``; `--backend vllm` without vLLM ran every stage up to rollout and
+    printed 452. Both are now one ``Error:`` line, exit 2, before the flow starts."""
+    _no_flow(monkeypatch)
+    work = ["--work", str(tmp_path / "w"), "--out", str(tmp_path / "o")]
+    runner = CliRunner()
+    res = runner.invoke(app, ["run", "--format", "foo", *work], env={"COLUMNS": "250"})
+    assert res.exit_code == 2, res.output
+    assert res.output.startswith("Error: unknown input format 'foo'") and "canonical" in res.output, res.output
+    assert "Traceback" not in res.output and len(res.output.strip().splitlines()) == 1
+
+    import pipeline.rollout.backends as backends
+
+    monkeypatch.setattr(backends, "vllm_usable", lambda: False)  # vLLM does not import (nothing is started)
+    res = runner.invoke(app, ["run", "--backend", "vllm", *work], env={"COLUMNS": "250"})
+    assert res.exit_code == 2, res.output
+    assert res.output.startswith("Error: --backend vllm: vLLM is not installed"), res.output
+    assert "scripts/install.sh --vllm" in res.output and "Traceback" not in res.output
+    monkeypatch.setenv("TRAJPIPE_AUTO_BACKEND", "bogus")  # auto cannot resolve
+    res = runner.invoke(app, ["run", "--backend", "auto", *work], env={"COLUMNS": "250"})
+    assert res.exit_code == 2 and res.output.startswith("Error: $TRAJPIPE_AUTO_BACKEND"), res.output
+
+
+def test_run_reports_a_user_error_from_the_flow_as_one_line(monkeypatch, tmp_path):
+    """An error of the input or setup raised inside the flow (a stage's ValueError / FileNotFoundError, a
+    backend's ImportError) escaped `trajpipe run` as a traceback, and Prefect logged another; the stage
+    commands report the same errors as ``Error: ...``. Now `run` does too, and Prefect's log record keeps
+    its one-line message without the traceback. A bug (another exception type) keeps its traceback."""
+    import io
+    import logging
+
+    import flows.trajpipe_flow as flow_mod
+    from pipeline.rollout.backends.vllm_backend import VLLM_MISSING
+
+    monkeypatch.setattr(cli, "_check_backend", lambda cfg: None)  # (the check before the flow is tested above)
+    log = io.StringIO()
+    handler = logging.StreamHandler(log)
+    flow_logger = logging.getLogger("prefect.flow_runs")
+    monkeypatch.setattr(flow_logger, "handlers", [handler])  # (not Prefect's API handler: no flow run here)
+    monkeypatch.setattr(flow_logger, "propagate", False)
+    monkeypatch.setattr(flow_logger, "disabled", False)
+    raised: list[BaseException] = []
+
+    def failing(**_):
+        exc = raised[-1]
+        try:
+            raise exc
+        except BaseException:
+            flow_logger.exception("Encountered exception during execution: %r", exc)  # as Prefect's flow engine
+            raise
+
+    monkeypatch.setattr(flow_mod, "trajpipe_run", failing)
+    work = ["--work", str(tmp_path / "w"), "--out", str(tmp_path / "o"), "--backend", "transformers"]
+    runner = CliRunner()
+    try:
+        for exc, code, text in [(ValueError("unknown thing 'x'"), 2, "Error: unknown thing 'x'"),
+                                (FileNotFoundError("input not found: a.jsonl"), 2, "Error: input not found: a.jsonl"),
+                                (ImportError(VLLM_MISSING), 2, "Error: vLLM is not installed")]:
+            raised.append(exc)
+            log.truncate(0)
+            log.seek(0)
+            res = runner.invoke(app, ["run", *work], env={"COLUMNS": "300"})
+            assert res.exit_code == code, (exc, res.output)
+            assert res.output.startswith(text) and len(res.output.strip().splitlines()) == 1, res.output
+            assert "Traceback" not in res.output and "Traceback" not in log.getvalue(), log.getvalue()
+            assert "Encountered exception during execution" in log.getvalue()
+        raised.append(RuntimeError("a bug"))
+        log.truncate(0)
+        log.seek(0)
+        res = runner.invoke(app, ["run", *work])
+        assert isinstance(res.exception, RuntimeError)  # not turned into an Error: line
+        assert "Traceback" in log.getvalue()
+        assert not any(isinstance(f, cli._NoTracebackFor) for n in cli.PREFECT_RUN_LOGGERS
+                       for f in logging.getLogger(n).filters)  # the filter is removed after the run
+    finally:
+        handler.close()
+
+
+# --- stats / browse / view: what to pass ----------------------------------------------------------
+
+
+def test_output_folder_errors_say_what_to_pass(tmp_path):
+    """`stats /x` / `browse /x` said only "is not a folder", `stats WORK` "no .parquet files in work", and
+    `view OUT/manifest.json` "output folder not found" though the file exists. One helper now says what
+    is expected for all three commands."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "manifest.json").write_text("{}")
+    (out / "sft.parquet").write_bytes(b"")
+    work = tmp_path / "work"
+    (work / "ingest").mkdir(parents=True)
+    (work / "ingest" / "latest").write_text("abc\n")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    stray = tmp_path / "notes.txt"
+    stray.write_text("x")
+    runner = CliRunner()
+
+    def error(*args) -> str:
+        res = runner.invoke(app, list(args), env={"COLUMNS": "400"})
+        assert res.exit_code == 2, (args, res.output)
+        assert res.output.startswith("Error: ") and len(res.output.strip().splitlines()) == 1, (args, res.output)
+        return res.output
+
+    for cmd in ("stats", "browse", "view"):
+        assert "not found; pass the output folder written by `trajpipe run --out`" in error(cmd, str(tmp_path / "x"))
+        msg = error(cmd, str(out / "manifest.json"))
+        assert f"is a file; pass its folder: `trajpipe {cmd} {out}`" in msg, msg
+        assert "is a file; pass the output folder written by `trajpipe run --out`" in error(cmd, str(stray))
+    for cmd in ("stats", "browse"):
+        msg = error(cmd, str(work))
+        assert "is a work folder" in msg and "pass the --out folder" in msg, msg
+        msg = error(cmd, str(empty))
+        assert "no .parquet files" in msg and "sft.parquet, rl.parquet, manifest.json" in msg, msg
+    assert "output folder" not in runner.invoke(app, ["view", str(work)]).output  # view reads a work folder
+
+
+# --- usage lines and table widths -----------------------------------------------------------------
+
+
+def test_usage_shows_argument_names_upper_case():
+    """Typer 0.29 showed `Usage: trajpipe browse [OPTIONS] {out}` (and `domain init ... {name}`); arguments
+    are now named as click names them: `OUT`, `NAME`, `Missing argument 'OUT'`."""
+    for path, arg in [(["browse"], "OUT"), (["stats"], "OUT"), (["view"], "OUT"), (["domain", "init"], "NAME")]:
+        out = _help(path, 120)
+        usage = next(line for line in out.splitlines() if "Usage:" in line)
+        assert usage.strip().endswith(f" {' '.join(path)} [OPTIONS] {arg}"), usage  # (prog: "root" in CliRunner)
+        assert "{" not in out.split("Options")[0], out
+    for path, _ in _commands():
+        assert not re.search(r"Usage:.*\{", _help(path, 120)), path
+    res = CliRunner().invoke(app, ["stats"], env={"COLUMNS": "120"})
+    assert res.exit_code == 2 and "Missing argument 'OUT'" in res.output, res.output
+
+
+class _Tty:
+    """A stdout that is a terminal."""
+
+    def __init__(self) -> None:
+        import io
+
+        self.buf = io.StringIO()
+
+    def write(self, s):
+        return self.buf.write(s)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return True
+
+    def fileno(self):
+        raise OSError("no descriptor")
+
+
+def test_wide_tables_fit_a_terminal(monkeypatch):
+    """`_wide_console(140/160)` forced its width even on an 80-column terminal, so `trajpipe stats` and
+    `trajpipe blueprints` rows wrapped into unreadable pieces. A terminal now gets its own width; piped
+    or redirected output keeps the wide width (one table row per line in a file or log)."""
+    import sys
+
+    for var in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "NO_COLOR"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("COLUMNS", "80")
+    tty = _Tty()
+    monkeypatch.setattr(sys, "stdout", tty)
+    con = cli._wide_console(160)
+    assert con.is_terminal and con.width == 80
+    from rich.table import Table
+
+    t = Table()
+    for c in ("dataset", "rows", "notes"):
+        t.add_column(c)
+    t.add_row("sft", "12", "a long note " * 20)
+    con.print(t)
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", tty.buf.getvalue())  # (a terminal gets colour codes)
+    assert max(len(line) for line in shown.splitlines()) <= 80
+
+    import io
+
+    monkeypatch.setattr(sys, "stdout", io.StringIO())  # piped: not a terminal
+    con = cli._wide_console(160)
+    assert not con.is_terminal and con.width == 160
+    monkeypatch.setenv("COLUMNS", "200")
+    assert cli._wide_console(160).width == 200  # never narrower than asked, wider when COLUMNS says so

@@ -17,6 +17,22 @@ TMP_PREFIX = "."
 TMP_MARK = ".tmp-"
 
 
+#: The environment variable that moves trajpipe's cache (converted models, the names gazetteer).
+CACHE_ENV = "TRAJPIPE_CACHE"
+
+
+def cache_dir() -> "Path":
+    """trajpipe's cache folder (created by its users, not here): ``$TRAJPIPE_CACHE``, else
+    ``$XDG_CACHE_HOME/trajpipe`` (XDG Base Directory spec), else ``~/.cache/trajpipe``. Holds
+    models converted from GGUF and the names-dataset gazetteer; safe to delete (rebuilt on use)."""
+    from pathlib import Path
+
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "trajpipe"
+
+
 def sha256_file(path: str | os.PathLike) -> str:
     """Hex SHA-256 of a file's bytes. OSError when it cannot be read."""
     h = hashlib.sha256()

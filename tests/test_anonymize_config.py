@@ -115,3 +115,50 @@ def test_cli_pii_config_and_review(tmp_path):
     cfg.write_text("key_rules:\n  BADGE: [crew_badge]\n", encoding="utf-8")
     res = runner.invoke(app, ["anonymize", "--work", str(work), "--pii-config", str(cfg)])
     assert res.exit_code == 2 and "unknown entity" in " ".join(res.output.split())
+
+
+def test_anonymization_without_the_name_gazetteer_is_not_reused(tmp_path):
+    """A fresh user's run: the names-dataset cache could not be built (an unwritable cache
+    folder), so anonymize ran with Faker's names only and kept "Oluwaseun"; a rerun with the
+    cache available said "reused" and kept the name. The gazetteer now belongs to the stage's
+    signature and to anonymization_report.json."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from pipeline.anonymize.names_data import cache_path
+
+    if cache_path() is None:
+        pytest.skip("names-dataset is not installed (bash scripts/install.sh installs it)")
+    logs = tmp_path / "logs.jsonl"
+    logs.write_text(json.dumps({"id": "c1", "messages": [
+        {"role": "user", "content": "Yesterday I spoke with Oluwaseun about the refund, he said it was approved."},
+        {"role": "assistant", "content": "I can look into that refund for you."}]}) + "\n", encoding="utf-8")
+    work = tmp_path / "work"
+    cli = [sys.executable, "-m", "pipeline.cli"]
+
+    def trajpipe(*args: str, cache: str) -> str:
+        env = dict(os.environ, TRAJPIPE_SECRET="s3cret", TRAJPIPE_CACHE=cache, TRAJPIPE_NO_PROGRESS="1")
+        res = subprocess.run([*cli, *args], env=env, capture_output=True, text=True, timeout=600)
+        assert res.returncode == 0, res.stdout + res.stderr
+        return res.stdout + res.stderr
+
+    real_cache = str(cache_path().parent)
+    trajpipe("ingest", "--work", str(work), "--input", str(logs), "--domain", "retail", cache=real_cache)
+    without = trajpipe("anonymize", "--work", str(work), cache="/proc/no-cache-here")
+    assert "reused" not in without
+
+    def latest() -> tuple[str, dict]:
+        sig = (work / "anonymize" / "latest").read_text().strip()
+        report = json.loads((work / "anonymize" / sig / "anonymization_report.json").read_text())
+        return (work / "anonymize" / sig / "anonymized.jsonl").read_text(), report
+
+    text, report = latest()
+    assert report["name_gazetteer"]["first"] == 0, report["name_gazetteer"]  # recorded: names-dataset not used
+    assert "Oluwaseun" in text  # the kind of name only names-dataset knows (not in Faker's lists)
+    again = trajpipe("anonymize", "--work", str(work), cache=real_cache)
+    assert "reused" not in again, again
+    text, report = latest()
+    assert report["name_gazetteer"]["first"] > 10000, report["name_gazetteer"]
+    assert "Oluwaseun" not in text

@@ -15,7 +15,8 @@ Cost: the package's own loader (``NameDataset()``) unpickles ~1.7M names into GB
 read its two pickles **once** per installation, in a child process (about 20 s and 1.1 GB peak
 on a 2-core machine; the parent's memory never sees it), and write the kept names to a small
 cache file (``names-dataset-<version>-top<N>-v<FORMAT>.txt.gz``, ~1 MB) under
-``$TRAJPIPE_CACHE_DIR`` (default ``$XDG_CACHE_HOME/trajpipe`` or ``~/.cache/trajpipe``); every
+trajpipe's cache folder (:func:`pipeline.fileio.cache_dir`: ``$TRAJPIPE_CACHE``, else
+``$XDG_CACHE_HOME/trajpipe`` or ``~/.cache/trajpipe``); every
 later process reads that file (~0.1 s, a few MB of frozensets). ``scripts/install.sh`` builds
 it (``python -m pipeline.anonymize.names_data``). Without the package the extra gazetteer is
 empty (a warning is logged once) and the anonymizer works as before.
@@ -30,7 +31,10 @@ import subprocess
 import sys
 import tempfile
 from functools import lru_cache
+from typing import Any
 from pathlib import Path
+
+from ..fileio import cache_dir
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +43,6 @@ log = logging.getLogger(__name__)
 TOP_RANK = int(os.environ.get("TRAJPIPE_NAMES_DATASET_TOP", "2000"))
 #: Bump when the filter below changes (the cache file name carries it).
 FORMAT = 2
-CACHE_ENV = "TRAJPIPE_CACHE_DIR"
 _WORD_RE = re.compile("[a-z\u00df-\u024f]{3,}")
 
 
@@ -50,14 +53,6 @@ def _version() -> str | None:
         return version("names-dataset")
     except Exception:  # noqa: BLE001 - not installed
         return None
-
-
-def cache_dir() -> Path:
-    d = os.environ.get(CACHE_ENV)
-    if d:
-        return Path(d)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "trajpipe"
 
 
 def cache_path(top: int = TOP_RANK) -> Path | None:
@@ -158,6 +153,17 @@ def extra_names(top: int = TOP_RANK) -> tuple[frozenset[str], frozenset[str]]:
         return frozenset(), frozenset()
 
 
+def gazetteer_fingerprint(top: int = TOP_RANK) -> dict[str, Any]:
+    """What the anonymizer's extra name gazetteer holds in this process: ``{"names_dataset":
+    version or None, "top": N, "format": FORMAT, "first": count, "last": count}`` (counts 0 when
+    the package is missing or its cache could not be built). Part of the anonymize stage's
+    signature, so an anonymization made without the gazetteer is never reused once it is there
+    (and recorded in ``anonymization_report.json``). Builds the cache when missing, as the
+    anonymizer would (:func:`extra_names`)."""
+    firsts, lasts = extra_names(top)
+    return {"names_dataset": _version(), "top": top, "format": FORMAT, "first": len(firsts), "last": len(lasts)}
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m pipeline.anonymize.names_data [--top N] [--out FILE]``: build the cache file."""
     import argparse
@@ -167,11 +173,16 @@ def main(argv: list[str] | None = None) -> int:
                                  description="build the names-dataset gazetteer cache")
     ap.add_argument("--top", type=int, default=TOP_RANK)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--force", action="store_true", help="rebuild the cache file even when it exists")
     args = ap.parse_args(argv)
     out = Path(args.out) if args.out else cache_path(args.top)
     if out is None:
         print("names-dataset is not installed (pip install names-dataset)", file=sys.stderr)
         return 1
+    if out.exists() and not args.force:
+        firsts, lasts = _read(out)
+        print(f"{out}: {len(firsts)} first and {len(lasts)} last names (kept; --force rebuilds)")
+        return 0
     t0 = time.perf_counter()
     n_first, n_last = build(args.top, out)
     print(f"{out}: {n_first} first and {n_last} last names ({time.perf_counter() - t0:.1f} s)")

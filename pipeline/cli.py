@@ -399,7 +399,7 @@ def _run_body(cfg) -> None:
     manifest = _run_flow(cfg)
     out = cfg.export.out_dir
     _print_counts(manifest)
-    note = _input_warning(manifest["counts"]["ingest"], cfg.input_path)
+    note = _input_warning(manifest["counts"]["ingest"], cfg.ingest.input_path)
     if note:
         warn(note)
     vt = manifest["counts"].get("verify_trajectory") or {}

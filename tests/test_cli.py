@@ -362,3 +362,19 @@ def test_an_empty_input_is_named_not_sent_to_quarantine(tmp_path):
     bad = _input_warning({"in": 3, "ok": 0, "quarantined": 3}, "logs.jsonl")
     assert "all 3 quarantined" in bad and "quarantine.parquet" in bad
     assert _input_warning({"in": 3, "ok": 1, "quarantined": 2}, "logs.jsonl") is None
+
+
+def test_run_on_an_empty_file_says_so(tmp_path, monkeypatch):
+    """The same through `trajpipe run` (the flow replaced by the manifest an empty input gives, so
+    no model runs): the warning names the file."""
+    import sys
+    from types import SimpleNamespace
+
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    manifest = {"counts": {"ingest": {"in": 0, "ok": 0, "quarantined": 0}}, "files": {}}
+    monkeypatch.setitem(sys.modules, "flows.trajpipe_flow", SimpleNamespace(trajpipe_run=lambda config: manifest))
+    res = CliRunner().invoke(app, ["run", "--input", str(empty), "--out", str(tmp_path / "out"),
+                                   "--backend", "transformers"], env={"COLUMNS": "300"})
+    assert res.exit_code == 0, res.output
+    assert "empty.jsonl holds no records" in " ".join(res.output.split()), res.output

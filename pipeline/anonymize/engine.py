@@ -392,9 +392,7 @@ NAME_POSSESSIVE_RE = re.compile(
 
 def _name_possessive_score(text: str, m: re.Match) -> Optional[float]:
     """The owner must read as a name: a gazetteer name or no English word ("Acme's address")."""
-    from .context import in_gazetteer, is_english_word, place_gazetteer
-
-    from .context import name_gazetteer
+    from .context import in_gazetteer, is_english_word, name_gazetteer, place_gazetteer
 
     words = m.group("v").split()
     # a place owns no address; a first name that is also a town ("Lucrezia's address") does

@@ -288,9 +288,9 @@ def _check_format(cfg) -> None:
     fmt = cfg.ingest.format
     if fmt is None:
         return
-    from pipeline.ingest.readers import readers
+    from pipeline.ingest import known_formats
 
-    known = ["canonical", "taubench", "transcript", *readers()]
+    known = known_formats()
     if fmt not in known:
         die(f"unknown input format {fmt!r} (--format); known: {', '.join(known)}; or leave --format out to "
             "detect it from the file")
@@ -444,7 +444,7 @@ def _run_stages(cfg, names: list[str], optional: tuple[str, ...] = ()) -> dict:
             if name in optional:
                 continue
             die(str(exc))
-        except (FileNotFoundError, ValueError, ImportError) as exc:
+        except _user_errors() as exc:  # StageNotReady is caught above
             die(f"{name}: {exc}")
         done[name] = res
         where = runner.folder(name, res.signature)

@@ -138,6 +138,12 @@ def _extra_readers() -> dict:
     return readers()
 
 
+def known_formats() -> list[str]:
+    """Every name ``--format`` takes: the built-in canonical, taubench and transcript, then the
+    readers' (:func:`_extra_readers`)."""
+    return ["canonical", "taubench", "transcript", *_extra_readers()]
+
+
 def taubench_to_canonical(run: dict[str, Any], position: int) -> dict[str, Any]:
     """Map one tau-bench recorded run to a canonical conversation dict.
 
@@ -212,8 +218,7 @@ def _candidates(p: Path, fmt: str, limit: int | None, transcript_hint: str | Non
     elif fmt in _extra_readers():
         rows = _extra_readers()[fmt].read(p)
     else:
-        raise ValueError(f"unknown input format {fmt!r}; known: canonical, taubench, transcript, "
-                         f"{', '.join(_extra_readers())}")
+        raise ValueError(f"unknown input format {fmt!r}; known: {', '.join(known_formats())}")
     for pos, raw, cand, code, err in rows:
         if limit is not None and n >= limit:
             break
@@ -282,9 +287,8 @@ def iter_ingest(path: str | os.PathLike, fmt: str | None = None, limit: int | No
     if domain is not None and domain not in domains:
         raise ValueError(f"unknown domain {domain!r}; known domains: {', '.join(sorted(domains))}")
     fmt = fmt or detect_format(p)
-    if fmt not in ("canonical", "taubench", "transcript") and fmt not in _extra_readers():
-        raise ValueError(f"unknown input format {fmt!r}; known: canonical, taubench, transcript, "
-                         f"{', '.join(_extra_readers())}")
+    if fmt not in known_formats():
+        raise ValueError(f"unknown input format {fmt!r}; known: {', '.join(known_formats())}")
     source = str(p)
     validator = conversation_validator()
     transcript_hint: str | None = None

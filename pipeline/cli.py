@@ -615,7 +615,7 @@ def _check_output_folder(out: Path, command: str, work_ok: bool = False) -> None
     that is an output folder), a work folder (unless ``work_ok``: ``view`` reads one), a folder with
     no datasets."""
     if not out.exists():
-        die(f"{out} not found; {OUTPUT_FOLDER_HINT}")
+        die(f"output folder not found: {out}; {OUTPUT_FOLDER_HINT}")
     if not out.is_dir():
         parent = out.parent
         if _is_output_folder(parent):

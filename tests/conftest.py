@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import threading
 from http.server import ThreadingHTTPServer
 from pathlib import Path
@@ -19,6 +20,8 @@ os.environ.setdefault("TRAJPIPE_AUTO_BACKEND", "transformers")
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
 
 ROOT = Path(__file__).resolve().parents[1]
+# tests import their shared builders (export_helpers.py) by module name, whichever file runs alone
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 SHARED = ROOT.parent / "shared" / "data" / "tau-bench"
 AIRLINE_LOGS = SHARED / "logs" / "airline-gpt4o-trajectories.json"
 

@@ -81,7 +81,7 @@ def test_errors_have_one_prefix(tmp_path, capsys):
     """trajpipe printed ``error: ...`` while typer's usage errors say ``Error``; every error of ours
     now goes through pipeline.cli_config.die / print_error and starts with ``Error:``."""
     runner = CliRunner()
-    cases = [(["stats", str(tmp_path / "nope")], "not found; pass the output folder"),
+    cases = [(["stats", str(tmp_path / "nope")], "output folder not found: "),
              (["run", "--config", str(tmp_path / "nope.yaml")], "config file not found"),
              (["train", "--data", str(tmp_path), "--out", str(tmp_path / "m")], "no sft.parquet"),
              (["domain", "check", "airline", "--logs", str(tmp_path / "nope.jsonl")], ""),
@@ -270,7 +270,8 @@ def test_output_folder_errors_say_what_to_pass(tmp_path):
         return res.output
 
     for cmd in ("stats", "browse", "view"):
-        assert "not found; pass the output folder written by `trajpipe run --out`" in error(cmd, str(tmp_path / "x"))
+        msg = error(cmd, str(tmp_path / "x"))
+        assert "output folder not found: " in msg and "; pass the output folder written by `trajpipe run --out`" in msg, msg
         msg = error(cmd, str(out / "manifest.json"))
         assert f"is a file; pass its folder: `trajpipe {cmd} {out}`" in msg, msg
         assert "is a file; pass the output folder written by `trajpipe run --out`" in error(cmd, str(stray))

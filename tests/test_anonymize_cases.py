@@ -667,3 +667,54 @@ def test_streets_with_a_separate_street_noun_and_post_boxes(analyzer):
     _assert_gone(out["s6"], ["52 P.O. Box"])
     _assert_gone(out["s7"], ["Prešernova ulica 10"])
     assert out["s8"].messages[0]["content"] == recs[7].messages[0]["content"]
+
+
+def test_full_names_around_possessives_titles_vocatives_and_towns(analyzer):
+    """Issue 11, fifth round (kinds from the tune half of presidio-evaluator, in sentences written
+    here): a possessive inside a run ("Ingrid Barth's essays": the first name was replaced and
+    the surname, a WordNet noun, kept); a surname that is a street noun after a middle initial or
+    a first name ("Fletcher K Hill", "to Imogen Park"); a sentence-initial word-name before a
+    non-English surname where an initial, a possessive, an appositive or a letterhead line says
+    person ("Ruby O Guibord's", "Hope Tarkovska, the courier, said", "Tore Arvidsson" alone on
+    its line); a title before a surname the chunk also uses in lower case ("Mrs. Hill ... the
+    hill"); a degree after a surname no gazetteer knows ("Mimi Langen MD"); vocatives (", Chase!",
+    "Kuyra, can I ..."), the one spoken to ("said Fred to Dawn"), "named him Yuito"; a first
+    name that is also a town in a person's slot ("leave me Miroslav,", "Marco lives on"), and a
+    known place in a list of people ("founders: Costa, Ana and Elizabeth"). A town in an address
+    and a street with a number stay places; "the hill" and "the park" stay words."""
+    recs = [_rec("q1", _msg("user", "We were reading the essays from Ingrid Barth's early years.")),
+            _rec("q2", _msg("user", "The name on file is wrong, please change it to Fletcher K Hill")),
+            _rec("q3", _msg("user", "I gave the spare keys to Imogen Park yesterday.")),
+            _rec("q4", _msg("user", "Ruby O Guibord's lawyer called about the claim.")),
+            _rec("q5", _msg("user", "Hope Tarkovska, the courier, said the parcel was left outside.")),
+            _rec("q6", _msg("user", "Tore Arvidsson\nMedical secretary\nOxford Dental Ltd\n996 Taylor Hollow")),
+            _rec("q7", _msg("user", "My note for Mrs. Hill is below. We walked up the hill after lunch.")),
+            _rec("q8", _msg("user", "Our songwriter Mimi Langen MD wrote the jingle.")),
+            _rec("q9", _msg("user", "Stop sulking and come to dinner, Chase!")),
+            _rec("q10", _msg("user", "Kuyra, can I call you tomorrow about the refund?")),
+            _rec("q11", _msg("user", "Thanks! said Fred to Dawn at the door.")),
+            _rec("q12", _msg("user", "She named him Yuito after her grandfather.")),
+            _rec("q13", _msg("user", "It is hard, but do not leave me Miroslav, I need the help.")),
+            _rec("q14", _msg("user", "Marco lives on 7005 Wilson Ridges since May.")),
+            _rec("q15", _msg("user", "Our three founders: Costa, Ana and Elizabeth.")),
+            _rec("q16", _msg("user", "He lives at 12 Charlotte Park near the park in Oslo."))]
+    out, _ = _run(analyzer, recs)
+    _assert_gone(out["q1"], ["Ingrid", "Barth"])
+    _assert_gone(out["q2"], ["Fletcher", "Hill"])
+    _assert_gone(out["q3"], ["Imogen", "Park"], ignore_case=False)
+    _assert_gone(out["q4"], ["Ruby", "Guibord"], ignore_case=False)
+    _assert_gone(out["q5"], ["Hope", "Tarkovska"], ignore_case=False)
+    _assert_gone(out["q6"], ["Tore", "Arvidsson"])
+    _assert_gone(out["q7"], ["Hill"], ignore_case=False)
+    _assert_gone(out["q8"], ["Mimi", "Langen"])
+    _assert_gone(out["q9"], ["Chase"], ignore_case=False)
+    _assert_gone(out["q10"], ["Kuyra"])
+    _assert_gone(out["q11"], ["Fred", "Dawn"], ignore_case=False)
+    _assert_gone(out["q12"], ["Yuito"])
+    _assert_gone(out["q13"], ["Miroslav"])
+    _assert_gone(out["q14"], ["Marco", "7005 Wilson Ridges"])
+    _assert_gone(out["q15"], ["Costa", "Ana", "Elizabeth"], ignore_case=False)
+    _assert_gone(out["q16"], ["12 Charlotte Park"])
+    assert "the hill after lunch" in out["q7"].messages[0]["content"]
+    assert "near the park in Oslo" in out["q16"].messages[0]["content"]
+    assert "Medical secretary" in out["q6"].messages[0]["content"]

@@ -759,6 +759,9 @@ class Anonymizer:
                 for w in re.findall(r"[^\s,;:()\[\]\"!?/*]+", span)]
         firsts = name_gazetteer()[0]
         for i, w in enumerate(toks):
+            if (cur and re.fullmatch(r"[A-Z]", w) and i + 1 < len(toks) and _NAME_WORD_RE.match(toks[i + 1])
+                    and (toks[i + 1].lower() not in stop or tail_ok)):
+                continue  # "Fletcher K Hill": a middle initial inside a name
             if (w in NAME_PARTICLES and cur and i + 1 < len(toks) and _NAME_WORD_RE.match(toks[i + 1])
                     and (toks[i + 1].lower() not in stop or tail_ok)):
                 cur.append(w)  # "Frits van den Heuvel": a family-name particle inside a name
@@ -895,8 +898,15 @@ class Anonymizer:
                                                            name_gazetteer()[0])
                                        else self._span_locations(text, s, e))  # "Coral Plaza"
                         runs = self._person_runs(value, context_stop | span_places, tail_ok=strong)
+                        if strong and not runs and _HONORIFIC_BEFORE_RE.search(text, max(0, s - 8), s):
+                            # "Mrs. Hill", "Dr. Price": a title names a person, even by a word the
+                            # chunk also uses in lower case ("Mrs. Brown ... a brown bag")
+                            runs = self._person_runs(value, set(self._keep_words))
                     else:
-                        runs = self._person_runs(value, local_stop)
+                        # a pair name_runs read as a name keeps a surname that is also a word the
+                        # chunk uses ("Imogen Park" beside "the park")
+                        runs = self._person_runs(value, local_stop, tail_ok=rec_name == "NameShapeRecognizer"
+                                                 and " " in value.strip())
                     # "Customer Care" less its keep-word: "Care" alone is a word, no name (unless a
                     # strong context says so: "My name is Calliope")
                     # "Bien sûr, ...": a stop word of another language alone is no name either
@@ -995,7 +1005,7 @@ class Anonymizer:
                     strong = any(not is_english_word(w) or (w.lower() in name_gazetteer()[0]
                                                              and not is_common_word(w)) for w in seeds)
                     for w in items:
-                        if w.lower() not in known and _list_name_ok(w, self._keep_words) and (
+                        if w.lower() not in known and _list_name_ok(w, self._keep_words, len(seeds) >= 2) and (
                                 strong or not is_english_word(w)):
                             self._register(scan, w, "PERSON", "context:name_list")
                             known.add(w.lower())
@@ -1424,16 +1434,23 @@ _NAME_LIST_RE = re.compile(r"(?<![\w'\u2019-])" + NAME_WORD + r"(?:, " + NAME_WO
                            + NAME_WORD + r"(?![\w'\u2019-])")
 
 
-def _list_name_ok(word: str, keep: frozenset[str] | set[str]) -> bool:
-    """A word of a list that names people is a name too when it is no stop word, keep-word or
-    known place and either no English word or a gazetteer name ("Brown", "Stone", "Gray")."""
+_HONORIFIC_BEFORE_RE = re.compile(r"(?i:\b(?:mr|mrs|ms|miss|mx|dr|prof))\.?\s+$")
+
+
+def _list_name_ok(word: str, keep: frozenset[str] | set[str], two_seeds: bool = False) -> bool:
+    """A word of a list that names people is a name too when it is no stop word or keep-word and
+    either no English word or a gazetteer name ("Brown", "Stone", "Gray"); a known place only
+    when it is a gazetteer name too ("founders: Costa, Ana and Elizabeth") or no English word in
+    a list that holds two known names (``two_seeds``)."""
     from spacy.lang.en.stop_words import STOP_WORDS
 
     from .context import place_gazetteer
 
     lw = word.lower()
-    return (len(lw) >= 3 and lw not in STOP_WORDS and lw not in keep and lw not in place_gazetteer()
-            and not is_foreign_stop_word(lw) and (not is_english_word(lw) or in_gazetteer(lw)))
+    english = is_english_word(lw)
+    place_ok = lw not in place_gazetteer() or in_gazetteer(lw) or (not english and two_seeds)
+    return (len(lw) >= 3 and lw not in STOP_WORDS and lw not in keep and place_ok
+            and not is_foreign_stop_word(lw) and (not english or in_gazetteer(lw)))
 
 
 def _name_not_place(span: str) -> bool:

@@ -285,24 +285,35 @@ _PERSON_SLOT_BEFORE_RE = re.compile(
     r"(?i:\b(?:said|told|asked|heard|handed|gave|given|met|married|thanks|thank you|dear|hi|hello|hey|"
     r"leave me|ask|tell|remind|introduce|invite|invited|congratulate|congratulated))\s+$")
 _PERSON_SLOT_AFTER_RE = re.compile(
-    r",\s+(?:can|could|would|will|do|did|are|have|may|should)\s+you\b|\s+(?:lives|lived|works|worked|"
+    r",\s+(?:can|could|would|will|do|did|are|have|may|should)\s+(?:you|I|we)\b|,\s+please\b|\s+(?:lives|lived|works|worked|"
     r"is from|was born|said|says|wrote|writes|asked|told|married|moved|handed|gave|had given|has given|"
     r"listed|sang|sings)\b")
+#: The one spoken to, after a speaker: "said Fred to Dawn".
+_SPOKEN_TO_RE = re.compile(r"(?i:\b(?:said|says|told|asked|replied|wrote|whispered|shouted))\s+\S+\s+to\s+$")
+#: An appositive after a name: "Love Ulyanova, the farmworker, said".
+_APPOSITIVE_RE = re.compile(r",\s+(?:the|a|an|our|my|his|her|their)\s+[^\s,]+(?:\s+[^\s,]+){0,2},")
 _SENTENCE_START_RE = re.compile(r"(?:^|[.!?:;\n\-\u2022*>\"(]\s*|\n\s*(?:[-*\u2022]|\d+[.)])\s*)$")
+
+
+def _vocative(text: str, start: int, end: int) -> bool:
+    """One word addressed at the end of a sentence: ", Chase!", "Remember me, Olwen?"."""
+    return (re.search(r"\w,[ \t]+$", text[max(0, start - 3):start]) is not None
+            and re.match(r"[ \t]*[!?]", text[end:end + 3]) is not None)
 
 
 def in_person_slot(text: str, start: int, end: int) -> bool:
     """``text[start:end]`` is one word that stands where only a person stands (after "said",
     "handed", "leave me"; before ", could you" or "works for") and is no English word, no stop
-    word and no known place: a name even where spaCy calls it a place ("handed Zama the keys")."""
+    word and no known place (unless a gazetteer first name: "leave me Miroslav,"): a name even
+    where spaCy calls it a place ("handed Zama the keys")."""
     w = text[start:end].lower()
-    if " " in w or len(w) < 3 or is_english_word(w) or w in place_gazetteer():
+    if " " in w or len(w) < 3 or is_english_word(w) or (w in place_gazetteer() and w not in name_gazetteer()[0]):
         return False
     from spacy.lang.en.stop_words import STOP_WORDS
 
     return w not in STOP_WORDS and not is_foreign_stop_word(w) and (
         _PERSON_SLOT_BEFORE_RE.search(text, max(0, start - 24), start) is not None
-        or _PERSON_SLOT_AFTER_RE.match(text, end) is not None)
+        or _PERSON_SLOT_AFTER_RE.match(text, end) is not None or _vocative(text, start, end))
 
 
 def name_runs(text: str) -> list[tuple[int, int]]:
@@ -339,7 +350,12 @@ def name_runs(text: str) -> list[tuple[int, int]]:
         toks = [(mm.start() + m.start(), mm.end() + m.start(), mm.group(0).replace("\u2019", "'"))
                 for mm in re.finditer(r"\S+", m.group(0))]
         # middle initials and family-name particles are no name words of their own
+        initial_inside = any(re.fullmatch(r"[A-Z]\.?", t[2]) for t in toks[1:-1])
         toks = [t for t in toks if not re.fullmatch(r"[A-Z]\.?", t[2]) and t[2] not in NAME_PARTICLES]
+        # a possessive ends the name ("Erik Barth's Cautionary Tales": the name is "Erik Barth")
+        owner_at = next((i for i, t in enumerate(toks) if t[2].endswith("'s") and len(t[2]) > 3), None)
+        if owner_at is not None:
+            toks = toks[:owner_at + 1]
         # the word right after a particle is a family name ("van Beers", "de Wit"), English or not
         after_particle = {t[0] for t in toks if re.search(r"(?:^| )" + NAME_PARTICLE + r" $", text[max(0, t[0] - 8):t[0]])}
         possessive = bool(toks) and toks[-1][2].endswith("'s") and len(toks[-1][2]) > 3
@@ -375,25 +391,41 @@ def name_runs(text: str) -> list[tuple[int, int]]:
         if not run:
             continue
         words = [t[2] for t in run]
-        if len(words) > 1 and words[-1].lower() in _street_suffixes():
-            continue  # "Andrews Alley": a street
+        if len(words) > 1 and words[-1].lower() in _street_suffixes() and not (
+                (initial_inside or (words[0].lower() in firsts and words[-1].lower() in lasts))
+                and not re.search(r"\d[\w-]*\s+$", text[max(0, run[0][0] - 12):run[0][0]])):
+            # "Andrews Alley", "12 Charlotte Park": a street; "Fletcher K Hill", "for Charlotte
+            # Park" (a first name + a family name, no building number before): a person
+            continue
         if len(words) > 1 and words[0].lower() in place_prefixes():
             continue  # "San Diego", "Los Alamos": a place
         span = text[run[0][0]:run[-1][1]]
+        town_name = False
         if span.lower() in places or " ".join(words).lower() in places:
-            continue  # "Santa Monica", "Buenos Aires"
+            if not (len(words) == 1 and words[0].lower() in firsts and not is_english_word(words[0].lower())):
+                continue  # "Santa Monica", "Buenos Aires"
+            town_name = True  # "Marco", "Miroslav": a first name and a town, a name in a person's slot only
         initial = sentence_initial(run[0][0], run[-1][1])
         line_alone = _LINE_ALONE_RE.fullmatch(_line_of(text, run[0][0], run[-1][1])) is not None
         if len(run) == 1:
             w = words[0].lower()
-            slot = (len(w) >= 3 and not is_english_word(w) and w not in places and w not in STOP_WORDS
+            slot = (len(w) >= 3 and not is_english_word(w) and (w not in places or w in firsts) and w not in STOP_WORDS
                     and not is_foreign_stop_word(w)
                     and (_PERSON_SLOT_BEFORE_RE.search(text, max(0, run[0][0] - 24), run[0][0]) is not None
-                         or _PERSON_SLOT_AFTER_RE.match(text, run[0][1]) is not None))
+                         or _PERSON_SLOT_AFTER_RE.match(text, run[0][1]) is not None
+                         or _vocative(text, run[0][0], run[0][1])))
+            # a first name addressed at the end of a sentence or spoken to, even a word ("Don't
+            # go, Chase!", "said Fred to Dawn")
+            slot = slot or (w in firsts and w not in places and not possessive
+                            and (_vocative(text, run[0][0], run[0][1])
+                                 or _SPOKEN_TO_RE.search(text, max(0, run[0][0] - 40), run[0][0]) is not None))
             # a gazetteer name that owns something mid-sentence ("though Hernandez's song was"):
             # no English word, no place
             owner = (possessive and run[-1] == toks[-1] and not initial and (w in firsts or w in lasts)
                      and len(w) >= 3 and not is_english_word(w) and w not in places)
+            if town_name and not slot and not (_SINGLE_PERSON_VERB_RE.match(text, run[0][1])
+                                                and _SENTENCE_START_RE.search(text[max(0, run[0][0] - 4):run[0][0]])):
+                continue  # "the Bergen office"; not "leave me Miroslav,", "Marco lives on"
             if not slot and not owner:  # a name no gazetteer knows only in a person's slot ("said Bendik to")
                 if w not in firsts or len(w) < 3 or is_common_word(w) or (
                         is_english_word(w) and w in places):
@@ -415,8 +447,15 @@ def name_runs(text: str) -> list[tuple[int, int]]:
                 # "Buenos Aires says": a sentence-initial pair needs a known name word - or to own
                 # something / do what people do ("Tamerlan Godina's lawyer", "Kolos Pálffy wrote")
                 continue
-            elif grades[0] == 1 and is_common_word(words[0].lower()) and (initial or grades[1] != 2):
-                continue  # "Will Smithers" only mid-sentence before a non-English word
+            elif grades[0] == 1 and is_common_word(words[0].lower()) and (initial or grades[1] != 2) and not (
+                    grades[-1] == 2 and (
+                        initial_inside or line_alone or (possessive and run[-1] == toks[-1])
+                        or _PERSON_SLOT_AFTER_RE.match(text, run[-1][1]) or _APPOSITIVE_RE.match(text, run[-1][1]))):
+                # "Will Smithers" only mid-sentence before a non-English word - or, with a
+                # non-English last name, where a middle initial, a line of its own (a letterhead),
+                # a possessive, a person's verb or an appositive says person ("Ruby O Guibord's
+                # killers", "Tore Arvidsson\nMedical secretary", "Love Ulyanova, the farmworker, said")
+                continue
         else:
             continue
         out.append((run[0][0], run[-1][1]))
@@ -761,11 +800,22 @@ def name_handle_pairs(text: str, keep: frozenset[str] | set[str] = frozenset(),
 _WORD_RUN_RE = re.compile(r"[A-Za-z\u00C0-\u024F]+(?:['-][A-Za-z\u00C0-\u024F]+)*")
 
 
+def _gazetteer_neighbour(word: str, role: str) -> bool:
+    """A Capitalized dictionary noun next to a known name is a name part when the name gazetteer
+    has it in that role and it is no place and no street noun ("Erik Barth": WordNet lists the
+    theologian; not "Erik Street", "Anna Paris")."""
+    firsts, lasts = name_gazetteer()
+    return (word in (lasts if role == "LAST_NAME" else firsts) and word not in place_gazetteer()
+            and word not in _street_suffixes())
+
+
 def adjacent_name_words(text: str, known: set[str], keep: frozenset[str] | set[str]) -> list[tuple[str, str]]:
     """Name words right next to a known name word (separated by one space): ``[(word, role)]``
     with role ``FIRST_NAME`` (before) or ``LAST_NAME`` (after). The neighbour must be name-shaped,
     in the same letter case style as the known word (Capitalized next to Capitalized, lower next
-    to lower), and neither an English word nor a keep-word."""
+    to lower), and neither a keep-word nor an English word - except a Capitalized dictionary noun
+    that the name gazetteer has in that role (:func:`_gazetteer_neighbour`). A possessive after
+    the known word counts without its "'s"."""
     from spacy.lang.en.stop_words import STOP_WORDS
 
     out = []
@@ -782,12 +832,16 @@ def adjacent_name_words(text: str, known: set[str], keep: frozenset[str] | set[s
             if gap != " ":
                 continue
             nw = n.group(0)
+            if role == "LAST_NAME" and nw.endswith(("'s", "\u2019s")) and len(nw) > 4:
+                nw = nw[:-2]  # "Erik Barth's Cautionary Tales": the neighbour is "Barth"
             if nw.lower() in known or len(nw) < 2:
                 continue
             if w[:1].isupper() != nw[:1].isupper() or (nw.isupper() and len(nw) > 1 and not w.isupper()):
                 continue
             lw = nw.lower()
-            if lw in keep or lw in STOP_WORDS or (is_common_word(lw) if nw.islower() else is_english_word(lw)):
+            if lw in keep or lw in STOP_WORDS or is_common_word(lw):
+                continue
+            if not nw.islower() and is_english_word(lw) and not _gazetteer_neighbour(lw, role):
                 continue
             out.append((nw, role))
     return out

@@ -277,8 +277,8 @@ CITY_STATE_RE = re.compile(
 #: Words before a name that say it is a person whatever else spaCy thinks ("holder: Iversen" is
 #: no place); the weaker ones of :data:`NAME_CONTEXT_RE` ("call", "contact", "add") are not.
 STRONG_NAME_CONTEXT_RE = re.compile(
-    r"(?i:\b(?:my name is|my name['\u2019]s|name is|i['\u2019]m|i am|named|call me|passengers?:?|"
-    r"traveler:?|traveller:?|customer:|mr\.?|mrs\.?|ms\.?|miss|dr\.?|name on (?:the )?card is|"
+    r"(?i:\b(?:my name is|my name['\u2019]s|name is|i['\u2019]m|i am|named(?: him| her| them)?|call me|"
+    r"passengers?:?|traveler:?|traveller:?|customer:|mr\.?|mrs\.?|ms\.?|miss|dr\.?|name on (?:the )?card is|"
     r"card ?holder:?|account holder:?|holder:|what(?:['\u2019]s| is) your (?:full )?name\??)\s+)$")
 #: "Austin TX", "Salt Lake City, UT": Capitalized words before an upper-case state code.
 CITY_STATE_UPPER_RE = re.compile(
@@ -288,14 +288,16 @@ _DEGREE_STATES = frozenset({"MD", "PA", "DC"})  # also degrees / titles after a 
 
 def _city_state_score(text: str, m: re.Match) -> Optional[float]:
     """"Felicia Eriksson MD" is a physician, not a town in Maryland: before MD / PA (no zip), a
-    gazetteer first name + a name word that is no known place is a person."""
-    from .context import in_gazetteer, name_gazetteer, place_gazetteer
+    gazetteer first name + name words (gazetteer names or no English word: "Mimi Langen MD") that
+    are no known place is a person."""
+    from .context import in_gazetteer, is_english_word, name_gazetteer, place_gazetteer
 
     code = re.match(r",?\s+([A-Za-z]{2})", text[m.end("v"):])
     words = m.group("v").split()
     if (code and code.group(1) in _DEGREE_STATES and not re.match(r"\.?,?\s+\d{5}", text[m.end("v") + code.end():])
             and len(words) >= 2 and words[0].lower() in name_gazetteer()[0]
-            and all(in_gazetteer(w) for w in words[1:]) and m.group("v").lower() not in place_gazetteer()):
+            and all(in_gazetteer(w) or not is_english_word(w) for w in words[1:])
+            and m.group("v").lower() not in place_gazetteer()):
         return None
     return 0.9
 
@@ -391,13 +393,15 @@ NAME_POSSESSIVE_RE = re.compile(
 
 
 def _name_possessive_score(text: str, m: re.Match) -> Optional[float]:
-    """The owner must read as a name: a gazetteer name or no English word ("Acme's address")."""
+    """The owner must read as a name: a gazetteer name or no English word ("Acme's address"; not
+    "Amazon's"), and no place of the dictionary ("Paris's address"), though a first name that is
+    also a town ("Martin's address", "Lucrezia's") and a small town's name the dictionary does
+    not know ("Platt's") may own one."""
     from .context import in_gazetteer, is_english_word, name_gazetteer, place_gazetteer
 
     words = m.group("v").split()
-    # a place owns no address; a first name that is also a town ("Lucrezia's address") does
     if m.group("v").lower() in place_gazetteer() and not (
-            len(words) == 1 and words[0].lower() in name_gazetteer()[0] and not is_english_word(words[0])):
+            len(words) == 1 and (not is_english_word(words[0]) or words[0].lower() in name_gazetteer()[0])):
         return None
     return 0.6 if all(in_gazetteer(w) or not is_english_word(w) for w in words) else None
 

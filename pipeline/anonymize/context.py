@@ -285,7 +285,7 @@ _PERSON_SLOT_BEFORE_RE = re.compile(
     r"(?i:\b(?:said|told|asked|heard|handed|gave|given|met|married|thanks|thank you|dear|hi|hello|hey|"
     r"leave me|ask|tell|remind|introduce|invite|invited|congratulate|congratulated))\s+$")
 _PERSON_SLOT_AFTER_RE = re.compile(
-    r",\s+(?:can|could|would|will|do|did|are|have|may|should)\s+(?:you|I|we)\b|,\s+please\b|\s+(?:lives|lived|works|worked|"
+    r",\s+(?:can|could|would|will|do|did|are|have|may|should)\s+(?:you|I|we)\b|\s+(?:lives|lived|works|worked|"
     r"is from|was born|said|says|wrote|writes|asked|told|married|moved|handed|gave|had given|has given|"
     r"listed|sang|sings)\b")
 #: The one spoken to, after a speaker: "said Fred to Dawn".

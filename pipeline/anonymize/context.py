@@ -414,11 +414,12 @@ def name_runs(text: str) -> list[tuple[int, int]]:
                     and (_PERSON_SLOT_BEFORE_RE.search(text, max(0, run[0][0] - 24), run[0][0]) is not None
                          or _PERSON_SLOT_AFTER_RE.match(text, run[0][1]) is not None
                          or _vocative(text, run[0][0], run[0][1])))
-            # a first name addressed at the end of a sentence or spoken to, even a word ("Don't
-            # go, Chase!", "said Fred to Dawn")
+            # a first name addressed at the end of a sentence, spoken to or after a verb of speech
+            # or giving, even a word ("Don't go, Chase!", "said Fred to Dawn", "leave me Julian,")
             slot = slot or (w in firsts and w not in places and not possessive
                             and (_vocative(text, run[0][0], run[0][1])
-                                 or _SPOKEN_TO_RE.search(text, max(0, run[0][0] - 40), run[0][0]) is not None))
+                                 or _SPOKEN_TO_RE.search(text, max(0, run[0][0] - 40), run[0][0]) is not None
+                                 or _PERSON_SLOT_BEFORE_RE.search(text, max(0, run[0][0] - 24), run[0][0]) is not None))
             # a gazetteer name that owns something mid-sentence ("though Hernandez's song was"):
             # no English word, no place
             owner = (possessive and run[-1] == toks[-1] and not initial and (w in firsts or w in lasts)

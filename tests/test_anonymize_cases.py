@@ -718,3 +718,29 @@ def test_full_names_around_possessives_titles_vocatives_and_towns(analyzer):
     assert "the hill after lunch" in out["q7"].messages[0]["content"]
     assert "near the park in Oslo" in out["q16"].messages[0]["content"]
     assert "Medical secretary" in out["q6"].messages[0]["content"]
+
+
+def test_grouped_national_phone_layouts_without_a_phone_word_before(analyzer):
+    """Issue 11, fifth round: national layouts of the generator's person records (digit groups,
+    7-11 digits) where no phone word stands right before the number: a phone word later in the
+    sentence ("... is the number for reception", "(home)"), "landline" / "voicemail", or 3+
+    groups alone; dotted US layouts after such a word. Amounts, dates, order and tracking
+    numbers, card and IBAN groups stay as they are (or go as cards / IBANs)."""
+    recs = [_rec("g1", _msg("user", "My number changed to 71 604 338 last week.")),
+            _rec("g2", _msg("user", "25 870914 is the number for reception.")),
+            _rec("g3", _msg("user", "Numbers: 03.44.19.70.62 (home)")),
+            _rec("g4", _msg("user", "I left a voicemail on 614.207.5518 yesterday.")),
+            _rec("g5", _msg("user", "Her landline: 20 558 131")),
+            _rec("g6", _msg("user", "Send it to 58-41-22-07 as a text.")),
+            _rec("n1", _msg("user", "The refund of 1 250 000 SEK was approved on 2024-05-20 (20.05.2024).")),
+            _rec("n2", _msg("user", "Order 123 456 789 shipped, tracking 44 5566 7788.")),
+            _rec("n3", _msg("user", "The total came to 1 234 567 dollars at 10:30."))]
+    out, _ = _run(analyzer, recs)
+    _assert_gone(out["g1"], ["71 604 338"])
+    _assert_gone(out["g2"], ["25 870914"])
+    _assert_gone(out["g3"], ["03.44.19.70.62"])
+    _assert_gone(out["g4"], ["614.207.5518"])
+    _assert_gone(out["g5"], ["20 558 131"])
+    _assert_gone(out["g6"], ["58-41-22-07"])
+    for rid, rec in (("n1", recs[6]), ("n2", recs[7]), ("n3", recs[8])):
+        assert out[rid].messages[0]["content"] == rec.messages[0]["content"], out[rid].messages[0]["content"]

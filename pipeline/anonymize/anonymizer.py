@@ -40,8 +40,8 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 from presidio_analyzer import AnalyzerEngine
 
 from ..records import LogRecord
-from .engine import (BARE_PHONE_SCORE, EMAIL_SPELLED_RE, LAST_FOUR_RES, NAME_PARTICLES, NAME_WORD,
-                     PRESIDIO_PHONE_RECOGNIZERS, SECRET_CONTEXT_RES, SPACY_MODEL, STREET_SUFFIXES,
+from .engine import (_AMOUNT_RE, _PHONE_FORMAT_RE, BARE_PHONE_SCORE, EMAIL_SPELLED_RE, LAST_FOUR_RES,
+                     NAME_PARTICLES, NAME_WORD, PHONE_WORD_BEFORE_RE, PRESIDIO_PHONE_RECOGNIZERS, SECRET_CONTEXT_RES, SPACY_MODEL, STREET_SUFFIXES,
                      STRONG_NAME_CONTEXT_RE, ZIP_AFTER_UNIT_RE, ZIP_LABEL_RE, Detector, DetectorPool,
                      build_analyzer, detect_patterns)
 from .config import PiiConfig, default_config, domain_vocabulary, normalize_key
@@ -93,9 +93,6 @@ _LOWER_WORD_RE = re.compile(r"(?<![\w@.'\u2019-])[a-z]{2,}(?![\w@]|\.\w)")
 _EMBEDDED_KV_RE = re.compile(
     r'\\?"(?P<k>[A-Za-z_][A-Za-z0-9_]*)\\?"\s*:\s*\\?"(?P<v>[^"\\\n]{1,200})\\?"')
 _URL_PARAM_RE = re.compile(r"[?&;](?P<k>[A-Za-z_][A-Za-z0-9_.-]{0,40})=(?P<v>[^&#\s\"'<>]{1,500})")
-_PHONE_WORD_BEFORE_RE = re.compile(r"(?i)\b(?:phone|telephone|tel|cell|cellphone|mobile|call|text"
-                                   r"|contact|number|fax|whatsapp)\b[^\n\d]{0,25}$")
-_PHONE_FORMAT_RE = re.compile(r"\d[\s()-]+\d|^\+|^\(")
 #: a business key and its number or list of numbers inside a JSON text that was not parsed
 _EMBEDDED_BUSINESS_RE = re.compile(
     r'\\?"(?P<k>[A-Za-z_][A-Za-z0-9_]*)\\?"\s*:\s*(?=(?P<v>\[[^\]]{0,2000}\]|\\?"?#?\d{6,}))')
@@ -111,7 +108,6 @@ _ID_WORD_BEFORE_RE = re.compile(
 #: a bare number stands alone: not inside an identifier ("credit_card_4421486", "#W9502127")
 _BARE_BEFORE_OK = re.compile(r"[\s(\[\"':,;]")
 _BARE_AFTER_OK = re.compile(r"(?:[\s)\]\"',;!?]|[.:](?!\w)|$)")
-_AMOUNT_RE = re.compile(r"^\d{1,7}[.,]\d{1,2}$")
 #: "Newark (EWR)", "Zurich (ZRH)": a name followed by a code in capitals is a place (a person's
 #: handle in parentheses is lower case: "Bartholomew (bwhitlock)")
 _CODE_AFTER_RE = re.compile(r"\s*\([A-Z]{3}\)")
@@ -875,7 +871,7 @@ class Anonymizer:
                         stats["phone_spans_dropped"] += ent == "PHONE_NUMBER"
                     continue
                 value = text[s:e]
-                if ((rec_name in PRESIDIO_PHONE_RECOGNIZERS or rec_name == "CardIssuerRecognizer")
+                if ((rec_name in PRESIDIO_PHONE_RECOGNIZERS or rec_name in ("CardIssuerRecognizer", "PhoneGroupsRecognizer"))
                         and self._business_number(text, s, e)):
                     # "tracking number 682308736931", "order number 9502127": an id, whatever
                     # phonenumbers or an issuer's range says
@@ -931,7 +927,7 @@ class Anonymizer:
                         # their pattern holds the phone word / the phone layout
                         or (rec_name not in ("PhoneContextRecognizer", "PhoneFormatRecognizer")
                             and not _PHONE_FORMAT_RE.search(value)
-                            and not _PHONE_WORD_BEFORE_RE.search(text[max(0, s - 40):s]))):
+                            and not PHONE_WORD_BEFORE_RE.search(text[max(0, s - 40):s]))):
                     # amounts, and bare digit strings (item / order ids) unless a phone word
                     # precedes them
                     stats["phone_spans_dropped"] += 1

@@ -330,9 +330,10 @@ PHONE_RE = re.compile(
     # the extension is part of the value ("+1-614-163-8835x586", "212.555.0187x2210"): a value
     # that stopped before it would be left in place (the replacement needs a word boundary)
     r"(?:\s?(?i:x|ext\.?|extension)\s?\d{1,5})?)(?![\w-]|\.\d)")
-PHONE_WORD_BEFORE_RE = re.compile(r"(?i)\b(?:phone|telephone|tel|cell|cellphone|mobile|call|text"
+PHONE_WORD_BEFORE_RE = re.compile(r"(?i)\b(?:phone|telephone|tel|cell|cellphone|mobile|landline|voicemail|call|text"
                                   r"|contact|number|fax|whatsapp)\b[^\n\d]{0,25}$")
-_PHONE_FORMAT_RE = re.compile(r"\d[\s()-]+\d|^\+|^\(")
+#: a value written in a phone layout: digit groups apart ("870.465.5721", "67 818 65 32"), "+", "("
+_PHONE_FORMAT_RE = re.compile(r"\d[\s().-]+\d|^\+|^\(")
 _AMOUNT_RE = re.compile(r"^\d{1,7}[.,]\d{1,2}$")
 #: e-mail addresses percent-encoded inside URLs (``mia.li%40example.com``).
 EMAIL_URLENC_RE = re.compile(
@@ -483,10 +484,51 @@ class RegexRecognizer(EntityRecognizer):
 #: A number right after a phone word, in any national layout ("call me at 67 818 65 32",
 #: "Mobile: 476 1540", "my registered 29-29-69-33", "(49) 846-249"): 6 to 15 digits.
 PHONE_CONTEXT_RE = re.compile(
-    r"(?i:\b(?:phone|telephone|tel|mobile|cell(?:phone)?|fax|desk|whatsapp|sms|"
+    r"(?i:\b(?:phone|telephone|tel|mobile|cell(?:phone)?|landline|voicemail|fax|desk|whatsapp|sms|"
     r"(?:call|reach|text|ring|contact|message)\s+(?:me|us|him|her|them)|call|dial|ring|registered|messages?\s+to|"
     r"answering|number\s+to\s+reach)\b(?:\s+(?:at|on|is|number|no\.?|via))*)\s*[:#]?\s*"
     r"(?P<v>\+?\(?\d[\d ().-]{4,18}\d(?:\s?(?i:x|ext\.?|extension)\s?\d{1,5})?)(?![\d-]|[.,]\d)")
+
+
+#: National phone layouts with no phone word right before them ("my number changed to 76 283
+#: 891", "50-92-49-29", "(52) 878-333", "24 390747 is the number"): 2-6 groups of 2-6 digits (the
+#: first may be in parentheses), one kind of separator, 7-11 digits, not part of a longer digit run (a card
+#: number, an IBAN's groups). Judged by :func:`_phone_groups_score`.
+PHONE_GROUPS_RE = re.compile(
+    r"(?<![\w+.,/:-])(?<!\d )(?P<v>(?:\(\d{2,4}\) ?|\d{2,4}(?=[ .-]))(?P<sep>[ .-]?)\d{2,6}(?:(?P=sep)\d{2,4}){0,4})"
+    r"(?![\w-]|[.,/:]\d| \d)")
+#: A phone word in the same sentence, before or after the number ("landline", "voicemail on",
+#: "... is the number for the front desk", "(home)").
+_PHONE_WORD_NEAR_RE = re.compile(
+    r"(?i)\b(?:phone|telephone|tel|cell|cellphone|mobile|landline|voicemail|fax|whatsapp|sms|"
+    r"text(?:ed)?|call(?:ed|ing)?|ring|dial(?:led)?|reach|numbers?|contact|extension|desk|office|home|work)\b")
+_MONEY_NEAR_RE = re.compile(r"(?i)(?:[$\u20ac\u00a3\u00a5]\s*$|\b(?:usd|eur|gbp|sek|nok|dkk|chf|kr|"
+                            r"price|total|amount|paid|pay|cost|costs|balance|refund(?:ed)?|charge[ds]?)\b[^\n\d]{0,12}$)")
+_MONEY_AFTER_RE = re.compile(r"(?i)\s*(?:[$\u20ac\u00a3]|usd|eur|gbp|sek|nok|dkk|chf|kr|dollars?|euros?|"
+                             r"pounds?|kronor|crowns?)\b")
+
+
+def _phone_groups_score(text: str, m: re.Match) -> Optional[float]:
+    """A grouped national layout is a phone number when it has 7-11 digits, is no date
+    ("2024-05-20", "20.05.2024"), no amount (a currency or money word beside it), and either a
+    phone word stands in the same sentence (before it within 60 characters or after it within
+    40) or it has 3+ groups ("76 283 891")."""
+    v = m.group("v")
+    digits = sum(c.isdigit() for c in v)
+    if not 7 <= digits <= 11:
+        return None
+    groups = re.findall(r"\d+", v)
+    if re.fullmatch(r"(?:19|20)\d\d", groups[0]) or re.fullmatch(r"(?:19|20)\d\d", groups[-1]) and len(groups) == 3 \
+            and all(len(g) <= 2 for g in groups[:2]):
+        return None  # a date
+    before = text[max(0, m.start() - 60):m.start()]
+    if _MONEY_NEAR_RE.search(before) or _MONEY_AFTER_RE.match(text, m.end()):
+        return None
+    before = re.split(r"[.!?\n]\s", before)[-1]
+    after = re.split(r"[.!?\n]", text[m.end():m.end() + 40])[0]
+    if _PHONE_WORD_NEAR_RE.search(before) or _PHONE_WORD_NEAR_RE.search(after):
+        return 0.6
+    return 0.6 if len(groups) >= 3 else None
 
 
 def _phone_context_score(text: str, m: re.Match) -> Optional[float]:
@@ -744,6 +786,8 @@ def personal_recognizers() -> list[RegexRecognizer]:
         NameShapeRecognizer(),
         RegexRecognizer("PhoneFormatRecognizer", "PHONE_NUMBER", [PHONE_RE], 0.7,
                         validate=_phone_score),
+        RegexRecognizer("PhoneGroupsRecognizer", "PHONE_NUMBER", [PHONE_GROUPS_RE], 0.6,
+                        validate=_phone_groups_score),
     ] + [RegexRecognizer(f"{ent.title().replace('_', '')}ContextRecognizer", ent, list(rxs), 0.8,
                          validate=_secret_score) for ent, rxs in SECRET_CONTEXT_RES.items()]
 

@@ -93,6 +93,8 @@ STREET_RE = re.compile(
     r"(?<![\w-])(?P<v>\d{1,6} (?:\d{1,5} )?(?:[NSEW]\.? )?(?:[A-Za-z][a-z]+ ){1,3}(?i:" + _STREET_SUFFIX + r")\b\.?)"
 )
 _STREET_WORD = f"[{UPPER}][{LOWER}'-]+(?:-[{UPPER}][{LOWER}']+)*"  # "Väike-Laagri"
+#: a postcode of any country's digit layout, as :data:`_POSTCODE` (used ahead of its definition)
+_POSTCODE_FWD = r"(?:\d{4,6}|\d{2,3}[ -]\d{2,3}|\d{4,5}-\d{3,4})"
 #: Streets written the European way - the number after the name: a street word ending in a
 #: street noun ("Barkargatan 44", "Untere Bahnhofstrasse 6", "Hundslevgyden 84"), or a street
 #: noun first ("Via Partenope 67", "Rua Arapiraca 1943", "456 Rue du Monument 227").
@@ -173,6 +175,43 @@ def _building_street_score(text: str, m: re.Match) -> Optional[float]:
     if not any(w[:1].isupper() and len(w) > 2 for w in words):
         return None
     return 0.7
+
+
+#: A street written name-then-number as the first part of an address, before a postcode and
+#: its place ("Solvellir 96 / 760 Breiðdalsvík" on two lines, "Tööstuse 94, Pilistvere 70502",
+#: "Karu põik 61, Pärnu 80098", "Tas vezér u. 38.\n7143 Öcsény"): 1-5 words (the first
+#: Capitalized or a street abbreviation, no English function word among them), a house number, a
+#: comma, slash or line break, then a postcode (3 digits too: Iceland) before or after a
+#: Capitalized place. Judged by :func:`_street_before_zip_score`.
+STREET_BEFORE_ZIP_RE = re.compile(
+    r"(?<![\w.-])(?P<v>(?:[" + UPPER + r"][\w'\u2019.-]*|(?i:ul|al|pl|os|r|av|ctra)\.?)"
+    r"(?: (?!(?:" + "|".join(sorted(_ENGLISH_STOP, key=len, reverse=True)) + r")\b)[^\W\d_][\w'\u2019.-]*){0,4}"
+    r" \d{1,5}[a-zA-Z]?\.?)[ \t]*(?:,|/|\n)[ \t/]*"
+    r"(?=(?:" + _POSTCODE_FWD + r"|\d{3}) [" + UPPER + r"]|[" + UPPER + r"][\w'\u2019-]*(?: [^\W\d_][\w'\u2019-]*){0,3},? "
+    + _POSTCODE_FWD + r"(?![\w-]))")
+
+
+#: A 3-digit postcode (Iceland; Norway's without its leading 0) on the next line of a street
+#: written name-then-number ("Brekkustíg 80\n685 Bakkafjörður", "Solvellir 96 / 760 ...").
+ZIP3_AFTER_STREET_RE = re.compile(
+    r"(?<![\w.-])[" + UPPER + r"][\w'\u2019.-]*(?: [^\W\d_][\w'\u2019.-]*){0,4} \d{1,5}[a-zA-Z]?\.?"
+    r"[ \t]*(?:/|\n)[ \t/]*(?P<v>\d{3})(?= [" + UPPER + r"])")
+
+
+def _street_before_zip_score(text: str, m: re.Match) -> Optional[float]:
+    """No month or English function word among the street's words ("March 12, 2024 Paris"), at
+    least one word of 3+ letters that is Capitalized, and the postcode is no year."""
+    parts = m.group("v").split()[:-1]
+    if not any(w[:1].isupper() and len(w.strip(".")) > 2 for w in parts):
+        return None
+    for w in parts:
+        lw = w.lower()
+        if lw in _NOT_STREET_WORDS or (not w[:1].isupper() and lw not in _STREET_PARTICLES and lw in _ENGLISH_STOP):
+            return None
+    rest = text[m.end():m.end() + 60]
+    if re.match(r"[ \t,/\n]*(?:19|20)\d\d(?!\d)", rest):
+        return None  # "Flight 12, 2024 ..."
+    return 0.65
 
 
 #: A street the text itself calls a street: "Höjdstigen 44 street", "Jiráskova 986 St.",
@@ -539,17 +578,50 @@ def _phone_context_score(text: str, m: re.Match) -> Optional[float]:
     return 0.7
 
 
+#: What says a postcode's place is part of an address though no gazetteer knows it: the segment
+#: before it ends with a house number or a street noun ("Kaevu 94, Krootuse, 63501", "1454
+#: Wattle St, Cookhouse 5830", "Tas vezér u. 38. / 7143 Öcsény") ...
+_STREET_END_BEFORE_RE = re.compile(
+    r"(?:\d{1,5}[a-zA-Z]?\.?|\b(?i:" + _STREET_SUFFIX + r")\.?)\s*(?:,|/|\n)\s*"
+    r"(?:[^\W\d_][\w.'\u2019-]*(?: [^\W\d_][\w.'\u2019-]*){0,2},\s*)?$")
+#: ... or an address word earlier in the sentence ("Address: 48 rue Petite Fusterie, BREST 29200")
+_ADDRESS_WORD_RE = re.compile(r"(?i)\b(?:address|ship(?:ped)?|deliver(?:ed|y)?|send|sent|mail|post|office|"
+                              r"lives?|living|moved|located|headquarters)\b")
+#: ... or a line of its own in a text with a line that holds a house number (an address block)
+_HOUSE_NUMBER_LINE_RE = re.compile(r"(?m)^[ \t]*(?:\d{1,5} [^\W\d_]|[^\W\d_][^\n]* \d{1,5}[a-zA-Z]?\.?[ \t]*$)")
+
+
+def _address_context(text: str, start: int) -> bool:
+    """Does the postcode-and-place starting at ``start`` stand in an address (see the three
+    patterns above)?"""
+    before = text[max(0, start - 80):start]
+    if _STREET_END_BEFORE_RE.search(before):
+        return True
+    if _ADDRESS_WORD_RE.search(re.split(r"[.!?]\s", before)[-1]):
+        return True
+    line_start = text.rfind("\n", 0, start) + 1
+    return (text[line_start:start].strip(" \t/") == "" and "\n" in text
+            and _HOUSE_NUMBER_LINE_RE.search(text) is not None)
+
+
 def _zip_after_place_score(text: str, m: re.Match) -> Optional[float]:
-    """A postcode after a known place ("Czech Republic 45098", "Sweden 66651"); never a year."""
-    from .context import place_gazetteer
+    """A postcode after a known place ("Czech Republic 45098", "Sweden 66651"), or after a
+    place no gazetteer knows in an address (:func:`_address_context`: "Kaevu 94, Krootuse,
+    63501"); never a year."""
+    from .context import is_english_word, place_gazetteer
 
     if re.fullmatch(r"(?:19|20)\d\d", m.group("v")):
         return None
-    return 0.6 if m.group("place").lower() in place_gazetteer() else None
+    place = m.group("place")
+    if place.lower() in place_gazetteer():
+        return 0.6
+    if len(place.split()) == 1 and is_english_word(place) and not place.isupper():
+        return None  # "Suite 4821", "Order 55120"
+    return 0.6 if _address_context(text, m.start("place")) else None
 
 
 #: a postcode of any country's digit layout: "4821", "69003", "662 19", "33-112", "3045-227"
-_POSTCODE = r"(?:\d{4,6}|\d{2,3}[ -]\d{2,3}|\d{4,5}-\d{3,4})"
+_POSTCODE = _POSTCODE_FWD
 ZIP_AFTER_PLACE_RE = re.compile(
     r"(?<![\w-])(?P<place>[" + UPPER + r"][" + UPPER + LOWER + r"'-]+(?: [" + UPPER + r"][" + UPPER + LOWER +
     r"'-]+){0,2}),? (?P<v>" + _POSTCODE + r")(?![\w-]|[.,]\d)")
@@ -572,7 +644,8 @@ ZIP_LABEL_AFTER_RE = re.compile(
 
 
 def _zip_before_place_score(text: str, m: re.Match) -> Optional[float]:
-    """A postcode before a known place (place gazetteer), not a year, not a street's number."""
+    """A postcode before a known place (place gazetteer) or before any place in an address
+    (:func:`_address_context`); not a year, not a street's number."""
     from .context import place_gazetteer
 
     if re.fullmatch(r"(?:19|20)\d\d", m.group("v")):
@@ -581,7 +654,11 @@ def _zip_before_place_score(text: str, m: re.Match) -> Optional[float]:
     if any(w.lower() in STREET_SUFFIXES for w in words) or text[m.end():m.end() + 1] == "'":
         return None
     places = place_gazetteer()
-    return 0.6 if any(" ".join(words[:k]).lower() in places for k in range(1, len(words) + 1)) else None
+    if any(" ".join(words[:k]).lower() in places for k in range(1, len(words) + 1)):
+        return 0.6
+    # a place no gazetteer knows, in an address ("Slovenčeva 46, 5212 Dobrovo v Brdih",
+    # "Dronning Åsas vei 192\n3117 TØNSBERG")
+    return 0.6 if _address_context(text, m.start()) and not re.match(r"\s*\d", text[m.end():]) else None
 
 
 def _zip_after_state_score(text: str, m: re.Match) -> Optional[float]:
@@ -771,6 +848,9 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("ZipRecognizer", "ZIP", [ZIP_RE], 0.6),
         RegexRecognizer("BuildingStreetRecognizer", "STREET_ADDRESS", [BUILDING_STREET_RE], 0.7,
                         validate=_building_street_score),
+        RegexRecognizer("StreetBeforeZipRecognizer", "STREET_ADDRESS", [STREET_BEFORE_ZIP_RE], 0.65,
+                        validate=_street_before_zip_score),
+        RegexRecognizer("Zip3AfterStreetRecognizer", "ZIP", [ZIP3_AFTER_STREET_RE], 0.6),
         RegexRecognizer("PoBoxRecognizer", "STREET_ADDRESS", [PO_BOX_RE], 0.7),
         _GroupsRecognizer("StreetNounRecognizer", "STREET_ADDRESS", [STREET_NOUN_RE], 0.7,
                           validate=_street_noun_score),

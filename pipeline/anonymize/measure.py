@@ -347,6 +347,59 @@ def evaluator_set(n: int, seed: int = 0, group: str = "held") -> list[Labelled]:
     return out
 
 
+#: Carrier sentences for :func:`evaluator_values_set` (written here; no template of the
+#: generator): a phone number with, in most, no phone word right before it.
+PHONE_CARRIERS = ("You can reach me at {p} most evenings.", "Text {p} when you land.",
+                  "{p} is the number for the front desk.", "My number changed to {p} last week.",
+                  "Try {p} or email me.", "Ring {p} before noon, thanks.", "Her landline: {p}",
+                  "Numbers: {p} (home)", "I left a voicemail on {p} yesterday.", "Dial {p} to confirm.")
+#: Address layouts for :func:`evaluator_values_set` (written here).
+ADDRESS_LAYOUTS = ("Ship it to {street}, {zip} {city}.", "Address: {street}, {city} {zip}",
+                   "{street}\n{zip} {city}\n{country}", "I moved to {city}, {zip} last year, to {street}.",
+                   "Postcode {zip}, please.", "She lives at {street} in {city}.", "Deliver to {street} ({city}).",
+                   "New address is {street}, {city}, {zip}", "Our office: {street} / {zip} {city}",
+                   "Please send the forms to {street}, {city} {zip}, {country}.")
+
+
+def evaluator_values_set(n: int, seed: int = 5) -> list[Labelled]:
+    """Stress records from presidio-evaluator's **value lists**, which its tune and held halves
+    share, in sentences written here: ``n`` phone numbers (half from ``PhoneNumberProviderNew``'s
+    formats, half from its person records' national numbers) in :data:`PHONE_CARRIERS`, and
+    ``n`` person records' street, postcode and town in :data:`ADDRESS_LAYOUTS`. Labels: PHONE,
+    ADDRESS (the street), ZIP. Raises ImportError when presidio-evaluator is absent."""
+    import os
+
+    import pandas as pd
+
+    pe = import_presidio_evaluator()
+    from presidio_evaluator.data_generator.faker_extensions.providers import PhoneNumberProviderNew
+
+    people = pd.read_csv(os.path.join(os.path.dirname(pe.__file__), "data_generator", "raw_data",
+                                      "FakeNameGenerator.com_3000.csv"), dtype=str)
+    fk = Faker("en_US")
+    fk.seed_instance(seed)
+    fk.add_provider(PhoneNumberProviderNew)
+    rng = random.Random(seed)
+    phones = [fk.phone_number() for _ in range(n - n // 2)] + list(
+        people["TelephoneNumber"].sample(n // 2, random_state=seed))
+    out = []
+    for i, v in enumerate(phones):
+        text = rng.choice(PHONE_CARRIERS).format(p=v)
+        out.append(Labelled(LogRecord(id=f"values-phone-{seed}-{i}", messages=[{"role": "user", "content": text}]),
+                            {"PHONE": [v]}))
+    for i, r in enumerate(people.sample(n, random_state=seed).itertuples()):
+        lay = rng.choice(ADDRESS_LAYOUTS)
+        text = lay.format(street=r.StreetAddress, zip=r.ZipCode, city=r.City, country=r.CountryFull)
+        vals = {}
+        if "{street}" in lay:
+            vals["ADDRESS"] = [r.StreetAddress]
+        if "{zip}" in lay:
+            vals["ZIP"] = [r.ZipCode]
+        out.append(Labelled(LogRecord(id=f"values-address-{seed}-{i}", messages=[{"role": "user", "content": text}]),
+                            vals))
+    return out
+
+
 def _present(text: str, value: str) -> bool:
     return re.search(r"(?<![A-Za-z0-9])" + re.escape(value) + r"(?![A-Za-z0-9])", text) is not None
 
@@ -477,9 +530,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     target is missed)."""
     ap = argparse.ArgumentParser(prog="python -m pipeline.anonymize.measure", description=__doc__.split("\n")[0])
     ap.add_argument("--group", default="held", choices=("tune", "held"))
-    ap.add_argument("--source", default="templates", choices=("templates", "presidio-evaluator"),
+    ap.add_argument("--source", default="templates", choices=("templates", "presidio-evaluator", "evaluator-values"),
                     help="templates: this module's sentences and conversations (--group); "
-                         "presidio-evaluator: sentences from presidio-evaluator's own generator")
+                         "presidio-evaluator: sentences from presidio-evaluator's own generator; "
+                         "evaluator-values: its phone, street and postcode values in sentences "
+                         "written here (--n of each, --seed; no --group)")
     ap.add_argument("--n", type=int, default=200, help="records per set")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-presidio", action="store_true")
@@ -488,11 +543,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args(argv)
     results, bad = {}, []
-    kinds = ("sentences", "conversations") if args.source == "templates" else ("presidio-evaluator",)
+    kinds = ("sentences", "conversations") if args.source == "templates" else (args.source,)
     for kind in kinds:
-        if kind == "presidio-evaluator":
+        if kind in ("presidio-evaluator", "evaluator-values"):
             try:
-                data = evaluator_set(args.n, args.seed, args.group)
+                data = (evaluator_set(args.n, args.seed, args.group) if kind == "presidio-evaluator"
+                        else evaluator_values_set(args.n, args.seed))
             except ImportError as exc:
                 print(f"skipped: {exc}")
                 return 2 if args.check else 0
@@ -507,7 +563,8 @@ def main(argv: Optional[list[str]] = None) -> int:
             pres = score(data, pout, prep)
         results[kind] = {"ours": ours, "presidio": pres, "seconds": sec, "presidio_seconds": psec,
                          "records": len(data)}
-        what = f"{args.group} templates" + (f", seed {args.seed}" if kind == "presidio-evaluator" else "")
+        what = (f"value lists in sentences written here, seed {args.seed}" if kind == "evaluator-values"
+                else f"{args.group} templates" + (f", seed {args.seed}" if kind == "presidio-evaluator" else ""))
         print(format_table(f"{kind} ({what}, {len(data)} records; ours {sec:.1f} s"
                            + (f", presidio {psec:.1f} s)" if psec is not None else ")"), ours, pres))
         print()

@@ -98,6 +98,11 @@ def persona(i: int) -> dict:
         "intl_phone": f"67 818 {65 + i} 32",
         "eu_street": f"{last}gatan {44 + i}",
         "postcode": f"{66651 + i * 7}",
+        # issue 11, fifth round: a grouped national phone with no phone word right before it,
+        # and an address block whose street has no street noun and whose place no gazetteer knows
+        "grouped_phone": f"71 6{i:02d} 3{38 + i}",
+        "block_street": f"{last}moen {17 + i}",
+        "block_postcode": f"{38512 + i * 11}",
     }
 
 
@@ -113,12 +118,13 @@ def typed_values(p: dict) -> dict[str, list[str]]:
         "SECRET": [p["password"], p["api_key"], p["session_id"], p["token"], p["jwt"]],
         "ORDER_ID": [p["order_id"]],
         "IBAN": [p["iban"]], "SSN": [p["ssn"]], "ACCOUNT_ID": [p["account"]],
-    } | {"PHONE": [p["phone"], re.sub(r"\D", "", p["phone"]), p["uk_phone"], p["intl_phone"]],
+    } | {"PHONE": [p["phone"], re.sub(r"\D", "", p["phone"]), p["uk_phone"], p["intl_phone"], p["grouped_phone"]],
          "USER_ID": [p["user_id"], p["handle"]],
          "NAME": [p["first"], p["last"], p["companion_first"], p["companion_last"],
                   p["friend_first"], p["friend_last"], p["payee"]],
          "CARD_NUMBER": [p["card"], p["card"].replace(" ", ""), p["card2"]],
-         "ADDRESS": [p["street"], p["unit"], p["eu_street"]], "ZIP": [p["zip"], p["postcode"]]}
+         "ADDRESS": [p["street"], p["unit"], p["eu_street"], p["block_street"]],
+         "ZIP": [p["zip"], p["postcode"], p["block_postcode"]]}
 
 
 def canary_values(p: dict) -> list[str]:
@@ -128,7 +134,8 @@ def canary_values(p: dict) -> list[str]:
                            "unit", "zip", "city", "dob", "companion_dob", "phone", "password",
                            "api_key", "session_id", "token", "jwt", "order_id", "iban", "ssn",
                            "uk_phone", "handle", "account", "friend_first", "friend_last", "payee",
-                           "card2", "intl_phone", "eu_street", "postcode")]
+                           "card2", "intl_phone", "eu_street", "postcode", "grouped_phone", "block_street",
+                           "block_postcode")]
     vals.append(p["card"].replace(" ", ""))
     vals.append(re.sub(r"\D", "", p["phone"]))
     vals.append(p["order_id"][2:])  # the bare order number
@@ -227,6 +234,9 @@ def record(i: int) -> dict:
             f"The parcel for {p['friend_first']} {p['friend_last']} goes to {p['eu_street']}, "
             f"SKUTSKÄR, Sweden {p['postcode']}. Beneficiary: {p['payee']}. Charge {p['card2']}; "
             f"my mobile: {p['intl_phone']}.")},
+        {"role": "user", "content": (
+            f"My number changed to {p['grouped_phone']} last week. The cabin is at\n"
+            f"{p['block_street']}\n{p['block_postcode']} Ulvsundmyra\nNorway")},
     ]
     if cancel:
         msgs += [_call(f"c{i}c", "cancel_reservation", {"reservation_id": p["reservation"]}),

@@ -35,8 +35,9 @@ _stderr = Console(stderr=True)
 
 
 def print_error(msg: str) -> None:
-    """Print ``Error: msg`` on stderr (the message as is: no rich markup is read in it)."""
-    _stderr.print(Text.assemble((ERROR_PREFIX, "red"), " ", str(msg)))
+    """Print ``Error: msg`` on stderr (the message as is: no rich markup is read in it), as one
+    line: the terminal wraps it, a log or a pipe gets it whole (no breaks at 80 columns)."""
+    _stderr.print(Text.assemble((ERROR_PREFIX, "red"), " ", str(msg)), soft_wrap=True)
 
 
 def die(msg: str, code: int = 2) -> NoReturn:
@@ -47,8 +48,9 @@ def die(msg: str, code: int = 2) -> NoReturn:
 
 
 def warn(msg: str, prefix: str = "Warning:") -> None:
-    """Print ``Warning: msg`` (or another ``prefix``, e.g. ``Note:``) on stderr, markup-free."""
-    _stderr.print(Text.assemble((prefix, "yellow"), " ", str(msg)))
+    """Print ``Warning: msg`` (or another ``prefix``, e.g. ``Note:``) on stderr, markup-free, as
+    one line (see :func:`print_error`)."""
+    _stderr.print(Text.assemble((prefix, "yellow"), " ", str(msg)), soft_wrap=True)
 
 
 def _fields(section: str):

@@ -32,11 +32,16 @@ def _forms(value: str) -> set[str]:
     return forms | {json.dumps(f)[1:-1] for f in forms if not f.isascii()}
 
 
+#: a value right after a line break as JSON text writes it ("\\n38512 Ulvsundmyra") counts as
+#: standing alone: the "n" of the escape is no letter of the text
+_AFTER_ESCAPE = r"(?<=\\[nrt])"
+
+
 def _leak_rx(value: str) -> re.Pattern:
     alts = "|".join(re.escape(f) for f in sorted(_forms(value), key=len, reverse=True))
     if value.isdigit():  # a number alone, not a piece of a longer number / decimal / hash
-        return re.compile(r"(?<![0-9A-Za-z.])(?:" + alts + r")(?![0-9A-Za-z])")
-    return re.compile(r"(?<![0-9A-Za-z])(?:" + alts + r")(?![0-9A-Za-z])", re.I)
+        return re.compile(r"(?:(?<![0-9A-Za-z.])|" + _AFTER_ESCAPE + r")(?:" + alts + r")(?![0-9A-Za-z])")
+    return re.compile(r"(?:(?<![0-9A-Za-z])|" + _AFTER_ESCAPE + r")(?:" + alts + r")(?![0-9A-Za-z])", re.I)
 
 
 def _texts(root: Path) -> dict[str, str]:

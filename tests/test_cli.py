@@ -3,6 +3,7 @@ and shows no type for a flag, every error trajpipe reports has the prefix typer'
 and the run summary says which numbers count trajectories and which count reason codes."""
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -379,3 +380,17 @@ def test_run_on_an_empty_file_says_so(tmp_path, monkeypatch):
                                    "--backend", "transformers"], env={"COLUMNS": "300"})
     assert res.exit_code == 0, res.output
     assert "empty.jsonl holds no records" in " ".join(res.output.split()), res.output
+
+
+def test_errors_stay_on_one_line_in_a_log(tmp_path):
+    """A fresh user saw ``Error: output folder not found: ...`` broken over 3 lines when stderr
+    was a file (rich wraps at 80 columns off a terminal); errors are printed as one line."""
+    import subprocess
+    import sys
+
+    path = tmp_path / ("a-rather-long-folder-name-" * 3) / "missing"
+    res = subprocess.run([sys.executable, "-m", "pipeline.cli", "stats", str(path)], capture_output=True,
+                         text=True, env={**os.environ, "COLUMNS": "80", "TERM": "dumb"}, timeout=120)
+    assert res.returncode == 2, res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: output folder not found: ") and str(path) in lines[0], lines

@@ -680,8 +680,10 @@ def test_full_names_around_possessives_titles_vocatives_and_towns(analyzer):
     hill"); a degree after a surname no gazetteer knows ("Mimi Langen MD"); vocatives (", Chase!",
     "Kuyra, can I ..."), the one spoken to ("said Fred to Dawn"), "named him Yuito"; a first
     name that is also a town in a person's slot ("leave me Miroslav,", "Marco lives on"), and a
-    known place in a list of people ("founders: Costa, Ana and Elizabeth"). A town in an address
-    and a street with a number stay places; "the hill" and "the park" stay words."""
+    known place in a list of people ("founders: Costa, Ana and Elizabeth"); a word no dictionary
+    or gazetteer knows mid-sentence before what a person is or does ("that Oskuvaara will come").
+    A town in an address and a street with a number stay places; "the hill" and "the park" stay
+    words; product and shop names before other words ("broke Bluetooth on", "to Ikea and") stay."""
     recs = [_rec("q1", _msg("user", "We were reading the essays from Ingrid Barth's early years.")),
             _rec("q2", _msg("user", "The name on file is wrong, please change it to Fletcher K Hill")),
             _rec("q3", _msg("user", "I gave the spare keys to Imogen Park yesterday.")),
@@ -697,7 +699,9 @@ def test_full_names_around_possessives_titles_vocatives_and_towns(analyzer):
             _rec("q13", _msg("user", "It is hard, but do not leave me Miroslav, I need the help.")),
             _rec("q14", _msg("user", "Marco lives on 7005 Wilson Ridges since May.")),
             _rec("q15", _msg("user", "Our three founders: Costa, Ana and Elizabeth.")),
-            _rec("q16", _msg("user", "He lives at 12 Charlotte Park near the park in Oslo."))]
+            _rec("q16", _msg("user", "He lives at 12 Charlotte Park near the park in Oslo.")),
+            _rec("q17", _msg("user", "I doubt that Oskuvaara will come, but Tjelmiri just said yes.")),
+            _rec("q18", _msg("user", "The update broke Bluetooth on my phone, so I went to Ikea and back."))]
     out, _ = _run(analyzer, recs)
     _assert_gone(out["q1"], ["Ingrid", "Barth"])
     _assert_gone(out["q2"], ["Fletcher", "Hill"])
@@ -718,6 +722,8 @@ def test_full_names_around_possessives_titles_vocatives_and_towns(analyzer):
     assert "the hill after lunch" in out["q7"].messages[0]["content"]
     assert "near the park in Oslo" in out["q16"].messages[0]["content"]
     assert "Medical secretary" in out["q6"].messages[0]["content"]
+    _assert_gone(out["q17"], ["Oskuvaara", "Tjelmiri"])
+    assert out["q18"].messages[0]["content"] == recs[17].messages[0]["content"]
 
 
 def test_grouped_national_phone_layouts_without_a_phone_word_before(analyzer):

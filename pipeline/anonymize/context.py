@@ -288,6 +288,9 @@ _PERSON_SLOT_AFTER_RE = re.compile(
     r",\s+(?:can|could|would|will|do|did|are|have|may|should)\s+(?:you|I|we)\b|\s+(?:lives|lived|works|worked|"
     r"is from|was born|said|says|wrote|writes|asked|told|married|moved|handed|gave|had given|has given|"
     r"listed|sang|sings)\b")
+#: What follows a person mid-sentence: "Raraka so impulsive", "Auriville just has to".
+_PERSON_PREDICATE_RE = re.compile(r" (?:is|was|has|had|just|so|will|would|can|could|did|does|said|says|told|"
+                                  r"tells|wants|wanted|went|goes|never|always|really|also|still)\b")
 #: The one spoken to, after a speaker: "said Fred to Dawn".
 _SPOKEN_TO_RE = re.compile(r"(?i:\b(?:said|says|told|asked|replied|wrote|whispered|shouted))\s+\S+\s+to\s+$")
 #: An appositive after a name: "Love Ulyanova, the farmworker, said".
@@ -313,7 +316,10 @@ def in_person_slot(text: str, start: int, end: int) -> bool:
 
     return w not in STOP_WORDS and not is_foreign_stop_word(w) and (
         _PERSON_SLOT_BEFORE_RE.search(text, max(0, start - 24), start) is not None
-        or _PERSON_SLOT_AFTER_RE.match(text, end) is not None or _vocative(text, start, end))
+        or _PERSON_SLOT_AFTER_RE.match(text, end) is not None or _vocative(text, start, end)
+        # mid-sentence before what a person is or does ("that Oskuvaara will come")
+        or (_PERSON_PREDICATE_RE.match(text, end) is not None
+            and re.search(r"\b[a-z]+ $", text[max(0, start - 20):start]) is not None))
 
 
 def name_runs(text: str) -> list[tuple[int, int]]:
@@ -427,6 +433,14 @@ def name_runs(text: str) -> list[tuple[int, int]]:
             if town_name and not slot and not (_SINGLE_PERSON_VERB_RE.match(text, run[0][1])
                                                 and _SENTENCE_START_RE.search(text[max(0, run[0][0] - 4):run[0][0]])):
                 continue  # "the Bergen office"; not "leave me Miroslav,", "Marco lives on"
+            # a word no dictionary, gazetteer or place list knows, Capitalized in the middle of
+            # an English sentence and followed by what a person is or does ("Why is Raraka so
+            # impulsive?", "but Auriville just has to"; not "broke Bluetooth on", "at Ikea and")
+            unknown_mid = (len(w) >= 4 and not initial and not is_english_word(w) and w not in places
+                           and w not in STOP_WORDS and not is_foreign_stop_word(w) and not words[0].isupper()
+                           and re.search(r"\b[a-z]+ $", text[max(0, run[0][0] - 20):run[0][0]]) is not None
+                           and _PERSON_PREDICATE_RE.match(text, run[0][1]) is not None)
+            slot = slot or unknown_mid
             if not slot and not owner:  # a name no gazetteer knows only in a person's slot ("said Bendik to")
                 if w not in firsts or len(w) < 3 or is_common_word(w) or (
                         is_english_word(w) and w in places):

@@ -448,10 +448,12 @@ def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None
             raise ConfigError(f"config file not found: {p}")
         import yaml
 
+        from pipeline.fileio import yaml_problem
+
         try:
             loaded = yaml.safe_load(p.read_text(encoding="utf-8"))
         except yaml.YAMLError as exc:
-            raise ConfigError(f"{p}: not valid YAML: {exc}") from None
+            raise ConfigError(f"not valid YAML: {yaml_problem(p, exc)}") from None
         if loaded is None:
             loaded = {}
         if not isinstance(loaded, dict):

@@ -75,3 +75,13 @@ def write_text_atomic(path: str | os.PathLike, text: str, encoding: str = "utf-8
     """Write ``text`` to ``path`` through :func:`atomic_path`."""
     with atomic_path(path) as tmp, open(tmp, "w", encoding=encoding) as fh:
         fh.write(text)
+
+
+def yaml_problem(path: str | os.PathLike, exc: Exception) -> str:
+    """A PyYAML error as ``"PATH, line L, column C: problem (context)"`` - PyYAML's own message
+    names ``<unicode string>`` when the text was read first, and spans several lines."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).strip().splitlines()[0]
+    where = f"{os.fspath(path)}, line {mark.line + 1}, column {mark.column + 1}" if mark else os.fspath(path)
+    context = getattr(exc, "context", None)
+    return f"{where}: {problem}" + (f" ({context})" if context else "")

@@ -217,3 +217,19 @@ def test_bad_config_file_and_cli_errors(tmp_path):
     assert r.exit_code == 2 and "rollout.k" in r.output
     r = CliRunner().invoke(app, ["rollout", "--hints", "sometimes"])
     assert r.exit_code == 2 and "sometimes" in r.output
+
+
+def test_bad_yaml_names_the_file_line_and_column(tmp_path):
+    """PyYAML's own message said ``in "<unicode string>", line 3`` over several lines: the error
+    names the config file, the line and the column, on one line (run config and PII config)."""
+    from pipeline.anonymize.config import PiiConfig, PiiConfigError
+
+    bad = tmp_path / "run.yaml"
+    bad.write_text("rollout:\n  k: [1,\n  bad: : x\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_config(bad)
+    msg = str(err.value)
+    assert msg.startswith(f"not valid YAML: {bad}, line 3, column ") and "<unicode string>" not in msg
+    assert "\n" not in msg
+    with pytest.raises(PiiConfigError, match=rf"not valid YAML: {bad}, line 3, column \d+: "):
+        PiiConfig.load(bad)

@@ -172,13 +172,15 @@ class PiiConfig:
 
 
 def _read(path: Union[str, Path]) -> dict[str, Any]:
+    from ..fileio import yaml_problem
+
     p = Path(path)
     if not p.is_file():
         raise PiiConfigError(f"PII config {p} not found")
     try:
         data = yaml.safe_load(p.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
-        raise PiiConfigError(f"{p}: not valid YAML: {exc}") from None
+        raise PiiConfigError(f"not valid YAML: {yaml_problem(p, exc)}") from None
     return data or {}
 
 

@@ -256,10 +256,13 @@ def _print_counts(manifest: dict) -> None:
     t.add_column("counts")
     t.add_column("wall s", justify="right")
     wall = manifest.get("wall_seconds", {})
+    reused = set(manifest.get("reused_stages", ()))
     order = ["ingest", "anonymize", "blueprints", "synthesize", "verify_task", "rollout", "verify_trajectory", "select"]
     counts = manifest.get("counts", {})
     for stage in sorted(counts, key=lambda k: order.index(k) if k in order else len(order)):
-        t.add_row(stage, "\n".join(_count_lines(stage, counts[stage])), str(wall.get(stage, "")))
+        # a stage reused from the work folder says so instead of its (load) time
+        t.add_row(stage, "\n".join(_count_lines(stage, counts[stage])),
+                  "reused" if stage in reused else str(wall.get(stage, "")))
     console.print(t, markup=False, highlight=False)
 
 

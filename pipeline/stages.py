@@ -1004,6 +1004,8 @@ def build_manifest(runner) -> dict[str, Any]:
         "code_version": code_version(),
         "counts": counts,
         "wall_seconds": {COUNT_KEYS.get(n, n): res.seconds for n, res in r.items()},
+        # stages whose complete output in the work folder was reused, not run again
+        "reused_stages": sorted(COUNT_KEYS.get(n, n) for n, res in r.items() if res.reused),
         "stage_signatures": {n: res.signature for n, res in r.items()},
         "work_dir": str(runner.work),
         "anonymization_report": (r["anonymize"].outputs.get("anonymization_report") if "anonymize" in r else {}),

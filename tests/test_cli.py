@@ -394,3 +394,17 @@ def test_errors_stay_on_one_line_in_a_log(tmp_path):
     assert res.returncode == 2, res.stderr
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: output folder not found: ") and str(path) in lines[0], lines
+
+
+def test_run_summary_says_which_stages_were_reused(monkeypatch, capsys):
+    """A rerun with the same config reused every stage up to rollout, and the summary showed their
+    load times as if they had run; a reused stage now reads ``reused`` in the wall-time column."""
+    monkeypatch.setenv("COLUMNS", "250")
+    cli._print_counts({**MANIFEST, "reused_stages": ["ingest", "rollout"]})
+    walls = {}
+    for line in capsys.readouterr().err.splitlines():
+        cells = [c.strip() for c in line.split("│")[1:-1]]
+        if len(cells) == 3 and cells[0]:
+            walls[cells[0]] = cells[2]
+    assert walls["ingest"] == "reused" and walls["rollout"] == "reused"
+    assert walls["verify_trajectory"] == "0.03" and walls["select"] == "0.0"

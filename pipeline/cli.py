@@ -638,7 +638,8 @@ def browse(out: Path = typer.Argument(..., help="A dataset folder written by `tr
            sql: Optional[str] = typer.Option(None, "--sql", help="Run one query and exit.")) -> None:
     """Open the outputs in DuckDB with one view per Parquet file; prints row counts and example queries.
 
-    With --sql runs that query; otherwise, on a terminal, reads queries from the prompt (empty line quits)."""
+    With --sql runs that query and prints its result alone on stdout (the views table goes to
+    stderr); otherwise, on a terminal, reads queries from the prompt (empty line quits)."""
     from pipeline.browse import EXAMPLE_QUERIES, open_views, summary
 
     _check_output_folder(out, "browse")
@@ -651,7 +652,8 @@ def browse(out: Path = typer.Argument(..., help="A dataset folder written by `tr
     t.add_column("rows", justify="right")
     for name, rows in summary(str(out)):
         t.add_row(name, str(rows))
-    Console().print(t)
+    # with --sql stdout carries the query's result only (pipe it); the views go to stderr
+    Console(stderr=bool(sql)).print(t)
 
     def show(q: str) -> bool:
         try:

@@ -107,3 +107,16 @@ def test_stats_and_browse_queries(exported, capsys):
         con.execute(q).fetchall()
     assert len(con.execute(EXAMPLE_QUERIES["learnable_groups"]).fetchall()) == 4
     assert con.execute(EXAMPLE_QUERIES["dpo_rejected_reasons"]).fetchall() == [("TRAJ_WRONG_FINAL_STATE", 4)]
+
+
+def test_browse_sql_prints_only_the_result_on_stdout(exported):
+    """`trajpipe browse OUT --sql ...` printed the views table before the result, in the way of a
+    pipe: with --sql stdout carries the result alone and the views table goes to stderr."""
+    import subprocess
+
+    res = subprocess.run([sys.executable, "-m", "pipeline.cli", "browse", str(exported["out"]), "--sql",
+                          "select count(*) as n_rows from sft"], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "COLUMNS": "120"})
+    assert res.returncode == 0, res.stderr
+    assert "n_rows" in res.stdout and "8" in res.stdout and "views in" not in res.stdout
+    assert "views in" in res.stderr

@@ -478,12 +478,9 @@ def _anonymize_body(cfg, eval_: bool = False, tau: Optional[Path] = None, eval_l
         from pipeline.anonymize.cli_eval import run_eval_cli
 
         raise typer.Exit(run_eval_cli(tau=tau, limit=eval_limit))
-    from pipeline.anonymize.config import PiiConfigError
-
-    try:
-        res = _run_stages(cfg, ["anonymize"])["anonymize"]
-    except PiiConfigError as exc:
-        die(str(exc))
+    # a bad --pii-config (PiiConfigError, a ValueError) is reported by _run_stages; importing the
+    # anonymizer here would load presidio (~10 s) before a missing ingest output is reported
+    res = _run_stages(cfg, ["anonymize"])["anonymize"]
     audit = (res.outputs.get("anonymization_report") or {}).get("audit") or {}
     console.print(f"audit: {audit.get('leaks', {}).get('count', 0)} leaks, "
                   f"{audit.get('suspects', {}).get('count', 0)} suspects (values never shown)")

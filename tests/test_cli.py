@@ -408,3 +408,18 @@ def test_run_summary_says_which_stages_were_reused(monkeypatch, capsys):
             walls[cells[0]] = cells[2]
     assert walls["ingest"] == "reused" and walls["rollout"] == "reused"
     assert walls["verify_trajectory"] == "0.03" and walls["select"] == "0.0"
+
+
+def test_anonymize_on_an_empty_work_folder_says_so_at_once(tmp_path):
+    """`trajpipe anonymize --work EMPTY` loaded presidio (~10 s) before saying that ingest had not
+    run; the missing input is reported first, without importing the anonymizer."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from pipeline.cli import app\n"
+            "try:\n    app(['anonymize', '--work', sys.argv[1]])\n"
+            "except SystemExit as e:\n"
+            "    print('anonymizer loaded' if 'pipeline.anonymize.anonymizer' in sys.modules else 'not loaded', e.code)\n")
+    res = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert "needs the output of 'ingest'" in res.stderr and "trajpipe ingest --work" in res.stderr, res.stderr
+    assert res.stdout.strip() == "not loaded 2", res.stdout

@@ -713,7 +713,9 @@ def view(out: Path = typer.Argument(..., help="A dataset folder written by `traj
     if open_:
         import webbrowser
 
-        webbrowser.open(res.index.resolve().as_uri())
+        uri = res.index.resolve().as_uri()
+        if not webbrowser.open(uri):  # False: no browser found (a server, a container)
+            warn(f"no web browser to open here; open {uri} on a machine with one (or copy {res.index.parent}/)")
 
 
 from pipeline.commands import register_all  # noqa: E402  (train, eval, domain, ...: one module each)

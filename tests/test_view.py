@@ -344,3 +344,19 @@ def test_safe_name():
     a, b = safe_name("a/b"), safe_name("a_b")
     assert a != b and "/" not in a and a.startswith("a_b-")
     assert safe_name("../x").startswith("_") or not safe_name("../x").startswith(".")
+
+
+def test_view_open_without_a_browser_says_so(real_run, tmp_path, monkeypatch):
+    """`trajpipe view --open` on a machine with no browser did nothing and said nothing; it now
+    warns and names the page to open."""
+    import webbrowser
+
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+
+    monkeypatch.setattr(webbrowser, "open", lambda *a, **k: False)  # what it returns with no browser
+    r = CliRunner().invoke(app, ["view", str(real_run["out"]), "--dest", str(tmp_path / "v"), "--open"],
+                           env={"COLUMNS": "300"})
+    assert r.exit_code == 0, r.output
+    assert "Warning: no web browser to open here; open file://" in r.output and "index.html" in r.output

@@ -4,21 +4,55 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import time
 from typing import Callable, Iterator
+
+#: seconds between two progress lines when stderr is no terminal (a log file, a scheduler)
+LOG_EVERY_S = 30.0
 
 
 @contextlib.contextmanager
 def bar(description: str, total: int | None) -> Iterator[Callable[[int], None]]:
     """Context manager yielding ``advance(n=1)``; draws a rich progress bar on stderr.
 
-    Disabled (a no-op) when ``TRAJPIPE_NO_PROGRESS=1``."""
+    When stderr is no terminal (a log, a nightly job's output) a bar would only show at the end,
+    so plain lines are written instead: ``description: done/total (pct%), elapsed`` at most every
+    :data:`LOG_EVERY_S` seconds, and once at the end. Disabled (a no-op) when
+    ``TRAJPIPE_NO_PROGRESS=1``."""
     if os.environ.get("TRAJPIPE_NO_PROGRESS") == "1":
         yield lambda n=1: None
         return
     from rich.console import Console
+
+    console = Console(file=sys.stderr)
+    if not console.is_terminal:
+        yield from _log_lines(description, total)
+        return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=Console(file=sys.stderr), transient=False) as prog:
+                  TimeElapsedColumn(), console=console, transient=False) as prog:
         tid = prog.add_task(description, total=total)
         yield lambda n=1: prog.advance(tid, n)
+
+
+def _log_lines(description: str, total: int | None) -> Iterator[Callable[[int], None]]:
+    t0 = time.monotonic()
+    state = {"done": 0, "last": t0}
+
+    def line() -> str:
+        elapsed = int(time.monotonic() - t0)
+        of = f"/{total} ({100 * state['done'] // total}%)" if total else ""
+        return f"{description}: {state['done']}{of}, {elapsed // 60}m{elapsed % 60:02d}s"
+
+    def advance(n: int = 1) -> None:
+        state["done"] += n
+        now = time.monotonic()
+        if now - state["last"] >= LOG_EVERY_S:
+            state["last"] = now
+            print(line(), file=sys.stderr, flush=True)
+
+    try:
+        yield advance
+    finally:
+        print(line(), file=sys.stderr, flush=True)

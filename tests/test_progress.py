@@ -1,0 +1,32 @@
+"""Progress reporting of long stages (pipeline.progress)."""
+from __future__ import annotations
+
+import itertools
+
+
+def test_progress_off_a_terminal_writes_lines_a_log_can_show(monkeypatch, capsys):
+    """A fresh user's quick start wrote nothing for an 11-minute rollout with stderr in a log (a
+    rich bar off a terminal is only drawn at the end); now a line every LOG_EVERY_S seconds and
+    one at the end."""
+    from pipeline import progress
+
+    monkeypatch.delenv("TRAJPIPE_NO_PROGRESS", raising=False)
+    clock = itertools.count(0, 10)  # every call 10 s later
+    monkeypatch.setattr(progress.time, "monotonic", lambda: float(next(clock)))
+    with progress.bar("rollout (2 tasks x k=2)", total=4) as advance:
+        for _ in range(4):
+            advance()
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines[-1].startswith("rollout (2 tasks x k=2): 4/4 (100%), ")
+    assert any(line.startswith("rollout (2 tasks x k=2): ") and "/4 (" in line and "4/4" not in line
+               for line in lines[:-1]), lines
+    assert all("\r" not in line and "━" not in line for line in lines)  # no bar drawing in a log
+
+
+def test_progress_is_silent_when_switched_off(monkeypatch, capsys):
+    from pipeline import progress
+
+    monkeypatch.setenv("TRAJPIPE_NO_PROGRESS", "1")
+    with progress.bar("ingest", total=3) as advance:
+        advance(3)
+    assert capsys.readouterr().err == ""

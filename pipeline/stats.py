@@ -38,7 +38,9 @@ def summary_rows(out_dir: str) -> list[dict[str, Any]]:
                 k, p, zv, p1 = con.execute(
                     "SELECT sum(k), sum(passes), count(*) FILTER (WHERE zero_variance), avg(pass_at_1) FROM groups").fetchone()
                 notes = (f"unhelped rollouts {k}, passes {p}, pass@1 "
-                         + (f"{p1:.3f}" if p1 is not None else "-") + f", zero-variance groups {zv}")
+                         + (f"{p1:.3f}" if p1 is not None else
+                            "- (no unhelped rollout: every rollout had a hint, e.g. --hints guided)")
+                         + f", zero-variance groups {zv}")
             elif v == "sft" and n:
                 r = con.execute("SELECT avg(len(messages)), avg(reward) FROM sft").fetchone()
                 notes = f"avg messages {r[0]:.1f}" + (f", avg reward {r[1]:.3f}" if r[1] is not None else "")

@@ -218,3 +218,22 @@ def test_run_summary_prints_sft_rows_by_mode(hinted, monkeypatch):
     assert r.exit_code == 0, r.output
     text = " ".join(r.output.split())  # the console wraps long lines
     assert "sft rows: 7 (none 2, plan 1, example 2, guided 2); 5 from helped rollouts" in text
+
+
+def test_stats_explains_pass_at_1_when_every_rollout_was_helped(tmp_path, capsys):
+    """A fresh user's quick start (--hints guided) showed ``pass@1 -`` in `trajpipe stats` with
+    nothing saying why: with no unhelped rollout the note says so."""
+    from rich.console import Console
+
+    from pipeline.stats import print_summary
+
+    run = hinted_run()
+    keep = [i for i, tr in enumerate(run["trajectories"]) if tr.hint_mode != "none"]
+    run = {**run, "trajectories": [run["trajectories"][i] for i in keep],
+           "verdicts": [run["verdicts"][i] for i in keep]}
+    export_run(str(tmp_path), run, cap=2)
+    rows = {r["dataset"]: r for r in print_summary(str(tmp_path), Console(width=250))}
+    capsys.readouterr()
+    assert rows["groups"]["rows"] > 0, rows["groups"]
+    assert "unhelped rollouts 0" in rows["groups"]["notes"]
+    assert "pass@1 - (no unhelped rollout: every rollout had a hint" in rows["groups"]["notes"], rows["groups"]

@@ -388,6 +388,12 @@ def _input_warning(ingest: dict[str, Any], input_path: str | None) -> str | None
     return None
 
 
+#: said by `trajpipe run` when $TRAJPIPE_SECRET is unset (a rerun then redoes every stage after
+#: ingest: random pseudonyms are never reused)
+SECRET_NOTE = ("TRAJPIPE_SECRET is not set: pseudonyms are random for this run, so a rerun redoes every "
+               "stage after ingest; set it (any private string, never written) to resume and reuse stages")
+
+
 def _run_body(cfg) -> None:
     """Run the whole Prefect flow: ingest, anonymize, blueprints, synthesize, verify, rollout, select, export.
 
@@ -397,6 +403,8 @@ def _run_body(cfg) -> None:
     _check_format(cfg)
     _check_model(cfg)
     _check_backend(cfg)
+    if not os.environ.get("TRAJPIPE_SECRET"):
+        warn(SECRET_NOTE, prefix="Note:")
 
     t0 = time.perf_counter()
     manifest = _run_flow(cfg)

@@ -16,8 +16,9 @@ def bar(description: str, total: int | None) -> Iterator[Callable[[int], None]]:
     """Context manager yielding ``advance(n=1)``; draws a rich progress bar on stderr.
 
     When stderr is no terminal (a log, a nightly job's output) a bar would only show at the end,
-    so plain lines are written instead: ``description: done/total (pct%), elapsed`` at most every
-    :data:`LOG_EVERY_S` seconds, and once at the end. Disabled (a no-op) when
+    so plain lines are written instead: ``description: done/total (pct%), elapsed`` every
+    :data:`LOG_EVERY_S` seconds while the stage runs (whether or not a step finished), and once at
+    the end. Disabled (a no-op) when
     ``TRAJPIPE_NO_PROGRESS=1``."""
     if os.environ.get("TRAJPIPE_NO_PROGRESS") == "1":
         yield lambda n=1: None
@@ -37,22 +38,37 @@ def bar(description: str, total: int | None) -> Iterator[Callable[[int], None]]:
 
 
 def _log_lines(description: str, total: int | None) -> Iterator[Callable[[int], None]]:
-    t0 = time.monotonic()
-    state = {"done": 0, "last": t0}
+    """Plain progress lines on a timer (a thread), so a stage whose steps are slow (one rollout
+    batch may take minutes) still shows it is alive; a last line at the end."""
+    import threading
 
-    def line() -> str:
-        elapsed = int(time.monotonic() - t0)
-        of = f"/{total} ({100 * state['done'] // total}%)" if total else ""
-        return f"{description}: {state['done']}{of}, {elapsed // 60}m{elapsed % 60:02d}s"
+    t0 = time.monotonic()
+    state = {"done": 0, "printed": None}
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def emit() -> None:
+        with lock:
+            elapsed = int(time.monotonic() - t0)
+            of = f"/{total} ({100 * state['done'] // total}%)" if total else ""
+            print(f"{description}: {state['done']}{of}, {elapsed // 60}m{elapsed % 60:02d}s",
+                  file=sys.stderr, flush=True)
+            state["printed"] = state["done"]
+
+    def tick() -> None:
+        while not stop.wait(LOG_EVERY_S):
+            emit()
 
     def advance(n: int = 1) -> None:
-        state["done"] += n
-        now = time.monotonic()
-        if now - state["last"] >= LOG_EVERY_S:
-            state["last"] = now
-            print(line(), file=sys.stderr, flush=True)
+        with lock:
+            state["done"] += n
 
+    timer = threading.Thread(target=tick, name=f"progress:{description}", daemon=True)
+    timer.start()
     try:
         yield advance
     finally:
-        print(line(), file=sys.stderr, flush=True)
+        stop.set()
+        timer.join(timeout=5)
+        if state["printed"] != state["done"] or state["printed"] is None:
+            emit()  # the last line, unless the timer has just written it

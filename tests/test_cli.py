@@ -201,6 +201,7 @@ def test_run_reports_a_user_error_from_the_flow_as_one_line(monkeypatch, tmp_pat
     from pipeline.rollout.backends.vllm_backend import VLLM_MISSING
 
     monkeypatch.setattr(cli, "_check_backend", lambda cfg: None)  # (the check before the flow is tested above)
+    monkeypatch.setenv("TRAJPIPE_SECRET", "s")  # (no note about a missing secret before the error)
     log = io.StringIO()
     handler = logging.StreamHandler(log)
     flow_logger = logging.getLogger("prefect.flow_runs")
@@ -376,10 +377,16 @@ def test_run_on_an_empty_file_says_so(tmp_path, monkeypatch):
     empty.write_text("", encoding="utf-8")
     manifest = {"counts": {"ingest": {"in": 0, "ok": 0, "quarantined": 0}}, "files": {}}
     monkeypatch.setitem(sys.modules, "flows.trajpipe_flow", SimpleNamespace(trajpipe_run=lambda config: manifest))
+    monkeypatch.delenv("TRAJPIPE_SECRET", raising=False)
     res = CliRunner().invoke(app, ["run", "--input", str(empty), "--out", str(tmp_path / "out"),
                                    "--backend", "transformers"], env={"COLUMNS": "300"})
     assert res.exit_code == 0, res.output
     assert "empty.jsonl holds no records" in " ".join(res.output.split()), res.output
+    # a fresh user reran the quick start and waited 11 minutes again with no hint why
+    assert "Note: TRAJPIPE_SECRET is not set: pseudonyms are random for this run, so a rerun redoes" in res.output
+    res = CliRunner().invoke(app, ["run", "--input", str(empty), "--out", str(tmp_path / "out"),
+                                   "--backend", "transformers"], env={"COLUMNS": "300", "TRAJPIPE_SECRET": "s"})
+    assert res.exit_code == 0 and "TRAJPIPE_SECRET is not set" not in res.output, res.output
 
 
 def test_errors_stay_on_one_line_in_a_log(tmp_path):

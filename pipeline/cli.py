@@ -430,7 +430,8 @@ def _run_body(cfg) -> None:
     from pipeline.card import hint_mode_line  # sft rows per help mode (help during generation only)
     console.print(hint_mode_line("sft rows", ((manifest.get("files") or {}).get("sft") or {}).get("rows_by_hint_mode")
                                  or {}) + " (help during generation only, never in the data)")
-    console.print(f"done in {time.perf_counter() - t0:.1f}s -> {out}/ (browse with `trajpipe browse {out}`)")
+    console.print(f"done in {time.perf_counter() - t0:.1f}s -> {out}/ (browse with `trajpipe browse {out}`)",
+                  soft_wrap=True)  # one line: the command in it must survive copy and paste
 
 
 def _runner(cfg):

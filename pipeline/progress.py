@@ -72,3 +72,20 @@ def _log_lines(description: str, total: int | None) -> Iterator[Callable[[int], 
         timer.join(timeout=5)
         if state["printed"] != state["done"] or state["printed"] is None:
             emit()  # the last line, unless the timer has just written it
+
+
+def quiet_library_bars() -> None:
+    """Turn off the progress bars of Hugging Face libraries (transformers' "Loading weights", the
+    hub's download bars) where trajpipe draws none either: ``TRAJPIPE_NO_PROGRESS=1``, or stderr
+    no terminal (a log would get each bar as one long ``\\r``-joined line). The GGUF conversion's
+    bar (plain tqdm, once per installation: the converted model is cached) is not covered."""
+    from rich.console import Console
+
+    if os.environ.get("TRAJPIPE_NO_PROGRESS") != "1" and Console(file=sys.stderr).is_terminal:
+        return
+    os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:  # transformers is a dependency; nothing to quiet without it
+        return
+    hf_logging.disable_progress_bar()

@@ -32,3 +32,23 @@ def test_progress_is_silent_when_switched_off(monkeypatch, capsys):
     with progress.bar("ingest", total=3) as advance:
         advance(3)
     assert capsys.readouterr().err == ""
+
+
+def test_library_progress_bars_are_off_in_a_log(monkeypatch):
+    """A log got transformers' "Loading weights" bar as a long \\r-joined line: off a terminal (or
+    with TRAJPIPE_NO_PROGRESS=1) the Hugging Face bars are turned off when a model loads."""
+    from transformers.utils import logging as hf_logging
+
+    from pipeline import progress
+
+    hf_logging.enable_progress_bar()
+    monkeypatch.delenv("HF_HUB_DISABLE_PROGRESS_BARS", raising=False)
+    monkeypatch.setenv("TRAJPIPE_NO_PROGRESS", "1")
+    try:
+        progress.quiet_library_bars()
+        assert not hf_logging.is_progress_bar_enabled()
+        import os
+
+        assert os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] == "1"
+    finally:
+        hf_logging.enable_progress_bar()

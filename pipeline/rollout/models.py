@@ -67,6 +67,9 @@ def ensure_safetensors(spec: ModelSpec) -> str:
 
     transformers refuses ``save_pretrained`` on a GGUF-loaded model, so the weights are copied
     into a fresh model built from the same config and saved in bfloat16 (SETUP-NOTES)."""
+    from pipeline.progress import quiet_library_bars
+
+    quiet_library_bars()  # model loading draws bars of its own: not in a log
     if spec.gguf_file is None:
         return spec.folder
     target = cache_dir() / "models" / Path(spec.gguf_file).stem

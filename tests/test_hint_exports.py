@@ -220,14 +220,14 @@ def test_run_summary_prints_sft_rows_by_mode(hinted, monkeypatch):
     assert "sft rows: 7 (none 2, plan 1, example 2, guided 2); 5 from helped rollouts" in text
 
 
-def test_stats_explains_pass_at_1_when_every_rollout_was_helped(tmp_path, capsys):
+def test_stats_explains_pass_at_1_when_every_rollout_was_helped(hinted, tmp_path, capsys):
     """A fresh user's quick start (--hints guided) showed ``pass@1 -`` in `trajpipe stats` with
     nothing saying why: with no unhelped rollout the note says so."""
     from rich.console import Console
 
     from pipeline.stats import print_summary
 
-    run = hinted_run()
+    run = hinted["run"]
     keep = [i for i, tr in enumerate(run["trajectories"]) if tr.hint_mode != "none"]
     run = {**run, "trajectories": [run["trajectories"][i] for i in keep],
            "verdicts": [run["verdicts"][i] for i in keep]}

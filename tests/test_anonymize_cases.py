@@ -756,13 +756,16 @@ def test_streets_and_postcodes_in_address_blocks_no_gazetteer_knows(analyzer):
     """Issue 11, fifth round: an address written the European way whose street has no street
     noun and whose place no gazetteer knows - name and house number, then a postcode and its
     place, on one line or on several ("Brekkmoen 41 / 812 Tálknavík", "Kaasiku 17, Lõvasoo
-    61233"); a postcode after a place no gazetteer knows after a street noun or after an address
-    word ("Address: 12 Harbour Rd, Pukeatua 3880"). A flight, a date and a count stay."""
+    61233"), also in Greek script ("Κυπριανού 58, 3036 ΛΕΜΕΣΟΣ"); a postcode after a place no
+    gazetteer knows after a street noun or after an address word ("Address: 12 Harbour Rd,
+    Pukeatua 3880"). A flight, a date and a count stay."""
     recs = [_rec("b1", _msg("user", "Our office: Brekkmoen 41 / 812 Tálknavík")),
             _rec("b2", _msg("user", "Kaasiku 17, Lõvasoo 61233")),
             _rec("b3", _msg("user", "Vrtača 58\n4263 Zgornje Dule\nSlovenia")),
             _rec("b4", _msg("user", "Address: 12 Harbour Rd, Pukeatua 3880")),
             _rec("b5", _msg("user", "New address is Ugarte 2715, Chimbote, 20415")),
+            _rec("b6", _msg("user", "Please ship it to Κυπριανού 58, 3036 ΛΕΜΕΣΟΣ.")),
+            _rec("b7", _msg("user", "She lives on the east side of Ερμού 112 now.")),
             _rec("n1", _msg("user", "Flight HAT412, 2024 schedule: 4 bags for Denver.")),
             _rec("n2", _msg("user", "We booked Room 12, 1500 guests came to Oslo."))]
     out, _ = _run(analyzer, recs)
@@ -771,5 +774,7 @@ def test_streets_and_postcodes_in_address_blocks_no_gazetteer_knows(analyzer):
     _assert_gone(out["b3"], ["Vrtača 58", "4263"])
     _assert_gone(out["b4"], ["3880"])
     _assert_gone(out["b5"], ["Ugarte 2715", "20415"])
-    for rid, rec in (("n1", recs[5]), ("n2", recs[6])):
+    _assert_gone(out["b6"], ["Κυπριανού 58", "3036"])  # Greek script (fifth round, later)
+    _assert_gone(out["b7"], ["Ερμού 112"])
+    for rid, rec in (("n1", recs[7]), ("n2", recs[8])):
         assert out[rid].messages[0]["content"] == rec.messages[0]["content"], out[rid].messages[0]["content"]

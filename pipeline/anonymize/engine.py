@@ -93,6 +93,11 @@ STREET_RE = re.compile(
     r"(?<![\w-])(?P<v>\d{1,6} (?:\d{1,5} )?(?:[NSEW]\.? )?(?:[A-Za-z][a-z]+ ){1,3}(?i:" + _STREET_SUFFIX + r")\b\.?)"
 )
 _STREET_WORD = f"[{UPPER}][{LOWER}'-]+(?:-[{UPPER}][{LOWER}']+)*"  # "Väike-Laagri"
+#: Greek capitals and small letters (with tonos): streets of Greece and Cyprus ("Ποσειδώνος 42")
+GREEK_UPPER = "\u0386\u0388-\u038F\u0391-\u03A9"
+GREEK_LOWER = "\u03AC-\u03CE"
+#: a street word in Latin or Greek script
+_STREET_WORD_ANY = f"(?:{_STREET_WORD}|[{GREEK_UPPER}][{GREEK_LOWER}]+)"
 #: a postcode of any country's digit layout, as :data:`_POSTCODE` (used ahead of its definition)
 _POSTCODE_FWD = r"(?:\d{4,6}|\d{2,3}[ -]\d{2,3}|\d{4,5}-\d{3,4})"
 #: Streets written the European way - the number after the name: a street word ending in a
@@ -119,7 +124,7 @@ STREET_CONTEXT_RE = re.compile(
     r"(?i:\b(?:address(?:\s+is)?|lives?\s+(?:on|at|in)(?:\s+the\s+(?:north|south|east|west|other)\s+side\s+of)?|"
     r"living\s+(?:on|at)|located\s+at|"
     r"moved\s+to|ship\s+(?:it\s+)?to|deliver(?:ed)?\s+to|corner\s+of)\b)\s*:?\s*"
-    r"(?P<v>(?:\d{1,6} )?" + _STREET_WORD + r"(?: " + _STREET_WORD + r"){0,3} \d{1,5}[a-zA-Z]?)(?![\w-])")
+    r"(?P<v>(?:\d{1,6} )?" + _STREET_WORD_ANY + r"(?: " + _STREET_WORD_ANY + r"){0,3} \d{1,5}[a-zA-Z]?)(?![\w-])")
 
 
 #: Street abbreviations and particles that may stand in lower case inside a street name
@@ -184,10 +189,11 @@ def _building_street_score(text: str, m: re.Match) -> Optional[float]:
 #: comma, slash or line break, then a postcode (3 digits too: Iceland) before or after a
 #: Capitalized place. Judged by :func:`_street_before_zip_score`.
 STREET_BEFORE_ZIP_RE = re.compile(
-    r"(?<![\w.-])(?P<v>(?:[" + UPPER + r"][\w'\u2019.-]*|(?i:ul|al|pl|os|r|av|ctra)\.?)"
+    r"(?<![\w.-])(?P<v>(?:[" + UPPER + GREEK_UPPER + r"][\w'\u2019.-]*|(?i:ul|al|pl|os|r|av|ctra)\.?)"
     r"(?: (?!(?:" + "|".join(sorted(_ENGLISH_STOP, key=len, reverse=True)) + r")\b)[^\W\d_][\w'\u2019.-]*){0,4}"
     r" \d{1,5}[a-zA-Z]?\.?)[ \t]*(?:,|/|\n)[ \t/]*"
-    r"(?=(?:" + _POSTCODE_FWD + r"|\d{3}) [" + UPPER + r"]|[" + UPPER + r"][\w'\u2019-]*(?: [^\W\d_][\w'\u2019-]*){0,3},? "
+    r"(?=(?:" + _POSTCODE_FWD + r"|\d{3}) [" + UPPER + GREEK_UPPER + r"]|[" + UPPER + GREEK_UPPER
+    + r"][\w'\u2019-]*(?: [^\W\d_][\w'\u2019-]*){0,3},? "
     + _POSTCODE_FWD + r"(?![\w-]))")
 
 
@@ -622,14 +628,16 @@ def _zip_after_place_score(text: str, m: re.Match) -> Optional[float]:
 
 #: a postcode of any country's digit layout: "4821", "69003", "662 19", "33-112", "3045-227"
 _POSTCODE = _POSTCODE_FWD
+#: place letters of the two postcode patterns below: Latin and Greek ("2620 ΦΑΡΜΑΚΑΣ")
+_UP, _LOW = UPPER + GREEK_UPPER, LOWER + GREEK_LOWER
 ZIP_AFTER_PLACE_RE = re.compile(
-    r"(?<![\w-])(?P<place>[" + UPPER + r"][" + UPPER + LOWER + r"'-]+(?: [" + UPPER + r"][" + UPPER + LOWER +
+    r"(?<![\w-])(?P<place>[" + _UP + r"][" + _UP + _LOW + r"'-]+(?: [" + _UP + r"][" + _UP + _LOW +
     r"'-]+){0,2}),? (?P<v>" + _POSTCODE + r")(?![\w-]|[.,]\d)")
 #: A postcode before a known place ("8213 Ljubljana", "75018 Paris", "1050 Brussels"): the
 #: European order; never a year, never a building number before a street ("1200 Lisbon Road").
 ZIP_BEFORE_PLACE_RE = re.compile(
-    r"(?<![\w.,-])(?P<v>" + _POSTCODE + r") (?P<place>[" + UPPER + r"][" + UPPER + LOWER + r"'-]+"
-    r"(?: [" + UPPER + r"][" + UPPER + LOWER + r"'-]+){0,2})(?![\w-])")
+    r"(?<![\w.,-])(?P<v>" + _POSTCODE + r") (?P<place>[" + _UP + r"][" + _UP + _LOW + r"'-]+"
+    r"(?: [" + _UP + r"][" + _UP + _LOW + r"'-]+){0,2})(?![\w-])")
 #: Postcodes whose shape says what they are, anywhere: British ("LS1 4AP", "SW1A 1AA") and
 #: Canadian ("L2R 3H6").
 ZIP_SHAPED_RE = re.compile(

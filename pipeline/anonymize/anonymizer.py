@@ -41,8 +41,8 @@ from presidio_analyzer import AnalyzerEngine
 
 from ..records import LogRecord
 from .engine import (_AMOUNT_RE, _PHONE_FORMAT_RE, BARE_PHONE_SCORE, EMAIL_SPELLED_RE, LAST_FOUR_RES,
-                     NAME_PARTICLES, NAME_WORD, PHONE_WORD_BEFORE_RE, PRESIDIO_PHONE_RECOGNIZERS, SECRET_CONTEXT_RES, SPACY_MODEL, STREET_SUFFIXES,
-                     STRONG_NAME_CONTEXT_RE, ZIP_AFTER_UNIT_RE, ZIP_LABEL_RE, Detector, DetectorPool,
+                     NAME_PARTICLES, NAME_WORD, PHONE_WORD_BEFORE_RE, PRESIDIO_PHONE_RECOGNIZERS,
+                     SECRET_CONTEXT_RES, SPACY_MODEL, STREET_SUFFIXES, STRONG_NAME_CONTEXT_RE, ZIP_AFTER_UNIT_RE, ZIP_LABEL_RE, Detector, DetectorPool,
                      build_analyzer, detect_patterns)
 from .config import PiiConfig, default_config, domain_vocabulary, normalize_key
 from .ids import IdFinder
@@ -755,11 +755,12 @@ class Anonymizer:
                 for w in re.findall(r"[^\s,;:()\[\]\"!?/*]+", span)]
         firsts = name_gazetteer()[0]
         for i, w in enumerate(toks):
-            if (cur and re.fullmatch(r"[A-Z]", w) and i + 1 < len(toks) and _NAME_WORD_RE.match(toks[i + 1])
-                    and (toks[i + 1].lower() not in stop or tail_ok)):
+            # a name word follows that may continue the run
+            name_next = (i + 1 < len(toks) and _NAME_WORD_RE.match(toks[i + 1])
+                         and (toks[i + 1].lower() not in stop or tail_ok))
+            if cur and name_next and re.fullmatch(r"[A-Z]", w):
                 continue  # "Fletcher K Hill": a middle initial inside a name
-            if (w in NAME_PARTICLES and cur and i + 1 < len(toks) and _NAME_WORD_RE.match(toks[i + 1])
-                    and (toks[i + 1].lower() not in stop or tail_ok)):
+            if cur and name_next and w in NAME_PARTICLES:
                 cur.append(w)  # "Frits van den Heuvel": a family-name particle inside a name
                 continue
             name_shaped = bool(_NAME_WORD_RE.match(w)) and w.lower() not in _HONORIFICS

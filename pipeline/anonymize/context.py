@@ -304,22 +304,39 @@ def _vocative(text: str, start: int, end: int) -> bool:
             and re.match(r"[ \t]*[!?]", text[end:end + 3]) is not None)
 
 
+def _slot_context(text: str, start: int, end: int) -> bool:
+    """``text[start:end]`` stands where only a person stands: after a verb of speech or giving
+    ("said X", "leave me X"), before a question to the person or a person's verb ("X, could
+    you", "X works for"), or addressed (", X!")."""
+    return (_PERSON_SLOT_BEFORE_RE.search(text, max(0, start - 24), start) is not None
+            or _PERSON_SLOT_AFTER_RE.match(text, end) is not None or _vocative(text, start, end))
+
+
+def _before_predicate(text: str, start: int, end: int) -> bool:
+    """``text[start:end]`` is mid-sentence (a lower-case word before it) and followed by what a
+    person is or does ("that Oskuvaara will come", "but X just has to")."""
+    return (_PERSON_PREDICATE_RE.match(text, end) is not None
+            and re.search(r"\b[a-z]+ $", text[max(0, start - 20):start]) is not None)
+
+
+def _slot_word(w: str, places: frozenset[str], firsts: frozenset[str]) -> bool:
+    """A lower-cased word that may be a name in a person's slot: 3+ letters, no English word, no
+    stop word of English or another language, no known place unless a gazetteer first name
+    ("Miroslav")."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return (len(w) >= 3 and not is_english_word(w) and (w not in places or w in firsts)
+            and w not in STOP_WORDS and not is_foreign_stop_word(w))
+
+
 def in_person_slot(text: str, start: int, end: int) -> bool:
     """``text[start:end]`` is one word that stands where only a person stands (after "said",
     "handed", "leave me"; before ", could you" or "works for") and is no English word, no stop
     word and no known place (unless a gazetteer first name: "leave me Miroslav,"): a name even
     where spaCy calls it a place ("handed Zama the keys")."""
     w = text[start:end].lower()
-    if " " in w or len(w) < 3 or is_english_word(w) or (w in place_gazetteer() and w not in name_gazetteer()[0]):
-        return False
-    from spacy.lang.en.stop_words import STOP_WORDS
-
-    return w not in STOP_WORDS and not is_foreign_stop_word(w) and (
-        _PERSON_SLOT_BEFORE_RE.search(text, max(0, start - 24), start) is not None
-        or _PERSON_SLOT_AFTER_RE.match(text, end) is not None or _vocative(text, start, end)
-        # mid-sentence before what a person is or does ("that Oskuvaara will come")
-        or (_PERSON_PREDICATE_RE.match(text, end) is not None
-            and re.search(r"\b[a-z]+ $", text[max(0, start - 20):start]) is not None))
+    return (" " not in w and _slot_word(w, place_gazetteer(), name_gazetteer()[0])
+            and (_slot_context(text, start, end) or _before_predicate(text, start, end)))
 
 
 def name_runs(text: str) -> list[tuple[int, int]]:
@@ -415,11 +432,7 @@ def name_runs(text: str) -> list[tuple[int, int]]:
         line_alone = _LINE_ALONE_RE.fullmatch(_line_of(text, run[0][0], run[-1][1])) is not None
         if len(run) == 1:
             w = words[0].lower()
-            slot = (len(w) >= 3 and not is_english_word(w) and (w not in places or w in firsts) and w not in STOP_WORDS
-                    and not is_foreign_stop_word(w)
-                    and (_PERSON_SLOT_BEFORE_RE.search(text, max(0, run[0][0] - 24), run[0][0]) is not None
-                         or _PERSON_SLOT_AFTER_RE.match(text, run[0][1]) is not None
-                         or _vocative(text, run[0][0], run[0][1])))
+            slot = _slot_word(w, places, firsts) and _slot_context(text, run[0][0], run[0][1])
             # a first name addressed at the end of a sentence, spoken to or after a verb of speech
             # or giving, even a word ("Don't go, Chase!", "said Fred to Dawn", "leave me Julian,")
             slot = slot or (w in firsts and w not in places and not possessive
@@ -438,8 +451,7 @@ def name_runs(text: str) -> list[tuple[int, int]]:
             # impulsive?", "but Auriville just has to"; not "broke Bluetooth on", "at Ikea and")
             unknown_mid = (len(w) >= 4 and not initial and not is_english_word(w) and w not in places
                            and w not in STOP_WORDS and not is_foreign_stop_word(w) and not words[0].isupper()
-                           and re.search(r"\b[a-z]+ $", text[max(0, run[0][0] - 20):run[0][0]]) is not None
-                           and _PERSON_PREDICATE_RE.match(text, run[0][1]) is not None)
+                           and _before_predicate(text, run[0][0], run[0][1]))
             slot = slot or unknown_mid
             if not slot and not owner:  # a name no gazetteer knows only in a person's slot ("said Bendik to")
                 if w not in firsts or len(w) < 3 or is_common_word(w) or (

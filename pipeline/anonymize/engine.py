@@ -98,8 +98,8 @@ GREEK_UPPER = "\u0386\u0388-\u038F\u0391-\u03A9"
 GREEK_LOWER = "\u03AC-\u03CE"
 #: a street word in Latin or Greek script
 _STREET_WORD_ANY = f"(?:{_STREET_WORD}|[{GREEK_UPPER}][{GREEK_LOWER}]+)"
-#: a postcode of any country's digit layout, as :data:`_POSTCODE` (used ahead of its definition)
-_POSTCODE_FWD = r"(?:\d{4,6}|\d{2,3}[ -]\d{2,3}|\d{4,5}-\d{3,4})"
+#: a postcode of any country's digit layout: "4821", "69003", "662 19", "33-112", "3045-227"
+_POSTCODE = r"(?:\d{4,6}|\d{2,3}[ -]\d{2,3}|\d{4,5}-\d{3,4})"
 #: Streets written the European way - the number after the name: a street word ending in a
 #: street noun ("Barkargatan 44", "Untere Bahnhofstrasse 6", "Hundslevgyden 84"), or a street
 #: noun first ("Via Partenope 67", "Rua Arapiraca 1943", "456 Rue du Monument 227").
@@ -192,9 +192,9 @@ STREET_BEFORE_ZIP_RE = re.compile(
     r"(?<![\w.-])(?P<v>(?:[" + UPPER + GREEK_UPPER + r"][\w'\u2019.-]*|(?i:ul|al|pl|os|r|av|ctra)\.?)"
     r"(?: (?!(?:" + "|".join(sorted(_ENGLISH_STOP, key=len, reverse=True)) + r")\b)[^\W\d_][\w'\u2019.-]*){0,4}"
     r" \d{1,5}[a-zA-Z]?\.?)[ \t]*(?:,|/|\n)[ \t/]*"
-    r"(?=(?:" + _POSTCODE_FWD + r"|\d{3}) [" + UPPER + GREEK_UPPER + r"]|[" + UPPER + GREEK_UPPER
+    r"(?=(?:" + _POSTCODE + r"|\d{3}) [" + UPPER + GREEK_UPPER + r"]|[" + UPPER + GREEK_UPPER
     + r"][\w'\u2019-]*(?: [^\W\d_][\w'\u2019-]*){0,3},? "
-    + _POSTCODE_FWD + r"(?![\w-]))")
+    + _POSTCODE + r"(?![\w-]))")
 
 
 #: A 3-digit postcode (Iceland; Norway's without its leading 0) on the next line of a street
@@ -626,8 +626,6 @@ def _zip_after_place_score(text: str, m: re.Match) -> Optional[float]:
     return 0.6 if _address_context(text, m.start("place")) else None
 
 
-#: a postcode of any country's digit layout: "4821", "69003", "662 19", "33-112", "3045-227"
-_POSTCODE = _POSTCODE_FWD
 #: place letters of the two postcode patterns below: Latin and Greek ("2620 ΦΑΡΜΑΚΑΣ")
 _UP, _LOW = UPPER + GREEK_UPPER, LOWER + GREEK_LOWER
 ZIP_AFTER_PLACE_RE = re.compile(

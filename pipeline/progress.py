@@ -11,6 +11,16 @@ from typing import Callable, Iterator
 LOG_EVERY_S = 30.0
 
 
+def _mode() -> str:
+    """How progress is shown: ``"off"`` (``TRAJPIPE_NO_PROGRESS=1``), ``"bar"`` (stderr is a
+    terminal) or ``"lines"`` (a log, a scheduler's output)."""
+    if os.environ.get("TRAJPIPE_NO_PROGRESS") == "1":
+        return "off"
+    from rich.console import Console
+
+    return "bar" if Console(file=sys.stderr).is_terminal else "lines"
+
+
 @contextlib.contextmanager
 def bar(description: str, total: int | None) -> Iterator[Callable[[int], None]]:
     """Context manager yielding ``advance(n=1)``; draws a rich progress bar on stderr.
@@ -18,21 +28,19 @@ def bar(description: str, total: int | None) -> Iterator[Callable[[int], None]]:
     When stderr is no terminal (a log, a nightly job's output) a bar would only show at the end,
     so plain lines are written instead: ``description: done/total (pct%), elapsed`` every
     :data:`LOG_EVERY_S` seconds while the stage runs (whether or not a step finished), and once at
-    the end. Disabled (a no-op) when
-    ``TRAJPIPE_NO_PROGRESS=1``."""
-    if os.environ.get("TRAJPIPE_NO_PROGRESS") == "1":
+    the end. Disabled (a no-op) when ``TRAJPIPE_NO_PROGRESS=1``."""
+    mode = _mode()
+    if mode == "off":
         yield lambda n=1: None
         return
-    from rich.console import Console
-
-    console = Console(file=sys.stderr)
-    if not console.is_terminal:
+    if mode == "lines":
         yield from _log_lines(description, total)
         return
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=False) as prog:
+                  TimeElapsedColumn(), console=Console(file=sys.stderr), transient=False) as prog:
         tid = prog.add_task(description, total=total)
         yield lambda n=1: prog.advance(tid, n)
 
@@ -70,8 +78,8 @@ def _log_lines(description: str, total: int | None) -> Iterator[Callable[[int], 
     finally:
         stop.set()
         timer.join(timeout=5)
-        if state["printed"] != state["done"] or state["printed"] is None:
-            emit()  # the last line, unless the timer has just written it
+        if state["printed"] != state["done"]:
+            emit()  # the last line, unless the timer has just written it (None: nothing written yet)
 
 
 def quiet_library_bars() -> None:
@@ -79,9 +87,7 @@ def quiet_library_bars() -> None:
     hub's download bars) where trajpipe draws none either: ``TRAJPIPE_NO_PROGRESS=1``, or stderr
     no terminal (a log would get each bar as one long ``\\r``-joined line). The GGUF conversion's
     bar (plain tqdm, once per installation: the converted model is cached) is not covered."""
-    from rich.console import Console
-
-    if os.environ.get("TRAJPIPE_NO_PROGRESS") != "1" and Console(file=sys.stderr).is_terminal:
+    if _mode() == "bar":
         return
     os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
     try:

@@ -783,3 +783,57 @@ def test_streets_and_postcodes_in_address_blocks_no_gazetteer_knows(analyzer):
     _assert_gone(out["b6"], ["Κυπριανού 58", "3036"])  # Greek script (fifth round, later)
     _assert_gone(out["b7"], ["Ερμού 112"])
     _assert_unchanged(out, recs, "n1", "n2")
+
+
+def test_names_in_lower_case_signatures_lists_and_person_slots(analyzer):
+    """Issue 11, sixth round (kinds from presidio-evaluator's person **values** - shared by both
+    halves - put into carrier sentences written here, ``measure --source evaluator-values``): names
+    in a text typed or lower-cased whole ("i met dorota wiśniewska", "mrs. haugland", "hello
+    torvald,", "ingeborg said"); a sentence-initial surname before what a person does
+    ("Kowalczyk has not answered", "Foster said"); the other name of a two-name list ("Hazel and
+    Radomir"); a signature after a closing line, whatever its words ("Kind regards,\\nEsme
+    Lodge"); a Capitalized word mid-sentence before a family name ("thanks to Noble Petrenko");
+    a place or a word-name after "spoke with" / "my husband" ("spoke with Lombardi", "My husband
+    Lorenzo"); a gazetteer name asked about ("Is Dragana available"); a first name before "here"
+    at the start ("Harriet here,"); "cc:" as a person label. Teams, departments, brands and
+    lower-case vocabulary in the same frames stay."""
+    recs = [_rec("r1", _msg("user", "i met dorota wiśniewska at the airport and she was lovely.")),
+            _rec("r2", _msg("user", "mrs. haugland is waiting in the lobby.")),
+            _rec("r3", _msg("user", "hello torvald, the replacement ships today.")),
+            _rec("r4", _msg("user", "ingeborg said the box was empty.")),
+            _rec("r5", _msg("user", "Kowalczyk has not answered my emails since June.")),
+            _rec("r6", _msg("user", "Foster said the driver never came.")),
+            _rec("r7", _msg("user", "I called Hazel and Radomir this morning.")),
+            _rec("r8", _msg("user", "The replacement is fine.\nKind regards,\nEsme Lodge")),
+            _rec("r9", _msg("user", "The refund went through thanks to Noble Petrenko in billing.")),
+            _rec("r10", _msg("user", "I spoke with Lombardi at the depot about it.")),
+            _rec("r11", _msg("user", "My husband Lorenzo will collect the parcel.")),
+            _rec("r12", _msg("user", "Is Dragana available this afternoon?")),
+            _rec("r13", _msg("user", "Harriet here, calling about the invoice.")),
+            _rec("r14", _msg("user", "cc: Mbali Dlamini")),
+            # must stay
+            _rec("s1", _msg("user", "Support said the parcel is lost.")),
+            _rec("s2", _msg("user", "I talked to Support yesterday and to Billing today.")),
+            _rec("s3", _msg("user", "Thanks for waiting.\nRegards,\nThe Support Team")),
+            _rec("s4", _msg("user", "the grant application was rejected by the board, sadly.")),
+            _rec("s5", _msg("user", "Amazon has not replied to my complaint.")),
+            _rec("s6", _msg("user", "Is Bluetooth available on this model?")),
+            _rec("s7", _msg("user", "we spoke with sales and billing about the invoice.")),
+            _rec("s8", _msg("user", "muy bien, gracias por la ayuda con el pedido."))]
+    out, _ = _run(analyzer, recs)
+    _assert_gone(out["r1"], ["dorota", "wiśniewska"])
+    _assert_gone(out["r2"], ["haugland"])
+    _assert_gone(out["r3"], ["torvald"])
+    _assert_gone(out["r4"], ["ingeborg"])
+    _assert_gone(out["r5"], ["Kowalczyk"])
+    _assert_gone(out["r6"], ["Foster"], ignore_case=False)
+    _assert_gone(out["r7"], ["Hazel", "Radomir"], ignore_case=False)
+    _assert_gone(out["r8"], ["Esme", "Lodge"], ignore_case=False)
+    _assert_gone(out["r9"], ["Noble", "Petrenko"], ignore_case=False)
+    _assert_gone(out["r10"], ["Lombardi"])
+    _assert_gone(out["r11"], ["Lorenzo"])
+    _assert_gone(out["r12"], ["Dragana"])
+    _assert_gone(out["r13"], ["Harriet"])
+    _assert_gone(out["r14"], ["Mbali", "Dlamini"])
+    assert "The replacement is fine." in out["r8"].messages[0]["content"]
+    _assert_unchanged(out, recs, *[f"s{i}" for i in range(1, 9)])

@@ -133,20 +133,22 @@ def test_presidio_evaluator_source():
 
 
 def test_evaluator_values_source_labels_the_planted_values_and_is_scored():
-    """``--source evaluator-values``: presidio-evaluator's phone, street and postcode values in
-    sentences written here; every label is in its record's text, and the anonymizer removes most
-    of them (a broken detector would leave them: recall is measured, not assumed)."""
+    """``--source evaluator-values``: presidio-evaluator's phone, street, postcode and person-name
+    values in sentences written here; every label is in its record's text, and the anonymizer
+    removes most of them (a broken detector would leave them: recall is measured, not assumed)."""
     from pipeline.anonymize.measure import evaluator_values_set, run_ours, score
 
     try:
         data = evaluator_values_set(30, seed=2)
     except ImportError as exc:
         pytest.skip(str(exc))
-    assert len(data) == 60
+    assert len(data) == 90
     for d in data:
         text = d.record.messages[0]["content"]
         assert d.values and all(v in text for vals in d.values.values() for v in vals), d
     assert sum("PHONE" in d.values for d in data) == 30 and any("ZIP" in d.values for d in data)
+    assert sum("NAME" in d.values for d in data) == 30
     out, rep, _ = run_ours(data)
     table = score(data, out, rep)
     assert table["PHONE"]["recall"] >= 0.9 and table["ADDRESS"]["recall"] >= 0.8, table
+    assert table["NAME"]["recall"] >= 0.9 and table["NAME"]["precision"] >= 0.9, table

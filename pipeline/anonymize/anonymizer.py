@@ -990,7 +990,7 @@ class Anonymizer:
                     break
         if known:  # "the founders: Costa, Johnson and Sullivan": one known name makes the list people
             for text in scan.strings:
-                if " and " not in text or "," not in text:
+                if " and " not in text and " or " not in text and " & " not in text:
                     continue
                 for m in _NAME_LIST_RE.finditer(text):
                     items = re.findall(NAME_WORD, m.group(0))
@@ -1427,7 +1427,7 @@ _Hit = tuple[str, int, int, float, str]  # entity, start, end, score, recognizer
 
 
 #: A list of single Capitalized words: "Costa, Johnson and Sullivan", "Ruud, Meyer, and Lee".
-_NAME_LIST_RE = re.compile(r"(?<![\w'\u2019-])" + NAME_WORD + r"(?:, " + NAME_WORD + r"){1,5},? and "
+_NAME_LIST_RE = re.compile(r"(?<![\w'\u2019-])" + NAME_WORD + r"(?:, " + NAME_WORD + r"){0,5},? (?:and|or|&) "
                            + NAME_WORD + r"(?![\w'\u2019-])")
 
 

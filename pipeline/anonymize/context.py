@@ -284,10 +284,19 @@ _SINGLE_PERSON_VERB_RE = re.compile(r"\s+(?:lives|lived|works|worked|is from|was
 _PERSON_SLOT_BEFORE_RE = re.compile(
     r"(?i:\b(?:said|told|asked|heard|handed|gave|given|met|married|thanks|thank you|dear|hi|hello|hey|"
     r"leave me|ask|tell|remind|introduce|invite|invited|congratulate|congratulated))\s+$")
+#: Slots that hold a person even where the word is a place or a gazetteer name that is also a
+#: word: "spoke to Bianchi from", "my wife Regina", "Is Borna available?".
+_STRONG_SLOT_BEFORE_RE = re.compile(
+    r"(?i:\b(?:(?:spoke|speak|speaking|talked|talk|talking|chatted|chat) (?:to|with)|"
+    r"my (?:wife|husband|partner|son|daughter|mother|father|mom|mum|dad|brother|sister|colleague|"
+    r"manager|boss|friend|neighbou?r|assistant|co-?worker)))\s+$")
 _PERSON_SLOT_AFTER_RE = re.compile(
     r",\s+(?:can|could|would|will|do|did|are|have|may|should)\s+(?:you|I|we)\b|\s+(?:lives|lived|works|worked|"
     r"is from|was born|said|says|wrote|writes|asked|told|married|moved|handed|gave|had given|has given|"
-    r"listed|sang|sings)\b")
+    r"listed|sang|sings|wants|wanted|needs|needed|would like|is available|was available|will pick)\b")
+#: "Is Borna available?": a question about one person's presence.
+_IS_AROUND_BEFORE_RE = re.compile(r"(?:^|[.!?]\s+)(?:Is|Was|Will) $")
+_IS_AROUND_AFTER_RE = re.compile(r"\s+(?:be\s+)?(?:available|around|free|back|in the office|in today)\b")
 #: What follows a person mid-sentence: "Raraka so impulsive", "Auriville just has to".
 _PERSON_PREDICATE_RE = re.compile(r" (?:is|was|has|had|just|so|will|would|can|could|did|does|said|says|told|"
                                   r"tells|wants|wanted|went|goes|never|always|really|also|still)\b")
@@ -295,6 +304,24 @@ _PERSON_PREDICATE_RE = re.compile(r" (?:is|was|has|had|just|so|will|would|can|co
 _SPOKEN_TO_RE = re.compile(r"(?i:\b(?:said|says|told|asked|replied|wrote|whispered|shouted))\s+\S+\s+to\s+$")
 #: An appositive after a name: "Love Ulyanova, the farmworker, said".
 _APPOSITIVE_RE = re.compile(r",\s+(?:the|a|an|our|my|his|her|their)\s+[^\s,]+(?:\s+[^\s,]+){0,2},")
+#: What only a person (or a firm) does, after a sentence-initial word: "Chenard has not replied",
+#: "Grant said", "Vleugels will call you back". The verbs of :data:`_SPEECH_VERBS` make even a
+#: gazetteer name that is a common word a person ("Grant has not replied", "Christian said").
+_SPEECH_VERBS = (r"said|says|told|tells|asked|asks|replied|replies|responded|answered|wrote|writes|emailed|"
+                 r"e-mailed|called|phoned|rang|texted|messaged|promised|explained|mentioned|complained|"
+                 r"apologi[sz]ed|insisted|refused|agreed")
+_ACTOR_AFTER_RE = re.compile(r"\s+(?:(?:has|had|have|will|would|did|does|could|can|should)(?:n't|\s+not|\s+never|"
+                             r"\s+already|\s+just|\s+still|\s+also)?\s+(?:not\s+)?)?(?:" + _SPEECH_VERBS
+                             + r"|call|email|e-mail|phone|reply|respond|answer|write|sign|signed|approve|approved)\b")
+_SPEECH_AFTER_RE = re.compile(r"\s+(?:(?:has|had|have|will|would|did)(?:n't|\s+not|\s+never|\s+already|\s+just)?"
+                              r"\s+(?:not\s+)?)?(?:" + _SPEECH_VERBS + r"|call|reply|respond|answer|write)\b")
+#: A closing line before a signature: "Regards,", "Kind regards", "Thanks!".
+_SIGN_OFF_RE = re.compile(r"(?i)(?:^|\n)[ \t]*(?:(?:kind|best|warm|warmest)\s+regards|regards|best(?:\s+wishes)?|"
+                          r"all the best|thanks|thank you|many thanks|cheers|sincerely|yours(?:\s+(?:truly|sincerely))?|"
+                          r"respectfully|warmly)[ \t]*[,.!]?[ \t]*\n[ \t]*$")
+#: Words of a team or firm's signature, not a person's: "Regards,\nThe Support Team".
+_TEAM_WORDS = frozenset("team support service services customer care desk department office group staff "
+                        "inc ltd llc gmbh corp company bank store shop management".split())
 _SENTENCE_START_RE = re.compile(r"(?:^|[.!?:;\n\-\u2022*>\"(]\s*|\n\s*(?:[-*\u2022]|\d+[.)])\s*)$")
 
 
@@ -310,6 +337,34 @@ def _slot_context(text: str, start: int, end: int) -> bool:
     you", "X works for"), or addressed (", X!")."""
     return (_PERSON_SLOT_BEFORE_RE.search(text, max(0, start - 24), start) is not None
             or _PERSON_SLOT_AFTER_RE.match(text, end) is not None or _vocative(text, start, end))
+
+
+def _in_strong_slot(text: str, start: int, end: int) -> bool:
+    """``text[start:end]`` is one word in a :func:`_strong_slot` that may be a name: 3+ letters,
+    not in capitals, no stop word, and no English word unless a gazetteer name that is no common
+    word ("my wife Regina", "spoke to Talbot"; not "spoke to Support"); asked about ("Is Dragana
+    available?"), a gazetteer name only."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    word = text[start:end]
+    w = word.lower()
+    firsts, lasts = name_gazetteer()
+    if len(w) < 3 or " " in w or word.isupper() or w in STOP_WORDS or is_foreign_stop_word(w):
+        return False
+    gaz = w in firsts or w in lasts
+    if _STRONG_SLOT_BEFORE_RE.search(text, max(0, start - 24), start):
+        return not is_english_word(w) or (gaz and not is_common_word(w))
+    # "Is Dragana available?" - a name of the gazetteer only ("Is Bluetooth available?" asks about a thing)
+    return (gaz and not is_common_word(w) and _IS_AROUND_BEFORE_RE.search(text[max(0, start - 6):start]) is not None
+            and _IS_AROUND_AFTER_RE.match(text, end) is not None)
+
+
+def _strong_slot(text: str, start: int, end: int) -> bool:
+    """``text[start:end]`` stands where a person stands even if the word is a place or a word:
+    after "spoke to" / "my wife", or asked about ("Is Borna available?")."""
+    return (_STRONG_SLOT_BEFORE_RE.search(text, max(0, start - 24), start) is not None
+            or (_IS_AROUND_BEFORE_RE.search(text[max(0, start - 6):start]) is not None
+                and _IS_AROUND_AFTER_RE.match(text, end) is not None))
 
 
 def _before_predicate(text: str, start: int, end: int) -> bool:
@@ -329,6 +384,24 @@ def _slot_word(w: str, places: frozenset[str], firsts: frozenset[str]) -> bool:
             and w not in STOP_WORDS and not is_foreign_stop_word(w))
 
 
+def _acts_as_person(text: str, start: int, end: int) -> bool:
+    """``text[start:end]`` is one word starting a sentence before what a person does ("Chenard
+    has not replied", "Grant said"): no English word, or a gazetteer name (even a common word
+    before a verb of speech); no stop word, nothing in capitals, no place unless a first name."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    word = text[start:end]
+    w = word.lower()
+    firsts, lasts = name_gazetteer()
+    if (len(w) < 3 or " " in w or word.isupper() or w in STOP_WORDS or is_foreign_stop_word(w)
+            or (w in place_gazetteer() and w not in firsts)
+            or not _SENTENCE_START_RE.search(text[max(0, start - 4):start])):
+        return False
+    gaz = w in firsts or w in lasts
+    return ((_ACTOR_AFTER_RE.match(text, end) is not None and (not is_english_word(w) or (gaz and not is_common_word(w))))
+            or (gaz and _SPEECH_AFTER_RE.match(text, end) is not None))
+
+
 def in_person_slot(text: str, start: int, end: int) -> bool:
     """``text[start:end]`` is one word that stands where only a person stands (after "said",
     "handed", "leave me"; before ", could you" or "works for") and is no English word, no stop
@@ -336,7 +409,8 @@ def in_person_slot(text: str, start: int, end: int) -> bool:
     where spaCy calls it a place ("handed Zama the keys")."""
     w = text[start:end].lower()
     return (" " not in w and _slot_word(w, place_gazetteer(), name_gazetteer()[0])
-            and (_slot_context(text, start, end) or _before_predicate(text, start, end)))
+            and (_slot_context(text, start, end) or _before_predicate(text, start, end))) or _acts_as_person(
+                text, start, end) or _in_strong_slot(text, start, end)
 
 
 def name_runs(text: str) -> list[tuple[int, int]]:
@@ -405,6 +479,21 @@ def name_runs(text: str) -> list[tuple[int, int]]:
             return (_SENTENCE_START_RE.search(text[max(0, start - 4):start]) is not None
                     and not _PERSON_VERB_RE.match(text, end))
 
+        if toks and len(toks) <= 3 and _SIGN_OFF_RE.search(text, 0, toks[0][0]) and \
+                _LINE_ALONE_RE.fullmatch(_line_of(text, toks[0][0], toks[-1][1])) and not any(
+                    t[2].lower() in STOP_WORDS or t[2].lower() in _TEAM_WORDS or t[2].isupper() for t in toks):
+            # "Regards,\nNivi Rosing": a signature, whatever its words
+            out.append((toks[0][0], toks[-1][1]))
+            continue
+        if (len(toks) == 2 and not possessive and not initial_inside
+                and not _SENTENCE_START_RE.search(text[max(0, toks[0][0] - 4):toks[0][0]])):
+            a, b = toks[0][2].lower(), toks[1][2].lower()
+            if (b in lasts and not is_english_word(b) and b not in places and grade(toks[0][2], True, False) == 0
+                    and a not in STOP_WORDS and a not in places and not toks[0][2].isupper()
+                    and re.search(r"\b[a-z]+ $", text[max(0, toks[0][0] - 20):toks[0][0]])):
+                # "approved by Novel Ermakov": a Capitalized word mid-sentence before a family name
+                out.append((toks[0][0], toks[1][1]))
+                continue
         lo, hi = 0, len(toks)
         while lo < hi and grade(toks[lo][2], True, False) == 0:
             lo += 1
@@ -423,6 +512,9 @@ def name_runs(text: str) -> list[tuple[int, int]]:
         if len(words) > 1 and words[0].lower() in place_prefixes():
             continue  # "San Diego", "Los Alamos": a place
         span = text[run[0][0]:run[-1][1]]
+        if len(run) == 1 and not possessive and _in_strong_slot(text, run[0][0], run[0][1]):
+            out.append((run[0][0], run[0][1]))  # "spoke to Bianchi", "my wife Regina": even a place
+            continue
         town_name = False
         if span.lower() in places or " ".join(words).lower() in places:
             if not (len(words) == 1 and words[0].lower() in firsts and not is_english_word(words[0].lower())):
@@ -453,6 +545,10 @@ def name_runs(text: str) -> list[tuple[int, int]]:
                            and w not in STOP_WORDS and not is_foreign_stop_word(w) and not words[0].isupper()
                            and _before_predicate(text, run[0][0], run[0][1]))
             slot = slot or unknown_mid
+            # a sentence-initial word before what a person does ("Chenard has not replied",
+            # "Grant said"): no English word, or a gazetteer name (even a common word before a
+            # verb of speech); no stop word, no place unless a first name
+            slot = slot or (not possessive and _acts_as_person(text, run[0][0], run[0][1]))
             if not slot and not owner:  # a name no gazetteer knows only in a person's slot ("said Bendik to")
                 if w not in firsts or len(w) < 3 or is_common_word(w) or (
                         is_english_word(w) and w in places):
@@ -668,15 +764,94 @@ def intro_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -> lis
                        and not (w.isupper() and len(w) <= 4) for w in words):
                 continue  # "It's ORD.": a code in capitals, not a name
             here = rx is _HERE_RE and m.start("v") > 0  # ", roman here": after a comma / greeting
+            named_here = rx is _HERE_RE  # "Pauline here, following up": a first name before "here"
             if len(words) > 1 and words[0].lower() in firsts and all(
                     in_gazetteer(w) or not is_english_word(w) for w in words[1:]):
                 out.append(m.group("v"))  # "its donald brooks here": names, though "brooks" is a verb
                 continue
-            if all(not is_common_word(w) or (here and w.lower() in firsts) for w in words) and (
+            if all(not is_common_word(w) or (named_here and w.lower() in firsts) for w in words) and (
                     any(not is_english_word(w) or w.lower() in names for w in words)
                     or (here and words[0][:1].isupper())):  # "Hello, Aria here"
                 out.append(m.group("v"))
     return out
+
+
+_LOWER_WORD = "[a-z\u00df-\u024f]+(?:['-][a-z\u00df-\u024f]+)*"
+#: A lower-case first name, an optional middle initial and a family name ("jakob nilssen",
+#: "hallgerður a þórólfsdóttir"); overlapping starts are tried too.
+_LOWER_PAIR_RE = re.compile(f"(?<![\\w@.'-])(?=(?P<f>{_LOWER_WORD})(?P<i> [a-hj-z]\\.?)? (?P<l>{_LOWER_WORD})(?![\\w@-]))")
+#: A title before a lower-case word: "mr. chaussée", "dr gjerde".
+_LOWER_TITLE_RE = re.compile(f"(?<![\\w])(?:mr|mrs|ms|miss|mx|dr|prof)\\.? (?P<v>{_LOWER_WORD})(?![\\w@-])")
+#: One lower-case word where only a person stands: greeted or asked ("hello sturla,", "ask
+#: alexandra to"), or at the start of a sentence before a verb of speech ("bruno said").
+_LOWER_SLOT_RE = re.compile(
+    f"(?:(?<![\\w])(?:hello|hi|hey|dear|thanks|thank you|ask|tell|remind|said|told|"
+    f"(?:spoke|speak|talked|talk|chatted) (?:to|with)|my (?:wife|husband|partner|son|daughter|colleague|manager|boss|friend)) "
+    f"(?P<a>{_LOWER_WORD})"
+    f"(?=[,!?;.]|$| (?:to|about|if|whether|that|from|at|in|yesterday|today|and|will|is|was|has|i)\\b)"
+    f"|(?:^|[.!?]\\s*)is (?P<c>{_LOWER_WORD}) (?=(?:available|around|free|back)\\b)"
+    f"|(?:^|[.!?;:\\n]\\s*)(?P<b>{_LOWER_WORD}) (?=(?:said|says|told|asked|wrote|replied|answered|wants|needs|here,)\\W))")
+
+
+def lower_case_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -> list[str]:
+    """Names written in lower case in free text (typed so, or a whole text lower-cased) that no
+    question or introduction announces:
+
+    * a first name of the gazetteer, an optional middle initial and a family name ("jakob
+      nilssen", "joshua lewis"): the first name no common English word (verb, adjective), the
+      family name a gazetteer last name or no English word, no stop word or keep-word among
+      them, and one of them no English word - or, in a text with no capital letter at all,
+      both names of the gazetteer, the family name even a common word ("lucas barber");
+    * a word after a title ("mr. chaussée");
+    * one word greeted, asked or told ("hello sturla,", "ask alexandra to"), or starting a
+      sentence before a verb of speech ("bruno said"): no English word, or a gazetteer first
+      name that is no common word.
+
+    Returns the names as written (each once, in order). Places of :func:`place_gazetteer` are
+    names only when they are gazetteer first names."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    if not _LOWER_WORD_START_RE.search(text):
+        return []
+    firsts, lasts = name_gazetteer()
+    places = place_gazetteer()
+    no_capitals = not re.search(r"[A-Z\u00c0-\u00de]", text)
+
+    def plain(w: str) -> bool:  # may be a name word at all
+        return (len(w) >= 2 and w not in STOP_WORDS and w not in keep and not is_foreign_stop_word(w)
+                and (w not in places or w in firsts))
+
+    out: list[str] = []
+    for m in _LOWER_PAIR_RE.finditer(text):
+        f, last = m.group("f"), m.group("l")
+        if not (plain(f) and plain(last) and len(last) >= 3 and len(f) >= 3):
+            continue
+        f_en, l_en = is_english_word(f), is_english_word(last)
+        name = f + (m.group("i") or "") + " " + last
+        if f in firsts and not l_en and (not is_common_word(f) or last in lasts):
+            out.append(name)  # "jakob nilssen", "peter m henriksen": a first name, a family name no word
+        elif not f_en and not l_en and (f in firsts or last in lasts):
+            out.append(name)  # "şuheda lugtenburg", "zezig eldarkhanov": no word, one name known
+        elif f in firsts and not is_common_word(f) and last in lasts and not is_common_word(last) and not f_en:
+            out.append(name)  # "joshua lewis"
+        elif (no_capitals and f in firsts and not is_common_word(f) and last in lasts
+              and not _OBJECT_AFTER_RE.match(text, m.end("l")) and not _SPEECH_AFTER_RE.match(" " + last)):
+            # "lucas barber will": a text with no capital; not "bruno said the" (a verb before its object)
+            out.append(name)
+    for m in _LOWER_TITLE_RE.finditer(text):
+        w = m.group("v")
+        if plain(w) and len(w) >= 3 and not is_common_word(w):
+            out.append(w)
+    for m in _LOWER_SLOT_RE.finditer(text):
+        w = m.group("a") or m.group("b") or m.group("c")
+        if plain(w) and len(w) >= 3 and (not is_english_word(w) or (w in firsts and not is_common_word(w))):
+            out.append(w)
+    return list(dict.fromkeys(out))
+
+
+#: What follows a verb rather than a name: "said the", "called me".
+_OBJECT_AFTER_RE = re.compile(r" (?:the|a|an|me|you|him|her|us|them|it|that|this|my|your|his|our|their)\b")
+_LOWER_WORD_START_RE = re.compile(r"(?:^|[\s,.!?;:])[a-z\u00df-\u024f]{2,}")
 
 
 @lru_cache(maxsize=1)
@@ -717,6 +892,7 @@ def conversation_values(messages: list[dict], keep: frozenset[str] | set[str] = 
             continue
         if role == "user":
             out.extend((n, "PERSON", "context:intro") for n in intro_names(content, keep))
+            out.extend((n, "PERSON", "context:lower_case_name") for n in lower_case_names(content, keep))
         if role != "user" or not asked:
             continue
         if "PERSON" in asked:

@@ -361,12 +361,36 @@ ADDRESS_LAYOUTS = ("Ship it to {street}, {zip} {city}.", "Address: {street}, {ci
                    "Please send the forms to {street}, {city} {zip}, {country}.")
 
 
+#: Carrier sentences for the person values of :func:`evaluator_values_set` (written here; no
+#: template of the generator): ``{full}`` a full name as the generator writes it (20% with a
+#: middle initial), ``{first}`` / ``{last}`` / ``{prefix}`` its parts.
+NAME_CARRIERS = (
+    "{full} will call you back tomorrow.", "I met {full} at the conference in May.",
+    "The refund was approved by {full} on Friday.", "Thanks to {full} for sorting this out so quickly.",
+    "{first} said the package never arrived.", "Could you ask {first} to check the invoice?",
+    "{prefix} {last} is waiting at the front desk.", "The form was signed by {prefix} {last} yesterday.",
+    "Hi, this is {full} from accounts.", "We spoke with {first} and {first2} this morning.",
+    "Please forward the ticket to {full}; {first} knows the case.", "My manager, {full}, approved the exception.",
+    "{last} has not replied to the last three emails.", "Booking reference for {full}: see attached.",
+    "Hello {first}, your order has shipped.", "Regards,\n{full}", "Attendees: {full}, {full2}",
+    "According to {full}, the delivery was late.", "Can you put {full} on the guest list?",
+    "{first} wants a refund for the broken lamp.", "Note from {full}: the door code changed.",
+    "I'm calling on behalf of {full}.", "{prefix} {last} asked for a window seat.",
+    "Is {first} available on Tuesday?", "CC: {full}", "The account belongs to {full}.",
+    "{first} here, following up on my ticket.", "Passenger {full} missed the connection.",
+    "Tell {first} I said thanks.", "{full}'s parcel is at the depot.", "My wife {first} will pick it up.",
+    "Both {full} and {full2} signed the lease.", "Spoke to {last} from the warehouse; no update.",
+    "{full} (ext. 214) handles returns now.")
+
+
 def evaluator_values_set(n: int, seed: int = 5) -> list[Labelled]:
     """Stress records from presidio-evaluator's **value lists**, which its tune and held halves
     share, in sentences written here: ``n`` phone numbers (half from ``PhoneNumberProviderNew``'s
     formats, half from its person records' national numbers) in :data:`PHONE_CARRIERS`, and
-    ``n`` person records' street, postcode and town in :data:`ADDRESS_LAYOUTS`. Labels: PHONE,
-    ADDRESS (the street), ZIP. Raises ImportError when presidio-evaluator is absent."""
+    ``n`` person records' street, postcode and town in :data:`ADDRESS_LAYOUTS`, and ``n`` person
+    records' names in :data:`NAME_CARRIERS` (5% of those texts lower-cased whole, as the
+    generator does). Labels: PHONE, ADDRESS (the street), ZIP, NAME (each name as written in the
+    text). Raises ImportError when presidio-evaluator is absent."""
     import os
 
     import pandas as pd
@@ -397,6 +421,36 @@ def evaluator_values_set(n: int, seed: int = 5) -> list[Labelled]:
             vals["ZIP"] = [r.ZipCode]
         out.append(Labelled(LogRecord(id=f"values-address-{seed}-{i}", messages=[{"role": "user", "content": text}]),
                             vals))
+    out.extend(_name_values(people, n, seed))
+    return out
+
+
+def _name_values(people, n: int, seed: int) -> list[Labelled]:
+    """``n`` records of :data:`NAME_CARRIERS` filled from the generator's person records (see
+    :func:`evaluator_values_set`); a separate random stream, so the phone and address records do
+    not depend on it."""
+    rng = random.Random(seed + 1)
+    rows = [{k: str(v).replace("\ufeff", "") for k, v in r.items()}
+            for r in people.sample(2 * n, random_state=seed + 1, replace=2 * n > len(people)).to_dict("records")]
+
+    def full(r: dict) -> str:  # as the generator writes a full name
+        if rng.random() > 0.2:
+            return f"{r['GivenName']} {r['Surname']}"
+        return f"{r['GivenName']} {r['MiddleInitial']}{' ' if rng.random() > 0.5 else '. '}{r['Surname']}"
+
+    out = []
+    for i in range(n):
+        r, r2 = rows[2 * i], rows[2 * i + 1]
+        carrier = rng.choice(NAME_CARRIERS)
+        f1, f2 = full(r), full(r2)
+        slots = {"full": f1, "full2": f2, "first": r["GivenName"], "first2": r2["GivenName"],
+                 "last": r["Surname"], "prefix": r["Title"]}
+        vals = [slots[k] for k in ("full", "full2", "first", "first2", "last") if "{" + k + "}" in carrier]
+        text = carrier.format(**slots)
+        if rng.random() < 0.05:
+            text, vals = text.lower(), [v.lower() for v in vals]
+        out.append(Labelled(LogRecord(id=f"values-name-{seed}-{i}", messages=[{"role": "user", "content": text}]),
+                            {"NAME": vals}))
     return out
 
 
@@ -533,8 +587,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--source", default="templates", choices=("templates", "presidio-evaluator", "evaluator-values"),
                     help="templates: this module's sentences and conversations (--group); "
                          "presidio-evaluator: sentences from presidio-evaluator's own generator; "
-                         "evaluator-values: its phone, street and postcode values in sentences "
-                         "written here (--n of each, --seed; no --group)")
+                         "evaluator-values: its phone, street, postcode and person-name values in "
+                         "sentences written here (--n of each, --seed; no --group)")
     ap.add_argument("--n", type=int, default=200, help="records per set")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-presidio", action="store_true")

@@ -133,7 +133,7 @@ def test_anonymization_without_the_name_gazetteer_is_not_reused(tmp_path):
         pytest.skip("names-dataset is not installed (bash scripts/install.sh installs it)")
     logs = tmp_path / "logs.jsonl"
     logs.write_text(json.dumps({"id": "c1", "messages": [
-        {"role": "user", "content": "Yesterday I spoke with Oluwaseun about the refund, he said it was approved."},
+        {"role": "user", "content": "The refund for Oluwaseun arrived yesterday, it was approved."},
         {"role": "assistant", "content": "I can look into that refund for you."}]}) + "\n", encoding="utf-8")
     work = tmp_path / "work"
     cli = [sys.executable, "-m", "pipeline.cli"]

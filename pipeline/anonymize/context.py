@@ -1016,8 +1016,8 @@ def adjacent_name_words(text: str, known: set[str], keep: frozenset[str] | set[s
     """Name words right next to a known name word (separated by one space): ``[(word, role)]``
     with role ``FIRST_NAME`` (before) or ``LAST_NAME`` (after). The neighbour must be name-shaped,
     in the same letter case style as the known word (Capitalized next to Capitalized, lower next
-    to lower), and neither a keep-word nor an English word - except a Capitalized dictionary noun
-    that the name gazetteer has in that role (:func:`_gazetteer_neighbour`). A possessive after
+    to lower), and neither a keep-word nor an English word - except a dictionary noun that the
+    name gazetteer has in that role (:func:`_gazetteer_neighbour`). A possessive after
     the known word counts without its "'s"."""
     from spacy.lang.en.stop_words import STOP_WORDS
 
@@ -1044,7 +1044,7 @@ def adjacent_name_words(text: str, known: set[str], keep: frozenset[str] | set[s
             lw = nw.lower()
             if lw in keep or lw in STOP_WORDS or is_common_word(lw):
                 continue
-            if not nw.islower() and is_english_word(lw) and not _gazetteer_neighbour(lw, role):
-                continue
+            if is_english_word(lw) and not _gazetteer_neighbour(lw, role):
+                continue  # "my wife maja": "wife" is no name part, in lower case either
             out.append((nw, role))
     return out

@@ -926,7 +926,8 @@ class Anonymizer:
                 elif ent == "PHONE_NUMBER" and (
                         # 6 digits only right after a phone word ("Phone: 31 66 86": national
                         # layouts of small countries)
-                        sum(c.isdigit() for c in value) < (6 if rec_name == "PhoneContextRecognizer" else 7)
+                        sum(c.isdigit() for c in value) < (6 if rec_name in ("PhoneContextRecognizer",
+                                                                             "PhoneGroupsRecognizer") else 7)
                         or _AMOUNT_RE.match(value)
                         # their pattern holds the phone word / the phone layout
                         or (rec_name not in ("PhoneContextRecognizer", "PhoneFormatRecognizer")

@@ -272,7 +272,8 @@ _NAME_RUN_RE: Optional[re.Pattern] = None
 _PERSON_VERB_RE = re.compile(r"\s+(?:was|is|has|had|said|says|wrote|writes|called|calls|lives|lived|"
                              r"works|worked|asked|asks|wants|needs|paid|ordered|booked|will|would|"
                              r"listed|lists|told|tells|replied|explained|added|noted|spoke|speaks|"
-                             r"sang|sings|points out|pointed out)\b")
+                             r"sang|sings|points out|pointed out|can't|cannot|can|could|couldn't|won't|"
+                             r"wouldn't|isn't|wasn't|hasn't|doesn't|didn't|does|did|should|must|might)(?![\w'])")
 #: Verbs after a sentence-initial single first name that make it a person ("Moira lives on ...",
 #: "Ella is from Acme"); narrower than :data:`_PERSON_VERB_RE` ("Paris is lovely").
 _SINGLE_PERSON_VERB_RE = re.compile(r"\s+(?:lives|lived|works|worked|is from|was born|said|says|wrote|"
@@ -283,15 +284,23 @@ _SINGLE_PERSON_VERB_RE = re.compile(r"\s+(?:lives|lived|works|worked|is from|was
 #: start of a sentence before a verb that only people do ("Hilarion works for ...").
 _PERSON_SLOT_BEFORE_RE = re.compile(
     r"(?i:\b(?:said|told|asked|heard|handed|gave|given|met|married|thanks|thank you|dear|hi|hello|hey|"
-    r"leave me|ask|tell|remind|introduce|invite|invited|congratulate|congratulated))\s+$")
+    r"leave me|ask|tell|remind|introduce|invite|invited|congratulate|congratulated|congratulations|"
+    r"congrats|married to|engaged to|divorced from))\s+$")
+#: "Have you seen Oyelaran today?", "Remember Brosca from school?" - not "seen Bluetooth settings".
+_SEEN_BEFORE_RE = re.compile(r"(?i:\b(?:have you seen|did you see|has anyone seen|remember))\s+$")
+_SEEN_AFTER_RE = re.compile(r"\s*(?:[?.!,;]|$|\s(?:today|yesterday|lately|recently|at|in|from|since|around|"
+                            r"anywhere|this|last|there|here)\b)")
+#: An interjection and a comma before one addressed between commas: "Apologies, Yaco, I missed".
+_INTERJECTION_BEFORE_RE = re.compile(r"(?:^|[.!?]\s+)(?i:apologies|sorry|thanks|thank you|well|look|listen|okay|ok|"
+                                     r"yes|no|please|oh|so|honestly|seriously|hi|hello|hey),\s+$")
 #: Slots that hold a person even where the word is a place or a gazetteer name that is also a
 #: word: "spoke to Bianchi from", "my wife Regina", "Is Borna available?".
 _STRONG_SLOT_BEFORE_RE = re.compile(
-    r"(?i:\b(?:(?:spoke|speak|speaking|talked|talk|talking|chatted|chat) (?:to|with)|"
-    r"my (?:wife|husband|partner|son|daughter|mother|father|mom|mum|dad|brother|sister|colleague|"
-    r"manager|boss|friend|neighbou?r|assistant|co-?worker)))\s+$")
+    r"(?i:\b(?:(?:spoke|speak|speaking|talked|talk|talking|chatted|chat) (?:to|with)|named the baby|"
+    r"(?:my|his|her|their|our) (?:wife|husband|partner|son|daughter|mother|father|mom|mum|dad|brother|sister|"
+    r"colleague|manager|boss|friend|neighbou?r|assistant|co-?worker),?))\s+$")
 _PERSON_SLOT_AFTER_RE = re.compile(
-    r",\s+(?:can|could|would|will|do|did|are|have|may|should)\s+(?:you|I|we)\b|\s+(?:lives|lived|works|worked|"
+    r",\s+(?:can|could|would|will|do|did|are|have|may|should)\s+(?:you|I|we)\b|,\s+please\b|\s+(?:lives|lived|works|worked|"
     r"is from|was born|said|says|wrote|writes|asked|told|married|moved|handed|gave|had given|has given|"
     r"listed|sang|sings|wants|wanted|needs|needed|would like|is available|was available|will pick)\b")
 #: "Is Borna available?": a question about one person's presence.
@@ -336,7 +345,10 @@ def _slot_context(text: str, start: int, end: int) -> bool:
     ("said X", "leave me X"), before a question to the person or a person's verb ("X, could
     you", "X works for"), or addressed (", X!")."""
     return (_PERSON_SLOT_BEFORE_RE.search(text, max(0, start - 24), start) is not None
-            or _PERSON_SLOT_AFTER_RE.match(text, end) is not None or _vocative(text, start, end))
+            or _PERSON_SLOT_AFTER_RE.match(text, end) is not None or _vocative(text, start, end)
+            or (text[end:end + 1] == "," and _INTERJECTION_BEFORE_RE.search(text[max(0, start - 16):start]) is not None)
+            or (_SEEN_BEFORE_RE.search(text, max(0, start - 20), start) is not None
+                and _SEEN_AFTER_RE.match(text, end) is not None))
 
 
 def _in_strong_slot(text: str, start: int, end: int) -> bool:
@@ -494,6 +506,14 @@ def name_runs(text: str) -> list[tuple[int, int]]:
                 # "approved by Novel Ermakov": a Capitalized word mid-sentence before a family name
                 out.append((toks[0][0], toks[1][1]))
                 continue
+        if initial_inside and len(toks) == 2 and not any(
+                t[2].lower() in STOP_WORDS or t[2].isupper() or len(t[2]) < 3 for t in toks):
+            a, b = toks[0][2].lower(), toks[1][2].lower()
+            if (any(not is_english_word(w) or w in firsts or w in lasts for w in (a, b))
+                    and not (a in places and b in places)):
+                # "Xenophon A Maslov will", "Maha A Cazares": a middle initial between two name words
+                out.append((toks[0][0], toks[1][1]))
+                continue
         lo, hi = 0, len(toks)
         while lo < hi and grade(toks[lo][2], True, False) == 0:
             lo += 1
@@ -565,7 +585,7 @@ def name_runs(text: str) -> list[tuple[int, int]]:
                         words[-1].lower() not in lasts or all(is_common_word(w.lower()) for w in words):
                     continue
             elif initial and not line_alone and not any(in_gazetteer(w) for w in words) and not (
-                    all(g == 2 for g in grades) and ((possessive and run[-1] == toks[-1])
+                    all(g == 2 for g in grades) and ((possessive and run[-1] == toks[-1]) or initial_inside
                                                      or _PERSON_SLOT_AFTER_RE.match(text, run[-1][1]))):
                 # "Buenos Aires says": a sentence-initial pair needs a known name word - or to own
                 # something / do what people do ("Tamerlan Godina's lawyer", "Kolos Pálffy wrote")
@@ -585,10 +605,48 @@ def name_runs(text: str) -> list[tuple[int, int]]:
         if line_alone and len(words) > 1 and any(in_gazetteer(w) for w in words) and all(
                 in_gazetteer(w) or not (is_english_word(w) or is_foreign_stop_word(w)) for w in words):
             letterhead.add(out[-1])  # a name alone on its line: an address block has no stop words
+    for a, b in _two_name_pairs(text, firsts, lasts, places):
+        for span in (a, b):
+            if not any(x <= span[0] < y for x, y in out):
+                out.append(span)
     # a text in another language gets none; the names' own words do not count as that language
     # ("Ella is from Dubois et Fils SA": "ella" is also Spanish for "she")
     if out and is_foreign(text, ignore=(w for a, b in out for w in text[a:b].split())):
         return [r for r in out if r in letterhead]
+    return out
+
+
+_TWO_NAMES_RE: Optional[re.Pattern] = None
+
+
+def _two_name_pairs(text: str, firsts: frozenset[str], lasts: frozenset[str], places: frozenset[str]
+                    ) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """Two single Capitalized words joined by "and" that the sentence treats as people - at its
+    start or after "Both" / "with", before what people are or do ("Rustad and Uotila disagreed",
+    "Both Ermakova and Paulsen", "Maslin and Primo are on holiday"): each no stop word and no
+    English word unless a gazetteer name that is no common word, no place unless a first name;
+    one of them a gazetteer name, or both no English word. ``[((a_start, a_end), (b_start, b_end))]``."""
+    global _TWO_NAMES_RE
+    if " and " not in text:
+        return []
+    if _TWO_NAMES_RE is None:
+        _TWO_NAMES_RE = re.compile(
+            f"(?:^|(?<=[.!?:\n] )|(?<=\n)|(?<=\\bBoth )|(?<=\\bboth )|(?<=\\bwith ))(?P<a>{NAME_WORD}) and (?P<b>{NAME_WORD})"
+            r"(?=\s+(?:are|were|have|had|will|would|both|disagreed|agreed|said|went|came|left|met|live|lived|"
+            r"work|worked|got|signed|called|wrote|told|asked|want|wanted|need|needed)\b)")
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    def ok(w: str) -> bool:
+        lw = w.lower()
+        return (len(lw) >= 3 and lw not in STOP_WORDS and not w.isupper() and not is_foreign_stop_word(lw)
+                and (lw not in places or lw in firsts)
+                and (not is_english_word(lw) or ((lw in firsts or lw in lasts) and not is_common_word(lw))))
+
+    out = []
+    for m in _TWO_NAMES_RE.finditer(text):
+        a, b = m.group("a"), m.group("b")
+        if ok(a) and ok(b) and (in_gazetteer(a) or in_gazetteer(b) or not (is_english_word(a) or is_english_word(b))):
+            out.append((m.span("a"), m.span("b")))
     return out
 
 
@@ -606,8 +664,9 @@ def _line_of(text: str, start: int, end: int) -> str:
 
 
 #: A line that holds only a name (bullets and punctuation aside): a letterhead or signature.
-_LINE_ALONE_RE = re.compile(r"[\W\d_]*" + NAME_WORD + r"(?: (?:[A-Z]\.? )?(?:" + NAME_PARTICLE + r" ){0,2}"
-                            + NAME_WORD + r"){1,3}[\W_]*")
+_LINE_ALONE_RE = re.compile(r"[\W\d_]*(?:(?:From|To|Cc|Bcc|Name|Author|Contact|Signed|Photo|Written by|By):[ \t]*)?"
+                            + NAME_WORD + r"(?: (?:[A-Z]\.? )?(?:" + NAME_PARTICLE + r" ){0,2}"
+                            + NAME_WORD + r"){1,3}(?:[ \t]+[-\u2013\u2014|][ \t]+[^\n]{1,60})?[\W_]*")
 
 
 _NAME_SHAPE_RE = re.compile(r"^[A-Za-z\u00C0-\u024F]+(?:[-'\u2019][A-Za-z\u00C0-\u024F]+)*$")
@@ -785,12 +844,16 @@ _LOWER_TITLE_RE = re.compile(f"(?<![\\w])(?:mr|mrs|ms|miss|mx|dr|prof)\\.? (?P<v
 #: One lower-case word where only a person stands: greeted or asked ("hello sturla,", "ask
 #: alexandra to"), or at the start of a sentence before a verb of speech ("bruno said").
 _LOWER_SLOT_RE = re.compile(
-    f"(?:(?<![\\w])(?:hello|hi|hey|dear|thanks|thank you|ask|tell|remind|said|told|"
+    f"(?:(?<![\\w])(?:hello|hi|hey|dear|thanks|thank you|ask|tell|remind|said|told|have you seen|remember|"
+    f"married to|apologies,|sorry,|"
     f"(?:spoke|speak|talked|talk|chatted) (?:to|with)|my (?:wife|husband|partner|son|daughter|colleague|manager|boss|friend)) "
     f"(?P<a>{_LOWER_WORD})"
     f"(?=[,!?;.]|$| (?:to|about|if|whether|that|from|at|in|yesterday|today|and|will|is|was|has|i)\\b)"
     f"|(?:^|[.!?]\\s*)is (?P<c>{_LOWER_WORD}) (?=(?:available|around|free|back)\\b)"
-    f"|(?:^|[.!?;:\\n]\\s*)(?P<b>{_LOWER_WORD}) (?=(?:said|says|told|asked|wrote|replied|answered|wants|needs|here,)\\W))")
+    f"|(?<![\\w'])(?P<d>{_LOWER_WORD})'s(?= )"
+    f"|(?<![\\w])call (?P<e>{_LOWER_WORD}) (?=back\\b)"
+    f"|(?:^|[.!?;:\\n]\\s*)(?P<b>{_LOWER_WORD}) (?=(?:said|says|told|asked|wrote|replied|answered|wants|needs|here,|can't|cannot|won't|will|is|was|"
+    f"has|had)\\W))")
 
 
 def lower_case_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -> list[str]:
@@ -803,9 +866,15 @@ def lower_case_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -
       them, and one of them no English word - or, in a text with no capital letter at all,
       both names of the gazetteer, the family name even a common word ("lucas barber");
     * a word after a title ("mr. chaussée");
-    * one word greeted, asked or told ("hello sturla,", "ask alexandra to"), or starting a
-      sentence before a verb of speech ("bruno said"): no English word, or a gazetteer first
-      name that is no common word.
+    * one word greeted, asked, told, spoken to or called back ("hello sturla,", "ask alexandra
+      to", "spoke to kennedy from", "call markus back"), asked about ("is sarika available"), or
+      starting a sentence before a verb of speech or a want ("bruno said", "milena wants"): no
+      English word, or a gazetteer first name that is no common word;
+    * a gazetteer first name that is no English word owning something ("emily's idea");
+    * two such words joined by "and" before what people are or do ("hugo and marie are").
+
+    A stop word of another language ("ella", "sini") counts as a name word when it is a gazetteer
+    name and the text is English (:func:`is_foreign`).
 
     Returns the names as written (each once, in order). Places of :func:`place_gazetteer` are
     names only when they are gazetteer first names."""
@@ -817,19 +886,33 @@ def lower_case_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -
     places = place_gazetteer()
     no_capitals = not re.search(r"[A-Z\u00c0-\u00de]", text)
 
+    english_text: Optional[bool] = None
+
     def plain(w: str) -> bool:  # may be a name word at all
-        return (len(w) >= 2 and w not in STOP_WORDS and w not in keep and not is_foreign_stop_word(w)
-                and (w not in places or w in firsts))
+        nonlocal english_text
+        if len(w) < 2 or w in STOP_WORDS or w in keep or (w in places and w not in firsts):
+            return False
+        if is_foreign_stop_word(w):  # "ella kjær", "sini salonen": a name in an English text
+            if not (w in firsts or w in lasts):
+                return False
+            if english_text is None:
+                english_text = not is_foreign(text)
+            return english_text
+        return True
 
     out: list[str] = []
     for m in _LOWER_PAIR_RE.finditer(text):
         f, last = m.group("f"), m.group("l")
         if not (plain(f) and plain(last) and len(last) >= 3 and len(f) >= 3):
             continue
+        if _DETERMINER_BEFORE_RE.search(text, max(0, m.start() - 8), m.start()):
+            continue  # "the baby allan": a noun after its article, then a name
         f_en, l_en = is_english_word(f), is_english_word(last)
         name = f + (m.group("i") or "") + " " + last
-        if f in firsts and not l_en and (not is_common_word(f) or last in lasts):
-            out.append(name)  # "jakob nilssen", "peter m henriksen": a first name, a family name no word
+        if f in firsts and not l_en and (not f_en or (last in lasts and (not is_common_word(f) or m.group("i")))):
+            # "jakob nilssen", "peter m henriksen": a first name, a family name no word; not "i owe
+            # rayan" (a verb that is also someone's first name)
+            out.append(name)
         elif not f_en and not l_en and (f in firsts or last in lasts):
             out.append(name)  # "şuheda lugtenburg", "zezig eldarkhanov": no word, one name known
         elif f in firsts and not is_common_word(f) and last in lasts and not is_common_word(last) and not f_en:
@@ -838,17 +921,36 @@ def lower_case_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -
               and not _OBJECT_AFTER_RE.match(text, m.end("l")) and not _SPEECH_AFTER_RE.match(" " + last)):
             # "lucas barber will": a text with no capital; not "bruno said the" (a verb before its object)
             out.append(name)
+    for m in _LOWER_TWO_RE.finditer(text):
+        a, b = m.group("a"), m.group("b")
+        if all(plain(w) and len(w) >= 3 and (not is_english_word(w) or (w in firsts and not is_common_word(w)))
+               for w in (a, b)) and (a in firsts or b in firsts or a in lasts or b in lasts
+                                     or not (is_english_word(a) or is_english_word(b))):
+            out += [a, b]  # "hugo and marie are on holiday"
     for m in _LOWER_TITLE_RE.finditer(text):
         w = m.group("v")
         if plain(w) and len(w) >= 3 and not is_common_word(w):
             out.append(w)
     for m in _LOWER_SLOT_RE.finditer(text):
-        w = m.group("a") or m.group("b") or m.group("c")
+        w = m.group("a") or m.group("b") or m.group("c") or m.group("e")
+        if m.group("d"):  # "emily's idea": a first name of the gazetteer that is no word owns something
+            w = m.group("d")
+            if plain(w) and len(w) >= 3 and w in firsts and not is_english_word(w):
+                out.append(w)
+            continue
         if plain(w) and len(w) >= 3 and (not is_english_word(w) or (w in firsts and not is_common_word(w))):
             out.append(w)
     return list(dict.fromkeys(out))
 
 
+#: Two lower-case words joined by "and" that the sentence treats as people ("hugo and marie are
+#: on holiday", "both barros and røise disagreed"); see :func:`_two_name_pairs`.
+_LOWER_TWO_RE = re.compile(
+    f"(?:^|(?<=[.!?:\\n] )|(?<=\\bboth )|(?<=\\bwith ))(?P<a>{_LOWER_WORD}) and (?P<b>{_LOWER_WORD})"
+    r"(?= (?:are|were|have|had|will|would|both|disagreed|agreed|said|went|came|left|met|live|lived|"
+    r"work|worked|got|signed|called|wrote|told|asked|want|wanted|need|needed)\b)")
+#: A determiner right before a word makes it a noun: "the baby allan".
+_DETERMINER_BEFORE_RE = re.compile(r"\b(?:the|a|an|my|your|his|her|our|their|this|that) $")
 #: What follows a verb rather than a name: "said the", "called me".
 _OBJECT_AFTER_RE = re.compile(r" (?:the|a|an|me|you|him|her|us|them|it|that|this|my|your|his|our|their)\b")
 _LOWER_WORD_START_RE = re.compile(r"(?:^|[\s,.!?;:])[a-z\u00df-\u024f]{2,}")
@@ -1016,8 +1118,8 @@ def adjacent_name_words(text: str, known: set[str], keep: frozenset[str] | set[s
     """Name words right next to a known name word (separated by one space): ``[(word, role)]``
     with role ``FIRST_NAME`` (before) or ``LAST_NAME`` (after). The neighbour must be name-shaped,
     in the same letter case style as the known word (Capitalized next to Capitalized, lower next
-    to lower), and neither a keep-word nor an English word - except a dictionary noun that the
-    name gazetteer has in that role (:func:`_gazetteer_neighbour`). A possessive after
+    to lower), and neither a keep-word nor an English word - except a Capitalized dictionary noun
+    that the name gazetteer has in that role (:func:`_gazetteer_neighbour`). A possessive after
     the known word counts without its "'s"."""
     from spacy.lang.en.stop_words import STOP_WORDS
 
@@ -1044,7 +1146,7 @@ def adjacent_name_words(text: str, known: set[str], keep: frozenset[str] | set[s
             lw = nw.lower()
             if lw in keep or lw in STOP_WORDS or is_common_word(lw):
                 continue
-            if is_english_word(lw) and not _gazetteer_neighbour(lw, role):
-                continue  # "my wife maja": "wife" is no name part, in lower case either
+            if is_english_word(lw) and (nw.islower() or not _gazetteer_neighbour(lw, role)):
+                continue  # "my wife maja", "the baby allan": a lower-case word next to a name is vocabulary
             out.append((nw, role))
     return out

@@ -459,12 +459,18 @@ SPEAKER_RE = re.compile(r"(?m)^[ \t]*(?P<v>" + NAME_WORD + r"(?: " + NAME_WORD +
 
 def _speaker_score(text: str, m: re.Match) -> Optional[float]:
     """A speaker label is a name when the text has 2+ label lines and the word is no English
-    word ("Date:", "Phone:", "Note:") unless it is a gazetteer first name ("Christian:")."""
-    from .context import is_english_word, name_gazetteer
+    word ("Date:", "Phone:", "Note:") unless it is a gazetteer first name ("Christian:"); a
+    single label line only when every word is a gazetteer name that is no English word and no
+    place ("Jaworski: I think so too"; not "Fyi: ...")."""
+    from .context import is_english_word, name_gazetteer, place_gazetteer
 
-    if len(SPEAKER_RE.findall(text)) < 2:
-        return None
     words = m.group("v").split()
+    if len(SPEAKER_RE.findall(text)) < 2:
+        firsts, lasts = name_gazetteer()
+        if all(len(w) >= 4 and (w.lower() in firsts or w.lower() in lasts) and not is_english_word(w)
+               and w.lower() not in place_gazetteer() for w in words):
+            return 0.6
+        return None
     if any(is_english_word(w) and w.lower() not in name_gazetteer()[0] for w in words[:1]):
         return None
     return 0.6
@@ -531,7 +537,7 @@ class RegexRecognizer(EntityRecognizer):
 PHONE_CONTEXT_RE = re.compile(
     r"(?i:\b(?:phone|telephone|tel|mobile|cell(?:phone)?|landline|voicemail|fax|desk|whatsapp|sms|"
     r"(?:call|reach|text|ring|contact|message)\s+(?:me|us|him|her|them)|call|dial|ring|registered|messages?\s+to|"
-    r"answering|number\s+to\s+reach)\b(?:\s+(?:at|on|is|number|no\.?|via))*)\s*[:#]?\s*"
+    r"answering|number\s+to\s+reach|contact(?=\s*:))\b(?:\s+(?:at|on|is|number|no\.?|via))*)\s*[:#]?\s*"
     r"(?P<v>\+?\(?\d[\d ().-]{4,18}\d(?:\s?(?i:x|ext\.?|extension)\s?\d{1,5})?)(?![\d-]|[.,]\d)")
 
 
@@ -540,8 +546,14 @@ PHONE_CONTEXT_RE = re.compile(
 #: first may be in parentheses), one kind of separator, 7-11 digits, not part of a longer digit run (a card
 #: number, an IBAN's groups). Judged by :func:`_phone_groups_score`.
 PHONE_GROUPS_RE = re.compile(
-    r"(?<![\w+.,/:-])(?<!\d )(?P<v>(?:\(\d{2,4}\) ?|\d{2,4}(?=[ .-]))(?P<sep>[ .-]?)\d{2,6}(?:(?P=sep)\d{2,4}){0,4})"
+    r"(?<![\w+.,/:-])(?<!\d )(?P<v>(?:\(\d{2,4}\) ?|\d{2,4}(?=[ .-]))(?P<sep>[ .-]?)\d{2,7}(?:(?P=sep)\d{2,4}){0,4})"
     r"(?![\w-]|[.,/:]\d| \d)")
+#: An area code in brackets before a dashed local number: "(28) 438-991", "(1) 328-9000".
+PHONE_AREA_RE = re.compile(r"(?<![\w+.,/:-])(?P<v>\(\d{1,4}\) ?\d{2,4}-\d{3,4})(?![\w-]|[.,/:]\d| \d)")
+#: A number that is a whole line, a whole text or an item of a comma list ("Anna Berg, 445 6271,
+#: Oslo"): the way contact details are listed.
+_LIST_ITEM_BEFORE_RE = re.compile(r"(?:^|\n|,)[ \t]*$")
+_LIST_ITEM_AFTER_RE = re.compile(r"[ \t]*(?:,|\n|$)")
 #: A phone word in the same sentence, before or after the number ("landline", "voicemail on",
 #: "... is the number for the front desk", "(home)").
 _PHONE_WORD_NEAR_RE = re.compile(
@@ -554,15 +566,18 @@ _MONEY_AFTER_RE = re.compile(r"(?i)\s*(?:[$\u20ac\u00a3]|usd|eur|gbp|sek|nok|dkk
 
 
 def _phone_groups_score(text: str, m: re.Match) -> Optional[float]:
-    """A grouped national layout is a phone number when it has 7-11 digits, is no date
-    ("2024-05-20", "20.05.2024"), no amount (a currency or money word beside it), and either a
-    phone word stands in the same sentence (before it within 60 characters or after it within
-    40) or it has 3+ groups ("76 283 891")."""
+    """A grouped national layout is a phone number when it has 7-11 digits (6 with an area code
+    in brackets or as three pairs: "85 99 60", not on their own without a phone word), is no date ("2024-05-20", "20.05.2024"), no amount (a currency or money word
+    beside it), and either a phone word stands in the same sentence (before it within 60
+    characters or after it within 40), it has 3+ groups ("76 283 891"), an area code in brackets
+    ("(28) 438-991"), or it stands alone as a line, a text or an item of a comma list ("Anna
+    Berg, 445 6271, Oslo"; not a thousands grouping such as "1 500 000")."""
     v = m.group("v")
     digits = sum(c.isdigit() for c in v)
-    if not 7 <= digits <= 11:
-        return None
     groups = re.findall(r"\d+", v)
+    pairs = len(groups) == 3 and all(len(g) == 2 for g in groups)  # "85 99 60" (Greenland)
+    if not (6 if v.startswith("(") or pairs else 7) <= digits <= 11:
+        return None
     if re.fullmatch(r"(?:19|20)\d\d", groups[0]) or re.fullmatch(r"(?:19|20)\d\d", groups[-1]) and len(groups) == 3 \
             and all(len(g) <= 2 for g in groups[:2]):
         return None  # a date
@@ -573,7 +588,12 @@ def _phone_groups_score(text: str, m: re.Match) -> Optional[float]:
     after = re.split(r"[.!?\n]", text[m.end():m.end() + 40])[0]
     if _PHONE_WORD_NEAR_RE.search(before) or _PHONE_WORD_NEAR_RE.search(after):
         return 0.6
-    return 0.6 if len(groups) >= 3 else None
+    if v.startswith("("):  # "(28) 438-991": an area code in brackets
+        return 0.6 if digits >= 7 or pairs else None
+    if (_LIST_ITEM_BEFORE_RE.search(text, max(0, m.start() - 4), m.start()) and _LIST_ITEM_AFTER_RE.match(text, m.end())
+            and not re.fullmatch(r"\d{1,3}(?: \d{3})+", v)):
+        return 0.6  # "445 6271" alone on its line, "Anna Berg, 25 750307, Oslo"; not "1 500 000"
+    return 0.6 if len(groups) >= 3 and digits >= 7 else None
 
 
 def _phone_context_score(text: str, m: re.Match) -> Optional[float]:
@@ -616,13 +636,19 @@ def _zip_after_place_score(text: str, m: re.Match) -> Optional[float]:
     63501"); never a year."""
     from .context import is_english_word, place_gazetteer
 
-    if re.fullmatch(r"(?:19|20)\d\d", m.group("v")):
-        return None
-    place = m.group("place")
+    v, place = m.group("v"), m.group("place")
+    street_before = _STREET_END_BEFORE_RE.search(text[max(0, m.start("place") - 80):m.start("place")]) is not None
+    if len(v) == 3 or re.fullmatch(r"(?:19|20)\d\d", v):
+        # "Þórshöfn 680", "Pomáz, 2013": a 3-digit or year-like postcode only after a street
+        # ("Laurie Manor, Þórshöfn 680"), and not before a word ("680 km")
+        if not street_before or re.match(r" [a-z]", text[m.end():m.end() + 2]):
+            return None
+        return 0.6
     if place.lower() in place_gazetteer():
         return 0.6
-    if len(place.split()) == 1 and is_english_word(place) and not place.isupper():
-        return None  # "Suite 4821", "Order 55120"
+    if len(place.split()) == 1 and is_english_word(place) and not place.isupper() and not (
+            "," in m.group(0) and street_before):
+        return None  # "Suite 4821", "Order 55120"; not "5208 Nicholas Greens, Cookhouse, 5830"
     return 0.6 if _address_context(text, m.start("place")) else None
 
 
@@ -630,11 +656,11 @@ def _zip_after_place_score(text: str, m: re.Match) -> Optional[float]:
 _UP, _LOW = UPPER + GREEK_UPPER, LOWER + GREEK_LOWER
 ZIP_AFTER_PLACE_RE = re.compile(
     r"(?<![\w-])(?P<place>[" + _UP + r"][" + _UP + _LOW + r"'-]+(?: [" + _UP + r"][" + _UP + _LOW +
-    r"'-]+){0,2}),? (?P<v>" + _POSTCODE + r")(?![\w-]|[.,]\d)")
+    r"'-]+){0,2}),? (?P<v>" + _POSTCODE + r"|\d{3})(?![\w-]|[.,]\d)")
 #: A postcode before a known place ("8213 Ljubljana", "75018 Paris", "1050 Brussels"): the
 #: European order; never a year, never a building number before a street ("1200 Lisbon Road").
 ZIP_BEFORE_PLACE_RE = re.compile(
-    r"(?<![\w.,-])(?P<v>" + _POSTCODE + r") (?P<place>[" + _UP + r"][" + _UP + _LOW + r"'-]+"
+    r"(?<![\w.,-])(?P<v>" + _POSTCODE + r"|\d{3}) (?P<place>[" + _UP + r"][" + _UP + _LOW + r"'-]+"
     r"(?: [" + _UP + r"][" + _UP + _LOW + r"'-]+){0,2})(?![\w-])")
 #: Postcodes whose shape says what they are, anywhere: British ("LS1 4AP", "SW1A 1AA") and
 #: Canadian ("L2R 3H6").
@@ -654,8 +680,11 @@ def _zip_before_place_score(text: str, m: re.Match) -> Optional[float]:
     (:func:`_address_context`); not a year, not a street's number."""
     from .context import place_gazetteer
 
-    if re.fullmatch(r"(?:19|20)\d\d", m.group("v")):
-        return None
+    v = m.group("v")
+    if len(v) == 3 or re.fullmatch(r"(?:19|20)\d\d", v):
+        # "Ramos Lake, 355 Ólafsvík", "/ 820 Pietersburg": only after a street, on its line
+        if not _STREET_END_BEFORE_RE.search(text[max(0, m.start() - 80):m.start()]):
+            return None
     words = m.group("place").split()
     if any(w.lower() in STREET_SUFFIXES for w in words) or text[m.end():m.end() + 1] == "'":
         return None
@@ -872,7 +901,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
         NameShapeRecognizer(),
         RegexRecognizer("PhoneFormatRecognizer", "PHONE_NUMBER", [PHONE_RE], 0.7,
                         validate=_phone_score),
-        RegexRecognizer("PhoneGroupsRecognizer", "PHONE_NUMBER", [PHONE_GROUPS_RE], 0.6,
+        RegexRecognizer("PhoneGroupsRecognizer", "PHONE_NUMBER", [PHONE_GROUPS_RE, PHONE_AREA_RE], 0.6,
                         validate=_phone_groups_score),
     ] + [RegexRecognizer(f"{ent.title().replace('_', '')}ContextRecognizer", ent, list(rxs), 0.8,
                          validate=_secret_score) for ent, rxs in SECRET_CONTEXT_RES.items()]

@@ -47,9 +47,8 @@ from .engine import (_AMOUNT_RE, _PHONE_FORMAT_RE, BARE_PHONE_SCORE, EMAIL_SPELL
 from .config import PiiConfig, default_config, domain_vocabulary, normalize_key
 from .ids import IdFinder
 from .context import (LabelFinder, adjacent_name_words, conversation_values, find_handles,
-                      handle_template, in_gazetteer, in_person_slot, is_common_word, is_english_word, is_foreign,
-                      is_foreign_stop_word,
-                      looks_like_handle, name_gazetteer, name_handle_pairs)
+                      handle_template, in_gazetteer, in_person_slot, in_signature, is_common_word, is_english_word,
+                      is_foreign, is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs)
 from .pseudonymizer import Pseudonymizer, match_case, normalize
 
 #: Environment variable: default number of detector worker processes (1 when unset).
@@ -809,9 +808,12 @@ class Anonymizer:
         names = {w.lower() for sc in scans for v, e in sc.values.items() if e in NAME_ENTITIES
                  for w in v.split()}
         # a gazetteer name that is no English word ("grabowski", "dominik") is no vocabulary
-        # either: written in lower case it is a name typed in lower case
+        # either: written in lower case it is a name typed in lower case; nor is a gazetteer
+        # first name that is no verb, adjective or stop word ("robert", "lucas": "dinner at
+        # robert's place" in one record must not shield "I owe Robert" in another)
         firsts, lasts = name_gazetteer()
-        names |= {w for w in lower_used if (w in firsts or w in lasts) and not is_english_word(w)}
+        names |= {w for w in lower_used if ((w in firsts or w in lasts) and not is_english_word(w))
+                  or (w in firsts and not is_common_word(w))}
         return stop | (lower_used - names)
 
     def _record_locations(self, scan: _Scan) -> set[str]:
@@ -822,7 +824,7 @@ class Anonymizer:
             hits = self._ner_cache.get(t, ())
             names = [(s, e) for ent, s, e, _score, name in hits
                      if ent == "PERSON" and name == "NameShapeRecognizer"
-                     and (_name_not_place(t[s:e]) or in_person_slot(t, s, e))]
+                     and (_name_not_place(t[s:e]) or in_person_slot(t, s, e) or in_signature(t, s, e))]
             other = [(hs, he) for ent, hs, he, _score, _name in hits if ent not in ("LOCATION", "PERSON")]
             for ent, s, e, _score, name in hits:
                 if ent != "LOCATION":
@@ -842,7 +844,7 @@ class Anonymizer:
                 if ent == "LOCATION" and s < end and start < e and not (
                     (_name_not_place(text[s:e]) and not any(
                         w.lower() in STREET_SUFFIXES for w in text[s:e].split()))
-                    or in_person_slot(text, s, e))
+                    or in_person_slot(text, s, e) or in_signature(text, s, e))
                 for w in re.findall(r"[^\W\d_]+", text[s:e])}
 
     def _apply_ner(self, scan: _Scan, stop: set[str], stats: Counter) -> None:
@@ -1438,9 +1440,10 @@ _NAME_LIST_RE = re.compile(r"(?<![\w'\u2019-])" + NAME_WORD + r"(?:, " + NAME_WO
 #: A postcode right after a town on its line ("Öcsény 7143", "Larnaka, 6011", "Ryley T0B 4A0",
 #: "Hoensbroek 6431 LZ,"), right before it ("7136 Fácánkert", "/ 90500 Santa Rosa"), or a town in
 #: brackets after a building number ("Discesa Gaiola 134 (Montemurro)").
-_POSTCODE_AFTER_TOWN_RE = re.compile(r",?[ \t]+(?:\d{3,6}(?:[ -]\d{2,4})?|\d{2}-\d{3}|[A-Z]\d[A-Z] ?\d[A-Z]\d)(?:[ \t]+[A-Z]{2})?"
+_TOWN_POSTCODE = r"(?!(?:19|20)\d\d\b)(?:\d{4,6}(?:-\d{3,4})?|\d{3} \d{2}|\d{2}-\d{3})"
+_POSTCODE_AFTER_TOWN_RE = re.compile(r",?[ \t]+(?:" + _TOWN_POSTCODE + r"|[A-Z]\d[A-Z] ?\d[A-Z]\d)(?:[ \t]+[A-Z]{2})?"
                                      r"(?=[ \t]*(?:[,.;)]|\n|$))")
-_POSTCODE_BEFORE_TOWN_RE = re.compile(r"(?:^|\n|[,/][ \t]*)\d{3,6}(?:-\d{3})?[ \t]+$")
+_POSTCODE_BEFORE_TOWN_RE = re.compile(r"(?:^|\n|[,/][ \t]*)" + _TOWN_POSTCODE + r"[ \t]+$")
 _NUMBER_BRACKET_BEFORE_RE = re.compile(r"\d+[A-Za-z]?\.?[ \t]*\($")
 
 
@@ -1448,7 +1451,10 @@ def _town_beside_postcode(text: str, start: int, end: int) -> bool:
     """``text[start:end]`` stands where an address puts its town: a postcode right after it or
     right before it on the same line, or in brackets after a building number. Names are not
     written there; towns no gazetteer knows are (issue 11, sixth round: 62 of 900 records of
-    ``measure --source evaluator-values`` had a town replaced as a name)."""
+    ``measure --source evaluator-values`` had a town replaced as a name). Only a number of an
+    unambiguous postcode shape counts (4-6 digits, "517 41", "41-710", "4760-712", "T0B 4A0"; not
+    a year, not 3 digits): beside anything else the word is judged as before, so an address the
+    detectors do not read whole still loses its words."""
     before = text[max(0, start - 16):start]
     return (_POSTCODE_AFTER_TOWN_RE.match(text, end) is not None
             or _POSTCODE_BEFORE_TOWN_RE.search(before) is not None

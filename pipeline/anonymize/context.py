@@ -284,6 +284,7 @@ _SINGLE_PERSON_VERB_RE = re.compile(r"\s+(?:lives|lived|works|worked|is from|was
 #: start of a sentence before a verb that only people do ("Hilarion works for ...").
 _PERSON_SLOT_BEFORE_RE = re.compile(
     r"(?i:\b(?:said|told|asked|heard|handed|gave|given|met|married|thanks|thank you|dear|hi|hello|hey|"
+    r"thanks again|thank you again|thanks so much|thanks a lot|"
     r"leave me|ask|tell|remind|introduce|invite|invited|congratulate|congratulated|congratulations|"
     r"congrats|married to|engaged to|divorced from))\s+$")
 #: "Have you seen Oyelaran today?", "Remember Brosca from school?" - not "seen Bluetooth settings".
@@ -304,8 +305,9 @@ _PERSON_SLOT_AFTER_RE = re.compile(
     r"is from|was born|said|says|wrote|writes|asked|told|married|moved|handed|gave|had given|has given|"
     r"listed|sang|sings|wants|wanted|needs|needed|would like|is available|was available|will pick)\b")
 #: "Is Borna available?": a question about one person's presence.
-_IS_AROUND_BEFORE_RE = re.compile(r"(?:^|[.!?]\s+)(?:Is|Was|Will) $")
-_IS_AROUND_AFTER_RE = re.compile(r"\s+(?:be\s+)?(?:available|around|free|back|in the office|in today)\b")
+_IS_AROUND_BEFORE_RE = re.compile(r"(?:^|[.!?]\s+)(?:Is|Was|Will|Could|Can|Would|Did|Does|Should|Has) $")
+_IS_AROUND_AFTER_RE = re.compile(r"\s+(?:be\s+)?(?:available|around|free|back|in the office|in today|join|come|attend|"
+                                 r"call|make it|help|sign|confirm|review|meet|approve|reply|send)\b")
 #: What follows a person mid-sentence: "Raraka so impulsive", "Auriville just has to".
 _PERSON_PREDICATE_RE = re.compile(r" (?:is|was|has|had|just|so|will|would|can|could|did|does|said|says|told|"
                                   r"tells|wants|wanted|went|goes|never|always|really|also|still)\b")
@@ -334,6 +336,26 @@ _TEAM_WORDS = frozenset("team support service services customer care desk depart
 _SENTENCE_START_RE = re.compile(r"(?:^|[.!?:;\n\-\u2022*>\"(]\s*|\n\s*(?:[-*\u2022]|\d+[.)])\s*)$")
 
 
+#: Words before a town's name: prepositions of place, determiners, conjunctions.
+_PLACE_WORD_BEFORE_RE = re.compile(r"\b(?:in|at|to|from|near|via|of|around|towards?|into|through|outside|inside|across|"
+                                   r"for|by|the|a|an|our|their|your|my|his|her|its|this|that|and|or|visit|visited|"
+                                   r"visiting|fly|flew|flying|drive|drove|driving|go|went|going|leave|left|leaving|"
+                                   r"reach|reached|arrive|arrived)\s+$")
+#: Words after a town's name: "the Laura office", "Laura airport".
+_PLACE_NOUN_AFTER_RE = re.compile(r"\s+(?:office|offices|branch|store|shop|airport|station|area|region|city|town|"
+                                  r"county|district|centre|center|hub|warehouse|depot|site|campus|plant|team)\b")
+
+
+def _object_of_verb(text: str, start: int, end: int) -> bool:
+    """``text[start:end]`` (a first name that is also a town) stands right after a lower-case
+    word that is no preposition of place, determiner or verb of travel, and before no place
+    noun: the object of a verb, a person ("I owe Laura twenty dollars"; not "flew to Laura",
+    "the Laura office")."""
+    before = text[max(0, start - 24):start]
+    return (re.search(r"\b[a-z]+ $", before) is not None and _PLACE_WORD_BEFORE_RE.search(before) is None
+            and _PLACE_NOUN_AFTER_RE.match(text, end) is None)
+
+
 def _vocative(text: str, start: int, end: int) -> bool:
     """One word addressed at the end of a sentence: ", Chase!", "Remember me, Olwen?"."""
     return (re.search(r"\w,[ \t]+$", text[max(0, start - 3):start]) is not None
@@ -347,8 +369,14 @@ def _slot_context(text: str, start: int, end: int) -> bool:
     return (_PERSON_SLOT_BEFORE_RE.search(text, max(0, start - 24), start) is not None
             or _PERSON_SLOT_AFTER_RE.match(text, end) is not None or _vocative(text, start, end)
             or (text[end:end + 1] == "," and _INTERJECTION_BEFORE_RE.search(text[max(0, start - 16):start]) is not None)
-            or (_SEEN_BEFORE_RE.search(text, max(0, start - 20), start) is not None
-                and _SEEN_AFTER_RE.match(text, end) is not None))
+            or _seen(text, start, end))
+
+
+def _seen(text: str, start: int, end: int) -> bool:
+    """"Have you seen Oyelaran today?", "Remember Brosca from school?" (not "seen Bluetooth
+    settings"): asked about as a person."""
+    return (_SEEN_BEFORE_RE.search(text, max(0, start - 20), start) is not None
+            and _SEEN_AFTER_RE.match(text, end) is not None)
 
 
 def _in_strong_slot(text: str, start: int, end: int) -> bool:
@@ -425,6 +453,18 @@ def in_person_slot(text: str, start: int, end: int) -> bool:
                 text, start, end) or _in_strong_slot(text, start, end)
 
 
+def in_signature(text: str, start: int, end: int) -> bool:
+    """``text[start:end]`` is the name of a signature: 1-3 words alone on the line after a closing
+    line ("Kind regards,\nCorvinus Saddle"), none a stop word, a team or firm word ("The Support
+    Team") or in capitals - a name whatever its words, even where spaCy calls it a place."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    words = text[start:end].split()
+    return (1 <= len(words) <= 3 and _SIGN_OFF_RE.search(text, 0, start) is not None
+            and _LINE_ALONE_RE.fullmatch(_line_of(text, start, end)) is not None
+            and not any(w.lower() in STOP_WORDS or w.lower() in _TEAM_WORDS or w.isupper() for w in words))
+
+
 def name_runs(text: str) -> list[tuple[int, int]]:
     """Spans of Capitalized word runs that read as a person's name though no context word says so.
 
@@ -491,9 +531,7 @@ def name_runs(text: str) -> list[tuple[int, int]]:
             return (_SENTENCE_START_RE.search(text[max(0, start - 4):start]) is not None
                     and not _PERSON_VERB_RE.match(text, end))
 
-        if toks and len(toks) <= 3 and _SIGN_OFF_RE.search(text, 0, toks[0][0]) and \
-                _LINE_ALONE_RE.fullmatch(_line_of(text, toks[0][0], toks[-1][1])) and not any(
-                    t[2].lower() in STOP_WORDS or t[2].lower() in _TEAM_WORDS or t[2].isupper() for t in toks):
+        if toks and len(toks) <= 3 and in_signature(text, toks[0][0], toks[-1][1]):
             # "Regards,\nNivi Rosing": a signature, whatever its words
             out.append((toks[0][0], toks[-1][1]))
             continue
@@ -550,14 +588,16 @@ def name_runs(text: str) -> list[tuple[int, int]]:
             slot = slot or (w in firsts and w not in places and not possessive
                             and (_vocative(text, run[0][0], run[0][1])
                                  or _SPOKEN_TO_RE.search(text, max(0, run[0][0] - 40), run[0][0]) is not None
-                                 or _PERSON_SLOT_BEFORE_RE.search(text, max(0, run[0][0] - 24), run[0][0]) is not None))
+                                 or _PERSON_SLOT_BEFORE_RE.search(text, max(0, run[0][0] - 24), run[0][0]) is not None
+                                 or _seen(text, run[0][0], run[0][1])))
             # a gazetteer name that owns something mid-sentence ("though Hernandez's song was"):
             # no English word, no place
             owner = (possessive and run[-1] == toks[-1] and not initial and (w in firsts or w in lasts)
                      and len(w) >= 3 and not is_english_word(w) and w not in places)
             if town_name and not slot and not (_SINGLE_PERSON_VERB_RE.match(text, run[0][1])
-                                                and _SENTENCE_START_RE.search(text[max(0, run[0][0] - 4):run[0][0]])):
-                continue  # "the Bergen office"; not "leave me Miroslav,", "Marco lives on"
+                                                and _SENTENCE_START_RE.search(text[max(0, run[0][0] - 4):run[0][0]])) \
+                    and not _object_of_verb(text, run[0][0], run[0][1]):
+                continue  # "the Bergen office"; not "leave me Miroslav,", "Marco lives on", "I owe Laura"
             # a word no dictionary, gazetteer or place list knows, Capitalized in the middle of
             # an English sentence and followed by what a person is or does ("Why is Raraka so
             # impulsive?", "but Auriville just has to"; not "broke Bluetooth on", "at Ikea and")
@@ -909,7 +949,7 @@ def lower_case_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -
             continue  # "the baby allan": a noun after its article, then a name
         f_en, l_en = is_english_word(f), is_english_word(last)
         name = f + (m.group("i") or "") + " " + last
-        if f in firsts and not l_en and (not f_en or (last in lasts and (not is_common_word(f) or m.group("i")))):
+        if f in firsts and not l_en and (not is_common_word(f) or (last in lasts and m.group("i"))):
             # "jakob nilssen", "peter m henriksen": a first name, a family name no word; not "i owe
             # rayan" (a verb that is also someone's first name)
             out.append(name)

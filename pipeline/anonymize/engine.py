@@ -193,8 +193,8 @@ STREET_BEFORE_ZIP_RE = re.compile(
     r"(?: (?!(?:" + "|".join(sorted(_ENGLISH_STOP, key=len, reverse=True)) + r")\b)[^\W\d_][\w'\u2019.-]*){0,4}"
     r" \d{1,5}[a-zA-Z]?\.?)[ \t]*(?:,|/|\n)[ \t/]*"
     r"(?=(?:" + _POSTCODE + r"|\d{3}) [" + UPPER + GREEK_UPPER + r"]|[" + UPPER + GREEK_UPPER
-    + r"][\w'\u2019-]*(?: [^\W\d_][\w'\u2019-]*){0,3},? "
-    + _POSTCODE + r"(?![\w-]))")
+    + r"][\w'\u2019-]*(?: [^\W\d_][\w'\u2019-]*){0,3},? (?:"
+    + _POSTCODE + r"|\d{3})(?![\w-]))")
 
 
 #: A 3-digit postcode (Iceland; Norway's without its leading 0) on the next line of a street
@@ -206,7 +206,9 @@ ZIP3_AFTER_STREET_RE = re.compile(
 
 def _street_before_zip_score(text: str, m: re.Match) -> Optional[float]:
     """No month or English function word among the street's words ("March 12, 2024 Paris"), at
-    least one word of 3+ letters that is Capitalized, and the postcode is no year."""
+    least one word of 3+ letters that is Capitalized, and the postcode is no year; a 3-digit
+    postcode only after a place that is no English word ("Gatan 12, Þórshöfn 680"; not "Room
+    12, Floor 345")."""
     parts = m.group("v").split()[:-1]
     if not any(w[:1].isupper() and len(w.strip(".")) > 2 for w in parts):
         return None
@@ -217,6 +219,12 @@ def _street_before_zip_score(text: str, m: re.Match) -> Optional[float]:
     rest = text[m.end():m.end() + 60]
     if re.match(r"[ \t,/\n]*(?:19|20)\d\d(?!\d)", rest):
         return None  # "Flight 12, 2024 ..."
+    three = re.match(r"[ \t/]*([^\W\d_][\w'\u2019-]*(?: [^\W\d_][\w'\u2019-]*){0,3}),? \d{3}(?![\w-])", rest)
+    if three:  # "Laurie Manor 12, Þórshöfn 680": a 3-digit postcode only after a place that is no word
+        from .context import is_english_word
+
+        if any(is_english_word(w) for w in three.group(1).split()):
+            return None
     return 0.65
 
 

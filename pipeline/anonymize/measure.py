@@ -380,7 +380,37 @@ NAME_CARRIERS = (
     "{first} here, following up on my ticket.", "Passenger {full} missed the connection.",
     "Tell {first} I said thanks.", "{full}'s parcel is at the depot.", "My wife {first} will pick it up.",
     "Both {full} and {full2} signed the lease.", "Spoke to {last} from the warehouse; no update.",
-    "{full} (ext. 214) handles returns now.")
+    "{full} (ext. 214) handles returns now.",
+    # sixth round, second and third batches (written after the first batch's kinds were fixed)
+    "{full} is a nurse at the city hospital.", "Born in 1980, {full} studied law in Leeds.",
+    "Dear {prefix} {last},\nThank you for your letter.", "Dear {first},\nyour parcel is ready.",
+    "{full}, 42, was stopped by police on Monday.", "The book by {full} was published in 2019.",
+    "{full} and I are going to the match.", "I'd like to speak to {full}, please.",
+    "It was {first}'s idea to move the meeting.", "Photo: {full}", "Written by {full}", "Author: {full}",
+    "{full} (born 1970) is a British chef.", "Her son, {first}, starts school in May.",
+    "{first} {last}? Never heard of her.", "Who is {full}?", "Tickets for {full}'s concert sold out.",
+    "Interview with {full}", "From: {full}", "- {full}", "{last}: I think so too.", "Sent from {first}'s iPhone",
+    "Thank you, {first}!", "I'm {first}, nice to meet you.", "They named the baby {first}.",
+    "Meeting with {full} at 3pm", "{full} - Senior Engineer", "Call {first} back when you can.",
+    "{first}'s birthday is next week.", "Congratulations {first}!", "{full} liked your post.",
+    "Ask for {first} at reception.", "Played by {full}", "Greetings from {full} and the kids.",
+    "The winner is {full}.", "Please give this to {full}.", "{first} and {first2} are on holiday.",
+    "I work with {full}.", "Kind regards, {full}", "Have you seen {first} today?", "{full} will be late today.",
+    "Send the invoice to {prefix} {last}.", "The driver, {full}, was very rude.",
+    "Yesterday {first} told me everything.", "Our new intern {full} starts Monday.",
+    "{prefix} {last} has been informed.", "Apologies, {first}, I missed your call.",
+    "A message for {full}: call home.", "The patient {full} was discharged.", "Signed: {full}",
+    "Both {last} and {last2} disagreed.", "I was married to {full} for ten years.", "Speaker: {full}",
+    "{full} wins the award for best actress.", "Remember {first} from school?",
+    "{full} lives next door to my aunt.", "We hired {full} last spring.", "Ticket assigned to {full}.",
+    "{first} can't make it tonight.", "Could {first} join the call at ten?",
+    "Thanks again {first}, you're a star.", "The keys are with {prefix} {last}.",
+    "{full} reviewed the contract and flagged two clauses.", "Invite {first} and {first2} to the launch.",
+    "Everyone loved {first}'s speech.", "Reach out to {full} for the slides.",
+    "I think {last} is right about the budget.", "Our landlord, {prefix} {last}, raised the rent.",
+    "{first}, please confirm the booking.", "Lunch with {full} on Thursday?",
+    "Shoutout to {full} for the quick fix!", "Who hired {full}?", "Dinner at {first}'s place tomorrow.",
+    "{full} joined the team in 2021.", "I owe {first} twenty dollars.")
 
 
 def evaluator_values_set(n: int, seed: int = 5) -> list[Labelled]:
@@ -444,8 +474,8 @@ def _name_values(people, n: int, seed: int) -> list[Labelled]:
         carrier = rng.choice(NAME_CARRIERS)
         f1, f2 = full(r), full(r2)
         slots = {"full": f1, "full2": f2, "first": r["GivenName"], "first2": r2["GivenName"],
-                 "last": r["Surname"], "prefix": r["Title"]}
-        vals = [slots[k] for k in ("full", "full2", "first", "first2", "last") if "{" + k + "}" in carrier]
+                 "last": r["Surname"], "last2": r2["Surname"], "prefix": r["Title"]}
+        vals = [slots[k] for k in ("full", "full2", "first", "first2", "last", "last2") if "{" + k + "}" in carrier]
         text = carrier.format(**slots)
         if rng.random() < 0.05:
             text, vals = text.lower(), [v.lower() for v in vals]

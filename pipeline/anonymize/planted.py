@@ -34,6 +34,17 @@ FRIEND_FIRST = ["Wojsława", "Ørjanvild", "Gunnvåra", "Radosława", "Thorvaldi
 FRIEND_LAST = ["Kettelbrück", "Mjøsvangen", "Brzęczyk", "Hallvardsøy", "Szczepkowiak", "Drąsutis",
                "Vollertsen", "Żmijewska", "Gjerstadhaug", "Wróblewiczka", "Kvernmoen", "Ołdakowska",
                "Rønnestadli", "Kędzierzawa"]
+#: issue 11, sixth round: a neighbour named in a lower-case message (a names-dataset first name,
+#: a surname no dictionary knows) and a signature whose surname is an English word
+LOWER_FIRST = ["wiesława", "radomir", "teodozja", "bogumiła", "sławomira", "zdzisława", "lechosław",
+               "bronisława", "czesława", "wiesława", "radomir", "teodozja", "bogumiła", "sławomira"]
+LOWER_LAST = ["kettelwąs", "brzozowiak", "mjøsbakken", "hallgrimsøy", "szczerbinka", "drąsowicz",
+              "vollerud", "żmijowska", "gjerdrumli", "wróbelczyk", "kvernstad", "ołdaczyk",
+              "rønnevik", "kędzierka"]
+SIGN_FIRST = ["Ysoldine", "Aurelian", "Marisande", "Corvinus", "Elowenna", "Tristram", "Gwendolyth",
+              "Peregrina", "Lucasta", "Fabrizius", "Honorine", "Ambrosius", "Severina", "Leocadio"]
+SIGN_LAST = ["Thimble", "Lantern", "Kettle", "Saddle", "Quiver", "Tinder", "Bramble", "Ladle",
+             "Spindle", "Trellis", "Mortar", "Pennant", "Satchel", "Gable"]
 N_PERSONAS = 12  # personas in the canary test
 MAX_PERSONAS = len(FIRST)
 POLICY = ("# Airline support policy (sample)\nConfirm the customer's user id before any change. "
@@ -103,6 +114,13 @@ def persona(i: int) -> dict:
         "grouped_phone": f"71 6{i:02d} 3{38 + i}",
         "block_street": f"{last}moen {17 + i}",
         "block_postcode": f"{38512 + i * 11}",
+        # issue 11, sixth round: a lower-case name, a signature whose surname is a word, a phone
+        # number alone on a line, a 3-digit postcode after a street
+        "lower_first": LOWER_FIRST[i], "lower_last": LOWER_LAST[i],
+        "sign_first": SIGN_FIRST[i], "sign_last": SIGN_LAST[i],
+        "line_phone": f"44{i % 10} 62{71 + i}",
+        "street3": f"{last}vegur {21 + i}",
+        "postcode3": f"{680 + i * 3}",
     }
 
 
@@ -123,8 +141,12 @@ def typed_values(p: dict) -> dict[str, list[str]]:
          "NAME": [p["first"], p["last"], p["companion_first"], p["companion_last"],
                   p["friend_first"], p["friend_last"], p["payee"]],
          "CARD_NUMBER": [p["card"], p["card"].replace(" ", ""), p["card2"]],
-         "ADDRESS": [p["street"], p["unit"], p["eu_street"], p["block_street"]],
-         "ZIP": [p["zip"], p["postcode"], p["block_postcode"]]}
+         "ADDRESS": [p["street"], p["unit"], p["eu_street"], p["block_street"], p["street3"]],
+         "ZIP": [p["zip"], p["postcode"], p["block_postcode"], p["postcode3"]]} | {
+        "NAME": [p["first"], p["last"], p["companion_first"], p["companion_last"], p["friend_first"],
+                 p["friend_last"], p["payee"], p["lower_first"], p["lower_last"], p["sign_first"], p["sign_last"]],
+        "PHONE": [p["phone"], re.sub(r"\D", "", p["phone"]), p["uk_phone"], p["intl_phone"], p["grouped_phone"],
+                  p["line_phone"]]}
 
 
 def canary_values(p: dict) -> list[str]:
@@ -135,7 +157,8 @@ def canary_values(p: dict) -> list[str]:
                            "api_key", "session_id", "token", "jwt", "order_id", "iban", "ssn",
                            "uk_phone", "handle", "account", "friend_first", "friend_last", "payee",
                            "card2", "intl_phone", "eu_street", "postcode", "grouped_phone", "block_street",
-                           "block_postcode")]
+                           "block_postcode", "lower_first", "lower_last", "sign_first", "sign_last",
+                           "line_phone", "street3", "postcode3")]
     vals.append(p["card"].replace(" ", ""))
     vals.append(re.sub(r"\D", "", p["phone"]))
     vals.append(p["order_id"][2:])  # the bare order number
@@ -237,6 +260,10 @@ def record(i: int) -> dict:
         {"role": "user", "content": (
             f"My number changed to {p['grouped_phone']} last week. The cabin is at\n"
             f"{p['block_street']}\n{p['block_postcode']} Ulvsundmyra\nNorway")},
+        {"role": "user", "content": (
+            f"ps: i met {p['lower_first']} {p['lower_last']} at the airport, she says hi. new numbers:\n"
+            f"{p['line_phone']}\nsend the spare key to {p['street3']}, Þórshöfn {p['postcode3']}.\n"
+            f"Kind regards,\n{p['sign_first']} {p['sign_last']}")},
     ]
     if cancel:
         msgs += [_call(f"c{i}c", "cancel_reservation", {"reservation_id": p["reservation"]}),

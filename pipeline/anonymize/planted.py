@@ -158,7 +158,10 @@ def canary_values(p: dict) -> list[str]:
                            "uk_phone", "handle", "account", "friend_first", "friend_last", "payee",
                            "card2", "intl_phone", "eu_street", "postcode", "grouped_phone", "block_street",
                            "block_postcode", "lower_first", "lower_last", "sign_first", "sign_last",
-                           "line_phone", "street3", "postcode3")]
+                           "line_phone", "street3")]
+    # a 3-digit postcode alone is no distinctive string (a log line's "692 ms"): it is checked
+    # with the town that stays beside it
+    vals.append(f"Þórshöfn {p['postcode3']}")
     vals.append(p["card"].replace(" ", ""))
     vals.append(re.sub(r"\D", "", p["phone"]))
     vals.append(p["order_id"][2:])  # the bare order number

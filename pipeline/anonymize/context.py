@@ -294,12 +294,18 @@ _SEEN_AFTER_RE = re.compile(r"\s*(?:[?.!,;]|$|\s(?:today|yesterday|lately|recent
 #: An interjection and a comma before one addressed between commas: "Apologies, Yaco, I missed".
 _INTERJECTION_BEFORE_RE = re.compile(r"(?:^|[.!?]\s+)(?i:apologies|sorry|thanks|thank you|well|look|listen|okay|ok|"
                                      r"yes|no|please|oh|so|honestly|seriously|hi|hello|hey),\s+$")
+#: People one names by a relation before their name ("my wife Regina", "her son, Ikaika,").
+_KIN = (r"(?:wife|husband|partner|son|daughter|mother|father|mom|mum|dad|brother|sister|colleague|manager|boss|"
+        r"friend|neighbou?r|assistant|co-?worker)")
+#: Verbs of talking with someone ("spoke to Bianchi", "talked with kennedy").
+_TALKED_TO = r"(?:spoke|speak|speaking|talked|talk|talking|chatted|chat) (?:to|with)"
+#: What two people joined by "and" are or do ("Rustad and Uotila disagreed", "hugo and marie are").
+_TWO_PEOPLE_AFTER = (r"(?:are|were|have|had|will|would|both|disagreed|agreed|said|went|came|left|met|live|lived|"
+                     r"work|worked|got|signed|called|wrote|told|asked|want|wanted|need|needed)\b")
 #: Slots that hold a person even where the word is a place or a gazetteer name that is also a
 #: word: "spoke to Bianchi from", "my wife Regina", "Is Borna available?".
 _STRONG_SLOT_BEFORE_RE = re.compile(
-    r"(?i:\b(?:(?:spoke|speak|speaking|talked|talk|talking|chatted|chat) (?:to|with)|named the baby|"
-    r"(?:my|his|her|their|our) (?:wife|husband|partner|son|daughter|mother|father|mom|mum|dad|brother|sister|"
-    r"colleague|manager|boss|friend|neighbou?r|assistant|co-?worker),?))\s+$")
+    r"(?i:\b(?:" + _TALKED_TO + r"|named the baby|(?:my|his|her|their|our) " + _KIN + r",?))\s+$")
 _PERSON_SLOT_AFTER_RE = re.compile(
     r",\s+(?:can|could|would|will|do|did|are|have|may|should)\s+(?:you|I|we)\b|,\s+please\b|\s+(?:lives|lived|works|worked|"
     r"is from|was born|said|says|wrote|writes|asked|told|married|moved|handed|gave|had given|has given|"
@@ -672,8 +678,7 @@ def _two_name_pairs(text: str, firsts: frozenset[str], lasts: frozenset[str], pl
     if _TWO_NAMES_RE is None:
         _TWO_NAMES_RE = re.compile(
             f"(?:^|(?<=[.!?:\n] )|(?<=\n)|(?<=\\bBoth )|(?<=\\bboth )|(?<=\\bwith ))(?P<a>{NAME_WORD}) and (?P<b>{NAME_WORD})"
-            r"(?=\s+(?:are|were|have|had|will|would|both|disagreed|agreed|said|went|came|left|met|live|lived|"
-            r"work|worked|got|signed|called|wrote|told|asked|want|wanted|need|needed)\b)")
+            r"(?=\s+" + _TWO_PEOPLE_AFTER + ")")
     from spacy.lang.en.stop_words import STOP_WORDS
 
     def ok(w: str) -> bool:
@@ -886,7 +891,7 @@ _LOWER_TITLE_RE = re.compile(f"(?<![\\w])(?:mr|mrs|ms|miss|mx|dr|prof)\\.? (?P<v
 _LOWER_SLOT_RE = re.compile(
     f"(?:(?<![\\w])(?:hello|hi|hey|dear|thanks|thank you|ask|tell|remind|said|told|have you seen|remember|"
     f"married to|apologies,|sorry,|"
-    f"(?:spoke|speak|talked|talk|chatted) (?:to|with)|my (?:wife|husband|partner|son|daughter|colleague|manager|boss|friend)) "
+    f"{_TALKED_TO}|my {_KIN}) "
     f"(?P<a>{_LOWER_WORD})"
     f"(?=[,!?;.]|$| (?:to|about|if|whether|that|from|at|in|yesterday|today|and|will|is|was|has|i)\\b)"
     f"|(?:^|[.!?]\\s*)is (?P<c>{_LOWER_WORD}) (?=(?:available|around|free|back)\\b)"
@@ -987,8 +992,7 @@ def lower_case_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -
 #: on holiday", "both barros and røise disagreed"); see :func:`_two_name_pairs`.
 _LOWER_TWO_RE = re.compile(
     f"(?:^|(?<=[.!?:\\n] )|(?<=\\bboth )|(?<=\\bwith ))(?P<a>{_LOWER_WORD}) and (?P<b>{_LOWER_WORD})"
-    r"(?= (?:are|were|have|had|will|would|both|disagreed|agreed|said|went|came|left|met|live|lived|"
-    r"work|worked|got|signed|called|wrote|told|asked|want|wanted|need|needed)\b)")
+    r"(?= " + _TWO_PEOPLE_AFTER + ")")
 #: A determiner right before a word makes it a noun: "the baby allan".
 _DETERMINER_BEFORE_RE = re.compile(r"\b(?:the|a|an|my|your|his|her|our|their|this|that) $")
 #: What follows a verb rather than a name: "said the", "called me".

@@ -388,8 +388,8 @@ def _input_warning(ingest: dict[str, Any], input_path: str | None) -> str | None
     return None
 
 
-#: said by `trajpipe run` when $TRAJPIPE_SECRET is unset (a rerun then redoes every stage after
-#: ingest: random pseudonyms are never reused)
+#: said by `trajpipe run` and `trajpipe anonymize` when $TRAJPIPE_SECRET is unset (a rerun then
+#: redoes every stage after ingest: random pseudonyms are never reused)
 SECRET_NOTE = ("TRAJPIPE_SECRET is not set: pseudonyms are random for this run, so a rerun redoes every "
                "stage after ingest; set it (any private string, never written) to resume and reuse stages")
 
@@ -493,6 +493,8 @@ def _anonymize_body(cfg, eval_: bool = False, tau: Optional[Path] = None, eval_l
     audit = (res.outputs.get("anonymization_report") or {}).get("audit") or {}
     console.print(f"audit: {audit.get('leaks', {}).get('count', 0)} leaks, "
                   f"{audit.get('suspects', {}).get('count', 0)} suspects (values never shown)")
+    if not os.environ.get("TRAJPIPE_SECRET"):  # a fresh user's check of a clone: it said nothing
+        warn(SECRET_NOTE, prefix="Note:")
     if review:
         anonymizer = None if res.reused else (res.runtime.get("denylist") and
                                               getattr(res.runtime["denylist"], "__self__", None))

@@ -84,7 +84,7 @@ def _stage_dir(work, stage: str):
     return work  # the older flat layout
 
 
-def test_cli_pii_config_and_review(tmp_path):
+def test_cli_pii_config_and_review(tmp_path, monkeypatch):
     from pipeline.cli import app
 
     work = tmp_path / "w"
@@ -100,9 +100,12 @@ def test_cli_pii_config_and_review(tmp_path):
     runner = CliRunner()
     res = runner.invoke(app, ["ingest", "--work", str(work), "--input", str(logs), "--domain", "airline"])
     assert res.exit_code == 0 and "1 ok" in res.output, res.output
+    monkeypatch.delenv("TRAJPIPE_SECRET", raising=False)
     res = runner.invoke(app, ["anonymize", "--work", str(work), "--review"])
     assert res.exit_code == 0, res.output
     assert "suspect" in res.output and "ZX-99812" not in res.output and "Z*-9####" in res.output
+    # a fresh user's check: `trajpipe anonymize` said nothing about the random key
+    assert "Note: TRAJPIPE_SECRET is not set" in res.output, res.output
     report = json.loads((_stage_dir(work, "anonymize") / "anonymization_report.json").read_text())
     assert report["audit"]["suspects"]["count"] >= 1 and "ZX-99812" not in json.dumps(report)
     cfg = tmp_path / "c.yaml"

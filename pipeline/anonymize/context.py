@@ -452,7 +452,9 @@ def in_person_slot(text: str, start: int, end: int) -> bool:
     """``text[start:end]`` is one word that stands where only a person stands (after "said",
     "handed", "leave me"; before ", could you" or "works for") and is no English word, no stop
     word and no known place (unless a gazetteer first name: "leave me Miroslav,"): a name even
-    where spaCy calls it a place ("handed Zama the keys")."""
+    where spaCy calls it a place ("handed Zama the keys"); also a sentence-initial word before
+    what a person does (:func:`_acts_as_person`: "Satou has not replied") and a word in a strong
+    slot (:func:`_in_strong_slot`: "spoke to Bianchi", "My wife Regina")."""
     w = text[start:end].lower()
     return (" " not in w and _slot_word(w, place_gazetteer(), name_gazetteer()[0])
             and (_slot_context(text, start, end) or _before_predicate(text, start, end))) or _acts_as_person(

@@ -575,11 +575,12 @@ _MONEY_AFTER_RE = re.compile(r"(?i)\s*(?:[$\u20ac\u00a3]|usd|eur|gbp|sek|nok|dkk
 
 def _phone_groups_score(text: str, m: re.Match) -> Optional[float]:
     """A grouped national layout is a phone number when it has 7-11 digits (6 with an area code
-    in brackets or as three pairs: "85 99 60", not on their own without a phone word), is no date ("2024-05-20", "20.05.2024"), no amount (a currency or money word
-    beside it), and either a phone word stands in the same sentence (before it within 60
-    characters or after it within 40), it has 3+ groups ("76 283 891"), an area code in brackets
-    ("(28) 438-991"), or it stands alone as a line, a text or an item of a comma list ("Anna
-    Berg, 445 6271, Oslo"; not a thousands grouping such as "1 500 000")."""
+    in brackets or as three pairs: "85 99 60"), is no date ("2024-05-20", "20.05.2024"), no
+    amount (a currency or money word beside it), and either a phone word stands in the same
+    sentence (before it within 60 characters or after it within 40), it has 3+ groups and 7+
+    digits ("76 283 891"), an area code in brackets ("(28) 438-991"), or it stands alone as a
+    line, a text or an item of a comma list ("Anna Berg, 445 6271, Oslo"; not a thousands
+    grouping such as "1 500 000")."""
     v = m.group("v")
     digits = sum(c.isdigit() for c in v)
     groups = re.findall(r"\d+", v)
@@ -641,7 +642,8 @@ def _address_context(text: str, start: int) -> bool:
 def _zip_after_place_score(text: str, m: re.Match) -> Optional[float]:
     """A postcode after a known place ("Czech Republic 45098", "Sweden 66651"), or after a
     place no gazetteer knows in an address (:func:`_address_context`: "Kaevu 94, Krootuse,
-    63501"); never a year."""
+    63501"); a 3-digit or year-like number only when a street stands right before the place
+    ("Laurie Manor, Þórshöfn 680", "Katie Spur., Pomáz, 2013")."""
     from .context import is_english_word, place_gazetteer
 
     v, place = m.group("v"), m.group("place")

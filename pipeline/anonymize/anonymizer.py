@@ -47,8 +47,8 @@ from .engine import (_AMOUNT_RE, _PHONE_FORMAT_RE, BARE_PHONE_SCORE, EMAIL_SPELL
 from .config import PiiConfig, default_config, domain_vocabulary, normalize_key
 from .ids import IdFinder
 from .context import (LabelFinder, adjacent_name_words, conversation_values, find_handles,
-                      handle_template, in_gazetteer, in_person_slot, in_signature, is_common_word, is_english_word,
-                      is_foreign, is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs)
+                      handle_template, in_gazetteer, in_person_slot, is_common_word, is_english_word, is_foreign,
+                      is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs)
 from .pseudonymizer import Pseudonymizer, match_case, normalize
 
 #: Environment variable: default number of detector worker processes (1 when unset).
@@ -824,7 +824,7 @@ class Anonymizer:
             hits = self._ner_cache.get(t, ())
             names = [(s, e) for ent, s, e, _score, name in hits
                      if ent == "PERSON" and name == "NameShapeRecognizer"
-                     and (_name_not_place(t[s:e]) or in_person_slot(t, s, e) or in_signature(t, s, e))]
+                     and (_name_not_place(t[s:e]) or in_person_slot(t, s, e))]
             other = [(hs, he) for ent, hs, he, _score, _name in hits if ent not in ("LOCATION", "PERSON")]
             for ent, s, e, _score, name in hits:
                 if ent != "LOCATION":
@@ -844,7 +844,7 @@ class Anonymizer:
                 if ent == "LOCATION" and s < end and start < e and not (
                     (_name_not_place(text[s:e]) and not any(
                         w.lower() in STREET_SUFFIXES for w in text[s:e].split()))
-                    or in_person_slot(text, s, e) or in_signature(text, s, e))
+                    or in_person_slot(text, s, e))
                 for w in re.findall(r"[^\W\d_]+", text[s:e])}
 
     def _apply_ner(self, scan: _Scan, stop: set[str], stats: Counter) -> None:

@@ -352,6 +352,26 @@ _PLACE_NOUN_AFTER_RE = re.compile(r"\s+(?:office|offices|branch|store|shop|airpo
                                   r"county|district|centre|center|hub|warehouse|depot|site|campus|plant|team)\b")
 
 
+def _after_lower_word(text: str, start: int) -> bool:
+    """A lower-case word stands right before ``start``: the position is mid-sentence."""
+    return re.search(r"\b[a-z]+ $", text[max(0, start - 20):start]) is not None
+
+
+def _plain_word(word: str) -> bool:
+    """``word`` (as written) may be a name word at all: 3+ letters, not in capitals, no stop word
+    of English or another language."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    w = word.lower()
+    return len(w) >= 3 and not word.isupper() and w not in STOP_WORDS and not is_foreign_stop_word(w)
+
+
+def _name_like(w: str, firsts: frozenset[str], lasts: frozenset[str]) -> bool:
+    """The lower-cased ``w`` is no English word, or a gazetteer name that is no common word (a
+    noun such as "regina", "talbot"; not a verb or adjective such as "grant", "wade")."""
+    return not is_english_word(w) or ((w in firsts or w in lasts) and not is_common_word(w))
+
+
 def _object_of_verb(text: str, start: int, end: int) -> bool:
     """``text[start:end]`` (a first name that is also a town) stands right after a lower-case
     word that is no preposition of place, determiner or verb of travel, and before no place
@@ -386,38 +406,27 @@ def _seen(text: str, start: int, end: int) -> bool:
 
 
 def _in_strong_slot(text: str, start: int, end: int) -> bool:
-    """``text[start:end]`` is one word in a :func:`_strong_slot` that may be a name: 3+ letters,
-    not in capitals, no stop word, and no English word unless a gazetteer name that is no common
-    word ("my wife Regina", "spoke to Talbot"; not "spoke to Support"); asked about ("Is Dragana
-    available?"), a gazetteer name only."""
-    from spacy.lang.en.stop_words import STOP_WORDS
-
+    """``text[start:end]`` is one word where a person stands even if the word is a place: after
+    "spoke to" / "my wife" / "her son," (:data:`_STRONG_SLOT_BEFORE_RE`) a word that may be a
+    name (:func:`_plain_word`) and is :func:`_name_like` ("my wife Regina", "spoke to Talbot";
+    not "spoke to Support"); asked about ("Is Dragana available?") a gazetteer name that is no
+    common word only ("Is Bluetooth available?" asks about a thing)."""
     word = text[start:end]
     w = word.lower()
-    firsts, lasts = name_gazetteer()
-    if len(w) < 3 or " " in w or word.isupper() or w in STOP_WORDS or is_foreign_stop_word(w):
+    if " " in w or not _plain_word(word):
         return False
-    gaz = w in firsts or w in lasts
+    firsts, lasts = name_gazetteer()
     if _STRONG_SLOT_BEFORE_RE.search(text, max(0, start - 24), start):
-        return not is_english_word(w) or (gaz and not is_common_word(w))
-    # "Is Dragana available?" - a name of the gazetteer only ("Is Bluetooth available?" asks about a thing)
-    return (gaz and not is_common_word(w) and _IS_AROUND_BEFORE_RE.search(text[max(0, start - 6):start]) is not None
+        return _name_like(w, firsts, lasts)
+    return ((w in firsts or w in lasts) and not is_common_word(w)
+            and _IS_AROUND_BEFORE_RE.search(text[max(0, start - 6):start]) is not None
             and _IS_AROUND_AFTER_RE.match(text, end) is not None)
-
-
-def _strong_slot(text: str, start: int, end: int) -> bool:
-    """``text[start:end]`` stands where a person stands even if the word is a place or a word:
-    after "spoke to" / "my wife", or asked about ("Is Borna available?")."""
-    return (_STRONG_SLOT_BEFORE_RE.search(text, max(0, start - 24), start) is not None
-            or (_IS_AROUND_BEFORE_RE.search(text[max(0, start - 6):start]) is not None
-                and _IS_AROUND_AFTER_RE.match(text, end) is not None))
 
 
 def _before_predicate(text: str, start: int, end: int) -> bool:
     """``text[start:end]`` is mid-sentence (a lower-case word before it) and followed by what a
     person is or does ("that Oskuvaara will come", "but X just has to")."""
-    return (_PERSON_PREDICATE_RE.match(text, end) is not None
-            and re.search(r"\b[a-z]+ $", text[max(0, start - 20):start]) is not None)
+    return _PERSON_PREDICATE_RE.match(text, end) is not None and _after_lower_word(text, start)
 
 
 def _slot_word(w: str, places: frozenset[str], firsts: frozenset[str]) -> bool:
@@ -434,18 +443,14 @@ def _acts_as_person(text: str, start: int, end: int) -> bool:
     """``text[start:end]`` is one word starting a sentence before what a person does ("Chenard
     has not replied", "Grant said"): no English word, or a gazetteer name (even a common word
     before a verb of speech); no stop word, nothing in capitals, no place unless a first name."""
-    from spacy.lang.en.stop_words import STOP_WORDS
-
     word = text[start:end]
     w = word.lower()
     firsts, lasts = name_gazetteer()
-    if (len(w) < 3 or " " in w or word.isupper() or w in STOP_WORDS or is_foreign_stop_word(w)
-            or (w in place_gazetteer() and w not in firsts)
+    if (" " in w or not _plain_word(word) or (w in place_gazetteer() and w not in firsts)
             or not _SENTENCE_START_RE.search(text[max(0, start - 4):start])):
         return False
-    gaz = w in firsts or w in lasts
-    return ((_ACTOR_AFTER_RE.match(text, end) is not None and (not is_english_word(w) or (gaz and not is_common_word(w))))
-            or (gaz and _SPEECH_AFTER_RE.match(text, end) is not None))
+    return ((_ACTOR_AFTER_RE.match(text, end) is not None and _name_like(w, firsts, lasts))
+            or ((w in firsts or w in lasts) and _SPEECH_AFTER_RE.match(text, end) is not None))
 
 
 def in_person_slot(text: str, start: int, end: int) -> bool:
@@ -453,12 +458,13 @@ def in_person_slot(text: str, start: int, end: int) -> bool:
     "handed", "leave me"; before ", could you" or "works for") and is no English word, no stop
     word and no known place (unless a gazetteer first name: "leave me Miroslav,"): a name even
     where spaCy calls it a place ("handed Zama the keys"); also a sentence-initial word before
-    what a person does (:func:`_acts_as_person`: "Satou has not replied") and a word in a strong
-    slot (:func:`_in_strong_slot`: "spoke to Bianchi", "My wife Regina")."""
+    what a person does (:func:`_acts_as_person`: "Satou has not replied"), a word in a strong
+    slot (:func:`_in_strong_slot`: "spoke to Bianchi", "My wife Regina"), and the 1-3 words of a
+    signature (:func:`in_signature`: "Kind regards,\nCorvinus Saddle")."""
     w = text[start:end].lower()
-    return (" " not in w and _slot_word(w, place_gazetteer(), name_gazetteer()[0])
-            and (_slot_context(text, start, end) or _before_predicate(text, start, end))) or _acts_as_person(
-                text, start, end) or _in_strong_slot(text, start, end)
+    return ((" " not in w and _slot_word(w, place_gazetteer(), name_gazetteer()[0])
+             and (_slot_context(text, start, end) or _before_predicate(text, start, end)))
+            or _acts_as_person(text, start, end) or _in_strong_slot(text, start, end) or in_signature(text, start, end))
 
 
 def in_signature(text: str, start: int, end: int) -> bool:
@@ -543,12 +549,10 @@ def name_runs(text: str) -> list[tuple[int, int]]:
             # "Regards,\nNivi Rosing": a signature, whatever its words
             out.append((toks[0][0], toks[-1][1]))
             continue
-        if (len(toks) == 2 and not possessive and not initial_inside
-                and not _SENTENCE_START_RE.search(text[max(0, toks[0][0] - 4):toks[0][0]])):
+        if len(toks) == 2 and not possessive and not initial_inside and _after_lower_word(text, toks[0][0]):
             a, b = toks[0][2].lower(), toks[1][2].lower()
             if (b in lasts and not is_english_word(b) and b not in places and grade(toks[0][2], True, False) == 0
-                    and a not in STOP_WORDS and a not in places and not toks[0][2].isupper()
-                    and re.search(r"\b[a-z]+ $", text[max(0, toks[0][0] - 20):toks[0][0]])):
+                    and a not in STOP_WORDS and a not in places and not toks[0][2].isupper()):
                 # "approved by Novel Ermakov": a Capitalized word mid-sentence before a family name
                 out.append((toks[0][0], toks[1][1]))
                 continue
@@ -664,7 +668,9 @@ def name_runs(text: str) -> list[tuple[int, int]]:
     return out
 
 
-_TWO_NAMES_RE: Optional[re.Pattern] = None
+_TWO_NAMES_RE = re.compile(
+    f"(?:^|(?<=[.!?:\n] )|(?<=\n)|(?<=\\bBoth )|(?<=\\bboth )|(?<=\\bwith ))(?P<a>{NAME_WORD}) and (?P<b>{NAME_WORD})"
+    r"(?=\s+" + _TWO_PEOPLE_AFTER + ")")
 
 
 def _two_name_pairs(text: str, firsts: frozenset[str], lasts: frozenset[str], places: frozenset[str]
@@ -674,20 +680,12 @@ def _two_name_pairs(text: str, firsts: frozenset[str], lasts: frozenset[str], pl
     "Both Ermakova and Paulsen", "Maslin and Primo are on holiday"): each no stop word and no
     English word unless a gazetteer name that is no common word, no place unless a first name;
     one of them a gazetteer name, or both no English word. ``[((a_start, a_end), (b_start, b_end))]``."""
-    global _TWO_NAMES_RE
     if " and " not in text:
         return []
-    if _TWO_NAMES_RE is None:
-        _TWO_NAMES_RE = re.compile(
-            f"(?:^|(?<=[.!?:\n] )|(?<=\n)|(?<=\\bBoth )|(?<=\\bboth )|(?<=\\bwith ))(?P<a>{NAME_WORD}) and (?P<b>{NAME_WORD})"
-            r"(?=\s+" + _TWO_PEOPLE_AFTER + ")")
-    from spacy.lang.en.stop_words import STOP_WORDS
 
     def ok(w: str) -> bool:
         lw = w.lower()
-        return (len(lw) >= 3 and lw not in STOP_WORDS and not w.isupper() and not is_foreign_stop_word(lw)
-                and (lw not in places or lw in firsts)
-                and (not is_english_word(lw) or ((lw in firsts or lw in lasts) and not is_common_word(lw))))
+        return _plain_word(w) and (lw not in places or lw in firsts) and _name_like(lw, firsts, lasts)
 
     out = []
     for m in _TWO_NAMES_RE.finditer(text):
@@ -979,12 +977,12 @@ def lower_case_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -
         if plain(w) and len(w) >= 3 and not is_common_word(w):
             out.append(w)
     for m in _LOWER_SLOT_RE.finditer(text):
-        w = m.group("a") or m.group("b") or m.group("c") or m.group("e")
         if m.group("d"):  # "emily's idea": a first name of the gazetteer that is no word owns something
             w = m.group("d")
             if plain(w) and len(w) >= 3 and w in firsts and not is_english_word(w):
                 out.append(w)
             continue
+        w = m.group("a") or m.group("b") or m.group("c") or m.group("e")
         if plain(w) and len(w) >= 3 and (not is_english_word(w) or (w in firsts and not is_common_word(w))):
             out.append(w)
     return list(dict.fromkeys(out))

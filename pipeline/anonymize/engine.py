@@ -626,12 +626,23 @@ _ADDRESS_WORD_RE = re.compile(r"(?i)\b(?:address|ship(?:ped)?|deliver(?:ed|y)?|s
 _HOUSE_NUMBER_LINE_RE = re.compile(r"(?m)^[ \t]*(?:\d{1,5} [^\W\d_]|[^\W\d_][^\n]* \d{1,5}[a-zA-Z]?\.?[ \t]*$)")
 
 
+def _street_right_before(text: str, start: int) -> bool:
+    """A street ends right before ``start`` (:data:`_STREET_END_BEFORE_RE`: a house number or a
+    street noun, then a comma, a slash or a line break, and at most one more segment)."""
+    return _STREET_END_BEFORE_RE.search(text[max(0, start - 80):start]) is not None
+
+
+def _ambiguous_postcode(v: str) -> bool:
+    """A 3-digit or year-like number: a postcode only where a street stands right before it."""
+    return len(v) == 3 or re.fullmatch(r"(?:19|20)\d\d", v) is not None
+
+
 def _address_context(text: str, start: int) -> bool:
     """Does the postcode-and-place starting at ``start`` stand in an address (see the three
     patterns above)?"""
-    before = text[max(0, start - 80):start]
-    if _STREET_END_BEFORE_RE.search(before):
+    if _street_right_before(text, start):
         return True
+    before = text[max(0, start - 80):start]
     if _ADDRESS_WORD_RE.search(re.split(r"[.!?]\s", before)[-1]):
         return True
     line_start = text.rfind("\n", 0, start) + 1
@@ -647,8 +658,8 @@ def _zip_after_place_score(text: str, m: re.Match) -> Optional[float]:
     from .context import is_english_word, place_gazetteer
 
     v, place = m.group("v"), m.group("place")
-    street_before = _STREET_END_BEFORE_RE.search(text[max(0, m.start("place") - 80):m.start("place")]) is not None
-    if len(v) == 3 or re.fullmatch(r"(?:19|20)\d\d", v):
+    street_before = _street_right_before(text, m.start("place"))
+    if _ambiguous_postcode(v):
         # "Þórshöfn 680", "Pomáz, 2013": a 3-digit or year-like postcode only after a street
         # ("Laurie Manor, Þórshöfn 680"), and not before a word ("680 km")
         if not street_before or re.match(r" [a-z]", text[m.end():m.end() + 2]):
@@ -690,11 +701,8 @@ def _zip_before_place_score(text: str, m: re.Match) -> Optional[float]:
     (:func:`_address_context`); not a year, not a street's number."""
     from .context import place_gazetteer
 
-    v = m.group("v")
-    if len(v) == 3 or re.fullmatch(r"(?:19|20)\d\d", v):
-        # "Ramos Lake, 355 Ólafsvík", "/ 820 Pietersburg": only after a street, on its line
-        if not _STREET_END_BEFORE_RE.search(text[max(0, m.start() - 80):m.start()]):
-            return None
+    if _ambiguous_postcode(m.group("v")) and not _street_right_before(text, m.start()):
+        return None  # "Ramos Lake, 355 Ólafsvík", "/ 820 Pietersburg": only after a street, on its line
     words = m.group("place").split()
     if any(w.lower() in STREET_SUFFIXES for w in words) or text[m.end():m.end() + 1] == "'":
         return None

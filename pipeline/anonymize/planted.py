@@ -127,26 +127,20 @@ def persona(i: int) -> dict:
 def typed_values(p: dict) -> dict[str, list[str]]:
     """A persona's planted values per evaluation type (see :data:`pipeline.anonymize.eval.CATEGORIES`)."""
     return {
-        "NAME": [p["first"], p["last"], p["companion_first"], p["companion_last"]],
-        "EMAIL": [p["email"]], "USER_ID": [p["user_id"]], "RESERVATION_ID": [p["reservation"]],
+        "NAME": [p["first"], p["last"], p["companion_first"], p["companion_last"], p["friend_first"],
+                 p["friend_last"], p["payee"], p["lower_first"], p["lower_last"], p["sign_first"], p["sign_last"]],
+        "EMAIL": [p["email"]], "USER_ID": [p["user_id"], p["handle"]], "RESERVATION_ID": [p["reservation"]],
         "PAYMENT_ID": [p["payment_id"], p["gift_card"]], "LAST_FOUR": [p["last_four"]],
-        "CARD_NUMBER": [p["card"], p["card"].replace(" ", "")], "ADDRESS": [p["street"], p["unit"]],
-        "ZIP": [p["zip"]], "CITY": [p["city"]], "DOB": [p["dob"], p["companion_dob"]],
-        "PHONE": [p["phone"], re.sub(r"\D", "", p["phone"])],
+        "CARD_NUMBER": [p["card"], p["card"].replace(" ", ""), p["card2"]],
+        "ADDRESS": [p["street"], p["unit"], p["eu_street"], p["block_street"], p["street3"]],
+        "ZIP": [p["zip"], p["postcode"], p["block_postcode"], p["postcode3"]], "CITY": [p["city"]],
+        "DOB": [p["dob"], p["companion_dob"]],
+        "PHONE": [p["phone"], re.sub(r"\D", "", p["phone"]), p["uk_phone"], p["intl_phone"], p["grouped_phone"],
+                  p["line_phone"]],
         "SECRET": [p["password"], p["api_key"], p["session_id"], p["token"], p["jwt"]],
         "ORDER_ID": [p["order_id"]],
         "IBAN": [p["iban"]], "SSN": [p["ssn"]], "ACCOUNT_ID": [p["account"]],
-    } | {"PHONE": [p["phone"], re.sub(r"\D", "", p["phone"]), p["uk_phone"], p["intl_phone"], p["grouped_phone"]],
-         "USER_ID": [p["user_id"], p["handle"]],
-         "NAME": [p["first"], p["last"], p["companion_first"], p["companion_last"],
-                  p["friend_first"], p["friend_last"], p["payee"]],
-         "CARD_NUMBER": [p["card"], p["card"].replace(" ", ""), p["card2"]],
-         "ADDRESS": [p["street"], p["unit"], p["eu_street"], p["block_street"], p["street3"]],
-         "ZIP": [p["zip"], p["postcode"], p["block_postcode"], p["postcode3"]]} | {
-        "NAME": [p["first"], p["last"], p["companion_first"], p["companion_last"], p["friend_first"],
-                 p["friend_last"], p["payee"], p["lower_first"], p["lower_last"], p["sign_first"], p["sign_last"]],
-        "PHONE": [p["phone"], re.sub(r"\D", "", p["phone"]), p["uk_phone"], p["intl_phone"], p["grouped_phone"],
-                  p["line_phone"]]}
+    }
 
 
 def canary_values(p: dict) -> list[str]:

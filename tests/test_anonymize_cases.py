@@ -931,3 +931,87 @@ def test_national_phone_layouts_alone_in_lists_and_with_area_codes(analyzer):
     _assert_gone(out["n4"], ["81 32 04"])
     _assert_gone(out["n5"], ["478 9180"])
     _assert_unchanged(out, recs, "s1", "s2", "s3")
+
+
+def test_speakers_of_quotes_answers_to_name_questions_and_family_name_endings(analyzer):
+    """Issue 11, seventh round (kinds read from presidio-evaluator's probe templates, sentences
+    written here): speaker labels with the quote right after the colon ('Ingrid:"At the
+    station."'); the speaker of a quote after or before a verb of speech ('," says Lindqvist.',
+    '," replied van Dijk.', '," Okafor said.'); a bare answer after a name question in the same
+    text ("What's your last name? Szymanska"); the subject and object of "shouted at"; a family
+    name known by its ending after any Capitalized word, even a town ("Borna Kovačević", "Jana
+    Dvořáková"); two names joined by "and" where one is a word ("Nowakowska and Hill were");
+    a first name before an English-word surname and "lives at" ("Mikayla Weld lives at"); a
+    first name, an initial and a town ("Marta A Palermo"); a firm's person after its possessive
+    ("Vexa Inc.'s Nicanor Bezrukov"); "ex-Zombie Heredia". The same frames with no person stay."""
+    recs = [_rec("q1", _msg("user", 'Tomasz: "Where were you?"\nIngrid:"At the station."')),
+            _rec("q2", _msg("user", '"We will ship it tomorrow," says Lindqvist.')),
+            _rec("q3", _msg("user", '"I am not sure," replied van Dijk.')),
+            _rec("q4", _msg("user", '"Fine," Okafor said, and left.')),
+            _rec("q5", _msg("user", "What's your last name? Szymanska")),
+            _rec("q6", _msg("user", "What is your surname? Baptiste")),
+            _rec("q7", _msg("user", 'Oskar yelled at Melinda: "Stop that now!"')),
+            _rec("q8", _msg("user", "The Borna Kovačević version was recorded in Zagreb.")),
+            _rec("q9", _msg("user", "The form came back from Jana Dvořáková yesterday.")),
+            _rec("q10", _msg("user", "Nowakowska and Hill were nurses at the clinic.")),
+            _rec("q11", _msg("user", "Mikayla Weld lives at 17 Harbour Road, Deal")),
+            _rec("q12", _msg("user", "Marta A Palermo\n\nBörßum\nGermany")),
+            _rec("q13", _msg("user", "We also met Acme Holdings Company's Kathryn Barros and Vexa Inc.'s Nicanor Bezrukov.")),
+            _rec("q14", _msg("user", "This song by ex-Zombie Heredia is my favourite.")),
+            # must stay
+            _rec("s1", _msg("user", 'Note:"fragile" items ship separately.\nDate: tomorrow')),
+            _rec("s2", _msg("user", '"Welcome back," says the sign.')),
+            _rec("s3", _msg("user", '"Closed for lunch," says NASA.')),
+            _rec("s4", _msg("user", "What's your name? I forgot.")),
+            _rec("s5", _msg("user", "Rostov and Paris were stops on the tour.")),
+            _rec("s6", _msg("user", "Acme Company's Annual Report is out."))]
+    out, _ = _run(analyzer, recs)
+    _assert_gone(out["q1"], ["Tomasz", "Ingrid"])
+    _assert_gone(out["q2"], ["Lindqvist"])
+    _assert_gone(out["q3"], ["Dijk"])
+    _assert_gone(out["q4"], ["Okafor"])
+    _assert_gone(out["q5"], ["Szymanska"])
+    _assert_gone(out["q6"], ["Baptiste"])
+    _assert_gone(out["q7"], ["Oskar", "Melinda"])
+    _assert_gone(out["q8"], ["Borna", "Kovačević"])
+    _assert_gone(out["q9"], ["Jana", "Dvořáková"])
+    _assert_gone(out["q10"], ["Nowakowska", "Hill"], ignore_case=False)
+    _assert_gone(out["q11"], ["Mikayla", "Weld"])
+    _assert_gone(out["q12"], ["Marta", "Palermo"])
+    _assert_gone(out["q13"], ["Kathryn", "Barros", "Nicanor", "Bezrukov"])
+    _assert_gone(out["q14"], ["Heredia"])
+    assert "Zagreb" in out["q8"].messages[0]["content"]
+    _assert_unchanged(out, recs, *[f"s{i}" for i in range(1, 7)])
+
+
+def test_street_corners_and_street_lines_above_an_apartment_line(analyzer):
+    """Issue 11, seventh round: both streets of a corner or an intersection, whatever their words
+    ("corner of Hollis Avenue and Brantley Crossing", "ul. Nobla Alfreda 90 St. and Nicolas Fords
+    St.", "3433 avenue Royale"), the "St." after them kept; the street line of an address block
+    above an apartment / suite line, in any script and with marks opening the lines ("}}45792
+    Bössgränd 56\\n}}Apt. 285", "3556 Καλαμπάκα 70\\nSuite 413", "53992 34 quai Angel-Nathan").
+    Corners of rooms or of continents and a report's title above a unit's sales stay."""
+    recs = [_rec("c1", _msg("user", "Meet me at the corner of Hollis Avenue and Brantley Crossing.")),
+            _rec("c2", _msg("user", "Stop at the corner of Garza Meadow St. and Pruitt Groves St. please")),
+            _rec("c3", _msg("user", "The crash happened at the intersection of Delmont Trail & Orwell Knoll.")),
+            _rec("c4", _msg("user", "Drop me at the corner of ul. Nobla Alfreda 90 St. and Nicolas Fords St.")),
+            _rec("c5", _msg("user", "}}Dara Quinlan\n}}45792 Bössgränd 56\n}}Apt. 285\n}}Karlskoga\n}}Sweden 69503")),
+            _rec("c6", _msg("user", "Fred Morales\n3556 Καλαμπάκα 70\nSuite 413\nΛευκωσία")),
+            _rec("c7", _msg("user", "> Nina Hobbs\n> 53992 34 quai Angel-Nathan\n> Apt. 511\n> Tournefeuille")),
+            # must stay
+            _rec("s1", _msg("user", "Put the lamp in the corner of the room and the desk by the door.")),
+            _rec("s2", _msg("user", "Istanbul sits at the crossroads of Europe and Asia.")),
+            _rec("s3", _msg("user", "2024 Annual Report\nUnit 4 sales were flat.")),
+            ]
+    out, _ = _run(analyzer, recs)
+    _assert_gone(out["c1"], ["Hollis Avenue", "Brantley Crossing"])
+    _assert_gone(out["c2"], ["Garza Meadow", "Pruitt Groves"])
+    _assert_gone(out["c3"], ["Delmont Trail", "Orwell Knoll"])
+    _assert_gone(out["c4"], ["Nobla Alfreda 90", "Nicolas Fords"])
+    _assert_gone(out["c5"], ["Bössgränd 56", "45792", "Dara Quinlan"])
+    _assert_gone(out["c6"], ["Καλαμπάκα 70", "3556"])
+    _assert_gone(out["c7"], ["53992", "Angel-Nathan"])
+    assert out["c2"].messages[0]["content"].count(" St.") == 2
+    _assert_unchanged(out, recs, "s1", "s2")
+    # the title line stays (an apartment / unit number alone is replaced wherever it stands)
+    assert out["s3"].messages[0]["content"].startswith("2024 Annual Report\n")

@@ -125,8 +125,12 @@ def test_presidio_evaluator_source():
         import_presidio_evaluator()
     except ImportError as exc:
         pytest.skip(str(exc))
-    tune, held = evaluator_templates("tune"), evaluator_templates("held")
-    assert tune and held and not set(tune) & set(held)
+    tune, probe, held = (evaluator_templates(g) for g in ("tune", "probe", "held"))
+    assert tune and probe and held
+    assert not set(tune) & set(held) and not set(probe) & set(held) and not set(tune) & set(probe)
+    assert abs(len(probe) - len(held)) <= 1 and abs(len(tune) - len(probe) - len(held)) <= 1
+    with pytest.raises(ValueError, match="unknown template group"):
+        evaluator_templates("test")
     data = evaluator_set(40, seed=1, group="held")
     assert len(data) == 40 and any("NAME" in d.values for d in data)
     assert all("\\n" not in m["content"] for d in data for m in d.record.messages)

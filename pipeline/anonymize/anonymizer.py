@@ -884,7 +884,7 @@ class Anonymizer:
                     strong = ((rec_name == "NameContextRecognizer" and
                                STRONG_NAME_CONTEXT_RE.search(text, max(0, s - 40), s) is not None)
                               # "Einar's address", "Vedrana: Are we ..." say person too
-                              or rec_name in ("SpeakerLabelRecognizer", "NamePossessiveRecognizer"))
+                              or rec_name in ("SpeakerLabelRecognizer", "NamePossessiveRecognizer", "QuoteSpeakerRecognizer"))
                     if (self._place_after_re.match(text, e) or self._place_word_re.search(value)
                             or _CODE_AFTER_RE.match(text, e)):
                         # "John F. Kennedy International Airport", "Newark (EWR)" are places
@@ -892,7 +892,8 @@ class Anonymizer:
                     elif not strong and _town_beside_postcode(text, s, e):
                         # "Öcsény 7143", "1813 Frederiksberg C", "Gaiola 134 (Montemurro)": a town
                         runs = []
-                    elif rec_name in ("NameContextRecognizer", "SpeakerLabelRecognizer", "NamePossessiveRecognizer"):
+                    elif rec_name in ("NameContextRecognizer", "SpeakerLabelRecognizer", "NamePossessiveRecognizer",
+                                      "QuoteSpeakerRecognizer"):
                         # "add Marina Rivas": the context says person; spaCy calling "Marina" a
                         # place elsewhere in the record does not veto it, only inside this span
                         words = value.split()
@@ -1485,9 +1486,10 @@ def _name_not_place(span: str) -> bool:
     but is taken for a person's name: the pair is no known place of the place gazetteer and
     either its first word is a gazetteer first name of 3+ letters ("Antonia Santana", "Regina
     Norris", "Lot Mulder") or no word is an English word or a known place ("Władysia
-    Wróblewiczka"); not "Los Angeles", "Santa Monica", "San Francisco". Privacy first: a place taken
+    Wróblewiczka"), or its last word ends like a family name (:func:`~pipeline.anonymize.context.
+    surname_shaped`: "Borna Dujmović"); not "Los Angeles", "Santa Monica", "San Francisco". Privacy first: a place taken
     for a name loses a city, a name taken for a place leaks a person."""
-    from .context import place_gazetteer, place_prefixes
+    from .context import place_gazetteer, place_prefixes, surname_shaped
 
     words = span.split()
     places = place_gazetteer()
@@ -1498,7 +1500,7 @@ def _name_not_place(span: str) -> bool:
         return len(w) >= 3 and w.lower() in name_gazetteer()[0] and w.lower() not in places
     if span.lower() in places or words[0].lower() in place_prefixes():
         return False
-    if len(words[0]) >= 3 and words[0].lower() in name_gazetteer()[0]:
+    if len(words[0]) >= 3 and words[0].lower() in name_gazetteer()[0] or surname_shaped(words[-1]):
         return True
     # "Władysia Wróblewiczka": no English word, no word a known place
     return not any(is_english_word(w) or w.lower() in places for w in words)

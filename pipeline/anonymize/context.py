@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Iterable, Optional
+from typing import Iterable, Iterator, Optional
 
 from .engine import NAME_PARTICLE, NAME_PARTICLES, NAME_WORD
 
@@ -152,8 +152,8 @@ def in_gazetteer(word: str) -> bool:
 @lru_cache(maxsize=1)
 def place_gazetteer() -> frozenset[str]:
     """Lower-case names of places: the cities, states, provinces, regions and countries of Faker's
-    address providers in every locale and the city names of the IANA time zones ("los angeles",
-    "buenos aires", "santa monica"): a Capitalized pair spaCy calls a place stays a place when it
+    address providers in every locale and the city, continent and ocean names of the IANA time
+    zones ("los angeles", "buenos aires", "santa monica", "asia", "pacific"): a Capitalized pair spaCy calls a place stays a place when it
     is one of these, whatever the name gazetteer says."""
     import importlib
     import pkgutil
@@ -178,7 +178,10 @@ def place_gazetteer() -> frozenset[str]:
                 out.update(str(v).lower() for v in vals)
     try:
         for zone in zoneinfo.available_timezones():
-            out.update(part.replace("_", " ").lower() for part in zone.split("/")[1:])
+            region, *rest = zone.split("/")
+            out.update(part.replace("_", " ").lower() for part in rest)
+            if rest and len(region) >= 4 and region not in ("SystemV",):
+                out.add(region.lower())  # "Europe", "Asia", "Pacific": continents and oceans
     except Exception:  # noqa: BLE001 - no tz database: fewer known places
         pass
     return frozenset(out)
@@ -258,6 +261,26 @@ def is_foreign(text: str, ignore: Iterable[str] = ()) -> bool:
     return n_fo >= 2 and n_fo > n_en
 
 
+#: Endings that mark a family name in the languages whose names the gazetteers know least:
+#: Slavic patronymic and adjectival forms ("Dujmović", "Nosková", "Kwiatkowska", "Bezrukov"),
+#: Romanian, Greek, Turkish, Georgian, Armenian, Nordic and Finnish ones ("Ionescu",
+#: "Papadopoulos", "Yılmazoğlu", "Beridze", "Sargsyan", "Blomqvist", "Ylönen").
+_SURNAME_ENDINGS = ("ović", "ević", "ovič", "evič", "vić", "ová", "ská", "cká", "ský", "cký", "owska", "owski",
+                    "ewska", "ewski", "inska", "inski", "ińska", "iński", "yńska", "yński", "czyk", "czak",
+                    "enko", "escu", "eanu", "opoulos", "opoulou", "akis", "idis", "oğlu", "oglu", "shvili",
+                    "adze", "yan", "sson", "sdóttir", "dottir", "qvist", "kvist", "ström", "ainen", "äinen",
+                    "onen", "önen", "ovich", "evich", "ovna", "evna", "ova", "eva", "ov", "ev", "chuk", "czuk")
+
+
+def surname_shaped(word: str) -> bool:
+    """``word`` (as written) ends like a family name of :data:`_SURNAME_ENDINGS`, has 6+ letters, is
+    Capitalized, no English word and no known place ("Dujmović", "Hauserová", "Khadzhiev"; not
+    "Rostov", "Kosova", "Improv")."""
+    w = word.lower()
+    return (len(w) >= 6 and word[:1].isupper() and not word.isupper() and w.endswith(_SURNAME_ENDINGS)
+            and not is_english_word(w) and w not in place_gazetteer())
+
+
 def _name_run_re() -> re.Pattern:
     # Capitalized words, single spaces between them, middle initials allowed ("Olli-Pekka M.
     # Wälkky", "Marius E Kjær"); a run of one word is judged alone (see name_runs)
@@ -299,13 +322,19 @@ _KIN = (r"(?:wife|husband|partner|son|daughter|mother|father|mom|mum|dad|brother
         r"friend|neighbou?r|assistant|co-?worker)")
 #: Verbs of talking with someone ("spoke to Bianchi", "talked with kennedy").
 _TALKED_TO = r"(?:spoke|speak|speaking|talked|talk|talking|chatted|chat) (?:to|with)"
+#: What one does at or to a person ("shouted at Max", "waved to Dawn").
+_ACTED_AT = (r"(?:shouted|shouting|yelled|yelling|screamed|screaming|snapped|smiled|winked|glared|stared|laughed|"
+             r"waved|pointed|nodded) (?:at|to)|whispered to")
 #: What two people joined by "and" are or do ("Rustad and Uotila disagreed", "hugo and marie are").
 _TWO_PEOPLE_AFTER = (r"(?:are|were|have|had|will|would|both|disagreed|agreed|said|went|came|left|met|live|lived|"
                      r"work|worked|got|signed|called|wrote|told|asked|want|wanted|need|needed)\b")
 #: Slots that hold a person even where the word is a place or a gazetteer name that is also a
-#: word: "spoke to Bianchi from", "my wife Regina", "Is Borna available?".
+#: word: "spoke to Bianchi from", "my wife Regina", "Is Borna available?", "shouted at Regina",
+#: a former member or partner ("ex-Zombie Heredia", "my ex-wife Regina").
 _STRONG_SLOT_BEFORE_RE = re.compile(
-    r"(?i:\b(?:" + _TALKED_TO + r"|named the baby|(?:my|his|her|their|our) " + _KIN + r",?))\s+$")
+    r"(?i:\b(?:" + _TALKED_TO + r"|named the baby|(?:my|his|her|their|our) " + _KIN + r",?|" + _ACTED_AT + r"|ex-\w+))\s+$")
+#: "shouted at Max": a first name after what one does at a person, even a common word.
+_ACTED_AT_RE = re.compile(r"(?i:\b" + _ACTED_AT + r")\s+$")
 _PERSON_SLOT_AFTER_RE = re.compile(
     r",\s+(?:can|could|would|will|do|did|are|have|may|should)\s+(?:you|I|we)\b|,\s+please\b|\s+(?:lives|lived|works|worked|"
     r"is from|was born|said|says|wrote|writes|asked|told|married|moved|handed|gave|had given|has given|"
@@ -326,7 +355,8 @@ _APPOSITIVE_RE = re.compile(r",\s+(?:the|a|an|our|my|his|her|their)\s+[^\s,]+(?:
 #: gazetteer name that is a common word a person ("Grant has not replied", "Christian said").
 _SPEECH_VERBS = (r"said|says|told|tells|asked|asks|replied|replies|responded|answered|wrote|writes|emailed|"
                  r"e-mailed|called|phoned|rang|texted|messaged|promised|explained|mentioned|complained|"
-                 r"apologi[sz]ed|insisted|refused|agreed")
+                 r"apologi[sz]ed|insisted|refused|agreed|shouted|yelled|screamed|whispered|snapped|sighed|nodded|"
+                 r"smiled|laughed|winked|waved|glared|stared")
 _ACTOR_AFTER_RE = re.compile(r"\s+(?:(?:has|had|have|will|would|did|does|could|can|should)(?:n't|\s+not|\s+never|"
                              r"\s+already|\s+just|\s+still|\s+also)?\s+(?:not\s+)?)?(?:" + _SPEECH_VERBS
                              + r"|call|email|e-mail|phone|reply|respond|answer|write|sign|signed|approve|approved)\b")
@@ -417,7 +447,8 @@ def _in_strong_slot(text: str, start: int, end: int) -> bool:
         return False
     firsts, lasts = name_gazetteer()
     if _STRONG_SLOT_BEFORE_RE.search(text, max(0, start - 24), start):
-        return _name_like(w, firsts, lasts)
+        return _name_like(w, firsts, lasts) or (w in firsts and _ACTED_AT_RE.search(text, max(0, start - 24), start)
+                                                is not None)
     return ((w in firsts or w in lasts) and not is_common_word(w)
             and _IS_AROUND_BEFORE_RE.search(text[max(0, start - 6):start]) is not None
             and _IS_AROUND_AFTER_RE.match(text, end) is not None)
@@ -479,6 +510,22 @@ def in_signature(text: str, start: int, end: int) -> bool:
             and not any(w.lower() in STOP_WORDS or w.lower() in _TEAM_WORDS or w.isupper() for w in words))
 
 
+def _run_pieces(text: str) -> Iterator[tuple[int, str]]:
+    """The Capitalized runs of :func:`_name_run_re` as ``(start, text)``, each cut after a
+    possessive inside it: "Hospitality Company's Kathryn Barros" gives "Hospitality Company's"
+    (an owner ends a name) and "Kathryn Barros" (the one owned: a firm's person)."""
+    global _NAME_RUN_RE
+    if _NAME_RUN_RE is None:
+        _NAME_RUN_RE = _name_run_re()
+    for m in _NAME_RUN_RE.finditer(text):
+        start, piece = m.start(), m.group(0)
+        for cut in re.finditer(r"['\u2019]s (?=\S)", m.group(0)):
+            end = cut.start() + 2 - (start - m.start())
+            yield start, piece[:end]
+            start, piece = m.start() + cut.end(), m.group(0)[cut.end():]
+        yield start, piece
+
+
 def name_runs(text: str) -> list[tuple[int, int]]:
     """Spans of Capitalized word runs that read as a person's name though no context word says so.
 
@@ -509,9 +556,9 @@ def name_runs(text: str) -> list[tuple[int, int]]:
     letterhead: set[tuple[int, int]] = set()
     firsts, lasts = name_gazetteer()
     places = place_gazetteer()
-    for m in _NAME_RUN_RE.finditer(text):
-        toks = [(mm.start() + m.start(), mm.end() + m.start(), mm.group(0).replace("\u2019", "'"))
-                for mm in re.finditer(r"\S+", m.group(0))]
+    for m_start, m_text in _run_pieces(text):
+        toks = [(mm.start() + m_start, mm.end() + m_start, mm.group(0).replace("\u2019", "'"))
+                for mm in re.finditer(r"\S+", m_text)]
         # middle initials and family-name particles are no name words of their own
         initial_inside = any(re.fullmatch(r"[A-Z]\.?", t[2]) for t in toks[1:-1])
         toks = [t for t in toks if not re.fullmatch(r"[A-Z]\.?", t[2]) and t[2] not in NAME_PARTICLES]
@@ -560,10 +607,27 @@ def name_runs(text: str) -> list[tuple[int, int]]:
                 t[2].lower() in STOP_WORDS or t[2].isupper() or len(t[2]) < 3 for t in toks):
             a, b = toks[0][2].lower(), toks[1][2].lower()
             if (any(not is_english_word(w) or w in firsts or w in lasts for w in (a, b))
-                    and not (a in places and b in places)):
+                    and not (a in places and b in places and (a not in firsts or is_common_word(a)))):
                 # "Xenophon A Maslov will", "Maha A Cazares": a middle initial between two name words
+                # (the second may be a town after a first name: "Marta A Palermo")
                 out.append((toks[0][0], toks[1][1]))
                 continue
+        if len(toks) == 2 and not possessive and not initial_inside and surname_shaped(toks[1][2]) and _plain_word(toks[0][2]) \
+                and toks[0][2].lower() not in place_prefixes() and toks[0][2].lower() not in _TEAM_WORDS:
+            # "The Borna Dujmović version", "add Nicanor Bezrukov": a family name by its ending,
+            # after a Capitalized word - even a town's name ("Borna")
+            out.append((toks[0][0], toks[1][1]))
+            continue
+        if (len(toks) == 2 and not possessive and not initial_inside and _plain_word(toks[1][2])
+                and toks[0][2].lower() in firsts and not is_common_word(toks[0][2].lower())
+                and toks[0][2].lower() not in places and toks[1][2].lower() not in places
+                and toks[1][2].lower() not in _street_suffixes()
+                and _SENTENCE_START_RE.search(text[max(0, toks[0][0] - 4):toks[0][0]])
+                and _SINGLE_PERSON_VERB_RE.match(text, toks[1][1])):
+            # "Mikayla Weld lives at ...": a first name and any Capitalized word before what only
+            # a person does, even an English word ("Weld")
+            out.append((toks[0][0], toks[1][1]))
+            continue
         lo, hi = 0, len(toks)
         while lo < hi and grade(toks[lo][2], True, False) == 0:
             lo += 1
@@ -679,7 +743,9 @@ def _two_name_pairs(text: str, firsts: frozenset[str], lasts: frozenset[str], pl
     start or after "Both" / "with", before what people are or do ("Rustad and Uotila disagreed",
     "Both Ermakova and Paulsen", "Maslin and Primo are on holiday"): each no stop word and no
     English word unless a gazetteer name that is no common word, no place unless a first name;
-    one of them a gazetteer name, or both no English word. ``[((a_start, a_end), (b_start, b_end))]``."""
+    one of them a gazetteer name, or both no English word; or one no English word and no place, the
+    other a gazetteer name even if a common word ("Nowakowska and Hill were engineers").
+    ``[((a_start, a_end), (b_start, b_end))]``."""
     if " and " not in text:
         return []
 
@@ -687,10 +753,19 @@ def _two_name_pairs(text: str, firsts: frozenset[str], lasts: frozenset[str], pl
         lw = w.lower()
         return _plain_word(w) and (lw not in places or lw in firsts) and _name_like(lw, firsts, lasts)
 
+    def sure(w: str) -> bool:  # no English word, no place: "Nowakowska"
+        lw = w.lower()
+        return _plain_word(w) and lw not in places and not is_english_word(lw)
+
+    def known(w: str) -> bool:  # a gazetteer name, even a common word: "Hill", "Green"
+        lw = w.lower()
+        return _plain_word(w) and (lw not in places or lw in firsts) and (lw in firsts or lw in lasts)
+
     out = []
     for m in _TWO_NAMES_RE.finditer(text):
         a, b = m.group("a"), m.group("b")
-        if ok(a) and ok(b) and (in_gazetteer(a) or in_gazetteer(b) or not (is_english_word(a) or is_english_word(b))):
+        if (ok(a) and ok(b) and (in_gazetteer(a) or in_gazetteer(b) or not (is_english_word(a) or is_english_word(b)))) \
+                or (sure(a) and known(b)) or (known(a) and sure(b)):
             out.append((m.span("a"), m.span("b")))
     return out
 

@@ -327,12 +327,16 @@ _STATE_ALT = "|".join(US_STATES)
 #: zip are a city (LOCATION: never replaced in free text, and never a person name).
 CITY_STATE_RE = re.compile(
     r"(?<![\w-])(?P<v>[A-Za-z][a-z]+(?:[ -][A-Za-z][a-z]+)?),?\s+(?i:" + _STATE_ALT + r")\.?,?\s+\d{5}(?:-\d{4})?(?!\d)")
+#: A question for a name, answered right after it in the same text ("What's your last name?
+#: Degtyarev", "Your first name, please? Ottoline").
+_NAME_QUESTION = (r"(?:what(?:['\u2019]s| is| was) your (?:(?:full|first|last|family|given|middle|maiden) )?"
+                  r"(?:name|surname)|(?:your|the) (?:(?:full|first|last|family|given) )?name,? please)\??")
 #: Words before a name that say it is a person whatever else spaCy thinks ("holder: Iversen" is
 #: no place); the weaker ones of :data:`NAME_CONTEXT_RE` ("call", "contact", "add") are not.
 STRONG_NAME_CONTEXT_RE = re.compile(
     r"(?i:\b(?:my name is|my name['\u2019]s|name is|i['\u2019]m|i am|named(?: him| her| them)?|call me|"
     r"passengers?:?|traveler:?|traveller:?|customer:|mr\.?|mrs\.?|ms\.?|miss|dr\.?|name on (?:the )?card is|"
-    r"card ?holder:?|account holder:?|holder:|what(?:['\u2019]s| is) your (?:full )?name\??)\s+)$")
+    r"card ?holder:?|account holder:?|holder:|" + _NAME_QUESTION + r")\s+)$")
 #: "Austin TX", "Salt Lake City, UT": Capitalized words before an upper-case state code.
 CITY_STATE_UPPER_RE = re.compile(
     r"(?<![\w-])(?P<v>[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2}),?\s+(?:" + _STATE_ALT + r")(?![\w-])")
@@ -435,7 +439,7 @@ NAME_CONTEXT_RE = re.compile(
     r"(?:\b(?i:my name is|my name['\u2019]s|name is|i['\u2019]m|i am|this is|named|call me|passengers?:?|"
     r"traveler:?|traveller:?|customer:?|mr\.?|mrs\.?|ms\.?|miss|dr\.?|name on (?:the )?card is|"
     r"card ?holder:?|account holder:?|holder:|please call|call|contact|ask for|speak (?:to|with)|attn:?|"
-    r"attention:?|invite|add|what(?:['\u2019]s| is) your (?:full )?name\??|said|asked|told|"
+    r"attention:?|invite|add|" + _NAME_QUESTION + r"|said|asked|told|"
     r"named (?:him|her|them|it))[ \t]+)"
     # family-name particles before or inside the name ("maiden name is van der Berg")
     r"(?P<v>(?:" + NAME_PARTICLE + r" ){0,2}" + NAME_WORD + r"(?:[ \t]+(?:" + NAME_PARTICLE + r" ){0,2}"
@@ -460,9 +464,62 @@ def _name_possessive_score(text: str, m: re.Match) -> Optional[float]:
     return 0.6 if all(in_gazetteer(w) or not is_english_word(w) for w in words) else None
 
 
-#: Speaker labels of a transcript ("Concordio: What a wife.\nTonya: Remember me?"): a name and a
-#: colon at the start of a line, in a text with at least two such lines.
-SPEAKER_RE = re.compile(r"(?m)^[ \t]*(?P<v>" + NAME_WORD + r"(?: " + NAME_WORD + r")?):[ \t]+\S")
+#: Verbs of speech between a closing quote and the speaker ('"We ship tomorrow," says Lindqvist.',
+#: '"No," replied van Dijk.') or after the speaker ('"Fine," Torvik said.').
+_QUOTE_SPEECH = (r"(?:says|said|replies|replied|adds|added|asks|asked|answers|answered|explains|explained|"
+                 r"writes|wrote|notes|noted|continues|continued|recalls|recalled|insists|insisted|shouts|"
+                 r"shouted|yells|yelled|whispers|whispered|admits|admitted|warns|warned|laughs|laughed)")
+_QUOTED_NAME = (r"(?P<v>(?:" + NAME_PARTICLE + r" ){0,2}" + NAME_WORD + r"(?: (?:[A-Z]\.? )?(?:" + NAME_PARTICLE
+                + r" ){0,2}" + NAME_WORD + r"){0,2})")
+QUOTE_SPEAKER_RE = re.compile(
+    r"[,!?][\"\u201d][ \t]+" + _QUOTE_SPEECH + r"[ \t]+" + _QUOTED_NAME + r"(?=[ \t]*(?:[.,;:!?]|$))"
+    r"|[,!?][\"\u201d][ \t]+" + _QUOTED_NAME.replace("?P<v>", "?P<w>") + r"[ \t]+" + _QUOTE_SPEECH + r"\b", re.M)
+
+
+def _quote_speaker_score(text: str, m: re.Match) -> Optional[float]:
+    """The speaker of a quote is a person whatever the words ('," says Crowder.'): no stop word,
+    nothing in capitals, no place of the dictionary unless a first name (not '," says Paris.', '," says
+    Nobody.', '," says NASA.')."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    from .context import name_gazetteer, place_gazetteer
+
+    value = m.group("v") or m.group("w")
+    words = [w for w in value.split() if w not in NAME_PARTICLES]
+    if any(w.lower() in STOP_WORDS or w.isupper() or len(w) < 2 for w in words):
+        return None
+    if value.lower() in place_gazetteer() and not (len(words) == 1 and words[0].lower() in name_gazetteer()[0]):
+        return None
+    return 0.6
+
+
+#: One part of a street corner: a building number, street nouns and particles in lower case or
+#: an initial may stand inside ("3433 avenue Royale", "ul. Nobla Alfreda 90", "R Cortinhas Fonte
+#: 106", "Bécsi utca 76"); it ends in a Capitalized word or a number.
+_CORNER_CAP = r"(?!(?:St|Ave|Rd|Blvd|Dr)\.)" + _STREET_WORD_ANY
+_CORNER_LOW = r"(?!and\b)[a-z\u00df-\u024f]+\.?"
+_STREET_BODY = (r"(?:(?:" + _CORNER_CAP + "|" + _CORNER_LOW + r"|[A-Z]\.?) ){0,4}(?:" + _CORNER_CAP
+                + "|" + _CORNER_LOW + r"(?= \d))(?: \d{1,5}[a-zA-Z]?)?")
+_CORNER_PART = r"(?:\d{1,6} )?" + _STREET_BODY
+#: The street line of an address block: a number, street words (any script, any noun or none),
+#: maybe a number, alone on its line right above a line that holds an apartment / suite number
+#: and nothing else ("45792 Bössgränd 56\nApt. 285", "3556 Καλαμπάκα 70\nSuite 413", "53992 34
+#: quai Angel-Nathan\nApt. 511"; not "2024 Annual Report\nUnit 4 sales were flat"); marks or
+#: quotes may open the lines ("> ", "}}").
+BLOCK_STREET_RE = re.compile(
+    r"(?m)^[^\w\n]{0,4}(?P<v>\d{1,6}(?: \d{1,5}[a-zA-Z]?)? " + _STREET_BODY + r")[ \t.,]*\n[^\w\n]{0,4}"
+    r"(?:Suite|Apt\.?|Apartment|Unit|Flat|Floor|Room) #?\d{1,5}[A-Za-z]?[ \t.,]*$")
+#: The two streets of a corner ("at the corner of Hollis Avenue and Brantley Crossing", "the
+#: intersection of Delmont Trail & Orwell Knoll St."): whatever their words, streets.
+CORNER_RE = re.compile(
+    r"(?i:\b(?:corner|intersection|junction|crossroads?) of[ \t]+)(?P<v>" + _CORNER_PART + r")\.?"
+    r"(?: (?:St|Ave|Rd|Blvd|Dr)\.?)?[ \t]+(?:and|&)[ \t]+(?P<w>" + _CORNER_PART + r")(?![\w-])")
+
+
+#: Speaker labels of a transcript ("Concordio: What a wife.\nTonya: Remember me?", a quote right
+#: after the colon: 'Tonya:"I'm her daughter"'): a name and a colon at the start of a line, in a
+#: text with at least two such lines.
+SPEAKER_RE = re.compile(r"(?m)^[ \t]*(?P<v>" + NAME_WORD + r"(?: " + NAME_WORD + r")?):(?:[ \t]+\S|[ \t]*[\"\u201c])")
 
 
 def _speaker_score(text: str, m: re.Match) -> Optional[float]:
@@ -838,6 +895,28 @@ class _GroupsRecognizer(RegexRecognizer):
         return m.start(g), m.end(g)
 
 
+class _CornerRecognizer(RegexRecognizer):
+    """Both streets of :data:`CORNER_RE` (groups ``v`` and ``w``) when one side reads as a street
+    (a number, a street noun of :data:`STREET_SUFFIXES` last, a lower-case street word or particle
+    inside: "Trg revolucije 59") and no side is a known place (not "the crossroads of Europe and
+    Asia", "the corner of Main and Elm": too little to tell)."""
+
+    def hits(self, text: str) -> list[PatternHit]:  # noqa: D102
+        from .context import place_gazetteer
+
+        if " of " not in text:
+            return []
+        out = []
+        for m in CORNER_RE.finditer(text):
+            if any(m.group(g).lower().rstrip(".") in place_gazetteer() for g in ("v", "w")):
+                continue
+            if not any(re.search(r"\d|(?:^| )[a-z\u00df-\u024f]+\.?(?= )", m.group(g))
+                       or re.sub(r"\W", "", m.group(g).split()[-1]).lower() in STREET_SUFFIXES for g in ("v", "w")):
+                continue  # "the crossroads of Europe and Asia": no number, street noun or particle
+            out += [PatternHit("STREET_ADDRESS", m.start(g), m.end(g), self.score, self.name) for g in ("v", "w")]
+        return out
+
+
 class NameShapeRecognizer(RegexRecognizer):
     """Person names no context word announces and spaCy's small model misses ("The parcel for
     Łukasz Zięcik goes to ..."): Capitalized runs of 2-3 words that read as a name
@@ -914,6 +993,9 @@ def personal_recognizers() -> list[RegexRecognizer]:
                         validate=_zip_after_unit_score),
         RegexRecognizer("NameContextRecognizer", "PERSON", [NAME_CONTEXT_RE], 0.6),
         RegexRecognizer("SpeakerLabelRecognizer", "PERSON", [SPEAKER_RE], 0.6, validate=_speaker_score),
+        _GroupsRecognizer("QuoteSpeakerRecognizer", "PERSON", [QUOTE_SPEAKER_RE], 0.6, validate=_quote_speaker_score),
+        _CornerRecognizer("CornerRecognizer", "STREET_ADDRESS", [CORNER_RE], 0.65),
+        RegexRecognizer("BlockStreetRecognizer", "STREET_ADDRESS", [BLOCK_STREET_RE], 0.65),
         RegexRecognizer("NamePossessiveRecognizer", "PERSON", [NAME_POSSESSIVE_RE], 0.6,
                         validate=_name_possessive_score),
         NameShapeRecognizer(),

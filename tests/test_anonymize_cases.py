@@ -1015,3 +1015,22 @@ def test_street_corners_and_street_lines_above_an_apartment_line(analyzer):
     _assert_unchanged(out, recs, "s1", "s2")
     # the title line stays (an apartment / unit number alone is replaced wherever it stands)
     assert out["s3"].messages[0]["content"].startswith("2024 Annual Report\n")
+
+
+def test_contact_block_phones_before_their_label_spanish_streets_and_two_surname_pairs(analyzer):
+    """Issue 11, seventh round (probe templates, other seeds; sentences written here): a number
+    before the label of its line in a contact block ("00401198036 fax", "21 426 486 4689
+    office"); the Spanish "C/" street with a particle inside ("60211 C/ Jerome del Carter 88");
+    two gazetteer surnames joined by "and", one no common word ("Crawford and Turner were").
+    An amount before "office" words and two colours stay."""
+    recs = [_rec("k1", _msg("user", "Hedda Brun\n21 426 486 4689 office\n00401198036 fax\n+41 59 946 54 42 mobile")),
+            _rec("k2", _msg("user", "Theresa Price lives at 60211 C/ Jerome del Carter 88, Gibraleón")),
+            _rec("k3", _msg("user", "Is this the best song? Crawford and Turner were precision engineers.")),
+            # must stay
+            _rec("s1", _msg("user", "We spent 1,250.00 office supplies budget in May.")),
+            _rec("s2", _msg("user", "Black and White were the only colours left."))]
+    out, _ = _run(analyzer, recs)
+    _assert_gone(out["k1"], ["21 426 486 4689", "00401198036", "+41 59 946 54 42"])
+    _assert_gone(out["k2"], ["60211", "Jerome del Carter 88"])
+    _assert_gone(out["k3"], ["Crawford", "Turner"], ignore_case=False)
+    _assert_unchanged(out, recs, "s1", "s2")

@@ -932,8 +932,9 @@ class Anonymizer:
                         sum(c.isdigit() for c in value) < (6 if rec_name in ("PhoneContextRecognizer",
                                                                              "PhoneGroupsRecognizer") else 7)
                         or _AMOUNT_RE.match(value)
-                        # their pattern holds the phone word / the phone layout
-                        or (rec_name not in ("PhoneContextRecognizer", "PhoneFormatRecognizer")
+                        # their pattern holds the phone word (before or after) / the phone layout
+                        or (rec_name not in ("PhoneContextRecognizer", "PhoneFormatRecognizer",
+                                             "PhoneLabelAfterRecognizer")
                             and not _PHONE_FORMAT_RE.search(value)
                             and not PHONE_WORD_BEFORE_RE.search(text[max(0, s - 40):s]))):
                     # amounts, and bare digit strings (item / order ids) unless a phone word

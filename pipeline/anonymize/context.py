@@ -301,6 +301,9 @@ _PERSON_VERB_RE = re.compile(r"\s+(?:was|is|has|had|said|says|wrote|writes|calle
 #: "Ella is from Acme"); narrower than :data:`_PERSON_VERB_RE` ("Paris is lovely").
 _SINGLE_PERSON_VERB_RE = re.compile(r"\s+(?:lives|lived|works|worked|is from|was born|said|says|wrote|"
                                     r"asked|told|married|moved)\b")
+#: "will / would / won't / can't" after a sentence-initial first name and word: "Caroline Landmark
+#: will be talking" (not after a common-word first name: "Summer Sale will end").
+_WILL_RE = re.compile(r"\s+(?:will|would|won't|wouldn't|can't|cannot|couldn't)\b")
 #: Slots that hold a person whatever the word (a name no gazetteer knows, "Bendik", "Hilarion"):
 #: after a verb of speech / giving or a greeting ("said Bendik to", "handed Zama the keys",
 #: "leave me Dorofiej,"), before a question to the person ("Bendik, could you ..."), or at the
@@ -623,9 +626,9 @@ def name_runs(text: str) -> list[tuple[int, int]]:
                 and toks[0][2].lower() not in places and toks[1][2].lower() not in places
                 and toks[1][2].lower() not in _street_suffixes()
                 and _SENTENCE_START_RE.search(text[max(0, toks[0][0] - 4):toks[0][0]])
-                and _SINGLE_PERSON_VERB_RE.match(text, toks[1][1])):
-            # "Mikayla Weld lives at ...": a first name and any Capitalized word before what only
-            # a person does, even an English word ("Weld")
+                and (_SINGLE_PERSON_VERB_RE.match(text, toks[1][1]) or _WILL_RE.match(text, toks[1][1]))):
+            # "Mikayla Weld lives at ...", "Caroline Landmark will be talking": a first name and
+            # any Capitalized word before what only a person does, even an English word ("Weld")
             out.append((toks[0][0], toks[1][1]))
             continue
         lo, hi = 0, len(toks)
@@ -743,8 +746,9 @@ def _two_name_pairs(text: str, firsts: frozenset[str], lasts: frozenset[str], pl
     start or after "Both" / "with", before what people are or do ("Rustad and Uotila disagreed",
     "Both Ermakova and Paulsen", "Maslin and Primo are on holiday"): each no stop word and no
     English word unless a gazetteer name that is no common word, no place unless a first name;
-    one of them a gazetteer name, or both no English word; or one no English word and no place, the
-    other a gazetteer name even if a common word ("Nowakowska and Hill were engineers").
+    one of them a gazetteer name, or both no English word; or both gazetteer names or no English
+    words, one of them no common word ("Nowakowska and Hill were engineers", "Crawford and Turner
+    were"; not "Brown and Green were the colours").
     ``[((a_start, a_end), (b_start, b_end))]``."""
     if " and " not in text:
         return []
@@ -753,19 +757,19 @@ def _two_name_pairs(text: str, firsts: frozenset[str], lasts: frozenset[str], pl
         lw = w.lower()
         return _plain_word(w) and (lw not in places or lw in firsts) and _name_like(lw, firsts, lasts)
 
-    def sure(w: str) -> bool:  # no English word, no place: "Nowakowska"
+    def name_ish(w: str) -> bool:  # a gazetteer name (even a common word: "Hill") or no English word
         lw = w.lower()
-        return _plain_word(w) and lw not in places and not is_english_word(lw)
+        return _plain_word(w) and (lw not in places or lw in firsts) and (in_gazetteer(lw) or not is_english_word(lw))
 
-    def known(w: str) -> bool:  # a gazetteer name, even a common word: "Hill", "Green"
+    def strong(w: str) -> bool:  # ... and no common word: "Nowakowska", "Crawford"
         lw = w.lower()
-        return _plain_word(w) and (lw not in places or lw in firsts) and (lw in firsts or lw in lasts)
+        return name_ish(w) and (not is_english_word(lw) or not is_common_word(lw))
 
     out = []
     for m in _TWO_NAMES_RE.finditer(text):
         a, b = m.group("a"), m.group("b")
         if (ok(a) and ok(b) and (in_gazetteer(a) or in_gazetteer(b) or not (is_english_word(a) or is_english_word(b)))) \
-                or (sure(a) and known(b)) or (known(a) and sure(b)):
+                or (name_ish(a) and name_ish(b) and (strong(a) or strong(b))):
             out.append((m.span("a"), m.span("b")))
     return out
 

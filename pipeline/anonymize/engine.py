@@ -102,7 +102,8 @@ _STREET_WORD_ANY = f"(?:{_STREET_WORD}|[{GREEK_UPPER}][{GREEK_LOWER}]+)"
 _POSTCODE = r"(?:\d{4,6}|\d{2,3}[ -]\d{2,3}|\d{4,5}-\d{3,4})"
 #: Streets written the European way - the number after the name: a street word ending in a
 #: street noun ("Barkargatan 44", "Untere Bahnhofstrasse 6", "Hundslevgyden 84"), or a street
-#: noun first ("Via Partenope 67", "Rua Arapiraca 1943", "456 Rue du Monument 227").
+#: noun first ("Via Partenope 67", "Rua Arapiraca 1943", "456 Rue du Monument 227", the Spanish
+#: "C/" for calle with particles inside: "5251 C/ Jerome del Carter 88").
 EU_STREET_RE = re.compile(
     r"(?<![\w-])(?P<v>(?:\d{1,5} )?(?:" + _STREET_WORD + r" ){0,2}[" + UPPER + r"][" + LOWER + r"'-]*?"
     r"(?:stra(?:ß|ss)e|gatan|gata|gade|gyden|vej|vegen|veien|vägen|väg|weg|laan|straat|gasse|allee|"
@@ -110,7 +111,7 @@ EU_STREET_RE = re.compile(
     r" \d{1,4}[a-zA-Z]?)(?![\w-])"
     r"|(?<![\w-])(?P<w>(?:\d{1,5} )?(?:\d{1,5} )?(?:Via|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Rua|Avenida|Travessa|"
     r"Calle|Carrer|Paseo|Plaza|Camino|Rue|Avenue|Boulevard|Chemin|Allée|Place|Impasse|Quai|Strada|"
-    r"Ulica|Aleja) (?:(?:d[aeiou]s?|del|de la|du|des|la|le|di|dei|della|do|dos) )*(?:" + _STREET_WORD +
+    r"Ulica|Aleja|C/) (?:(?:(?:d[aeiou]s?|del|de la|du|des|la|le|di|dei|della|do|dos) )*" + _STREET_WORD +
     r" ){0,3}\d{1,4}[a-zA-Z]?)(?![\w-])"
     # the French / Iberian order: number, street noun (any case), name, no number after
     # ("24 Rue Ibn El-Jazzar", "93 rue Bonneterie", "34 Avenue des Tuileries")
@@ -606,6 +607,16 @@ PHONE_CONTEXT_RE = re.compile(
     r"(?P<v>\+?\(?\d[\d ().-]{4,18}\d(?:\s?(?i:x|ext\.?|extension)\s?\d{1,5})?)(?![\d-]|[.,]\d)")
 
 
+#: A number before the label of its line in a contact block ("21 426 486 4689 office", "00401198036
+#: fax", "+41 59 946 54 42 mobile"): 7 to 15 digits.
+PHONE_LABEL_AFTER_RE = re.compile(
+    r"(?<![\w+.-])(?P<v>\+?\(?\d[\d ().-]{5,18}\d)[ \t]+(?i:fax|office|mobile|cell|home|work|landline|direct)\b")
+
+
+def _phone_label_after_score(text: str, m: re.Match) -> Optional[float]:
+    return 0.7 if 7 <= sum(c.isdigit() for c in m.group("v")) <= 15 else None
+
+
 #: National phone layouts with no phone word right before them ("my number changed to 76 283
 #: 891", "50-92-49-29", "(52) 878-333", "24 390747 is the number"): 2-6 groups of 2-6 digits (the
 #: first may be in parentheses), one kind of separator, 7-11 digits, not part of a longer digit run (a card
@@ -999,6 +1010,8 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("NamePossessiveRecognizer", "PERSON", [NAME_POSSESSIVE_RE], 0.6,
                         validate=_name_possessive_score),
         NameShapeRecognizer(),
+        RegexRecognizer("PhoneLabelAfterRecognizer", "PHONE_NUMBER", [PHONE_LABEL_AFTER_RE], 0.7,
+                        validate=_phone_label_after_score),
         RegexRecognizer("PhoneFormatRecognizer", "PHONE_NUMBER", [PHONE_RE], 0.7,
                         validate=_phone_score),
         RegexRecognizer("PhoneGroupsRecognizer", "PHONE_NUMBER", [PHONE_GROUPS_RE, PHONE_AREA_RE], 0.6,

@@ -1487,9 +1487,10 @@ def _name_not_place(span: str) -> bool:
     but is taken for a person's name: the pair is no known place of the place gazetteer and
     either its first word is a gazetteer first name of 3+ letters ("Antonia Santana", "Regina
     Norris", "Lot Mulder") or no word is an English word or a known place ("Władysia
-    Wróblewiczka"), or its last word ends like a family name (:func:`~pipeline.anonymize.context.
-    surname_shaped`: "Borna Dujmović"); not "Los Angeles", "Santa Monica", "San Francisco". Privacy first: a place taken
-    for a name loses a city, a name taken for a place leaks a person."""
+    Wróblewiczka"), or its last word ends like a family name
+    (:func:`~pipeline.anonymize.context.surname_shaped`: "Borna Dujmović"); not "Los Angeles",
+    "Santa Monica", "San Francisco". Privacy first: a place taken for a name loses a city, a name
+    taken for a place leaks a person."""
     from .context import place_gazetteer, place_prefixes, surname_shaped
 
     words = span.split()
@@ -1501,7 +1502,7 @@ def _name_not_place(span: str) -> bool:
         return len(w) >= 3 and w.lower() in name_gazetteer()[0] and w.lower() not in places
     if span.lower() in places or words[0].lower() in place_prefixes():
         return False
-    if len(words[0]) >= 3 and words[0].lower() in name_gazetteer()[0] or surname_shaped(words[-1]):
+    if (len(words[0]) >= 3 and words[0].lower() in name_gazetteer()[0]) or surname_shaped(words[-1]):
         return True
     # "Władysia Wróblewiczka": no English word, no word a known place
     return not any(is_english_word(w) or w.lower() in places for w in words)

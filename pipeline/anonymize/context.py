@@ -153,8 +153,8 @@ def in_gazetteer(word: str) -> bool:
 def place_gazetteer() -> frozenset[str]:
     """Lower-case names of places: the cities, states, provinces, regions and countries of Faker's
     address providers in every locale and the city, continent and ocean names of the IANA time
-    zones ("los angeles", "buenos aires", "santa monica", "asia", "pacific"): a Capitalized pair spaCy calls a place stays a place when it
-    is one of these, whatever the name gazetteer says."""
+    zones ("los angeles", "buenos aires", "santa monica", "asia", "pacific"): a Capitalized pair
+    spaCy calls a place stays a place when it is one of these, whatever the name gazetteer says."""
     import importlib
     import pkgutil
     import zoneinfo

@@ -45,6 +45,11 @@ SIGN_FIRST = ["Ysoldine", "Aurelian", "Marisande", "Corvinus", "Elowenna", "Tris
               "Peregrina", "Lucasta", "Fabrizius", "Honorine", "Ambrosius", "Severina", "Leocadio"]
 SIGN_LAST = ["Thimble", "Lantern", "Kettle", "Saddle", "Quiver", "Tinder", "Bramble", "Ladle",
              "Spindle", "Trellis", "Mortar", "Pennant", "Satchel", "Gable"]
+#: issue 11, seventh round: the speaker of a quote, named by no other context (a word no
+#: dictionary or gazetteer knows)
+QUOTE_LAST = ["Brannholtz", "Quistrebbe", "Vellacourt", "Dromsgaard", "Ostervilde", "Kranzebeck",
+              "Yarrowfield", "Thorsgrimm", "Pellinore", "Zaborsky", "Ulvestadt", "Merrimont", "Havelbrock",
+              "Istvanek"]
 N_PERSONAS = 12  # personas in the canary test
 MAX_PERSONAS = len(FIRST)
 POLICY = ("# Airline support policy (sample)\nConfirm the customer's user id before any change. "
@@ -121,6 +126,12 @@ def persona(i: int) -> dict:
         "line_phone": f"44{i % 10} 62{71 + i}",
         "street3": f"{last}vegur {21 + i}",
         "postcode3": f"{680 + i * 3}",
+        # issue 11, seventh round: the speaker of a quote, the two streets of a corner, a number
+        # before its line's label in a contact block, a street line above an apartment line
+        "quote_last": QUOTE_LAST[i],
+        "corner_a": f"{cf}wick Knoll", "corner_b": f"{last}strand Spur",
+        "fax": f"004{i % 10}1198{i:03d}36",
+        "block_street2": f"{88120 + i} {last}gränd {30 + i}",
     }
 
 
@@ -128,15 +139,17 @@ def typed_values(p: dict) -> dict[str, list[str]]:
     """A persona's planted values per evaluation type (see :data:`pipeline.anonymize.eval.CATEGORIES`)."""
     return {
         "NAME": [p["first"], p["last"], p["companion_first"], p["companion_last"], p["friend_first"],
-                 p["friend_last"], p["payee"], p["lower_first"], p["lower_last"], p["sign_first"], p["sign_last"]],
+                 p["friend_last"], p["payee"], p["lower_first"], p["lower_last"], p["sign_first"], p["sign_last"],
+                 p["quote_last"]],
         "EMAIL": [p["email"]], "USER_ID": [p["user_id"], p["handle"]], "RESERVATION_ID": [p["reservation"]],
         "PAYMENT_ID": [p["payment_id"], p["gift_card"]], "LAST_FOUR": [p["last_four"]],
         "CARD_NUMBER": [p["card"], p["card"].replace(" ", ""), p["card2"]],
-        "ADDRESS": [p["street"], p["unit"], p["eu_street"], p["block_street"], p["street3"]],
+        "ADDRESS": [p["street"], p["unit"], p["eu_street"], p["block_street"], p["street3"], p["corner_a"],
+                    p["corner_b"], p["block_street2"]],
         "ZIP": [p["zip"], p["postcode"], p["block_postcode"], p["postcode3"]], "CITY": [p["city"]],
         "DOB": [p["dob"], p["companion_dob"]],
         "PHONE": [p["phone"], re.sub(r"\D", "", p["phone"]), p["uk_phone"], p["intl_phone"], p["grouped_phone"],
-                  p["line_phone"]],
+                  p["line_phone"], p["fax"]],
         "SECRET": [p["password"], p["api_key"], p["session_id"], p["token"], p["jwt"]],
         "ORDER_ID": [p["order_id"]],
         "IBAN": [p["iban"]], "SSN": [p["ssn"]], "ACCOUNT_ID": [p["account"]],
@@ -152,7 +165,8 @@ def canary_values(p: dict) -> list[str]:
                            "uk_phone", "handle", "account", "friend_first", "friend_last", "payee",
                            "card2", "intl_phone", "eu_street", "postcode", "grouped_phone", "block_street",
                            "block_postcode", "lower_first", "lower_last", "sign_first", "sign_last",
-                           "line_phone", "street3")]
+                           "line_phone", "street3", "quote_last", "corner_a", "corner_b", "fax",
+                           "block_street2")]
     # a 3-digit postcode alone is no distinctive string (a log line's "692 ms"): it is checked
     # with the town that stays beside it
     vals.append(f"Þórshöfn {p['postcode3']}")
@@ -261,6 +275,10 @@ def record(i: int) -> dict:
             f"ps: i met {p['lower_first']} {p['lower_last']} at the airport, she says hi. new numbers:\n"
             f"{p['line_phone']}\nsend the spare key to {p['street3']}, Þórshöfn {p['postcode3']}.\n"
             f"Kind regards,\n{p['sign_first']} {p['sign_last']}")},
+        {"role": "user", "content": (
+            f'"The seat was broken," says {p["quote_last"]}. Pick me up at the corner of '
+            f"{p['corner_a']} and {p['corner_b']}. The office:\n{p['fax']} fax\n"
+            + "}}" + p["block_street2"] + "\n}}Apt. " + str(300 + i) + "\n}}Karlskoga")},
     ]
     if cancel:
         msgs += [_call(f"c{i}c", "cancel_reservation", {"reservation_id": p["reservation"]}),

@@ -1034,3 +1034,76 @@ def test_contact_block_phones_before_their_label_spanish_streets_and_two_surname
     _assert_gone(out["k2"], ["60211", "Jerome del Carter 88"])
     _assert_gone(out["k3"], ["Crawford", "Turner"], ignore_case=False)
     _assert_unchanged(out, recs, "s1", "s2")
+
+
+def test_answers_to_address_zip_last_four_and_ssn_questions_mentions_and_ibans(analyzer):
+    """Issue 11, seventh round (a red-team pass of new logs, written by a helper as a new user;
+    sentences here are variations): the customer's bare answer to the agent's question for an
+    address, a zip, the last four of a social or the social security number; nine digits after
+    "SS#"; @mentions of users; an IBAN in lower case; a valid IBAN under an account label keeps
+    its country ("account IT60X05428..." became an "AI..." string). An e-mail address question
+    answered with words stays; an @ inside an e-mail address is no mention."""
+    recs = [_rec("a1", _msg("assistant", "Which address should the technician visit?"), _msg("user", "77 larkspur way"),
+                 _msg("assistant", "And the postcode?"), _msg("user", "sure, 30318"),
+                 _msg("assistant", "For security, the last 4 of your social?"), _msg("user", "5521"),
+                 _msg("assistant", "What is your social security number?"), _msg("user", "482-61-5521")),
+            _rec("a2", _msg("user", "Employee SS# 612045583 is on the form.")),
+            _rec("a3", _msg("user", "Can @dmitri.sokolov hand this to @lwerner88 today?")),
+            _rec("a4", _msg("user", "my iban is de44 5001 0517 5407 3249 31, thanks")),
+            _rec("a5", _msg("user", "Pay into account IT60X0542811101000000123456 please.")),
+            # must stay
+            _rec("s1", _msg("assistant", "What's your email address?"), _msg("user", "the same as last time")),
+            _rec("s2", _msg("user", "Write to help@shop.example.com if it breaks."))]
+    out, _ = _run(analyzer, recs)
+    _assert_gone(out["a1"], ["77 larkspur way", "larkspur", "30318", "5521", "482-61-5521"])
+    _assert_gone(out["a2"], ["612045583"])
+    _assert_gone(out["a3"], ["dmitri.sokolov", "lwerner88"])
+    _assert_gone(out["a4"], ["de44 5001 0517 5407 3249 31", "5001 0517 5407 3249 31"])
+    _assert_gone(out["a5"], ["IT60X0542811101000000123456"])
+    iban = re.search(r"\b[A-Z]{2}\d{2}[A-Z0-9]{10,30}\b", out["a5"].messages[0]["content"]).group(0)
+    assert iban.startswith("IT") and len(iban) == 27 and std_iban.is_valid(iban), iban
+    # the e-mail is replaced as an e-mail (a whole address), not as a mention of "@shop"
+    assert re.search(r"\S+@\S+\.\w+ if it breaks", out["s2"].messages[0]["content"])
+    assert out["s1"].messages[1]["content"] == "the same as last time"
+
+
+def test_people_in_nested_person_keys_labels_of_other_languages_and_transcripts(analyzer):
+    """Issue 11, seventh round (red-team pass, variations): any key ending in "_by" holds a person
+    ("last_touched_by"); an object under a person key with "first" / "last" parts; a name with
+    particles or an initial under a person key ("Maartje van der Zee", "E. Thornbury");
+    "dispatcher" / "plus_one" keys; labels of policies, medical record numbers and German
+    customer numbers and user names; "my wife fenella opened" and the surname after a found
+    first name at the end of a clause ("my sister, petronella gaskell"); speaker labels in lower
+    case or capitals ("cormac:", "BJÖRN:"); an e-mail spelled with "underscore"; an Australian
+    "Parade". A role label before an ordinary sentence ("Customer: My invoice"), field labels in
+    a log and a role label in capitals stay."""
+    tool = {"reporter": {"login": "mvanderzee", "name": "Maartje van der Zee"}, "last_touched_by": "gfontaine",
+            "guest": {"first": "Anselm", "last": "Whitcombe"}, "plus_one": "Tamsyn", "dispatcher": "hollis.r",
+            "signed_by": "E. Thornbury", "status": "open"}
+    call = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "get_ticket", "arguments": "{}"}}]}
+    recs = [_rec("k1", call, {"role": "tool", "tool_call_id": "c1", "name": "get_ticket", "content": json.dumps(tool)}),
+            _rec("k2", _msg("user", "policy number PLC-8839201, MRN 4820193; Kundennummer: 7720031845, "
+                                    "Benutzername: hbrandstaetter")),
+            _rec("k3", _msg("user", "my wife fenella opened the account but i pay. she's my sister, petronella gaskell.")),
+            _rec("k4", _msg("user", "cormac: is it fixed?\nbot: Yes.\ncormac: thx")),
+            _rec("k5", _msg("user", "BJÖRN: hej\nKUNDTJÄNST: hej hej\nBJÖRN: tack")),
+            _rec("k6", _msg("user", "Write to annabel underscore quayle at protonmail dot com")),
+            _rec("k7", _msg("user", "Ship to 48 Banksia Parade, Toowong QLD 4066")),
+            # must stay
+            _rec("s1", _msg("user", "Agent: How can I help?\nCustomer: My invoice total looks wrong.")),
+            _rec("s2", _msg("user", "ERROR: disk full\nWARNING: retry later\nINFO: ok")),
+            _rec("s3", _msg("user", "Our refund policy is 30 days."))]
+    out, _ = _run(analyzer, recs)
+    assert json.loads(out["k1"].messages[1]["content"])["status"] == "open"
+    _assert_gone(out["k1"], ["mvanderzee", "Maartje", "Zee", "gfontaine", "Anselm", "Whitcombe", "Tamsyn",
+                             "hollis.r", "Thornbury"])
+    _assert_gone(out["k2"], ["PLC-8839201", "4820193", "7720031845", "hbrandstaetter"])
+    assert "Benutzername:" in out["k2"].messages[0]["content"]
+    _assert_gone(out["k3"], ["fenella", "petronella", "gaskell"])
+    _assert_gone(out["k4"], ["cormac"])
+    _assert_gone(out["k5"], ["BJÖRN"])
+    assert "KUNDTJÄNST" in out["k5"].messages[0]["content"]
+    _assert_gone(out["k6"], ["annabel", "quayle"])
+    _assert_gone(out["k7"], ["Banksia Parade", "48 Banksia Parade"])
+    _assert_unchanged(out, recs, "s1", "s2", "s3")

@@ -536,21 +536,29 @@ class Anonymizer:
         ent, exact = self.config.key_entity(key)
         if ent and not exact and not _shape_ok(ent, value):
             ent = None
-        if ent is None and key in self.config.person_keys:
+        if ent is None and self._is_person_key(key):
             ent = self._person_value_entity(value)
         return ent
 
+    def _is_person_key(self, key: Optional[str]) -> bool:
+        """:meth:`PiiConfig.is_person_key <pipeline.anonymize.config.PiiConfig.is_person_key>`."""
+        return self.config.is_person_key(key)
+
     def _person_value_entity(self, value: str) -> Optional[str]:
         """The entity of a value under a person key (``sender``, ``attendees``...) by its shape:
-        an e-mail, a name ("Ines Quintero"), a handle ("inesq77"); None for anything else."""
+        an e-mail, a name ("Ines Quintero", "Maartje van der Zee", "E. Thornbury"), a handle
+        ("inesq77"); None for anything else."""
         v = value.strip()
         if not v or len(v) > 80:
             return None
         if "@" in v[1:] and EMAIL_FULL_RE.fullmatch(v):
             return "EMAIL_ADDRESS"
         words = v.split()
-        if 1 <= len(words) <= 4 and all(_NAME_WORD_RE.match(w) for w in words) and not all(
-                w.lower() in self._keep_words for w in words):
+        # name words, with family-name particles and initials inside ("Maartje van der Zee",
+        # "E. Thornbury"); at least one a name word that is no keep-word
+        core = [w for w in words if w not in NAME_PARTICLES and not re.fullmatch(r"[A-Z]\.?", w)]
+        if 1 <= len(words) <= 5 and core and all(_NAME_WORD_RE.match(w) for w in core) and not all(
+                w.lower() in self._keep_words for w in core):
             return "PERSON"
         if len(words) == 1 and looks_like_handle(v, self._keep_words):
             return "USER_ID"
@@ -576,11 +584,18 @@ class Anonymizer:
                 scan.extra_digests.add(self.digest(f"{fn} {ln}"))
                 if fn.strip() and ln.strip():
                     scan.people.add((fn.split()[0], ln.split()[-1]))
+            person_parent = self._is_person_key(key)
             for k, v in obj.items():
                 if isinstance(k, str):
                     self._check_unicode(k, where)
                     self._collect_key(scan, k)
-                self._collect_obj(scan, v, _norm_key(k), where)
+                ck = _norm_key(k)
+                if person_parent and ck in _PERSON_PART_KEYS and isinstance(v, str) and \
+                        self._person_value_entity(v) == "PERSON":
+                    # "guest": {"first": "Anselm", "last": "Whitcombe"}: the parts of a person
+                    self._register(scan, v, _PERSON_PART_KEYS[ck], f"key:{key}.{ck}")
+                    continue
+                self._collect_obj(scan, v, ck, where)
         elif isinstance(obj, list):
             for v in obj:
                 self._collect_obj(scan, v, key, where)
@@ -595,7 +610,7 @@ class Anonymizer:
                 self._check_unicode(s, where)
                 scan.strings.append(s)
             ent = self._key_entity(key, s)
-            if ent is None and isinstance(obj, str) and key in self.config.person_keys:
+            if ent is None and isinstance(obj, str) and self._is_person_key(key):
                 m = _NAME_EMAIL_RE.fullmatch(s.strip())
                 if m:  # "Ines Quintero <ines@example.org>"
                     self._register(scan, m.group("name"), "PERSON", f"key:{key}")
@@ -884,7 +899,8 @@ class Anonymizer:
                     strong = ((rec_name == "NameContextRecognizer" and
                                STRONG_NAME_CONTEXT_RE.search(text, max(0, s - 40), s) is not None)
                               # "Einar's address", "Vedrana: Are we ..." say person too
-                              or rec_name in ("SpeakerLabelRecognizer", "NamePossessiveRecognizer", "QuoteSpeakerRecognizer"))
+                              or rec_name in ("SpeakerLabelRecognizer", "NamePossessiveRecognizer", "QuoteSpeakerRecognizer",
+                                              "SpeakerAnyCaseRecognizer"))
                     if (self._place_after_re.match(text, e) or self._place_word_re.search(value)
                             or _CODE_AFTER_RE.match(text, e)):
                         # "John F. Kennedy International Airport", "Newark (EWR)" are places
@@ -892,6 +908,8 @@ class Anonymizer:
                     elif not strong and _town_beside_postcode(text, s, e):
                         # "Öcsény 7143", "1813 Frederiksberg C", "Gaiola 134 (Montemurro)": a town
                         runs = []
+                    elif rec_name == "SpeakerAnyCaseRecognizer":
+                        runs = [value]  # "cormac:", "BJÖRN:": the label as written (no Capitalized run)
                     elif rec_name in ("NameContextRecognizer", "SpeakerLabelRecognizer", "NamePossessiveRecognizer",
                                       "QuoteSpeakerRecognizer"):
                         # "add Marina Rivas": the context says person; spaCy calling "Marina" a
@@ -1463,6 +1481,10 @@ def _town_beside_postcode(text: str, start: int, end: int) -> bool:
             or (_NUMBER_BRACKET_BEFORE_RE.search(before) is not None and text[end:end + 1] == ")"))
 
 
+#: Keys of an object under a person key that hold a part of the person's name ("guest":
+#: {"first": "Anselm", "last": "Whitcombe"}).
+_PERSON_PART_KEYS = {"first": "FIRST_NAME", "given": "FIRST_NAME", "middle": "FIRST_NAME", "last": "LAST_NAME",
+                     "family": "LAST_NAME", "name": "PERSON", "full": "PERSON"}
 _HONORIFIC_BEFORE_RE = re.compile(r"(?i:\b(?:mr|mrs|ms|miss|mx|dr|prof))\.?\s+$")
 
 

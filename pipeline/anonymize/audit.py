@@ -139,7 +139,7 @@ def audit_record(inp: LogRecord, out: LogRecord, config: PiiConfig,
         if key in skip:
             continue
         ent, _exact = config.key_entity(key)
-        if ent is None and key in config.person_keys and len(s) <= 80:
+        if ent is None and config.is_person_key(key) and len(s) <= 80:
             ent = "PERSON"
         if ent is not None and ent != "CITY":
             if ent in ("PERSON", "FIRST_NAME", "LAST_NAME"):

@@ -140,6 +140,11 @@ class PiiConfig:
         self._sorted_words = None
 
     # -- lookups -------------------------------------------------------------------------
+    def is_person_key(self, key: Optional[str]) -> bool:
+        """A normalized key whose values are people: one of ``person_keys``, or a key ending in
+        ``_by`` ("last_touched_by", "closed_by": who did it)."""
+        return key is not None and (key in self.person_keys or (key.endswith("_by") and len(key) > 3))
+
     def key_entity(self, key: Optional[str]) -> tuple[Optional[str], bool]:
         """``(entity, exact)`` for a normalized key: an exact ``key_rules`` entry (``exact``
         True), else the longest ``key_words`` sequence inside the key's words unless the key
@@ -299,7 +304,7 @@ def _model_vocabulary(module: Any, config: "PiiConfig", keep: set[str], business
             numbers_model = bool(sub) and all(
                 all(f.annotation in (int, float) for f in m.model_fields.values()) for m in sub)
             nk = normalize_key(name)
-            personal = config.key_entity(nk)[0] is not None or nk in config.person_keys
+            personal = config.key_entity(nk)[0] is not None or config.is_person_key(nk)
             if lits:
                 for v in lits:
                     keep.update(w.lower() for w in _WORD_RE.findall(str(v)))
@@ -371,7 +376,7 @@ def _domain_vocabulary(config: "PiiConfig") -> DomainVocabulary:
                 keep.update(w.lower() for w in _WORD_RE.findall(_EXAMPLE_RE.sub(" ", desc)))
                 ent = config.key_entity(nk)[0]
                 words = [w for w in nk.split("_") if w and w not in ("id", "ids", "number", "no")]
-                if ent is not None or nk in config.person_keys:
+                if ent is not None or config.is_person_key(nk):
                     if ent not in _ID_ENTITIES:
                         continue
                     for ex in examples:

@@ -819,8 +819,8 @@ class LabelFinder:
     ``labels``: entity -> label regexes (the config's ``id_labels``). A value of ``ORDER_ID`` /
     ``ACCOUNT_ID`` needs at least 5 digits; a ``USER_ID`` value must look like a handle
     (:func:`looks_like_handle`: "and", "you", "issues" are not); a ``PERSON`` label needs a colon
-    and 1-3 Capitalized words, outer words that are keep-words or English words but no gazetteer
-    names trimmed ("Contact: Customer Care" is none)."""
+    and 1-3 Capitalized words, outer words that are keep-words, stop words or English words but no
+    gazetteer names trimmed ("Contact: Customer Care", "Customer: My invoice" are none)."""
 
     def __init__(self, labels: dict[str, list[str]], keep: Iterable[str] = ()):
         self.keep = frozenset(keep)
@@ -850,13 +850,15 @@ class LabelFinder:
                     continue
                 out.append((ent, m.start("v"), m.end("v")))
         if self.person_rx is not None and ":" in text:
+            from spacy.lang.en.stop_words import STOP_WORDS
+
             for m in self.person_rx.finditer(text):
                 words = [(mm.start(), mm.end(), mm.group(0)) for mm in re.finditer(r"\S+", m.group("v"))]
                 # trim words that are vocabulary, not names ("Contact: Customer Care")
-                while words and (words[-1][2].lower() in self.keep or (
+                while words and (words[-1][2].lower() in self.keep or words[-1][2].lower() in STOP_WORDS or (
                         is_english_word(words[-1][2]) and not in_gazetteer(words[-1][2]))):
                     words.pop()
-                while words and (words[0][2].lower() in self.keep or (
+                while words and (words[0][2].lower() in self.keep or words[0][2].lower() in STOP_WORDS or (
                         is_english_word(words[0][2]) and not in_gazetteer(words[0][2]))):
                     words.pop(0)
                 if words:
@@ -876,7 +878,11 @@ ASK_RES: tuple[tuple[str, re.Pattern], ...] = (
     ("ORDER_ID", re.compile(r"(?i)\border\s*(?:id|number|no\.?|#)")),
     ("ACCOUNT_ID", re.compile(r"(?i)\b(?:account|member(?:ship)?|customer|loyalty|case|ticket)\s*(?:id|number|no\.?|#)")),
     ("USER_ID", re.compile(r"(?i)\b(?:user\s?name|user\s?id|login|handle)\b")),
-    ("STREET_ADDRESS", re.compile(r"(?i)\b(?:address|where do you live)\b")),
+    ("STREET_ADDRESS", re.compile(r"(?i)(?<!e-mail )(?<!email )(?<!\bip )(?<!\bweb )(?<!mac )"
+                                  r"\b(?:address|where do you live)\b(?!\s*(?:book|bar|line 2))")),
+    ("ZIP", re.compile(r"(?i)\b(?:zip|zip\s*code|post\s*code|postal\s*code)\b")),
+    ("LAST_FOUR", re.compile(r"(?i)\blast\s*(?:four|4)\b")),
+    ("SSN", re.compile(r"(?i)\b(?:social security|ssn|social)\b")),
     ("DATE_OF_BIRTH", re.compile(r"(?i)\b(?:date of birth|birth ?date|birthday|dob|born)\b")),
 )
 _FILLER_RE = re.compile(
@@ -884,6 +890,10 @@ _FILLER_RE = re.compile(
     r"(?:(?:it'?s|its|this is|that'?s|that is|i'?m|i am|my (?:full )?name is|my (?:full )?name'?s|"
     r"the name is|name is|name:|call me)\s+)?")
 _TRAIL_RE = re.compile(r"(?i)(?:[,.!\s]+(?:here|thanks|thank you|thx|please))*[\s.!,]*$")
+#: What opens a bare answer that is not the value: "sure, it's 27513", "yes: 6624".
+_ANSWER_FILLER_RE = re.compile(
+    r"(?i)^(?:(?:sure|yes|yeah|yep|ok(?:ay)?|of course|certainly|absolutely)\b[,.!:]?\s*)*"
+    r"(?:(?:it'?s|its|that'?s|that is|it is|the (?:address|zip|postcode|number) is|my (?:address|zip|postcode) is)\s+)?")
 
 
 def _asked(text: str) -> list[str]:
@@ -976,6 +986,7 @@ _LOWER_SLOT_RE = re.compile(
     f"|(?:^|[.!?]\\s*)is (?P<c>{_LOWER_WORD}) (?=(?:available|around|free|back)\\b)"
     f"|(?<![\\w'])(?P<d>{_LOWER_WORD})'s(?= )"
     f"|(?<![\\w])call (?P<e>{_LOWER_WORD}) (?=back\\b)"
+    f"|(?<![\\w])(?:my|his|her|their|our) {_KIN},? (?P<k>{_LOWER_WORD})(?![\\w'-])"
     f"|(?:^|[.!?;:\\n]\\s*)(?P<b>{_LOWER_WORD}) (?=(?:said|says|told|asked|wrote|replied|answered|wants|needs|here,|can't|cannot|won't|will|is|was|"
     f"has|had)\\W))")
 
@@ -995,7 +1006,11 @@ def lower_case_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -
       starting a sentence before a verb of speech or a want ("bruno said", "milena wants"): no
       English word, or a gazetteer first name that is no common word;
     * a gazetteer first name that is no English word owning something ("emily's idea");
-    * two such words joined by "and" before what people are or do ("hugo and marie are").
+    * one word after "my wife" / "her son," ... ("my wife fenella opened"): no English word, or a
+      gazetteer first name that is no common word;
+    * two such words joined by "and" before what people are or do ("hugo and marie are");
+    * the word after a first name found so at the end of a clause, no common word ("my sister,
+      petronella gaskell."): its family name.
 
     A stop word of another language ("ella", "sini") counts as a name word when it is a gazetteer
     name and the text is English (:func:`is_foreign`).
@@ -1061,9 +1076,16 @@ def lower_case_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -
             if plain(w) and len(w) >= 3 and w in firsts and not is_english_word(w):
                 out.append(w)
             continue
-        w = m.group("a") or m.group("b") or m.group("c") or m.group("e")
+        w = m.group("a") or m.group("b") or m.group("c") or m.group("e") or m.group("k")
         if plain(w) and len(w) >= 3 and (not is_english_word(w) or (w in firsts and not is_common_word(w))):
             out.append(w)
+    # a found first name and the word after it at the end of a clause: its family name, even a
+    # word ("she's my sister, petronella gaskell."): never a first name replaced, its surname kept
+    for w in [n for n in out if " " not in n and n in firsts]:
+        for m in re.finditer(r"(?<![\w'-])" + re.escape(w) + f" (?P<l>{_LOWER_WORD})(?=[,.!?;]|$)", text):
+            last = m.group("l")
+            if plain(last) and len(last) >= 3 and not is_common_word(last):
+                out.append(f"{w} {last}")
     return list(dict.fromkeys(out))
 
 
@@ -1096,8 +1118,11 @@ def conversation_values(messages: list[dict], keep: frozenset[str] | set[str] = 
     """``(value, entity, source)`` for the customer's replies to the agent's questions.
 
     The user messages after an assistant message that asks for a name / e-mail / phone / order
-    or account number / user name / address / date of birth (until the next assistant message)
-    are read as that entity when they are bare: a name alone, a number alone, a handle alone.
+    or account number / user name / address / zip / last four digits / social security number /
+    date of birth (until the next assistant message) are read as that entity when they are bare:
+    a name alone, a number alone, a handle alone, an address reply that starts with a building
+    number ("902 bramblewood ct"), a postcode alone ("27513", "yo1 7hh"), four digits after "last
+    four", nine after "social security".
     Labelled and shaped values in them are found by the recognizers anyway."""
     out: list[tuple[str, str, str]] = []
     asked: list[str] = []
@@ -1136,6 +1161,21 @@ def conversation_values(messages: list[dict], keep: frozenset[str] | set[str] = 
                     for mm in _PHONE_IN_REPLY_RE.finditer(t):
                         if sum(c.isdigit() for c in mm.group(0)) >= 7:
                             out.append((mm.group(0).strip(), "PHONE_NUMBER", "context:asked_phone"))
+        t = _TRAIL_RE.sub("", _ANSWER_FILLER_RE.sub("", content.strip(), count=1))
+        if "LAST_FOUR" in asked and re.fullmatch(r"\d{4}", t):
+            out.append((t, "LAST_FOUR", "context:asked_last_four"))
+            continue
+        if "SSN" in asked and re.fullmatch(r"\d{3}[- ]?\d{2}[- ]?\d{4}", t):
+            out.append((t, "SSN", "context:asked_ssn"))
+            continue
+        if "ZIP" in asked and re.fullmatch(r"(?=[A-Za-z0-9 -]*\d)[A-Za-z0-9][A-Za-z0-9 -]{2,9}", t) and len(t.split()) <= 2:
+            out.append((t, "ZIP", "context:asked_zip"))
+            continue
+        if "STREET_ADDRESS" in asked and "PERSON" not in asked and len(t) <= 100 and "?" not in t \
+                and re.match(r"\d{1,6}[a-zA-Z]?\s+\S", t):
+            # "902 bramblewood ct", "it's 17 cobblers row, york": the whole bare reply
+            out.append((t, "STREET_ADDRESS", "context:asked_address"))
+            continue
         if "USER_ID" in asked:
             t = _TRAIL_RE.sub("", _FILLER_RE.sub("", content.strip(), count=1))
             if " " not in t and looks_like_handle(t, keep):

@@ -81,7 +81,8 @@ def _street_suffixes() -> str:
 
     words = set("Street St Drive Dr Avenue Ave Road Rd Lane Ln Boulevard Blvd Way Court Ct Place Pl "
                 "Terrace Ter Circle Cir Parkway Pkwy Trail Trl Highway Hwy Square Sq Loop Alley "
-                "Crescent Row Walk".split()) | set(_Addr.street_suffixes)
+                "Crescent Row Walk Parade Esplanade Close Mews Rise Quay Promenade Wynd Broadway Grove "
+                "Gardens".split()) | set(_Addr.street_suffixes)
     return "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))
 
 
@@ -90,7 +91,7 @@ _STREET_SUFFIX = _street_suffixes()
 #: street ("Andrews Alley"), not a person.
 STREET_SUFFIXES = frozenset(w.replace("\\", "").lower() for w in _STREET_SUFFIX.split("|"))
 STREET_RE = re.compile(
-    r"(?<![\w-])(?P<v>\d{1,6} (?:\d{1,5} )?(?:[NSEW]\.? )?(?:[A-Za-z][a-z]+ ){1,3}(?i:" + _STREET_SUFFIX + r")\b\.?)"
+    r"(?<![\w-])(?P<v>\d{1,6} (?:\d{1,5} )?(?:[NSEWnsew]\.? )?(?:[A-Za-z][a-z]+ ){1,3}(?i:" + _STREET_SUFFIX + r")\b\.?)"
 )
 _STREET_WORD = f"[{UPPER}][{LOWER}'-]+(?:-[{UPPER}][{LOWER}']+)*"  # "Väike-Laagri"
 #: Greek capitals and small letters (with tonos): streets of Greece and Cyprus ("Ποσειδώνος 42")
@@ -363,8 +364,10 @@ def _city_state_score(text: str, m: re.Match) -> Optional[float]:
 #: "dagny dot erikstad at postbox dot test", "mia(at)example(dot)com": e-mails spelled out.
 _DOT = r"(?:\s*(?:\(dot\)|\[dot\]|\{dot\})\s*|\s+dot\s+)"
 _AT = r"(?:\s*(?:\(at\)|\[at\]|\{at\})\s*|\s+at\s+)"
+#: Separators spelled out inside a local part ("annabel underscore quayle", "jo dash lee").
+_SEP_SPELLED = r"(?:\s+(?:underscore|dash|hyphen)\s+)"
 EMAIL_SPELLED_RE = re.compile(
-    r"(?i)(?<![\w.@])(?P<v>[a-z0-9][a-z0-9_+-]*(?:(?:" + _DOT + r"|[._])[a-z0-9_+-]+)*" + _AT
+    r"(?i)(?<![\w.@])(?P<v>[a-z0-9][a-z0-9_+-]*(?:(?:" + _DOT + r"|" + _SEP_SPELLED + r"|[._])[a-z0-9_+-]+)*" + _AT
     + r"[a-z0-9][a-z0-9-]*(?:" + _DOT + r"[a-z0-9-]+)*" + _DOT + r"[a-z]{2,12})(?![\w@])")
 UNIT_RE = re.compile(r"(?<![\w-])(?P<v>(?:Suite|Apt\.?|Apartment|Unit) #?\d{1,5}[A-Z]?)(?![\w-])")
 ZIP_RE = re.compile(
@@ -445,6 +448,15 @@ NAME_CONTEXT_RE = re.compile(
     # family-name particles before or inside the name ("maiden name is van der Berg")
     r"(?P<v>(?:" + NAME_PARTICLE + r" ){0,2}" + NAME_WORD + r"(?:[ \t]+(?:" + NAME_PARTICLE + r" ){0,2}"
     + NAME_WORD + r"){0,2})")
+def _name_context_score(text: str, m: re.Match) -> Optional[float]:
+    """The word after a name context is no stop word ("Customer: My invoice ...", "this is
+    It")."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    first = next((w for w in m.group("v").split() if w not in NAME_PARTICLES), "")
+    return None if first.lower() in STOP_WORDS else 0.6
+
+
 #: A name that owns personal data ("here's Einar's address", "Ottilie's phone number").
 NAME_POSSESSIVE_RE = re.compile(
     r"(?<![\w'\u2019-])(?P<v>" + NAME_WORD + r"(?: " + NAME_WORD + r")?)['\u2019]s (?i:(?:home |postal |mailing |new |old )?"
@@ -517,6 +529,31 @@ CORNER_RE = re.compile(
     r"(?: (?:St|Ave|Rd|Blvd|Dr)\.?)?[ \t]+(?:and|&)[ \t]+(?P<w>" + _CORNER_PART + r")(?![\w-])")
 
 
+#: An IBAN in any case, with or without spaces ("iban: gb82 west 1234 5698 7654 32"): presidio's
+#: IbanRecognizer reads upper case only; validated by python-stdnum (ISO 13616 / ISO 7064).
+IBAN_ANY_CASE_RE = re.compile(r"(?<![\w-])(?P<v>[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]{4}){2,7}(?: ?[A-Za-z0-9]{1,4})?)(?![\w-])")
+
+
+def _iban_any_case_score(text: str, m: re.Match) -> Optional[float]:
+    """A valid IBAN that is not all upper case (presidio finds those)."""
+    from stdnum import iban as std_iban
+
+    v = m.group("v")
+    compact = v.replace(" ", "")
+    return 0.9 if compact != compact.upper() and std_iban.is_valid(compact.upper()) else None
+
+
+#: Nine digits after an SSN label ("SS# 536227841", "SSN: 536 22 7841", "social security number
+#: 536227841"): presidio's UsSsnRecognizer scores a bare digit run too low to count.
+SSN_LABEL_RE = re.compile(r"(?i:\b(?:ssn|ss#|ss no\.?|social security(?: number| no\.?| #)?|social)\s*(?:is\s+)?[:#]?\s*)"
+                          r"(?P<v>\d{3}[ -]?\d{2}[ -]?\d{4})(?!\d)")
+
+
+#: A mention of a user by handle in chat or ticket text ("Reassign it from @tobias.ekwueme to
+#: @rgallardo"): not inside an e-mail address ("ana@example.com") or a word.
+MENTION_RE = re.compile(r"(?<![\w@.+-])@(?P<v>[A-Za-z][A-Za-z0-9._-]{1,38}[A-Za-z0-9])(?![\w@]|\.\w)")
+
+
 #: Speaker labels of a transcript ("Concordio: What a wife.\nTonya: Remember me?", a quote right
 #: after the colon: 'Tonya:"I'm her daughter"'): a name and a colon at the start of a line, in a
 #: text with at least two such lines.
@@ -540,6 +577,37 @@ def _speaker_score(text: str, m: re.Match) -> Optional[float]:
     if any(is_english_word(w) and w.lower() not in name_gazetteer()[0] for w in words[:1]):
         return None
     return 0.6
+
+#: A speaker label in lower case or capitals ("cormac: hey is it fixed?", "BJÖRN: vi har inte
+#: fått paketet"): judged by :func:`_speaker_any_case_score`.
+SPEAKER_ANY_CASE_RE = re.compile(r"(?m)^[ \t]*(?P<v>[a-z\u00df-\u00f6\u00f8-\u00ff]{3,}|[A-Z\u00c0-\u00d6\u00d8-\u00de]{3,}):[ \t]+\S")
+#: Labels of roles and fields, never a person's name in a transcript.
+_ROLE_LABELS = frozenset("""bot agent customer user assistant system support admin operator rep staff me you
+    note notes subject date time from to cc bcc re fw fwd ps nb tel fax email phone address client caller
+    host guest moderator answer question reply status error warning info debug output input result
+    summary total ticket order account id ref""".split())
+
+
+def _speaker_any_case_score(text: str, m: re.Match) -> Optional[float]:
+    """A lower-case or all-capitals label is a name in a transcript (2+ label lines of any case)
+    when it is no role or field word ("bot:", "note:"), no stop word, and a gazetteer first name
+    that is no common word, or a word no dictionary knows that labels 2+ lines ("cormac:",
+    "BJÖRN:"; not "KUNDTJÄNST:" once)."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    from .context import is_common_word, is_english_word, name_gazetteer
+
+    v = m.group("v")
+    w = v.lower()
+    if w in _ROLE_LABELS or w in STOP_WORDS:
+        return None
+    labels = [x.group("v") for x in SPEAKER_ANY_CASE_RE.finditer(text)] + [x.group("v") for x in SPEAKER_RE.finditer(text)]
+    if len(labels) < 2:
+        return None
+    if w in name_gazetteer()[0] and not is_common_word(w):
+        return 0.6
+    return 0.6 if not is_english_word(w) and labels.count(v) >= 2 else None
+
 
 @dataclass(frozen=True)
 class PatternHit:
@@ -813,7 +881,7 @@ these those with from by is are was be been i you we it me us them bags bag item
 night hours hour people passengers tickets ticket seats seat times way minutes weeks months years""".split())
 _ADDRESS_WORD_BEFORE_RE = re.compile(
     r"(?i)\b(?:address|addr|live|living|lives|moved|move|moving|ship|shipping|send|sent|deliver|delivery|"
-    r"located|reside|residence|street|at|to|is)\b[^\n\d]{0,20}$")
+    r"located|reside|residence|street|at|to|is|its|it's)\b[^\n\d]{0,20}$")
 
 
 def _luhn_ok(digits: str) -> bool:
@@ -1003,8 +1071,13 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("ZipLabelRecognizer", "ZIP", [ZIP_LABEL_RE], 0.6, validate=_zip_label_score),
         RegexRecognizer("ZipAfterUnitRecognizer", "ZIP", [ZIP_AFTER_UNIT_RE], 0.6,
                         validate=_zip_after_unit_score),
-        RegexRecognizer("NameContextRecognizer", "PERSON", [NAME_CONTEXT_RE], 0.6),
+        RegexRecognizer("NameContextRecognizer", "PERSON", [NAME_CONTEXT_RE], 0.6, validate=_name_context_score),
         RegexRecognizer("SpeakerLabelRecognizer", "PERSON", [SPEAKER_RE], 0.6, validate=_speaker_score),
+        RegexRecognizer("SpeakerAnyCaseRecognizer", "PERSON", [SPEAKER_ANY_CASE_RE], 0.6,
+                        validate=_speaker_any_case_score),
+        RegexRecognizer("MentionRecognizer", "USER_ID", [MENTION_RE], 0.7),
+        RegexRecognizer("IbanAnyCaseRecognizer", "IBAN_CODE", [IBAN_ANY_CASE_RE], 0.9, validate=_iban_any_case_score),
+        RegexRecognizer("SsnLabelRecognizer", "US_SSN", [SSN_LABEL_RE], 0.8),
         _GroupsRecognizer("QuoteSpeakerRecognizer", "PERSON", [QUOTE_SPEAKER_RE], 0.6, validate=_quote_speaker_score),
         _CornerRecognizer("CornerRecognizer", "STREET_ADDRESS", [CORNER_RE], 0.65),
         RegexRecognizer("BlockStreetRecognizer", "STREET_ADDRESS", [BLOCK_STREET_RE], 0.65),

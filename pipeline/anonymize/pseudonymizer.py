@@ -534,7 +534,11 @@ class Pseudonymizer:
 
     # -- dispatch ----------------------------------------------------------------------------
     def pseudonym(self, value: str, entity: str) -> str:
-        """Consistent fictional replacement for ``value`` of presidio/key-rule type ``entity``."""
+        """Consistent fictional replacement for ``value`` of presidio/key-rule type ``entity``. A
+        valid IBAN found under another label ("account IT60X05428...") is replaced as an IBAN:
+        same country, length and layout, valid check digits."""
+        if entity != "IBAN_CODE" and _is_iban(value):
+            entity = "IBAN_CODE"
         if entity in ("PERSON", "FIRST_NAME", "LAST_NAME"):
             return self.name(value, entity)
         if entity == "USER_ID":
@@ -569,3 +573,14 @@ class Pseudonymizer:
             if any(c.isdigit() for c in value):
                 return self.digits_like(value, entity)
         return self._draw(entity, value, lambda a: f"{entity.lower()}_{self._digits(entity, value, 8, a)}")
+
+
+def _is_iban(value: str) -> bool:
+    """``value`` (spaces or dashes allowed) is an IBAN with valid check digits for its country
+    (python-stdnum's ``iban.is_valid``: ISO 13616 lengths and ISO 7064 mod 97-10)."""
+    compact = re.sub(r"[\s-]", "", value)
+    if not (15 <= len(compact) <= 34 and compact[:2].isalpha() and compact[2:4].isdigit()):
+        return False
+    from stdnum import iban as std_iban
+
+    return std_iban.is_valid(compact.upper())

@@ -1107,3 +1107,18 @@ def test_people_in_nested_person_keys_labels_of_other_languages_and_transcripts(
     _assert_gone(out["k6"], ["annabel", "quayle"])
     _assert_gone(out["k7"], ["Banksia Parade", "48 Banksia Parade"])
     _assert_unchanged(out, recs, "s1", "s2", "s3")
+
+
+def test_a_street_with_and_without_its_sentence_dot_gets_one_pseudonym(analyzer):
+    """Found by a fresh-clone check: "417 larkspur ct" (an answer) and "417 larkspur ct." (the
+    end of the agent's sentence) became two different streets in one record; the final dot does
+    not count (it stays after the fake)."""
+    recs = [_rec("d1", _msg("assistant", "What's the service address?"), _msg("user", "417 larkspur ct"),
+                 _msg("assistant", "I'll update it to 417 larkspur ct."),
+                 _msg("user", "We moved from 975 Sunset Drive. 975 Sunset Drive was old."))]
+    out, _ = _run(analyzer, recs)
+    m = out["d1"].messages
+    assert "larkspur" not in json.dumps(out["d1"].model_dump()) and "Sunset" not in m[3]["content"]
+    assert m[2]["content"] == f"I'll update it to {m[1]['content']}."
+    first, second = re.findall(r"(\d+ [A-Z]\w+ \w+)", m[3]["content"])
+    assert first == second

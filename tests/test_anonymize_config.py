@@ -165,3 +165,13 @@ def test_anonymization_without_the_name_gazetteer_is_not_reused(tmp_path):
     text, report = latest()
     assert report["name_gazetteer"]["first"] > 10000, report["name_gazetteer"]
     assert "Oluwaseun" not in text
+
+
+def test_keys_ending_in_by_hold_people_unless_they_say_how():
+    """Issue 11, seventh round: "last_touched_by" / "closed_by" hold who did it; "sort_by" /
+    "group_by" / "order_by" say how (their values - "created_at", "region" - are no people)."""
+    from pipeline.anonymize.config import default_config
+
+    cfg = default_config()
+    assert cfg.is_person_key("last_touched_by") and cfg.is_person_key("closed_by") and cfg.is_person_key("organizer")
+    assert not any(cfg.is_person_key(k) for k in ("sort_by", "group_by", "order_by", "by", "status", None))

@@ -156,3 +156,16 @@ def test_evaluator_values_source_labels_the_planted_values_and_is_scored():
     table = score(data, out, rep)
     assert table["PHONE"]["recall"] >= 0.9 and table["ADDRESS"]["recall"] >= 0.8, table
     assert table["NAME"]["recall"] >= 0.9 and table["NAME"]["precision"] >= 0.9, table
+
+
+def test_measure_refuses_to_show_held_misses_and_probe_outside_presidio_evaluator(capsys):
+    """The held templates are only measured: ``--show`` with ``--group held`` (the default) stops
+    with exit code 2 and says why; ``--group probe`` exists for presidio-evaluator only."""
+    from pipeline.anonymize.measure import main
+
+    for argv in (["--show", "3"], ["--source", "presidio-evaluator", "--show", "3"], ["--group", "probe"]):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "--show is refused for --group held" in err and "--group probe exists for --source presidio-evaluator only" in err

@@ -53,6 +53,11 @@ def normalize_key(key: Optional[str]) -> Optional[str]:
     return re.sub(r"_+", "_", k).strip("_")
 
 
+#: Words before "_by" in keys that say how, not who ("sort_by", "group_by", "order_by").
+_HOW_BY = frozenset("""sort order group filter partition split search index key aggregate rank pivot stand pass
+    near step offset increment multiply divide scale round match join""".split())
+
+
 @dataclass
 class PiiConfig:
     """The rules the anonymizer takes from configuration (see the module doc).
@@ -142,8 +147,14 @@ class PiiConfig:
     # -- lookups -------------------------------------------------------------------------
     def is_person_key(self, key: Optional[str]) -> bool:
         """A normalized key whose values are people: one of ``person_keys``, or a key ending in
-        ``_by`` ("last_touched_by", "closed_by": who did it)."""
-        return key is not None and (key in self.person_keys or (key.endswith("_by") and len(key) > 3))
+        ``_by`` after a verb of doing ("last_touched_by", "closed_by": who did it; not "sort_by",
+        "group_by", "order_by": how to do it)."""
+        if key is None:
+            return False
+        if key in self.person_keys:
+            return True
+        parts = key.split("_")
+        return len(parts) >= 2 and parts[-1] == "by" and parts[-2] not in _HOW_BY
 
     def key_entity(self, key: Optional[str]) -> tuple[Optional[str], bool]:
         """``(entity, exact)`` for a normalized key: an exact ``key_rules`` entry (``exact``

@@ -624,22 +624,29 @@ def main(argv: Optional[list[str]] = None) -> int:
     target is missed)."""
     ap = argparse.ArgumentParser(prog="python -m pipeline.anonymize.measure", description=__doc__.split("\n")[0])
     ap.add_argument("--group", default="held", choices=("tune", "probe", "held"),
-                    help="template group: tune / held (both sources); probe (presidio-evaluator "
-                         "only: half of its odd lines, read from the seventh round on)")
+                    help="template group (default: held): tune (read while building) and held "
+                         "(only measured) for --source templates and presidio-evaluator; probe "
+                         "for presidio-evaluator only (a quarter of its templates, read from the "
+                         "seventh round on); --source evaluator-values has no groups")
     ap.add_argument("--source", default="templates", choices=("templates", "presidio-evaluator", "evaluator-values"),
-                    help="templates: this module's sentences and conversations (--group); "
+                    help="(default: templates) templates: this module's sentences and conversations (--group); "
                          "presidio-evaluator: sentences from presidio-evaluator's own generator; "
                          "evaluator-values: its phone, street, postcode and person-name values in "
                          "sentences written here (--n of each, --seed; no --group)")
     ap.add_argument("--n", type=int, default=200, help="records per set")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-presidio", action="store_true")
-    ap.add_argument("--show", type=int, default=0, help="print up to N left-over values (fictional)")
+    ap.add_argument("--show", type=int, default=0,
+                    help="print up to N left-over values and false positives (fictional values; "
+                         "not for --group held, which is only measured)")
     ap.add_argument("--json", default=None)
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args(argv)
     if args.group == "probe" and args.source != "presidio-evaluator":
         ap.error("--group probe exists for --source presidio-evaluator only")
+    if args.show and args.group == "held" and args.source != "evaluator-values":
+        ap.error("--show is refused for --group held: held templates are only measured, their misses "
+                 "never read (use --group tune or probe)")
     results, bad = {}, []
     kinds = ("sentences", "conversations") if args.source == "templates" else (args.source,)
     for kind in kinds:

@@ -517,16 +517,19 @@ class Pseudonymizer:
         return parsed[1](_dt.date.fromisoformat(iso)) if parsed else iso
 
     def street_address(self, value: str) -> str:
-        """``975 Sunset Drive`` -> a building number of as many digits + a Faker street name."""
-        m = re.match(r"^\s*(\d+)\s", value)
-        dot = "." if value.endswith(".") else ""
+        """``975 Sunset Drive`` -> a building number of as many digits + a Faker street name. A
+        final dot ("417 larkspur ct." at a sentence's end, "Ave.") is kept and does not count:
+        "417 larkspur ct" and "417 larkspur ct." get the same street."""
+        base = value[:-1] if value.endswith(".") else value
+        dot = value[len(base):]
+        m = re.match(r"^\s*(\d+)\s", base)
 
         def gen(attempt: int) -> str:
-            fk = self._faker_for("STREET", normalize(value), attempt)
+            fk = self._faker_for("STREET", normalize(base), attempt)
             if not m:
-                return fk.street_name() + dot
-            return f"{self._digits('BLDG', value, len(m.group(1)), attempt)} {fk.street_name()}{dot}"
-        return self._draw("STREET_ADDRESS", value, gen)
+                return fk.street_name()
+            return f"{self._digits('BLDG', base, len(m.group(1)), attempt)} {fk.street_name()}"
+        return self._draw("STREET_ADDRESS", base, gen) + dot
 
     def city(self, value: str) -> str:
         """A Faker city name."""

@@ -1122,3 +1122,20 @@ def test_a_street_with_and_without_its_sentence_dot_gets_one_pseudonym(analyzer)
     assert m[2]["content"] == f"I'll update it to {m[1]['content']}."
     first, second = re.findall(r"(\d+ [A-Z]\w+ \w+)", m[3]["content"])
     assert first == second
+
+
+def test_postcodes_after_a_lower_case_town_in_a_street_line(analyzer):
+    """Red-team pass, seventh round: a postcode after a lower-case town, in a line whose building
+    number and street noun stand before the comma ("17 cobblers row, york yo1 7hh", "..., chicago
+    60657"); numbers after a comma with no street before them stay ("we sold 3 items, total 45000")."""
+    recs = [_rec("z1", _msg("user", "deliver to 17 cobblers row, york yo1 7hh, the blue door")),
+            _rec("z2", _msg("user", "yeah its 3390 n halsted st unit 2, chicago 60657")),
+            _rec("z3", _msg("user", "send it to 12 mill lane, ashford 2345")),
+            _rec("s1", _msg("user", "we sold 3 items, total 45000 today")),
+            _rec("s2", _msg("user", "i paid 20 dollars, about 1500 total"))]
+    out, _ = _run(analyzer, recs)
+    _assert_gone(out["z1"], ["yo1 7hh", "cobblers"])
+    _assert_gone(out["z2"], ["60657", "halsted"])
+    _assert_gone(out["z3"], ["2345", "mill lane"])
+    assert "york" in out["z1"].messages[0]["content"] and "chicago" in out["z2"].messages[0]["content"]
+    _assert_unchanged(out, recs, "s1", "s2")

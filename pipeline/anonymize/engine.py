@@ -824,6 +824,24 @@ ZIP_BEFORE_PLACE_RE = re.compile(
 #: Canadian ("L2R 3H6").
 ZIP_SHAPED_RE = re.compile(
     r"(?<![\w-])(?P<v>[A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2}|[A-Z]\d[A-Z] \d[A-Z]\d)(?![\w-])")
+#: A postcode after a lower-case town, after a comma, in a line that holds a building number and
+#: a street before it ("17 cobblers row, york yo1 7hh", "3390 n halsted st unit 2, chicago 60657"):
+#: a UK / Canadian layout or 4-6 digits.
+ZIP_LOWER_RE = re.compile(
+    r"(?<=, )[a-z][a-z'-]+(?: [a-z][a-z'-]+)? (?P<v>[a-z]{1,2}\d[a-z\d]? \d[a-z]{2}|[a-z]\d[a-z] \d[a-z]\d|\d{4,6})(?![\w-]|[.,]\d)")
+
+
+def _zip_lower_score(text: str, m: re.Match) -> Optional[float]:
+    """A building number and a street noun (:data:`STREET_SUFFIXES`) earlier on the same line,
+    before the comma ("17 cobblers row, york ..."; not "we sold 3 items, total 45000")."""
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    before = re.sub(r"[,;]", " ", text[line_start:m.start()])
+    for b in re.finditer(r"(?<![\w-])\d{1,6}[a-z]? ((?:[a-z]+\.? +){1,4})", before + " "):
+        if any(w.rstrip(".") in STREET_SUFFIXES for w in b.group(1).split()[1:]):
+            return 0.6
+    return None
+
+
 #: A postcode after a US state code: "Fairview OR 9702", "Salem, OR 97301-1234"
 ZIP_AFTER_STATE_RE = re.compile(
     r"(?:(?<=[a-z] )|(?<=[a-z], ))(?:" + "|".join(US_STATES) + r")\.?,? (?P<v>\d{3,4}|\d{2,3}-\d{3})(?![\w-]|[.,]\d)")
@@ -1044,6 +1062,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("ZipAfterStateRecognizer", "ZIP", [ZIP_AFTER_STATE_RE], 0.6,
                         validate=_zip_after_state_score),
         RegexRecognizer("ZipShapeRecognizer", "ZIP", [ZIP_SHAPED_RE, ZIP_LABEL_AFTER_RE], 0.6),
+        RegexRecognizer("ZipLowerCaseRecognizer", "ZIP", [ZIP_LOWER_RE], 0.6, validate=_zip_lower_score),
         RegexRecognizer("PhoneContextRecognizer", "PHONE_NUMBER", [PHONE_CONTEXT_RE], 0.7,
                         validate=_phone_context_score),
         RegexRecognizer("CardNumberContextRecognizer", "CREDIT_CARD", [CARD_CONTEXT_RE], 0.8,

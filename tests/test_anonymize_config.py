@@ -175,3 +175,17 @@ def test_keys_ending_in_by_hold_people_unless_they_say_how():
     cfg = default_config()
     assert cfg.is_person_key("last_touched_by") and cfg.is_person_key("closed_by") and cfg.is_person_key("organizer")
     assert not any(cfg.is_person_key(k) for k in ("sort_by", "group_by", "order_by", "by", "status", None))
+
+
+def test_review_context_names_the_json_key_of_a_suspect():
+    """A fresh user's check (seventh round): `--review` showed a suspect inside a JSON tool result
+    as "...[5#########]..." with nothing around it; the masked context now names its key."""
+    from pipeline.anonymize.audit import Finding, masked_context
+
+    rec = LogRecord.model_validate({"id": "r1", "messages": [
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "t", "type": "function", "function": {
+            "name": "get_product_details", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "t", "name": "get_product_details",
+         "content": json.dumps({"item_id": "5810273946", "status": "ok"})}]})
+    ctx = masked_context(rec, Finding("r1", "shape:digits", False, "5810273946"))
+    assert ctx.startswith("item_id: ") and "5810273946" not in ctx and "5#########" in ctx, ctx

@@ -182,14 +182,15 @@ def masked(value: str) -> str:
 
 def masked_context(rec: LogRecord, finding: Finding, width: int = 40) -> str:
     """The output text around ``finding`` (``width`` characters each side) with the value
-    masked, for a person to judge whether it is personal (``--review``)."""
+    masked, for a person to judge whether it is personal (``--review``); a value of a JSON key
+    is shown with its key ("item_id: ...[1#########]...": a value alone says little)."""
     keyed, _ = record_strings(rec)
-    for _k, s in keyed:
+    for k, s in keyed:
         m = re.search(r"(?<![A-Za-z0-9])" + re.escape(finding.value) + r"(?![A-Za-z0-9])", s, re.I)
         if m:
             left = s[max(0, m.start() - width):m.start()].replace("\n", " ")
             right = s[m.end():m.end() + width].replace("\n", " ")
-            return f"...{left}[{masked(m.group(0))}]{right}..."
+            return (f"{k}: " if k else "") + f"...{left}[{masked(m.group(0))}]{right}..."
     return f"[{masked(finding.value)}] (in the record id)"
 
 

@@ -164,12 +164,16 @@ def canary_values(p: dict) -> list[str]:
                            "api_key", "session_id", "token", "jwt", "order_id", "iban", "ssn",
                            "uk_phone", "handle", "account", "friend_first", "friend_last", "payee",
                            "card2", "intl_phone", "eu_street", "postcode", "grouped_phone", "block_street",
-                           "block_postcode", "lower_first", "lower_last", "sign_first", "sign_last",
+                           "lower_first", "lower_last", "sign_first", "sign_last",
                            "line_phone", "street3", "quote_last", "corner_a", "corner_b", "fax",
                            "block_street2")]
     # a 3-digit postcode alone is no distinctive string (a log line's "692 ms"): it is checked
     # with the town that stays beside it
     vals.append(f"Þórshöfn {p['postcode3']}")
+    # the block's postcode (38512-38633) lies in the range of the ephemeral TCP ports a local
+    # server prints in its logs ("38523" was a Prefect server's port in a full-suite run): it is
+    # checked with the town that stays beside it
+    vals.append(f"{p['block_postcode']} Ulvsundmyra")
     vals.append(p["card"].replace(" ", ""))
     vals.append(re.sub(r"\D", "", p["phone"]))
     vals.append(p["order_id"][2:])  # the bare order number

@@ -536,13 +536,9 @@ class Anonymizer:
         ent, exact = self.config.key_entity(key)
         if ent and not exact and not _shape_ok(ent, value):
             ent = None
-        if ent is None and self._is_person_key(key):
+        if ent is None and self.config.is_person_key(key):
             ent = self._person_value_entity(value)
         return ent
-
-    def _is_person_key(self, key: Optional[str]) -> bool:
-        """:meth:`PiiConfig.is_person_key <pipeline.anonymize.config.PiiConfig.is_person_key>`."""
-        return self.config.is_person_key(key)
 
     def _person_value_entity(self, value: str) -> Optional[str]:
         """The entity of a value under a person key (``sender``, ``attendees``...) by its shape:
@@ -584,7 +580,7 @@ class Anonymizer:
                 scan.extra_digests.add(self.digest(f"{fn} {ln}"))
                 if fn.strip() and ln.strip():
                     scan.people.add((fn.split()[0], ln.split()[-1]))
-            person_parent = self._is_person_key(key)
+            person_parent = self.config.is_person_key(key)
             for k, v in obj.items():
                 if isinstance(k, str):
                     self._check_unicode(k, where)
@@ -610,7 +606,7 @@ class Anonymizer:
                 self._check_unicode(s, where)
                 scan.strings.append(s)
             ent = self._key_entity(key, s)
-            if ent is None and isinstance(obj, str) and self._is_person_key(key):
+            if ent is None and isinstance(obj, str) and self.config.is_person_key(key):
                 m = _NAME_EMAIL_RE.fullmatch(s.strip())
                 if m:  # "Ines Quintero <ines@example.org>"
                     self._register(scan, m.group("name"), "PERSON", f"key:{key}")
@@ -899,8 +895,7 @@ class Anonymizer:
                     strong = ((rec_name == "NameContextRecognizer" and
                                STRONG_NAME_CONTEXT_RE.search(text, max(0, s - 40), s) is not None)
                               # "Einar's address", "Vedrana: Are we ..." say person too
-                              or rec_name in ("SpeakerLabelRecognizer", "NamePossessiveRecognizer", "QuoteSpeakerRecognizer",
-                                              "SpeakerAnyCaseRecognizer"))
+                              or rec_name in _STRONG_PERSON_RECOGNIZERS)
                     if (self._place_after_re.match(text, e) or self._place_word_re.search(value)
                             or _CODE_AFTER_RE.match(text, e)):
                         # "John F. Kennedy International Airport", "Newark (EWR)" are places
@@ -910,8 +905,7 @@ class Anonymizer:
                         runs = []
                     elif rec_name == "SpeakerAnyCaseRecognizer":
                         runs = [value]  # "cormac:", "BJÖRN:": the label as written (no Capitalized run)
-                    elif rec_name in ("NameContextRecognizer", "SpeakerLabelRecognizer", "NamePossessiveRecognizer",
-                                      "QuoteSpeakerRecognizer"):
+                    elif rec_name == "NameContextRecognizer" or rec_name in _STRONG_PERSON_RECOGNIZERS:
                         # "add Marina Rivas": the context says person; spaCy calling "Marina" a
                         # place elsewhere in the record does not veto it, only inside this span
                         words = value.split()
@@ -1481,6 +1475,10 @@ def _town_beside_postcode(text: str, start: int, end: int) -> bool:
             or (_NUMBER_BRACKET_BEFORE_RE.search(before) is not None and text[end:end + 1] == ")"))
 
 
+#: Person recognizers whose pattern itself says person ("Einar's address", "Vedrana: Are we",
+#: '," says Torvik.', "cormac: thx"): strong context, no place veto inside the span.
+_STRONG_PERSON_RECOGNIZERS = frozenset({"SpeakerLabelRecognizer", "NamePossessiveRecognizer",
+                                        "QuoteSpeakerRecognizer", "SpeakerAnyCaseRecognizer"})
 #: Keys of an object under a person key that hold a part of the person's name ("guest":
 #: {"first": "Anselm", "last": "Whitcombe"}).
 _PERSON_PART_KEYS = {"first": "FIRST_NAME", "given": "FIRST_NAME", "middle": "FIRST_NAME", "last": "LAST_NAME",

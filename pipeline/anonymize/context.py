@@ -550,9 +550,6 @@ def name_runs(text: str) -> list[tuple[int, int]]:
 
     Texts in another language (:func:`is_foreign`) get none. Keep-words, domain words and the
     places spaCy sees are removed by the anonymizer afterwards (as for NER)."""
-    global _NAME_RUN_RE
-    if _NAME_RUN_RE is None:
-        _NAME_RUN_RE = _name_run_re()
     from spacy.lang.en.stop_words import STOP_WORDS
 
     out: list[tuple[int, int]] = []

@@ -1139,3 +1139,20 @@ def test_postcodes_after_a_lower_case_town_in_a_street_line(analyzer):
     _assert_gone(out["z3"], ["2345", "mill lane"])
     assert "york" in out["z1"].messages[0]["content"] and "chicago" in out["z2"].messages[0]["content"]
     _assert_unchanged(out, recs, "s1", "s2")
+
+
+def test_names_of_roads_and_landmarks_stay_places(analyzer):
+    """Eighth round (precision): a gazetteer first name before a Capitalized road or landmark
+    noun names the road ("the Madison Avenue store"), as does such a noun ending the span ("the
+    Grand Canyon tour"); a person's name before one is still replaced where the context says
+    person ("My name is Lois Lane"), and "Lane" (a family name) is no road noun."""
+    recs = [_rec("s1", _msg("user", "Main Street Bakery is closed on Sundays; the Madison Avenue store is open 9 to 5.")),
+            _rec("s2", _msg("user", "The Grand Canyon tour on Saturday was cancelled because of the storm.")),
+            _rec("s3", _msg("user", "We walked down Oxford Street and Abbey Road, then to Harrison Plaza.")),
+            _rec("p1", _msg("user", "My name is Lois Lane and I need a refund.")),
+            _rec("p2", _msg("user", "Please ask Madison Clarke about the Sunset Boulevard delivery."))]
+    out, _ = _run(analyzer, recs)
+    _assert_unchanged(out, recs, "s1", "s2", "s3")
+    _assert_gone(out["p1"], ["Lois", "Lane"])
+    _assert_gone(out["p2"], ["Madison", "Clarke"])
+    assert "Sunset Boulevard" in out["p2"].messages[0]["content"]

@@ -110,6 +110,14 @@ _BARE_AFTER_OK = re.compile(r"(?:[\s)\]\"',;!?]|[.:](?!\w)|$)")
 #: "Newark (EWR)", "Zurich (ZRH)": a name followed by a code in capitals is a place (a person's
 #: handle in parentheses is lower case: "Bartholomew (bwhitlock)")
 _CODE_AFTER_RE = re.compile(r"\s*\([A-Z]{3}\)")
+#: Capitalized road and landmark nouns that make the Capitalized word before them a place's name
+#: ("the Madison Avenue store", "Sunset Boulevard", "the Grand Canyon tour"): as the word after a
+#: person span, or as the span's own last word. Capitalized only ("ask Mary street vendors" is
+#: about Mary); family names that are also street nouns (Lane, Hill, Park, Ford) are not listed.
+_ROAD_NOUN = (r"(?:Avenue|Ave\.|Boulevard|Blvd\.?|Street|Road|Drive|Parkway|Highway|Freeway|Expressway|"
+              r"Motorway|Turnpike|Plaza|Square|Canyon|Terrace|Crescent|Esplanade|Promenade)")
+_ROAD_AFTER_RE = re.compile(r"[ \t]+" + _ROAD_NOUN + r"(?![\w-])")
+_ROAD_LAST_RE = re.compile(r"(?:^|\s)" + _ROAD_NOUN + r"$")
 _JSON_KEY_RE = re.compile(r'\\?"([^"\\\n]{2,40})\\?"\s*:')
 _YEAR_LIKE_RE = re.compile(r"(?:19|20)\d\d")
 #: a postcode right after / before a place ("Lyon, 69003", "8213 Ljubljana")
@@ -899,6 +907,9 @@ class Anonymizer:
                     if (self._place_after_re.match(text, e) or self._place_word_re.search(value)
                             or _CODE_AFTER_RE.match(text, e)):
                         # "John F. Kennedy International Airport", "Newark (EWR)" are places
+                        runs = []
+                    elif not strong and (_ROAD_AFTER_RE.match(text, e) or _ROAD_LAST_RE.search(value.rstrip(".,"))):
+                        # "the Madison Avenue store", "the Grand Canyon tour": a road or landmark
                         runs = []
                     elif not strong and _town_beside_postcode(text, s, e):
                         # "Öcsény 7143", "1813 Frederiksberg C", "Gaiola 134 (Montemurro)": a town

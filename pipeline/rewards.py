@@ -32,17 +32,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline.records import TaskHidden, TaskPackage, TaskVisible, ToolCall, Trajectory
-from pipeline.rollout.prompting import ToolCallBlock, clean_unicode, parse_tool_calls, scan_tool_calls
+from pipeline.rollout.prompting import (TOOL_RESPONSE_TAG, ToolCallBlock, split_bare_calls, clean_unicode,
+                                        parse_tool_calls, scan_tool_calls)
 from pipeline.sandbox import Sandbox
 
 #: A ChatML role word left by decoding with ``skip_special_tokens=True``: ``<|im_end|>\n<|im_start|>user\n``
-#: becomes ``\nuser\n``. The word stands on its own line, or right after a ``</tool_call>`` or a
-#: sentence's end mark (``.!?``, up to two spaces) when the model generated the ``<|im_end|>``
-#: without the template's newline (veRL's agent loop appends the next turn's tokens directly
-#: after the generated ones). A turn glued to any other character is not recognized.
-ROLE_MARKER_RE = re.compile(r"(?:^|(?<=</tool_call>)|(?<=[.!?])|(?<=[.!?] )|(?<=[.!?]  ))"
+#: becomes ``\nuser\n``. The word stands on its own line, or - when the model generated the
+#: ``<|im_end|>`` without the template's newline (veRL's agent loop appends the next turn's
+#: tokens directly after the generated ones) - right after a mark that is no letter, digit or
+#: space (``proceed?user``, ``confirm:user``, ``(yes/no)user``, an emoji, ``</tool_call>``), up to
+#: three spaces after it. A turn glued to a letter or digit ("Shall I proceeduser") is not
+#: recognized: it cannot be told from a word.
+ROLE_MARKER_RE = re.compile(r"(?:^|(?<=[^\w\s])|(?<=[^\w\s] )|(?<=[^\w\s]  )|(?<=[^\w\s]   ))"
                             r"(assistant|user|tool)[ \t]*(?:\r?\n|\Z)", re.M)
 _HIDDEN_REF = "_hidden_reference_step"
+_LINE_BRACE_RE = re.compile(r"(?m)^[ \t]*\{")
 
 
 def load_ground_truth(ground_truth: str | dict[str, Any]) -> dict[str, Any]:
@@ -102,6 +106,50 @@ def _role_markers(text: str, start: int, end: int) -> list[re.Match[str]]:
     return out
 
 
+def _wrap_bare_lines(turn: str) -> str:
+    """An agent turn with every bare JSON call that starts a line of its free text wrapped in
+    tags (:func:`wrap_bare_calls`); lines inside ``<tool_call>`` / ``<tool_response>`` blocks are
+    left alone."""
+    out: list[str] = []
+    for part in scan_tool_calls(turn, skip_tags=(TOOL_RESPONSE_TAG,)):
+        piece = turn[part.start:part.end]
+        if part.kind != "text" or "{" not in piece:
+            out.append(piece)
+            continue
+        search = 0
+        while True:
+            m = _LINE_BRACE_RE.search(piece, search)
+            if m is None:
+                break
+            head, rest = split_bare_calls(piece[m.start():])
+            if not head:
+                search = m.end()
+                continue
+            piece = piece[:m.start()] + head + rest
+            search = m.start() + len(head)
+        out.append(piece)
+    return "".join(out)
+
+
+def _wrap_bare_turns(text: str) -> str:
+    """``text`` with the bare JSON calls of its agent turns wrapped in tags: a line of an agent
+    turn's free text that is a JSON call object (:func:`wrap_bare_calls`), as models whose chat
+    template writes calls as bare JSON (Llama 3.x) produce them. Customer and tool turns are left
+    alone."""
+    if "{" not in text:
+        return text
+    marks = _role_markers(text, 0, len(text))
+    bounds = [(0, marks[0].start() if marks else len(text))]  # the first agent turn
+    bounds += [(m.end(), marks[i + 1].start() if i + 1 < len(marks) else len(text))
+               for i, m in enumerate(marks) if m.group(1) == "assistant"]
+    out, prev = [], 0
+    for a, b in bounds:
+        out += [text[prev:a], _wrap_bare_lines(text[a:b])]
+        prev = b
+    out.append(text[prev:])
+    return "".join(out)
+
+
 def parse_response(solution_str: str) -> ParsedResponse:
     """Split a response into ordered segments: ``("text", str)`` (agent text, stripped),
     ``("call", ToolCallBlock)`` (an agent's ``<tool_call>`` block, read by
@@ -113,9 +161,12 @@ def parse_response(solution_str: str) -> ParsedResponse:
     Role words are recognized only in free text (never inside a tool-call block or a tool
     response); the text before the first one belongs to the agent (the response starts after
     the prompt's ``<|im_start|>assistant\\n``). A response without role words is read exactly as
-    the plain format: all free text is agent text."""
-    text = clean_unicode(solution_str or "")
-    parts = scan_tool_calls(text, skip_tags=("tool_response",), boundary=ROLE_MARKER_RE)
+    the plain format: all free text is agent text. An agent turn that opens with bare JSON calls
+    (``{"name": ..., "parameters": ...}``, as Llama 3.x chat templates ask) is read as those calls
+    (:func:`~pipeline.rollout.prompting.wrap_bare_calls`, as the rollout harness reads them with
+    ``tool_format="chat_template"``)."""
+    text = _wrap_bare_turns(clean_unicode(solution_str or ""))
+    parts = scan_tool_calls(text, skip_tags=(TOOL_RESPONSE_TAG,), boundary=ROLE_MARKER_RE)
     out = ParsedResponse()
     role = "assistant"
     customer: list[str] = []

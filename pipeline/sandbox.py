@@ -44,6 +44,22 @@ FAULT_WRONG_TYPE = "FAULT_WRONG_TYPE"  # an argument re-typed in transit, reject
 # FAULT_CORRUPT_RECORD (f"FAULT_{kind.upper()}")
 
 
+#: Chat markup a tool result must not carry: Hermes tool tags and ChatML-style special tokens.
+_MARKUP_RE = re.compile(r"<(/?(?:tool_call|tool_response)>|\|[A-Za-z_]+\|>)")
+
+
+def neutralize_markup(text: str) -> str:
+    """``text`` with every Hermes tag (``<tool_call>``, ``</tool_call>``, ``<tool_response>``,
+    ``</tool_response>``) and ChatML-style special-token string (``<|im_end|>``) written with
+    ``&lt;`` instead of ``<``, so it reads the same to a person but is no markup to a chat
+    template, a tokenizer or :func:`pipeline.rewards.parse_response`. Text without them comes
+    back unchanged. (Tool output is untrusted data in the prompt: OWASP LLM Top 10, "LLM01:
+    Prompt Injection", indirect injection through tool results.)"""
+    if "<" not in text:
+        return text
+    return _MARKUP_RE.sub(lambda m: "&lt;" + m.group(1), text)
+
+
 @dataclass
 class ToolResult:
     """Result of one call: ``content`` (text returned to the agent) and ``error_code`` (None if ok);
@@ -183,7 +199,16 @@ class Sandbox:
         return stable_hash(self.state)
 
     def call(self, name: str, arguments: Any) -> ToolResult:
-        """Run tool ``name`` with ``arguments`` (a dict); returns the result, logs the call."""
+        """Run tool ``name`` with ``arguments`` (a dict); returns the result, logs the call.
+
+        The result's text has its chat markup neutralized (:func:`neutralize_markup`): a tool
+        that echoes an agent-chosen value ("Error: flight <x> not found") cannot close its own
+        ``<tool_response>`` block and smuggle a ``<tool_call>`` into what a reward parser reads."""
+        res = self._call(name, arguments)
+        res.content = neutralize_markup(res.content)
+        return res
+
+    def _call(self, name: str, arguments: Any) -> ToolResult:
         tool = self.domain.tools.get(name)
         if tool is None:
             res = ToolResult(name, arguments if isinstance(arguments, dict) else {},

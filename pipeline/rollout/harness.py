@@ -27,7 +27,7 @@ from pipeline.records import TaskPackage, Trajectory, stable_hash
 from pipeline.rollout.backends.base import CONTEXT_FULL, Backend, Generation, SamplingConfig
 from pipeline.rollout import grammar as gr
 from pipeline.rollout.hints import HINT_MODES, guided_turn, hint_text
-from pipeline.rollout.prompting import (clean_unicode, parse_tool_calls, render_for_model, system_prompt,
+from pipeline.rollout.prompting import (clean_unicode, parse_tool_calls, wrap_bare_calls, render_for_model, system_prompt,
                                         system_prompt_native)
 from pipeline.rollout.users import HARNESS_NOTE_MARK, make_user
 from pipeline.sandbox import Sandbox
@@ -178,9 +178,9 @@ def _customer_says(ep: _Episode, text: str | None, stop: bool, stop_reason: str)
 
 def _step(ep: _Episode, text: str, cfg: RolloutConfig) -> None:
     """Apply one generated assistant turn to an episode: parse, execute tools, advance the user."""
-    if cfg.tool_format == "chat_template" and "<tool_call>" not in text and text.lstrip().startswith("{"):
-        text = "<tool_call>" + text.strip() + "</tool_call>"  # templates that emit a bare JSON call
     text = clean_unicode(text)  # a lone surrogate from a server must not crash a later stage
+    if cfg.tool_format == "chat_template":
+        text = wrap_bare_calls(text)  # templates that emit bare JSON calls (Llama 3.x)
     parsed = parse_tool_calls(text)
     turn = ep.n_turns
     if parsed.calls:
@@ -287,7 +287,7 @@ def run_rollouts(tasks: Iterable[TaskPackage], backend: Backend, domain_for: Cal
         for row, (e, g, gram) in enumerate(zip(live, gens, grammars)):
             if e.awaiting == "user":
                 e.user_tokens += g.completion_tokens
-                r = e.user.parse(g.text)
+                r = e.user.parse(clean_unicode(g.text))  # the model-played customer's text too
                 e.awaiting = "agent"
                 _customer_says(e, r.text, r.stop, "user_stop")
                 continue

@@ -119,13 +119,22 @@ def _has_surrogate(value: Any) -> bool:
 
 
 def _clean_value(value: Any) -> Any:
-    """A decoded JSON value with :func:`clean_unicode` applied to every string and key."""
+    """A decoded JSON value with :func:`clean_unicode` applied to every string and key.
+
+    Raises ``ValueError`` when two keys of one object become the same key (``"a\\ud800"`` and
+    ``"a\\udc00"`` both read ``"a\ufffd"``): one value would silently replace the other."""
     if isinstance(value, str):
         return clean_unicode(value)
     if isinstance(value, list):
         return [_clean_value(v) for v in value]
     if isinstance(value, dict):
-        return {clean_unicode(k): _clean_value(v) for k, v in value.items()}
+        out = {}
+        for k, v in value.items():
+            ck = clean_unicode(k)
+            if ck in out:
+                raise ValueError(f"two keys read {ck!r} once lone surrogates are replaced")
+            out[ck] = _clean_value(v)
+        return out
     return value
 
 
@@ -292,8 +301,12 @@ def _add_call(block: ToolCallBlock, item: Any) -> None:
         block.errors.append(f"arguments of {clean_unicode(name)!r} must be a JSON object")
         return
     if _has_surrogate(name) or _has_surrogate(args):
-        block.repairs.append(f"{SURROGATE_REPAIR} in the call of {clean_unicode(name)!r}")
-        name, args = clean_unicode(name), _clean_value(args)
+        try:
+            name, args = clean_unicode(name), _clean_value(args)
+        except ValueError as exc:  # keys that collide once cleaned: no argument is dropped silently
+            block.errors.append(f"arguments of {clean_unicode(name)!r}: {exc}")
+            return
+        block.repairs.append(f"{SURROGATE_REPAIR} in the call of {name!r}")
     block.calls.append((name, args))
 
 
@@ -304,18 +317,22 @@ def scan_tool_calls(text: str, skip_tags: tuple[str, ...] = (),
 
     Each block's JSON is read to its end (:func:`_read_block`); ``skip_tags`` (e.g.
     ``("tool_response",)``) name other blocks to pass over whole, to their own close tag (their
-    content is never searched for tool calls); ``boundary`` (a compiled regex, e.g. the role
+    content is never searched for tool calls; an opening tag with no close tag after it is free
+    text, a mention like "I will read the <tool_response> after"); ``boundary`` (a compiled regex, e.g. the role
     lines of a decoded multi-turn response) also ends a block that lacks its close tag. The text
     is first passed through :func:`clean_unicode`, so spans refer to the cleaned text. Never
     raises on any ``str``."""
     text = clean_unicode(text)
     opener = _openers(tuple(skip_tags))
     parts: list[TextPart] = []
-    pos = 0
+    pos = search = 0
     while True:
-        m = opener.search(text, pos)
+        m = opener.search(text, search)
         if m is None:
             break
+        if m.group() != TOOL_CALL_OPEN and text.find(f"</{m.group()[1:]}", m.end()) < 0:
+            search = m.end()  # "I will read the <tool_response> after.": a mention, not a block
+            continue
         if m.start() > pos:
             parts.append(TextPart("text", pos, m.start(), text[pos:m.start()]))
         if m.group() == TOOL_CALL_OPEN:
@@ -324,13 +341,61 @@ def scan_tool_calls(text: str, skip_tags: tuple[str, ...] = (),
             pos = block.end
         else:
             close = f"</{m.group()[1:]}"
-            end = text.find(close, m.end())
-            end = len(text) if end < 0 else end + len(close)
+            end = text.find(close, m.end()) + len(close)
             parts.append(TextPart("skipped", m.start(), end, text[m.start():end]))
             pos = end
+        search = pos
     if pos < len(text):
         parts.append(TextPart("text", pos, len(text), text[pos:]))
     return parts
+
+
+TOOL_RESPONSE_TAG = "tool_response"
+_BARE_SEP = " \t\r\n;"
+
+
+def wrap_bare_calls(text: str) -> str:
+    """``text`` with the bare JSON tool calls it starts with wrapped in ``<tool_call>`` tags.
+
+    Chat templates such as Llama 3.1-3.3's ask for a call as a bare JSON object
+    (``{"name": ..., "parameters": {...}}``, several separated by ``;`` or line breaks; vLLM's
+    ``llama3_json`` tool parser reads the same). Each object at the start of ``text`` (after
+    whitespace) that decodes to its end (``json.JSONDecoder.raw_decode``, so tags or braces inside
+    its strings are just text) as an object with a string ``name`` and ``arguments`` or
+    ``parameters`` is wrapped; the text after them is kept as is (a Hermes block after a bare call
+    is still read). A text that does not start with such an object comes back unchanged. Never
+    raises on a ``str``."""
+    head, rest = split_bare_calls(text)
+    return head + rest
+
+
+def split_bare_calls(text: str) -> tuple[str, str]:
+    """:func:`wrap_bare_calls` in two pieces: ``(the leading calls in tags, the rest)``; ``("",
+    text)`` when ``text`` does not start with a bare call."""
+    n = len(text)
+    i = n - len(text.lstrip())
+    spans: list[tuple[int, int]] = []
+    j = i
+    while True:
+        k = j
+        while k < n and text[k] in _BARE_SEP:
+            k += 1
+        if k >= n or text[k] != "{":
+            break
+        try:
+            value, end = _DECODER.raw_decode(text, k)
+        except (ValueError, RecursionError):
+            break
+        if not (isinstance(value, dict) and isinstance(value.get("name"), str)
+                and ("arguments" in value or "parameters" in value)):
+            break
+        spans.append((k, end))
+        j = end
+    if not spans:
+        return "", text
+    blocks = "\n".join(TOOL_CALL_OPEN + text[a:b] + TOOL_CALL_CLOSE for a, b in spans)
+    rest = text[j:].lstrip(_BARE_SEP)
+    return text[:i] + blocks, ("\n" + rest if rest else "")
 
 
 def parse_tool_calls(text: str) -> ParsedOutput:
@@ -353,6 +418,10 @@ def parse_tool_calls(text: str) -> ParsedOutput:
     * a block that is not valid JSON (including ``NaN``/``Infinity``), or nested deeper than
       :data:`MAX_JSON_DEPTH` levels, is an ``errors`` entry, never an exception; the free text
       outside blocks is kept in ``text``;
+    * a ``<tool_response>...</tool_response>`` block the model wrote itself is free text: the tool
+      calls inside it are not run (the reward, :func:`pipeline.rewards.parse_response`, skips such
+      blocks too, as it must for the real tool results inline in a completion); an opening tag
+      without its close tag is just text;
     * lone UTF-16 surrogates (from ``\\ud83d`` escapes in the JSON, or in the text itself) are
       replaced by U+FFFD (:func:`clean_unicode`) in names, arguments and ``text``, and noted in
       ``repairs``, so nothing downstream (UTF-8 JSONL, Parquet, dedupe) can hit a
@@ -375,8 +444,8 @@ def parse_tool_calls(text: str) -> ParsedOutput:
     if _SURROGATE_RE.search(text):
         out.repairs.append(f"{SURROGATE_REPAIR} in the text")
     pieces = []
-    for part in scan_tool_calls(text):
-        if part.kind == "text":
+    for part in scan_tool_calls(text, skip_tags=(TOOL_RESPONSE_TAG,)):
+        if part.kind in ("text", "skipped"):  # a made-up <tool_response> is text, its calls never run
             pieces.append(part.value)
         elif part.kind == "block":
             out.calls.extend(part.value.calls)

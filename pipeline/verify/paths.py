@@ -180,12 +180,24 @@ def path_violations(calls: list[Call], messages: list[dict[str, Any]], domain: A
 
 
 def _confirmed(messages: list[dict[str, Any]], pos: int | None) -> bool:
-    """Is there an affirmative customer message after the last proposal before message ``pos``?"""
+    """Is there an affirmative customer message after the last proposal before message ``pos``?
+
+    A proposal is an agent text message without tool calls. A turn that failed to be a tool call
+    (the harness answered it with a format note) proposes only what it says outside its
+    ``<tool_call>`` blocks: "<tool_call>{broken" alone is no new proposal, so the customer's yes
+    before it still counts (the reward's replay, :func:`pipeline.rewards.replay`, records such a
+    block as an error only)."""
     end = len(messages) if pos is None else pos
     last_proposal = -1
     for i in range(end):
         m = messages[i]
         if m.get("role") == "assistant" and _text(m).strip() and not m.get("tool_calls"):
+            nxt = messages[i + 1] if i + 1 < len(messages) else {}
+            if nxt.get("role") == "user" and _text(nxt).startswith(FORMAT_NOTE_PREFIX):
+                from pipeline.rollout.prompting import parse_tool_calls
+
+                if not parse_tool_calls(_text(m)).text:
+                    continue
             last_proposal = i
     for i in range(last_proposal + 1, end):
         m = messages[i]

@@ -175,22 +175,61 @@ class DetectorTap:
 MAX_QUARANTINE_RAW = 64 * 1024
 
 
+def _quarantine_record(q: QuarantineRecord, raw: str) -> tuple[LogRecord, str]:
+    """The record the anonymizer reads for a quarantined input, and how to write it back:
+    ``"record"`` (a JSON object with a ``messages`` list: read as the conversation it is, its
+    other keys as metadata), ``"json"`` (other JSON: read as a tool result, whose keys and
+    strings the anonymizer walks) or ``"text"``."""
+    import json
+
+    rid = f"quarantine-{q.position}"
+    try:
+        obj = json.loads(raw)
+    except ValueError:
+        obj = None
+    if isinstance(obj, dict) and isinstance(obj.get("messages"), list) and all(
+            isinstance(m, dict) for m in obj["messages"]):
+        rest = {k: v for k, v in obj.items() if k != "messages"}
+        try:
+            return LogRecord(id=rid, messages=obj["messages"], metadata={"raw_keys": rest}), "record"
+        except Exception:  # noqa: BLE001 - an odd record: read as JSON below
+            pass
+    if obj is not None and not isinstance(obj, (str, int, float, bool)):
+        return LogRecord(id=rid, messages=[{"role": "tool", "content": raw}]), "json"
+    return LogRecord(id=rid, messages=[{"role": "user", "content": raw}]), "text"
+
+
 def pseudonymize_quarantine(items: list[QuarantineRecord], anonymizer: Any) -> list[QuarantineRecord]:
     """Quarantined input keeps its place (source, position, sha256 of the original text) but its
     ``raw`` text goes through the same anonymizer before it is written anywhere (at most the first
-    64 KiB; a record that cannot be anonymized keeps only its hash)."""
-    import hashlib
+    64 KiB; a record that cannot be anonymized keeps only its hash).
 
+    A raw line that is a JSON record (an object with ``messages``) is anonymized as the
+    conversation it is (questions and answers, keys, tool results) and written back as JSON;
+    other JSON is walked as a tool result is; anything else as text. Reading JSON text as free
+    text would miss what keys and turns say and could break its escapes (``\\njane@x.com``)."""
+    import hashlib
+    import json
+
+    prepared = [_quarantine_record(q, q.raw[:MAX_QUARANTINE_RAW]) for q in items]
+    failed: set[int] = set()
+    outs = list(anonymizer.anonymize([r for r, _ in prepared], on_error=lambda pos, _rec, _exc: failed.add(pos)))
+    done = iter(outs)
     out = []
-    for q in items:
+    for i, (q, (rec, kind)) in enumerate(zip(items, prepared)):
         sha = hashlib.sha256(q.raw.encode("utf-8", "replace")).hexdigest()
-        raw = q.raw[:MAX_QUARANTINE_RAW]
-        try:
-            rec = anonymizer.anonymize_record(LogRecord(id=f"quarantine-{q.position}",
-                                                        messages=[{"role": "user", "content": raw}]))
-            text = rec.messages[0]["content"] + ("" if len(q.raw) <= MAX_QUARANTINE_RAW else "\n[truncated]")
-        except Exception:  # noqa: BLE001
+        if i in failed:
             text = "[withheld: could not be anonymized]"
+        else:
+            new = next(done)
+            if kind == "record":
+                obj = dict(new.metadata.get("raw_keys") or {})
+                obj["messages"] = new.messages
+                text = json.dumps(obj, ensure_ascii=False)
+            else:
+                text = new.messages[0]["content"]
+                text = text if isinstance(text, str) else json.dumps(text, ensure_ascii=False)
+            text += "" if len(q.raw) <= MAX_QUARANTINE_RAW else "\n[truncated]"
         out.append(q.model_copy(update={"raw": text, "raw_sha256": sha}))
     return out
 
@@ -514,6 +553,10 @@ def _run_anonymize(inputs: dict[str, Any], cfg, ctx: Context) -> StageResult:
     ingest_q = list(inputs.get("quarantine") or [])
     quarantine = (pseudonymize_quarantine(ingest_q, res.anonymizer) if res.anonymizer is not None else
                   [q.model_copy(update={"raw": "[withheld: not anonymized]"}) for q in ingest_q])
+    if res.anonymizer is not None and ingest_q:
+        # the audit and residual scan saw the quarantined input too (ids "quarantine-<position>")
+        res.report.update({k: v for k, v in res.anonymizer.report().items() if k in ("audit", "residual")})
+        res.report["quarantine_records"] = len(ingest_q)
     stats = {"in": len(recs), "ok": len(res.records), "quarantined": len(res.quarantine),
              "entities": res.report.get("by_entity", res.report), "shards": n_shards, "shards_resumed": done}
     rejects = [Reject(stage="anonymize", record_id=q.record_id or f"position-{q.position}", code=q.reason_code,

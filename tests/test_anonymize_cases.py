@@ -229,6 +229,33 @@ def test_key_variations(analyzer):
         assert new[k] == obj[k], k
 
 
+
+def test_keys_of_other_languages_and_invented_schemas(analyzer):
+    """Eighth round (a second red-team pass): German, French, Spanish and Dutch keys, accents in
+    keys, and the invented keys of CRM / ticket systems (``acctNo``, ``policyNo``, ``orderRef``,
+    ``line1``, ``last4ssn``, ``eircode``, ``slack``); business keys beside them stay."""
+    obj = {"kunde": {"vorname": "Theresia", "nachname": "Obermaier", "Straße": "Am Mühlenbach 7a", "PLZ": "79098",
+                     "Ort": "Freiburg", "Geburtsdatum": "1969-11-30", "Kundennummer": "K-448120", "Telefon": "0761 4491203"},
+           "client": {"prénom": "Anne-Laure", "nom": "Mercier-Dufresne", "code_postal": "44000",
+                      "numéro_client": "FR-778120"},
+           "paciente": {"nombre": "Graciela", "apellidos": "Ibarrola Zubiri", "dni": "48291037K",
+                        "fecha_de_nacimiento": "1982-03-14", "teléfono": "612 345 678"},
+           "klant": {"voornaam": "Femke", "achternaam": "de Wit-Jansen", "postcode": "1016 GV"},
+           "acctNo": "000418873392", "policyNo": "HLP-3390127", "orderRef": "A-991-2204", "line1": "Prinsengracht 263-2",
+           "last4ssn": "3390", "eircode": "D02 X285", "slack": "@margit.h", "mrn": "00482291",
+           "status": "open", "quantity": 2}
+    rec = _rec("k", _msg("tool", json.dumps(obj, ensure_ascii=False), tool_call_id="c1"))
+    out, _ = _run(analyzer, [rec])
+    new = json.loads(out["k"].messages[0]["content"])
+    text = json.dumps(new, ensure_ascii=False)
+    for v in ("Theresia", "Obermaier", "Mühlenbach", "79098", "1969-11-30", "K-448120", "4491203", "Anne-Laure",
+              "Mercier", "44000", "778120", "Graciela", "Ibarrola", "48291037K", "1982-03-14", "612 345 678", "Femke",
+              "Wit-Jansen", "1016 GV", "000418873392", "3390127", "991-2204", "Prinsengracht", "3390", "D02 X285",
+              "margit", "00482291"):
+        assert v not in text, v
+    assert (new["status"], new["quantity"]) == ("open", 2)
+
+
 # ------------------------------------------------------------------- dialogue variations
 def test_dialogue_variations(analyzer):
     recs = [

@@ -14,6 +14,7 @@ read as ``_``: ``homePhone`` -> ``home_phone``, ``last4Digits`` -> ``last4_digit
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -45,9 +46,13 @@ _CAMEL_2 = re.compile(r"([A-Z]+)([A-Z][a-z])")
 @lru_cache(maxsize=65536)
 def normalize_key(key: Optional[str]) -> Optional[str]:
     """``homePhone`` -> ``home_phone``, ``last4Digits`` -> ``last4_digits``, ``E-Mail`` ->
-    ``e_mail``, ``postalCode`` -> ``postal_code``, ``SSN`` -> ``ssn`` (``None`` for non-strings)."""
+    ``e_mail``, ``postalCode`` -> ``postal_code``, ``SSN`` -> ``ssn``, ``Prénom`` -> ``prenom``,
+    ``Straße`` -> ``strasse`` (accents dropped) (``None`` for non-strings)."""
     if not isinstance(key, str):
         return None
+    if not key.isascii():  # "prénom" -> "prenom", "Straße" -> "strasse", "teléfono" -> "telefono"
+        key = "".join(c for c in unicodedata.normalize("NFKD", key.replace("ß", "ss"))
+                      if not unicodedata.combining(c))
     k = _CAMEL_2.sub(r"\1_\2", _CAMEL_1.sub(r"\1_\2", key.strip()))
     k = re.sub(r"[\s.\-]+", "_", k).lower()
     return re.sub(r"_+", "_", k).strip("_")

@@ -1183,3 +1183,22 @@ def test_names_of_roads_and_landmarks_stay_places(analyzer):
     _assert_gone(out["p1"], ["Lois", "Lane"])
     _assert_gone(out["p2"], ["Madison", "Clarke"])
     assert "Sunset Boulevard" in out["p2"].messages[0]["content"]
+
+
+def test_dates_of_birth_in_european_layouts_other_languages_and_after_a_birth_word(analyzer):
+    """Eighth round (a second red-team pass): day-first, dotted and dashed dates of birth, month
+    names in lower case and in French / Spanish / German, two-digit years after a birth word;
+    the fake keeps the layout; business dates of this century stay."""
+    recs = [_rec("d1", _msg("user", "DOB: 17/04/1979 and for my son dob 3/14/82")),
+            _rec("d2", _msg("user", "note: DOB 22-09-1975, verified. Born 1977.05.19, married 30.11.1969")),
+            _rec("d3", _msg("user", "Elle est née le 8 mars 1986 à Nantes; nacida el 14 de marzo de 1982; geboren am 3. März 1961")),
+            _rec("d4", _msg("user", "my birthday is march 9th 1984")),
+            _rec("s1", _msg("user", "The meeting is on 2024-05-20 at 10; invoice 12/2023, 3/14 items shipped."))]
+    out, _ = _run(analyzer, recs)
+    _assert_gone(out["d1"], ["17/04/1979", "3/14/82"])
+    _assert_gone(out["d2"], ["22-09-1975", "1977.05.19", "30.11.1969"])
+    _assert_gone(out["d3"], ["8 mars 1986", "14 de marzo de 1982", "3. März 1961"])
+    _assert_gone(out["d4"], ["march 9th 1984"])
+    assert re.fullmatch(r"DOB: \d\d/\d\d/\d{4} and for my son dob \d{1,2}/\d\d/\d\d", out["d1"].messages[0]["content"])
+    assert re.search(r"DOB \d\d-\d\d-\d{4}, verified\. Born \d{4}\.\d\d\.\d\d", out["d2"].messages[0]["content"])
+    _assert_unchanged(out, recs, "s1")

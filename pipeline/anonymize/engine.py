@@ -66,14 +66,36 @@ EMAIL_RE = re.compile(r"(?<![A-Za-z0-9._%+-])(?P<v>[A-Za-z0-9._%+-]+@[A-Za-z0-9-
 _MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|December"
            "|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec")
 _BIRTH_YEAR = r"(?:19\d{2}|200\d)"  # business dates are current; a full date this old is a birth date
+#: Month names of other languages (French, German, Spanish, Italian, Dutch, Portuguese), for dates
+#: of birth written there ("née le 8 mars 1986", "14 de marzo de 1982").
+_MONTHS_OTHER = ("janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[uû]t|septembre|octobre|novembre|d[ée]cembre"
+                 "|januar|februar|m[äa]rz|juni|juli|oktober|dezember|enero|febrero|marzo|abril|mayo|junio|julio"
+                 "|agosto|septiembre|setiembre|octubre|noviembre|diciembre|gennaio|febbraio|aprile|maggio|giugno"
+                 "|luglio|settembre|ottobre|dicembre|januari|februari|maart|mei|augustus|fevereiro|mar[çc]o"
+                 "|junho|julho|outubro|novembro|dezembro")
+_DAY = r"(?:0?[1-9]|[12]\d|3[01])"
+_MONTH_NUM = r"(?:0?[1-9]|1[0-2])"
+_MONTH_WORD = r"(?i:" + _MONTHS + "|" + _MONTHS_OTHER + r")"
 DOB_RE = re.compile(
     r"(?<![\w-])(?P<v>"
     + _BIRTH_YEAR + r"-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"  # ISO
-    + r"|(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])/" + _BIRTH_YEAR  # US
-    + r"|(?:" + _MONTHS + r")\.? (?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?,? " + _BIRTH_YEAR
-    + r"|(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)? (?:of )?(?:" + _MONTHS + r")\.?,? " + _BIRTH_YEAR
+    + r"|" + _BIRTH_YEAR + r"([./])(?:0[1-9]|1[0-2])\2(?:0[1-9]|[12]\d|3[01])"  # 1977.05.19, 1977/05/19
+    + r"|" + _MONTH_NUM + r"([/.-])" + _DAY + r"\3" + _BIRTH_YEAR  # US: 3/14/1982, 03-14-1982
+    + r"|" + _DAY + r"([/.-])" + _MONTH_NUM + r"\4" + _BIRTH_YEAR  # day first: 17/04/1979, 30.11.1969
+    + r"|" + _MONTH_WORD + r"\.? " + _DAY + r"(?i:st|nd|rd|th)?,? " + _BIRTH_YEAR
+    + r"|" + _DAY + r"(?i:st|nd|rd|th|er|e|\.)? (?:(?i:of|de) )?" + _MONTH_WORD + r"\.?,? (?:(?i:de) )?" + _BIRTH_YEAR
     + r")(?![\w-])"
 )
+#: A date right after a birth word, in any layout, two-digit years too ("dob 3/14/82", "DOB:
+#: 22-09-75", "geboren am 3.4.81", "née le 8 mars 1986", "born on march 9th 1984").
+DOB_CONTEXT_RE = re.compile(
+    r"(?i:\b(?:dob|d\.o\.b\.?|date of birth|birth ?date|birthday|born(?: on)?|geboren(?: am)?|geburtsdatum"
+    r"|n[ée]e?(?: le)?|date de naissance|fecha de nacimiento|nacid[oa](?: el)?|data di nascita|nat[oa](?: il)?"
+    r"|geboortedatum))\b[ \t]*[:#-]?[ \t]*(?P<v>"
+    r"\d{1,4}([./-])\d{1,2}\2\d{2,4}"
+    r"|" + _MONTH_WORD + r"\.? " + _DAY + r"(?i:st|nd|rd|th)?,? (?:\d{4}|'?\d{2})"
+    r"|" + _DAY + r"(?i:st|nd|rd|th|er|e|\.)? (?:(?i:of|de) )?" + _MONTH_WORD + r"\.?,? (?:(?i:de) )?(?:\d{4}|'?\d{2})"
+    r")(?![\w-])")
 def _street_suffixes() -> str:
     """Street suffixes: common abbreviations plus Faker's en_US list (the USPS suffixes,
     "Circles", "Pines", "Views"...), longest first."""
@@ -1049,7 +1071,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
     """Fresh instances of the regex recognizers for personal data in free text."""
     return [
         RegexRecognizer("LastFourRecognizer", "LAST_FOUR", LAST_FOUR_RES, 0.8),
-        RegexRecognizer("DateOfBirthRecognizer", "DATE_OF_BIRTH", [DOB_RE], 0.7),
+        RegexRecognizer("DateOfBirthRecognizer", "DATE_OF_BIRTH", [DOB_RE, DOB_CONTEXT_RE], 0.7),
         RegexRecognizer("StreetAddressRecognizer", "STREET_ADDRESS", [STREET_RE], 0.7,
                         validate=_street_score),
         _EuStreetRecognizer("EuStreetRecognizer", "STREET_ADDRESS", [EU_STREET_RE], 0.7),

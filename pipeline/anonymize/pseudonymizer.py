@@ -60,7 +60,7 @@ def parse_date(text: str) -> Optional[tuple[_dt.date, Callable[[_dt.date], str]]
             d = _dt.date(int(m[1]), int(m[2]), int(m[3]))
             return d, lambda x: x.isoformat()
         m = _US_RE.match(s)
-        if m:
+        if m and int(m[1]) <= 12:  # "17/04/1979" is day first: read below
             d = _dt.date(int(m[3]), int(m[1]), int(m[2]))
             pad = len(m[1]) == 2
             return d, (lambda x: f"{x.month:02d}/{x.day:02d}/{x.year}") if pad else (
@@ -86,9 +86,41 @@ def parse_date(text: str) -> Optional[tuple[_dt.date, Callable[[_dt.date], str]]
                 mon = mon[:3] + dot if abbr else mon
                 return f"{x.day}{_ordinal(x.day) if ordn else ''} {of}{mon}{comma} {x.year}"
             return d, fmt
+        m = _NUMERIC_DATE_RE.match(s)
+        if m:
+            return _numeric_date(m)
     except ValueError:
         return None
     return None
+
+
+#: Any all-digit date with one separator: "17/04/1979", "22-09-1975", "1977.05.19", "3/14/82".
+_NUMERIC_DATE_RE = re.compile(r"^(\d{1,4})([./-])(\d{1,2})\2(\d{2,4})$")
+
+
+def _numeric_date(m: re.Match) -> tuple[_dt.date, Callable[[_dt.date], str]]:
+    """Date and formatter of a :data:`_NUMERIC_DATE_RE` match, in its order (year first when the
+    first group has 4 digits; else day first when the first group is over 12 or the separator
+    is "." or "-", else month first) with its padding and year digits. Raises ``ValueError``
+    when it is no date."""
+    a, sep, b, c = m[1], m[2], m[3], m[4]
+    if len(a) == 4:
+        order, (y, mo, d) = "ymd", (a, b, c)
+    elif int(a) > 12 or (sep in ".-" and int(b) <= 12):
+        order, (d, mo, y) = "dmy", (a, b, c)
+    else:
+        order, (mo, d, y) = "mdy", (a, b, c)
+    year = int(y) if len(y) == 4 else (1900 + int(y) if int(y) > 30 else 2000 + int(y))
+    date = _dt.date(year, int(mo), int(d))
+    pad_d, pad_m, short = len(d) == 2, len(mo) == 2, len(y) == 2
+
+    def fmt(x: _dt.date) -> str:
+        dd = f"{x.day:02d}" if pad_d else str(x.day)
+        mm = f"{x.month:02d}" if pad_m else str(x.month)
+        yy = f"{x.year % 100:02d}" if short else str(x.year)
+        parts = {"ymd": (yy, mm, dd), "dmy": (dd, mm, yy), "mdy": (mm, dd, yy)}[order]
+        return sep.join(parts)
+    return date, fmt
 
 
 def normalize(value: str) -> str:

@@ -55,12 +55,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import numbers
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import islice
-from typing import Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from datasketch import LeanMinHash, MinHash, MinHashLSH
 
@@ -183,8 +184,13 @@ def minhashes(shingle_sets: Iterable[Iterable[str]], num_perm: int = 128) -> lis
 
 
 def s_curve(s: float, b: int, r: int) -> float:
-    """Probability that a pair of Jaccard similarity ``s`` becomes an LSH candidate: ``1-(1-s^r)^b``."""
-    return 1.0 - (1.0 - s**r) ** b
+    """Probability that a pair of Jaccard similarity ``s`` becomes an LSH candidate: ``1-(1-s^r)^b``,
+    computed as ``-expm1(b * log1p(-s^r))`` so that it does not round to 0 for tiny ``s`` (at
+    ``s = 1e-17``, ``1 - s`` is 1.0 in floating point)."""
+    p = s**r
+    if p >= 1.0:
+        return 1.0
+    return -math.expm1(b * math.log1p(-p))
 
 
 def _valid_threshold(threshold: float, name: str = "threshold") -> float:
@@ -196,6 +202,14 @@ def _valid_threshold(threshold: float, name: str = "threshold") -> float:
     if not 0.0 < t <= 1.0:
         raise ValueError(f"{name} must be in (0, 1], got {threshold!r}")
     return t
+
+
+def _valid_int(value: Any, name: str) -> int:
+    """``value`` as an int; ValueError unless it is an integer (``128``, ``numpy.int64(128)``;
+    not ``128.5``, ``"128"``, ``None`` or a bool)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    return int(value)
 
 
 def _fp_area(b: int, r: int, threshold: float, steps: int = 200) -> float:
@@ -221,6 +235,7 @@ def lsh_params(threshold: float, num_perm: int, recall: float = RECALL_AT_THRESH
             not in ``(0, 1)``.
     """
     threshold = _valid_threshold(threshold)
+    num_perm = _valid_int(num_perm, "num_perm")
     if num_perm < 2:
         raise ValueError(f"num_perm must be >= 2, got {num_perm}")
     if not 0.0 < recall < 1.0:
@@ -383,6 +398,8 @@ def _run(trajectories: Iterable[Trajectory], threshold: float, num_perm: int, sh
     trajectory)`` or ``reject(position, trajectory, code, detail)`` for each input in order;
     ``kept_text(id)`` gives a kept trajectory's agent-visible text when its shingle set is not
     cached. Returns ``((b, r), candidates)``."""
+    shingle = _valid_int(shingle, "shingle")
+    num_perm = _valid_int(num_perm, "num_perm")
     if shingle < 1:
         raise ValueError(f"shingle must be >= 1, got {shingle}")
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:

@@ -83,3 +83,22 @@ def test_threshold_outside_the_range_is_a_clear_value_error(bad):
     if bad is not None:  # lsh_threshold=None means "use threshold"
         with pytest.raises(ValueError, match=r"^lsh_threshold must be"):
             dedupe([a, b], threshold=0.9, lsh_threshold=bad)
+
+
+@pytest.mark.parametrize("threshold", [1e-12, 1e-16, 1e-17, 1e-300])
+def test_tiny_thresholds_pick_the_same_bands_as_small_ones(threshold):
+    """A red-team pass: below ~1.1e-16 ``1 - s`` rounds to 1.0, every s-curve read 0 and the
+    tie-break chose (2, 43): a near copy found at 1e-16 was kept at 1e-17. The s-curve is now
+    computed with log1p / expm1."""
+    assert s_curve(threshold, 128, 1) > 0
+    assert lsh_params(threshold, 128) == lsh_params(1e-6, 128) == (128, 1)
+    near = TEXT.replace("Boston", "Denver").replace("very much", "so much")
+    res = dedupe([traj("a", TEXT), traj("b", near)], threshold=threshold)
+    assert [(t.trajectory_id, code) for t, code, _ in res.rejected] == [("b", DEDUPE_NEAR)]
+
+
+@pytest.mark.parametrize("kw", [{"num_perm": 128.5}, {"num_perm": "128"}, {"num_perm": None}, {"num_perm": True},
+                                {"shingle": 2.5}, {"shingle": None}])
+def test_num_perm_and_shingle_of_the_wrong_type_are_a_clear_value_error(kw):
+    with pytest.raises(ValueError, match="must be an integer"):
+        dedupe([traj("a", TEXT)], **kw)

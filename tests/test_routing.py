@@ -269,6 +269,33 @@ def test_one_domain_file_keeps_its_silent_records(tmp_path):
     assert [r.metadata["domain"] for r in named.records] == ["retail", "retail"] and not named.quarantine
 
 
+
+def test_silent_records_of_another_system_do_not_take_the_files_domain(tmp_path):
+    """A red-team pass: tool-less records of another system (an office assistant, an HR bot whose
+    tools are only named in its system prompt, one calling only think / the hand-off) beside
+    airline runs became airline blueprints and tasks. The file's domain now goes only to silent
+    records with no system prompt or the system prompt of the file's own records; the others are
+    set aside with a reason that says why (through ingest and through route_all alike)."""
+    air = conversation("air-1", AIRLINE_CANCEL)  # system prompt "policy"
+    same_prompt = conversation("chat-1", [("think", {"thought": "nothing to do"})])
+    no_prompt = {"id": "chat-2", "messages": [{"role": "user", "content": "Hello?"},
+                                               {"role": "assistant", "content": "How can I help?"}]}
+    office = {"id": "office-1", "messages": [
+        {"role": "system", "content": "You are an office assistant with calendar and room booking tools."},
+        {"role": "user", "content": "Please cancel my meeting room reservation for Friday."},
+        {"role": "assistant", "content": "I'm sorry, I can't cancel room reservations."}]}
+    hr = conversation("hr-1", [("think", {"thought": "leave"}), ("transfer_to_human_agents", {"summary": "x"})])
+    hr["messages"][0]["content"] = "HR assistant. Tools: get_employee(id), submit_leave_request(id, days)."
+    rows = [air, same_prompt, no_prompt, office, hr]
+    res = ingest(write_lines(tmp_path / "a.jsonl", rows))
+    assert [(r.id, r.metadata["domain"], r.metadata["domain_source"]) for r in res.records] == [
+        ("air-1", "airline", "tools"), ("chat-1", "airline", "file"), ("chat-2", "airline", "file")]
+    assert [(q.record_id, q.reason_code) for q in res.quarantine] == [("office-1", INGEST_NO_DOMAIN),
+                                                                       ("hr-1", INGEST_NO_DOMAIN)]
+    assert "system prompt" in res.quarantine[0].error and "docs/domains.md" in res.quarantine[0].error
+    routes = route_all([LogRecord.model_validate(r) for r in rows])
+    assert [rt.domain for rt in routes] == ["airline", "airline", "airline", None, None]
+
 def test_tools_of_two_domains_or_wrong_shapes_are_set_aside(tmp_path):
     res = ingest(write_lines(tmp_path / "x.jsonl", [
         conversation("two-1", [AIRLINE_CANCEL[2], RETAIL_CANCEL[3]]),

@@ -275,7 +275,7 @@ def iter_ingest(path: str | os.PathLike, fmt: str | None = None, limit: int | No
     conversations stitched from many lines.) ``counts`` (an :class:`IngestCounts`) is updated as
     items are yielded. Errors as :func:`ingest`, raised on the first ``next()``.
     """
-    from .routing import route_record
+    from .routing import route_in_file, route_record, system_prompt_of
     from pipeline.domains.base import evidence_tools
 
     p = Path(path)
@@ -335,6 +335,7 @@ def iter_ingest(path: str | os.PathLike, fmt: str | None = None, limit: int | No
             yield pos, raw, LogRecord.model_validate(cand), None
 
     file_domain: str | None = None
+    file_prompts: set[str | None] = set()
     if route:  # pass 1: first routing decisions only (as pipeline.ingest.routing.route_all)
         decided: set[str] = set()
         dirty = False
@@ -344,6 +345,7 @@ def iter_ingest(path: str | os.PathLike, fmt: str | None = None, limit: int | No
             rt = route_record(rec, domains, named_domain(rec))
             if rt.source in ("named", "tools"):
                 decided.add(rt.domain)
+                file_prompts.add(system_prompt_of(rec))
             elif rt.domain is None and rt.code == INGEST_NO_DOMAIN and evidence_tools(rec):
                 dirty = True
         file_domain = next(iter(decided)) if len(decided) == 1 and not dirty else None
@@ -353,7 +355,7 @@ def iter_ingest(path: str | os.PathLike, fmt: str | None = None, limit: int | No
             named = named_domain(rec)
             rt = route_record(rec, domains, named)
             if rt.domain is None and file_domain is not None:
-                rt = route_record(rec, domains, named, file_domain)
+                rt = route_in_file(rec, domains, named, file_domain, file_prompts)
             if rt.domain is None:
                 rec, row = None, _q(source, pos, rt.code or INGEST_NO_DOMAIN, rt.detail, raw, rec.id)
             else:

@@ -13,7 +13,9 @@ Ingest routes each record that passed validation, in this order:
    ``get_user_details``, which airline and retail both have), the file's domain if it is one of
    them, else set aside as ambiguous;
 3. **calls no domain tool** (only ``think``/``calculate``/the hand-off, or no tool at all) and no
-   name: the file's domain, else set aside.
+   name: the file's domain - when the record has no system prompt or the system prompt of a
+   record of that domain in the same file (an office assistant's tool-less chat beside airline
+   runs is not airline) - else set aside.
 
 *The file's domain* is the single domain of every record of the same input that was routed by
 a named domain or by tools, when there is at least one such record and no record with
@@ -34,7 +36,7 @@ INGEST_NO_DOMAIN = "INGEST_NO_DOMAIN"
 INGEST_DOMAIN_AMBIGUOUS = "INGEST_DOMAIN_AMBIGUOUS"
 
 __all__ = ["Route", "INGEST_NO_DOMAIN", "INGEST_DOMAIN_AMBIGUOUS", "registered_domains", "owners",
-           "route_record", "route_all"]
+           "route_record", "route_all", "route_in_file", "system_prompt_of"]
 
 
 @dataclass(frozen=True)
@@ -150,5 +152,36 @@ def route_all(records: Sequence[Any], explicit: Sequence[str | None] | str | Non
     file_domain = next(iter(decided)) if len(decided) == 1 and not dirty else None
     if file_domain is None:
         return first
-    return [route_record(r, domains, e, file_domain) if rt.domain is None else rt
+    prompts = {system_prompt_of(r) for rt, r in zip(first, records) if rt.source in ("named", "tools")}
+    return [rt if rt.domain is not None else route_in_file(r, domains, e, file_domain, prompts)
             for rt, r, e in zip(first, records, named)]
+
+
+def route_in_file(record: Any, domains: Mapping[str, Any], explicit: str | None, file_domain: str,
+                  file_prompts: set[str | None]) -> Route:
+    """Second-pass routing of a record the first pass left open, in a file whose domain is
+    ``file_domain``: the file's domain (:func:`route_record`) unless the record has a system
+    prompt that is none of ``file_prompts`` (the system prompts of the records that file's domain
+    was decided by, :func:`system_prompt_of`): "You are an office assistant ..." beside airline
+    runs calls no airline tool and is not airline -> :data:`INGEST_NO_DOMAIN`."""
+    own = system_prompt_of(record)
+    if own is not None and own not in file_prompts:
+        return Route(None, code=INGEST_NO_DOMAIN, detail=(
+            f"the record calls no domain tool and its system prompt is not the one of this file's "
+            f"{file_domain} records (it may come from another system); name its domain "
+            f"(metadata.domain / trajpipe ingest --domain) or add a domain: {ADD_DOMAIN_DOC}"))
+    return route_record(record, domains, explicit, file_domain)
+
+
+def system_prompt_of(record: Any) -> str | None:
+    """The record's first system message, whitespace-normalized (None without one): a record
+    that calls no domain tool takes its file's domain only with no system prompt or the system
+    prompt of a record the file's domain owns."""
+    msgs = record.get("messages") if isinstance(record, Mapping) else getattr(record, "messages", None)
+    for m in msgs or []:
+        if isinstance(m, Mapping) and m.get("role") == "system":
+            c = m.get("content")
+            if isinstance(c, list):
+                c = " ".join(str(p.get("text", "")) for p in c if isinstance(p, Mapping))
+            return " ".join(str(c or "").split())
+    return None

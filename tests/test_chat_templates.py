@@ -183,7 +183,28 @@ def test_string_arguments_are_what_breaks_and_template_messages_repairs(exported
                     _render(tokenizer, name, pa_row)
             fixed = template_row(pa_row)
             assert _render(tokenizer, name, pa_row, fixed["messages"]) == _render(tokenizer, name, row)
-            assert template_messages(row["messages"]) == row["messages"]  # objects stay objects
+            # objects stay objects (the null keys a Parquet struct adds are dropped: same text)
+            assert _render(tokenizer, name, row, template_messages(row["messages"])) == _render(tokenizer, name, row)
+
+
+@pytest.mark.parametrize("name", ("llama3_1", "llama3_2", "gptoss", "lfm2_2_5", "qwen2_5_vl", "qwen3_vl"))
+def test_null_keys_of_datasets_rows_are_dropped_for_templates_that_test_presence(exported, tokenizer, name):
+    """A red-team pass: every message a ``datasets`` row hands out carries every struct field
+    (``tool_calls: None``, ``tool_call_id: None``, ``name: None``); templates that test a key's
+    presence ('tool_calls' in message) raise TypeError on them. template_row drops null keys
+    (a tool-call message's null content too), and the calls then render with object arguments."""
+    from pipeline.export.chat import template_row
+
+    row = next(r for r in exported["real"] if _calls(r))
+    assert any(m.get("tool_calls") is None and "tool_calls" in m for m in row["messages"])
+    with pytest.raises(TypeError):
+        _render(tokenizer, name, row)
+    fixed = template_row(row)
+    assert not [k for m in fixed["messages"] for k, v in m.items() if v is None]
+    text = _render(tokenizer, name, row, fixed["messages"])
+    for _, args in _calls(row):
+        for v in args.values():
+            assert json.dumps(v) in text or str(v) in text
 
 
 def test_template_arguments_forms():

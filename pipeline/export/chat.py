@@ -41,22 +41,28 @@ def template_messages(messages: Iterable[dict[str, Any]]) -> list[dict[str, Any]
     ``rejected``) with every ``tool_calls[i].function.arguments`` as an object
     (:func:`template_arguments`), ready for ``tokenizer.apply_chat_template``.
 
-    Returns new dicts (the input is not modified); other keys, including null ones, are kept. Works
-    on rows read by any reader (dict arguments from ``datasets``, JSON strings from pyarrow /
-    pandas). Raises nothing for well-formed messages; a message that is not a mapping raises
-    TypeError.
+    Keys whose value is null are dropped (an absent key and a null one render the same in every
+    template that accepts the null; a tool-call message's ``content: None`` included): a Parquet struct gives every
+    message every field, so rows read with ``datasets`` carry ``tool_calls: None``,
+    ``tool_call_id: None``, ``name: None`` on every message, and templates that test a key's
+    presence (Llama 3.1 / 3.2: ``'tool_calls' in message`` then ``message.tool_calls | length``;
+    gpt-oss, LFM2, Qwen2.5-VL / Qwen3-VL iterate ``content``) raise TypeError on them.
+
+    Returns new dicts (the input is not modified). Works on rows read by any reader (dict
+    arguments from ``datasets``, JSON strings from pyarrow / pandas). Raises nothing for
+    well-formed messages; a message that is not a mapping raises TypeError.
     """
     out = []
     for m in messages:
-        m = dict(m)
+        m = {k: v for k, v in dict(m).items() if v is not None}
         calls = m.get("tool_calls")
         if calls is not None:
             new_calls = []
             for tc in calls:
-                tc = dict(tc)
+                tc = {k: v for k, v in dict(tc).items() if v is not None}
                 fn = tc.get("function")
                 if isinstance(fn, dict):
-                    fn = dict(fn)
+                    fn = {k: v for k, v in fn.items() if v is not None}
                     fn["arguments"] = template_arguments(fn.get("arguments"))
                     tc["function"] = fn
                 new_calls.append(tc)

@@ -1202,3 +1202,70 @@ def test_dates_of_birth_in_european_layouts_other_languages_and_after_a_birth_wo
     assert re.fullmatch(r"DOB: \d\d/\d\d/\d{4} and for my son dob \d{1,2}/\d\d/\d\d", out["d1"].messages[0]["content"])
     assert re.search(r"DOB \d\d-\d\d-\d{4}, verified\. Born \d{4}\.\d\d\.\d\d", out["d2"].messages[0]["content"])
     _assert_unchanged(out, recs, "s1")
+
+
+def test_ids_after_labels_of_claims_references_and_other_languages(analyzer):
+    """Eighth round (second red-team pass): ids after "claim #", "Ref:", "commande n°", "pedido",
+    "numero client est"; the label words alone and short numbers after them stay."""
+    recs = [_rec("i1", _msg("user", "Subject: Re: warranty claim #WC-88123 and thanks")),
+            _rec("i2", _msg("user", "Je n'ai toujours pas reçu ma commande n° FR-778120. Mi pedido ES-44120 no ha llegado.")),
+            _rec("i3", _msg("user", "Reply STOP to opt out. Ref: APT-22817")),
+            _rec("i4", _msg("user", "mon numero client est 4471-0093. merci")),
+            _rec("i5", _msg("user", "IVR: 'please say your account number' ... '4 4 0 9 1 8 7 7 2'; my social is 4 7 1 - 3 3 - 9 0 2 8")),
+            _rec("s1", _msg("user", "We sold 12 items, ref 2024 and order 3 units; the scores were 1 2 3 4 5 6 7 8.")),
+            _rec("s2", _msg("user", "the cap on refunds is 500 dollars"))]
+    out, _ = _run(analyzer, recs)
+    _assert_gone(out["i1"], ["WC-88123"])
+    _assert_gone(out["i2"], ["FR-778120", "ES-44120"])
+    _assert_gone(out["i3"], ["APT-22817"])
+    _assert_gone(out["i4"], ["4471-0093"])
+    _assert_gone(out["i5"], ["4 4 0 9 1 8 7 7 2", "4 7 1 - 3 3 - 9 0 2 8"])
+    assert re.search(r"'\d \d \d \d \d \d \d \d \d'", out["i5"].messages[0]["content"])  # spaced as said
+    _assert_unchanged(out, recs, "s1", "s2")
+
+
+def test_names_in_brackets_after_a_role_other_languages_intros_pnr_and_signatures(analyzer):
+    """Eighth round (second red-team pass): "wife (Henrietta)", "agent (Rhiannon)"; introductions
+    and titles of other languages ("hier ist", "mijn naam is", "soy", "Mme", "meneer"); airline
+    booking records' SURNAME/GIVEN TITLE; one-word signatures after "Best," or "--"; name slots
+    in lower case ("first name is marigold", "his brother anand", "ask for ravi"). Titles stay;
+    "customer (VIP)" and "ich bin Kunde" are no names."""
+    recs = [_rec("n1", _msg("user", "Spoke to wife (Henrietta). QA: agent (Rhiannon) failed; customer (Tiberius) asked")),
+            _rec("n2", _msg("user", "Guten Tag, hier ist Volker Dittrichsen. Goedemiddag, mijn naam is Femke de Wit-Jansen.")),
+            _rec("n3", _msg("user", "Hola, soy Ximena Arrieta Goñi. Compte de Mme Apolline Garnier-Vidal; meneer Pieterse belde.")),
+            _rec("n4", _msg("tool", json.dumps({"pax": [{"nm": "HOLLOWAY/CRESSIDA MS"}, {"nm": "DE LA CRUZ/ANA MARIA MRS"}],
+                                                 "ctce": "CRESSIDA.HOLLOWAY//GMAIL.TEST"}), tool_call_id="c1")),
+            _rec("n5", _msg("user", "The refund went back on Friday.\n\nBest,\nJoost | Billing team")),
+            _rec("n6", _msg("user", "thanks\n-- \nCorny\nSent from my phone")),
+            _rec("n7", _msg("user", "my maiden name which is thistlewood, first name is marigold. ask for ravi or his brother anand")),
+            _rec("s1", _msg("user", "The customer (VIP) asked for a refund. Ich bin Kunde seit 2010. Please check AND/OR EITHER MR.")),
+            _rec("s2", _msg("user", "Regards,\nSupport"))]
+    out, _ = _run(analyzer, recs)
+    _assert_gone(out["n1"], ["Henrietta", "Rhiannon", "Tiberius"])
+    _assert_gone(out["n2"], ["Volker", "Dittrichsen", "Femke", "Wit-Jansen"])
+    _assert_gone(out["n3"], ["Ximena", "Arrieta", "Apolline", "Garnier-Vidal", "Pieterse"])
+    assert "Mme " in out["n3"].messages[0]["content"] and "meneer " in out["n3"].messages[0]["content"]
+    _assert_gone(out["n4"], ["HOLLOWAY", "CRESSIDA", "CRUZ", "ANA MARIA"])
+    assert re.search(r'"nm": "[A-Z \'-]+/[A-Z \'-]+ MS"', out["n4"].messages[0]["content"])
+    _assert_gone(out["n5"], ["Joost"])
+    _assert_gone(out["n6"], ["Corny"])
+    _assert_gone(out["n7"], ["thistlewood", "marigold", "ravi", "anand"])
+    _assert_unchanged(out, recs, "s1", "s2")
+
+
+def test_brands_firms_products_and_venues_are_not_names(analyzer):
+    """Eighth round (precision, second red-team pass): single words joined by "&" name a firm
+    unless both are first names with no possessive ("Tom & Jerry" stay people); a product code or
+    CamelCase word after or inside the span, and venue / product nouns, make it a product or a
+    place; CamelCase family names ("McDonald") stay names."""
+    recs = [_rec("s1", _msg("user", "Does the Ben & Jerry's voucher work at the Marks & Spencer food hall?")),
+            _rec("s2", _msg("user", "Which is better, the Johnson & Johnson kit or the Red Cross one?")),
+            _rec("s3", _msg("user", "My Dell XPS won't charge. Items: 1x Bose QuietComfort headphones.")),
+            _rec("s4", _msg("user", "The Victoria Falls package is sold out; the Kruger Safari has space; the Mesh Extender needs an update.")),
+            _rec("p1", _msg("user", "Thanks to Tom & Jerry for the help.")),
+            _rec("p2", _msg("user", "Please ask Anna McDonald about it; Ingrid Solberg handles the XPS order."))]
+    out, _ = _run(analyzer, recs)
+    _assert_unchanged(out, recs, "s1", "s2", "s3", "s4")
+    _assert_gone(out["p1"], ["Tom", "Jerry"])
+    _assert_gone(out["p2"], ["Anna", "McDonald", "Ingrid", "Solberg"])
+    assert "XPS order" in out["p2"].messages[0]["content"]

@@ -41,13 +41,13 @@ from presidio_analyzer import AnalyzerEngine
 
 from ..records import LogRecord
 from .engine import (_AMOUNT_RE, _PHONE_FORMAT_RE, BARE_PHONE_SCORE, EMAIL_SPELLED_RE, LAST_FOUR_RES,
-                     NAME_PARTICLES, NAME_WORD, PHONE_WORD_BEFORE_RE, PRESIDIO_PHONE_RECOGNIZERS,
+                     NAME_PARTICLES, NAME_WORD, PHONE_WORD_BEFORE_RE, PNR_NAME_RE, PRESIDIO_PHONE_RECOGNIZERS,
                      SECRET_CONTEXT_RES, SPACY_MODEL, STREET_SUFFIXES, STRONG_NAME_CONTEXT_RE, ZIP_AFTER_UNIT_RE, ZIP_LABEL_RE, Detector, DetectorPool,
                      build_analyzer, detect_patterns)
 from .config import PiiConfig, default_config, domain_vocabulary, normalize_key
 from .ids import IdFinder
 from .context import (LabelFinder, adjacent_name_words, conversation_values, find_handles,
-                      handle_template, in_gazetteer, in_person_slot, is_common_word, is_english_word, is_foreign,
+                      handle_template, in_gazetteer, in_person_slot, in_signature, is_common_word, is_english_word, is_foreign,
                       is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs)
 from .pseudonymizer import Pseudonymizer, match_case, normalize
 
@@ -116,8 +116,26 @@ _CODE_AFTER_RE = re.compile(r"\s*\([A-Z]{3}\)")
 #: about Mary); family names that are also street nouns (Lane, Hill, Park, Ford) are not listed.
 _ROAD_NOUN = (r"(?:Avenue|Ave\.|Boulevard|Blvd\.?|Street|Road|Drive|Parkway|Highway|Freeway|Expressway|"
               r"Motorway|Turnpike|Plaza|Square|Canyon|Terrace|Crescent|Esplanade|Promenade)")
-_ROAD_AFTER_RE = re.compile(r"[ \t]+" + _ROAD_NOUN + r"(?![\w-])")
-_ROAD_LAST_RE = re.compile(r"(?:^|\s)" + _ROAD_NOUN + r"$")
+#: ... and Capitalized venue and product nouns ("Victoria Falls package", "the Kruger Safari", "the
+#: Mesh Extender", "Bonvoy Rewards").
+_THING_NOUN = (r"(?:Falls|Safari|Resort|Outlet|Mall|Bakery|Cafe|Café|Restaurant|Program|Programme|Rewards|"
+               r"Package|Tour|Extender|Router|Adapter|Edition|Series|Collection)")
+#: A product code or a CamelCase product name right after the span ("Dell XPS", "Bose
+#: QuietComfort", "Anker PowerCore"): a brand, not a person - degrees, generational suffixes and
+#: job titles after a name excepted ("Karolina Lindgren MD", "John Smith III", "Ann Lee CEO").
+_PRODUCT_AFTER_RE = re.compile(
+    r"[ \t]+(?!(?:MD|DO|RN|NP|PA|DDS|DMD|DVM|CPA|MBA|JD|PHD|PhD|MSc|BSc|II|III|IV|VI|JR|SR|ESQ|OBE|MBE|CBE|KC|QC|MP|"
+    r"RIP|CEO|CFO|CTO|COO|VP|HR|IT|PR|LLC|USA|UK)(?![\w-]))"
+    r"(?:[A-Z][a-z]+[A-Z][A-Za-z]*|[A-Z]{2,3}\d*|[A-Z]+\d+[A-Za-z\d]*)(?![\w-])")
+#: A CamelCase product word ("QuietComfort", "PowerCore"); not a family name's prefix
+#: ("McDonald", "MacArthur", "DeShawn", "LaToya", "VanDyke").
+_CAMEL_WORD_RE = re.compile(r"\b(?!(?:Mc|Mac|De|Di|Da|Du|La|Le|Lo|Van|Von|St|Fitz)[A-Z]|PhD\b|MSc\b|BSc\b)"
+                            r"[A-Z][a-z]+[A-Z][A-Za-z]*\b")
+#: Single words joined by "&" name a firm ("Marks & Spencer", "Ben & Jerry's", "Johnson & Johnson")
+#: - unless both are first names and no possessive follows ("Tom & Jerry helped").
+_AMPERSAND_PAIR_RE = re.compile(r"(?<![\w&])([A-Z][\w'-]*)[ \t]*&[ \t]*([A-Z][\w-]*)('s)?")
+_ROAD_AFTER_RE = re.compile(r"[ \t]+(?:" + _ROAD_NOUN + "|" + _THING_NOUN + r")(?![\w-])")
+_ROAD_LAST_RE = re.compile(r"(?:^|\s)(?:" + _ROAD_NOUN + "|" + _THING_NOUN + r")$")
 _JSON_KEY_RE = re.compile(r'\\?"([^"\\\n]{2,40})\\?"\s*:')
 _YEAR_LIKE_RE = re.compile(r"(?:19|20)\d\d")
 #: a postcode right after / before a place ("Lyon, 69003", "8213 Ljubljana")
@@ -903,17 +921,29 @@ class Anonymizer:
                     strong = ((rec_name == "NameContextRecognizer" and
                                STRONG_NAME_CONTEXT_RE.search(text, max(0, s - 40), s) is not None)
                               # "Einar's address", "Vedrana: Are we ..." say person too
-                              or rec_name in _STRONG_PERSON_RECOGNIZERS)
+                              or rec_name in _STRONG_PERSON_RECOGNIZERS
+                              # a signature's name, whatever its word ("--\nCorny")
+                              or (rec_name == "NameShapeRecognizer" and in_signature(text, s, e)))
                     if (self._place_after_re.match(text, e) or self._place_word_re.search(value)
                             or _CODE_AFTER_RE.match(text, e)):
                         # "John F. Kennedy International Airport", "Newark (EWR)" are places
                         runs = []
-                    elif not strong and (_ROAD_AFTER_RE.match(text, e) or _ROAD_LAST_RE.search(value.rstrip(".,"))):
-                        # "the Madison Avenue store", "the Grand Canyon tour": a road or landmark
+                    elif not strong and (_ROAD_AFTER_RE.match(text, e) or _ROAD_LAST_RE.search(value.rstrip(".,"))
+                                         or _PRODUCT_AFTER_RE.match(text, e) or _CAMEL_WORD_RE.search(value)
+                                         or (" " not in value.strip() and _firm_pair(text, s, e))):
+                        # "the Madison Avenue store", "the Grand Canyon tour": a road or landmark;
+                        # "Dell XPS", "Bose QuietComfort", "Marks & Spencer": a brand or a firm
                         runs = []
                     elif not strong and _town_beside_postcode(text, s, e):
                         # "Öcsény 7143", "1813 Frederiksberg C", "Gaiola 134 (Montemurro)": a town
                         runs = []
+                    elif rec_name == "PnrNameRecognizer":
+                        # "HOLLOWAY/CRESSIDA MS": the given names and the surname as one full name
+                        # (the surname a family name, the registry replaces each part where it stands)
+                        m = PNR_NAME_RE.search(text, max(0, s - 80))
+                        while m is not None and m.end("w") < s:
+                            m = PNR_NAME_RE.search(text, m.end())
+                        runs = [f"{m.group('w')} {m.group('v')}"] if m is not None and m.start() == s else []
                     elif rec_name == "SpeakerAnyCaseRecognizer":
                         runs = [value]  # "cormac:", "BJÖRN:": the label as written (no Capitalized run)
                     elif rec_name == "NameContextRecognizer" or rec_name in _STRONG_PERSON_RECOGNIZERS:
@@ -1489,12 +1519,24 @@ def _town_beside_postcode(text: str, start: int, end: int) -> bool:
 #: Person recognizers whose pattern itself says person ("Einar's address", "Vedrana: Are we",
 #: '," says Torvik.', "cormac: thx"): strong context, no place veto inside the span.
 _STRONG_PERSON_RECOGNIZERS = frozenset({"SpeakerLabelRecognizer", "NamePossessiveRecognizer",
-                                        "QuoteSpeakerRecognizer", "SpeakerAnyCaseRecognizer"})
+                                        "QuoteSpeakerRecognizer", "SpeakerAnyCaseRecognizer",
+                                        "PnrNameRecognizer"})
 #: Keys of an object under a person key that hold a part of the person's name ("guest":
 #: {"first": "Anselm", "last": "Whitcombe"}).
 _PERSON_PART_KEYS = {"first": "FIRST_NAME", "given": "FIRST_NAME", "middle": "FIRST_NAME", "last": "LAST_NAME",
                      "family": "LAST_NAME", "name": "PERSON", "full": "PERSON"}
 _HONORIFIC_BEFORE_RE = re.compile(r"(?i:\b(?:mr|mrs|ms|miss|mx|dr|prof))\.?\s+$")
+
+
+def _firm_pair(text: str, start: int, end: int) -> bool:
+    """``text[start:end]`` is one side of :data:`_AMPERSAND_PAIR_RE` that names a firm: a
+    possessive after the pair, the same word twice, or not two gazetteer first names."""
+    firsts = name_gazetteer()[0]
+    for m in _AMPERSAND_PAIR_RE.finditer(text, max(0, start - 30), min(len(text), end + 30)):
+        if (m.start(1), m.end(1)) == (start, end) or (m.start(2), m.end(2)) == (start, end):
+            return (bool(m.group(3)) or m.group(1) == m.group(2)  # "Ben & Jerry's", "Johnson & Johnson"
+                    or not (m.group(1).lower() in firsts and m.group(2).lower() in firsts))
+    return False
 
 
 def _list_name_ok(word: str, keep: frozenset[str] | set[str], two_seeds: bool = False) -> bool:

@@ -365,10 +365,11 @@ _ACTOR_AFTER_RE = re.compile(r"\s+(?:(?:has|had|have|will|would|did|does|could|c
                              + r"|call|email|e-mail|phone|reply|respond|answer|write|sign|signed|approve|approved)\b")
 _SPEECH_AFTER_RE = re.compile(r"\s+(?:(?:has|had|have|will|would|did)(?:n't|\s+not|\s+never|\s+already|\s+just)?"
                               r"\s+(?:not\s+)?)?(?:" + _SPEECH_VERBS + r"|call|reply|respond|answer|write)\b")
-#: A closing line before a signature: "Regards,", "Kind regards", "Thanks!".
+#: A closing line before a signature: "Regards,", "Kind regards", "Thanks!", the signature
+#: delimiter "--" (RFC 3676's "-- ").
 _SIGN_OFF_RE = re.compile(r"(?i)(?:^|\n)[ \t]*(?:(?:kind|best|warm|warmest)\s+regards|regards|best(?:\s+wishes)?|"
                           r"all the best|thanks|thank you|many thanks|cheers|sincerely|yours(?:\s+(?:truly|sincerely))?|"
-                          r"respectfully|warmly)[ \t]*[,.!]?[ \t]*\n[ \t]*$")
+                          r"respectfully|warmly|best,?[ \t]*\n[ \t]*--|--)[ \t]*[,.!]?[ \t]*\n[ \t]*$")
 #: Words of a team or firm's signature, not a person's: "Regards,\nThe Support Team".
 _TEAM_WORDS = frozenset("team support service services customer care desk department office group staff "
                         "inc ltd llc gmbh corp company bank store shop management".split())
@@ -502,14 +503,15 @@ def in_person_slot(text: str, start: int, end: int) -> bool:
 
 
 def in_signature(text: str, start: int, end: int) -> bool:
-    """``text[start:end]`` is the name of a signature: 1-3 words alone on the line after a closing
-    line ("Kind regards,\nCorvinus Saddle"), none a stop word, a team or firm word ("The Support
+    """``text[start:end]`` is the name of a signature: 1-3 words alone on the line (a role after
+    " - " or " | " may follow: "Joost | Billing team") after a closing line ("Kind regards,\nCorvinus
+    Saddle", "--\nCorny"), none a stop word, a team or firm word ("The Support
     Team") or in capitals - a name whatever its words, even where spaCy calls it a place."""
     from spacy.lang.en.stop_words import STOP_WORDS
 
     words = text[start:end].split()
     return (1 <= len(words) <= 3 and _SIGN_OFF_RE.search(text, 0, start) is not None
-            and _LINE_ALONE_RE.fullmatch(_line_of(text, start, end)) is not None
+            and _SIGNATURE_LINE_RE.fullmatch(_line_of(text, start, end)) is not None
             and not any(w.lower() in STOP_WORDS or w.lower() in _TEAM_WORDS or w.isupper() for w in words))
 
 
@@ -788,6 +790,8 @@ def _line_of(text: str, start: int, end: int) -> str:
 _LINE_ALONE_RE = re.compile(r"[\W\d_]*(?:(?:From|To|Cc|Bcc|Name|Author|Contact|Signed|Photo|Written by|By):[ \t]*)?"
                             + NAME_WORD + r"(?: (?:[A-Z]\.? )?(?:" + NAME_PARTICLE + r" ){0,2}"
                             + NAME_WORD + r"){1,3}(?:[ \t]+[-\u2013\u2014|][ \t]+[^\n]{1,60})?[\W_]*")
+#: A signature's name line: as :data:`_LINE_ALONE_RE`, one word too ("Joost | Billing team").
+_SIGNATURE_LINE_RE = re.compile(_LINE_ALONE_RE.pattern.replace(r"){1,3}(?:[ \t]+", r"){0,3}(?:[ \t]+"))
 
 
 _NAME_SHAPE_RE = re.compile(r"^[A-Za-z\u00C0-\u024F]+(?:[-'\u2019][A-Za-z\u00C0-\u024F]+)*$")
@@ -813,7 +817,9 @@ def looks_like_handle(value: str, keep: frozenset[str] | set[str] = frozenset())
 class LabelFinder:
     """"<label> <value>" in text -> (entity, start, end) (see the module doc).
 
-    ``labels``: entity -> label regexes (the config's ``id_labels``). A value of ``ORDER_ID`` /
+    ``labels``: entity -> label regexes (the config's ``id_labels``); between label and value up to
+    three of ``is`` (and "est", "es", "ist", "è", "era", "war"), ``=``, ``:``, ``-``, ``#``, ``n°``,
+    ``nr.``, ``no.`` ("commande n° FR-778120", "numero client est 4471-0093"). A value of ``ORDER_ID`` /
     ``ACCOUNT_ID`` needs at least 5 digits; a ``USER_ID`` value must look like a handle
     (:func:`looks_like_handle`: "and", "you", "issues" are not); a ``PERSON`` label needs a colon
     and 1-3 Capitalized words, outer words that are keep-words, stop words or English words but no
@@ -831,7 +837,8 @@ class LabelFinder:
                 continue
             alt = "|".join(f"(?:{lab})" for lab in labs)
             self.rx.append((ent, re.compile(
-                r"(?i)(?<![\w-])(?:" + alt + r")(?![\w-])\s*(?:(?:(?:is|was)\b|=|:|-|#)\s*){0,2}"
+                r"(?i)(?<![\w-])(?:" + alt + r")(?![\w-])\s*(?:(?:(?:is|was|est|es|ist|è|era|war)(?=[\s:])|=|:|-|#"
+                r"|n[°º]\.?|nr\.?|no\.(?=\s))\s*){0,3}"
                 r"(?P<v>#?@?[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]|\d(?:[ .-]?\d){4,24})")))
 
     def find(self, text: str) -> list[tuple[str, int, int]]:
@@ -925,12 +932,15 @@ def name_answer(text: str, keep: frozenset[str] | set[str] = frozenset()) -> Opt
 
 
 _INTRO_RE = re.compile(
-    r"(?i)(?<![\w'])(?:my name is|my name'?s|name'?s|this is|it'?s|its|i'?m|i am|call me)\s+"
+    r"(?i)(?<![\w'])(?:my name is|my name'?s|name'?s|this is|it'?s|its|i'?m|i am|call me|"
+    r"(?:first|last|middle|maiden|family|given|sur|new|old|legal|full)\s?name,? (?:which |that )?(?:is|was)|"
+    r"(?:first|last|maiden|family|given|sur)\s?name:)\s+"
     r"(?P<v>[a-z\u00C0-\u024F][a-z\u00C0-\u024F'-]+(?:\s+(?!(?:here|and|from|with|calling)\b)"
     r"[a-z\u00C0-\u024F][a-z\u00C0-\u024F'-]+){0,2})"
     r"(?=\s+here\b|\s*[,.!;:)]|\s*$|\s+(?:and|from|with|calling)\b)")
 
 
+_NAME_SLOT_WORD_RE = re.compile(r"(?i)\bname\b")
 _HERE_RE = re.compile(
     r"(?i)(?:^|[,.!;]\s*|\b(?:thanks|ok|okay|hi|hello|hey)\s+)(?P<v>[a-z\u00C0-\u024F][a-z\u00C0-\u024F'-]+"
     r"(?:\s+[a-z\u00C0-\u024F][a-z\u00C0-\u024F'-]+)?)\s+here\b")
@@ -959,8 +969,10 @@ def intro_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -> lis
                     in_gazetteer(w) or not is_english_word(w) for w in words[1:]):
                 out.append(m.group("v"))  # "its donald brooks here": names, though "brooks" is a verb
                 continue
+            # "first name is marigold", "maiden name which is thistlewood": the slot says name
+            name_slot = rx is _INTRO_RE and _NAME_SLOT_WORD_RE.search(m.group(0)[:m.start("v") - m.start()])
             if all(not is_common_word(w) or (named_here and w.lower() in firsts) for w in words) and (
-                    any(not is_english_word(w) or w.lower() in names for w in words)
+                    any(not is_english_word(w) or w.lower() in names for w in words) or name_slot
                     or (here and words[0][:1].isupper())):  # "Hello, Aria here"
                 out.append(m.group("v"))
     return out
@@ -975,11 +987,11 @@ _LOWER_TITLE_RE = re.compile(f"(?<![\\w])(?:mr|mrs|ms|miss|mx|dr|prof)\\.? (?P<v
 #: One lower-case word where only a person stands: greeted or asked ("hello sturla,", "ask
 #: alexandra to"), or at the start of a sentence before a verb of speech ("bruno said").
 _LOWER_SLOT_RE = re.compile(
-    f"(?:(?<![\\w])(?:hello|hi|hey|dear|thanks|thank you|ask|tell|remind|said|told|have you seen|remember|"
+    f"(?:(?<![\\w])(?:hello|hi|hey|dear|thanks|thank you|ask for|ask|tell|remind|said|told|have you seen|remember|"
     f"married to|apologies,|sorry,|"
     f"{_TALKED_TO}|my {_KIN}) "
     f"(?P<a>{_LOWER_WORD})"
-    f"(?=[,!?;.]|$| (?:to|about|if|whether|that|from|at|in|yesterday|today|and|will|is|was|has|i)\\b)"
+    f"(?=[,!?;.]|$| (?:to|about|if|whether|that|from|at|in|yesterday|today|and|or|will|is|was|has|i)\\b)"
     f"|(?:^|[.!?]\\s*)is (?P<c>{_LOWER_WORD}) (?=(?:available|around|free|back)\\b)"
     f"|(?<![\\w'])(?P<d>{_LOWER_WORD})'s(?= )"
     f"|(?<![\\w])call (?P<e>{_LOWER_WORD}) (?=back\\b)"
@@ -1024,9 +1036,10 @@ def lower_case_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -
 
     english_text: Optional[bool] = None
 
-    def plain(w: str) -> bool:  # may be a name word at all
+    def plain(w: str, kin_slot: bool = False) -> bool:  # may be a name word at all
         nonlocal english_text
-        if len(w) < 2 or w in STOP_WORDS or w in keep or (w in places and w not in firsts):
+        # after "his brother" a town's name is a person's ("his brother anand")
+        if len(w) < 2 or w in STOP_WORDS or w in keep or (w in places and w not in firsts and not kin_slot):
             return False
         if is_foreign_stop_word(w):  # "ella kjær", "sini salonen": a name in an English text
             if not (w in firsts or w in lasts):
@@ -1074,7 +1087,8 @@ def lower_case_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -
                 out.append(w)
             continue
         w = m.group("a") or m.group("b") or m.group("c") or m.group("e") or m.group("k")
-        if plain(w) and len(w) >= 3 and (not is_english_word(w) or (w in firsts and not is_common_word(w))):
+        if plain(w, kin_slot=bool(m.group("k"))) and len(w) >= 3 and (
+                not is_english_word(w) or (w in firsts and not is_common_word(w))):
             out.append(w)
     # a found first name and the word after it at the end of a clause: its family name, even a
     # word ("she's my sister, petronella gaskell."): never a first name replaced, its surname kept

@@ -305,7 +305,8 @@ def _street_noun_score(text: str, m: re.Match) -> Optional[float]:
 #: A postcode after a postcode label, in any country's format ("ZIP: 1386", "ZIP: L2R 3H6",
 #: "postcode 4760-712", "post code: SW1A 1AA").
 ZIP_LABEL_RE = re.compile(
-    r"(?i:\b(?:zip\s*code|zip|postal\s*code|postcode|post\s*code|plz)\b"
+    r"(?i:(?:\b(?:zip\s*code|zip|postal\s*code|postcode|post\s*code|plz|eircode|pin\s*code|pincode|"
+    r"code\s+postal|c[oó]digo\s+postal|postleitzahl|postnummer|postinumero)\b|(?<![\w.])c\.\s?p\.)"
     # "the zipcode of my parents is 31-870", "postal code there is 662 19"
     r"(?:(?:\s+[a-z']+){1,4}?\s+(?:is|was)\b)?\s*(?:is|:|#|no\.?)?\s*)"
     r"(?P<v>[A-Za-z0-9]{2,5}(?:[ -][A-Za-z0-9]{2,4})?)(?![\w-])")
@@ -357,10 +358,22 @@ _NAME_QUESTION = (r"(?:what(?:['\u2019]s| is| was) your (?:(?:full|first|last|fa
                   r"(?:name|surname)|(?:your|the) (?:(?:full|first|last|family|given) )?name,? please)\??")
 #: Words before a name that say it is a person whatever else spaCy thinks ("holder: Iversen" is
 #: no place); the weaker ones of :data:`NAME_CONTEXT_RE` ("call", "contact", "add") are not.
+#: Introductions and titles of other languages (eighth round: "hier ist Volker Dittrichsen", "mijn
+#: naam is Femke de Wit-Jansen", "Mme Apolline Garnier-Vidal", "meneer Pieterse"); not "ich bin" or
+#: "je suis" (German nouns are Capitalized: "ich bin Kunde"; "je suis Désolé" at a line start).
+_FOREIGN_INTRO = (r"hier ist|hier spricht|mein name ist|ich hei(?:ß|ss)e|mijn naam is|ik ben|hier is|je m['\u2019]appelle|"
+                  r"mon nom est|me llamo|mi nombre es|soy|mi chiamo|il mio nome [èe]|meu nome [ée]|chamo-me|"
+                  r"mme\.?|mlle\.?|madame|monsieur|frau|herrn?|meneer|mevrouw|mevr\.|dhr\.|sr\.|sra\.|srta\.|"
+                  r"se[ñn]ora?|signora?|sig\.(?:ra)?")
+#: A person's role or kin before the name in brackets ("wife (Henrietta)", "agent (Rhiannon)").
+_ROLE_BEFORE_BRACKET = (r"wife|husband|partner|son|daughter|mother|father|brother|sister|customer|client|agent|"
+                        r"caller|rep|representative|technician|driver|courier|tenant|patient|guest|user")
 STRONG_NAME_CONTEXT_RE = re.compile(
     r"(?i:\b(?:my name is|my name['\u2019]s|name is|i['\u2019]m|i am|named(?: him| her| them)?|call me|"
+    + _FOREIGN_INTRO + r"|"
     r"passengers?:?|traveler:?|traveller:?|customer:|mr\.?|mrs\.?|ms\.?|miss|dr\.?|name on (?:the )?card is|"
-    r"card ?holder:?|account holder:?|holder:|" + _NAME_QUESTION + r")\s+)$")
+    r"card ?holder:?|account holder:?|holder:|" + _NAME_QUESTION + r")\s+"
+    r"|\b(?:" + _ROLE_BEFORE_BRACKET + r")[ \t]*\()$")
 #: "Austin TX", "Salt Lake City, UT": Capitalized words before an upper-case state code.
 CITY_STATE_UPPER_RE = re.compile(
     r"(?<![\w-])(?P<v>[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2}),?\s+(?:" + _STATE_ALT + r")(?![\w-])")
@@ -463,10 +476,13 @@ SECRET_CONTEXT_RES = {
 #: domain words and words the logs use in lower case).
 NAME_CONTEXT_RE = re.compile(
     r"(?:\b(?i:my name is|my name['\u2019]s|name is|i['\u2019]m|i am|this is|named|call me|passengers?:?|"
+    + _FOREIGN_INTRO + r"|"
     r"traveler:?|traveller:?|customer:?|mr\.?|mrs\.?|ms\.?|miss|dr\.?|name on (?:the )?card is|"
     r"card ?holder:?|account holder:?|holder:|please call|call|contact|ask for|speak (?:to|with)|attn:?|"
     r"attention:?|invite|add|" + _NAME_QUESTION + r"|said|asked|told|"
-    r"named (?:him|her|them|it))[ \t]+)"
+    r"named (?:him|her|them|it))[ \t]+"
+    # a person's role or kin before the name in brackets ("wife (Henrietta)", "agent (Rhiannon)")
+    r"|\b(?i:" + _ROLE_BEFORE_BRACKET + r")[ \t]*\()"
     # family-name particles before or inside the name ("maiden name is van der Berg")
     r"(?P<v>(?:" + NAME_PARTICLE + r" ){0,2}" + NAME_WORD + r"(?:[ \t]+(?:" + NAME_PARTICLE + r" ){0,2}"
     + NAME_WORD + r"){0,2})")
@@ -1015,6 +1031,64 @@ class _GroupsRecognizer(RegexRecognizer):
         return m.start(g), m.end(g)
 
 
+#: A passenger name element of an airline booking record (PNR, IATA reservation systems):
+#: ``SURNAME/GIVEN NAMES TITLE`` in capitals ("HOLLOWAY/CRESSIDA MS", "NI BHRIAIN/SAOIRSE MISS",
+#: "DE LA CRUZ/ANA MARIA MRS"); the title is required ("AND/OR" is no name).
+PNR_NAME_RE = re.compile(
+    r"(?<![\w/])(?P<v>[A-Z][A-Z'-]+(?: [A-Z][A-Z'-]+){0,2})/(?P<w>[A-Z][A-Z'-]+(?: [A-Z][A-Z'-]+){0,2}?)"
+    r" (?:MR|MRS|MS|MISS|MSTR|DR|PROF|CHD|INF)(?![\w/])")
+
+
+class _PnrNameRecognizer(RegexRecognizer):
+    """Both parts of :data:`PNR_NAME_RE` (surname ``v``, given names ``w``) as PERSON, unless a
+    word is an English stop word ("AND/OR EITHER MR") or no word has more than three letters
+    ("TCP/IP DR")."""
+
+    def hits(self, text: str) -> list[PatternHit]:  # noqa: D102
+        if "/" not in text:
+            return []
+        from spacy.lang.en.stop_words import STOP_WORDS
+
+        out = []
+        for m in PNR_NAME_RE.finditer(text):
+            words = (m.group("v") + " " + m.group("w")).split()
+            if any(w.lower() in STOP_WORDS for w in words) or all(len(w) <= 3 for w in words):
+                continue
+            out += [PatternHit("PERSON", m.start(g), m.end(g), self.score, self.name) for g in ("v", "w")]
+        return out
+
+
+#: Digits read out one by one, spaced ("4 4 0 9 1 8 7 7 2", "4 7 1 - 3 3 - 9 0 2 8"): 7 to 19
+#: single digits apart, as IVR transcripts and agents' notes write numbers a caller says.
+SPACED_DIGITS_RE = re.compile(r"(?<![\w-])(?P<v>\d(?: (?:- )?\d){6,18})(?![\w-]| \d)")
+#: What a spaced number is, by the words before it (within 60 characters).
+_SPACED_KIND = (("SSN", re.compile(r"(?i)\b(?:ssn|social(?:\s+security)?)\b")),
+                ("PHONE_NUMBER", re.compile(r"(?i)\b(?:phone|mobile|cell|telephone|call|number to reach)\b")),
+                ("CREDIT_CARD", re.compile(r"(?i)\bcard\b")),
+                ("ACCOUNT_ID", re.compile(r"(?i)\b(?:account|acct|member|policy|customer|client|order|reference|"
+                                          r"ref|id|number|no\.?)\b")))
+
+
+_SENTENCE_END_RE = re.compile(r"(?<![.])[.!?;](?![.])\s")
+
+
+class _SpacedDigitsRecognizer(RegexRecognizer):
+    """:data:`SPACED_DIGITS_RE` after a word of the same sentence that says what the number is
+    (:data:`_SPACED_KIND`: an SSN, a phone, a card or an account / order / reference number);
+    none without one."""
+
+    def hits(self, text: str) -> list[PatternHit]:  # noqa: D102
+        out = []
+        for m in SPACED_DIGITS_RE.finditer(text):
+            # the same sentence only ("order 3 units; the scores were 1 2 3 ..." is no order
+            # number); an ellipsis is no sentence end ("account number' ... '4 4 0 9")
+            before = _SENTENCE_END_RE.split(text[max(0, m.start() - 60):m.start()])[-1]
+            kind = next((k for k, rx in _SPACED_KIND if rx.search(before)), None)
+            if kind is not None:
+                out.append(PatternHit(kind, m.start("v"), m.end("v"), self.score, self.name))
+        return out
+
+
 class _CornerRecognizer(RegexRecognizer):
     """Both streets of :data:`CORNER_RE` (groups ``v`` and ``w``) when one side reads as a street
     (a number, a street noun of :data:`STREET_SUFFIXES` last, a lower-case street word or particle
@@ -1121,6 +1195,8 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("SsnLabelRecognizer", "US_SSN", [SSN_LABEL_RE], 0.8),
         _GroupsRecognizer("QuoteSpeakerRecognizer", "PERSON", [QUOTE_SPEAKER_RE], 0.6, validate=_quote_speaker_score),
         _CornerRecognizer("CornerRecognizer", "STREET_ADDRESS", [CORNER_RE], 0.65),
+        _PnrNameRecognizer("PnrNameRecognizer", "PERSON", [PNR_NAME_RE], 0.7),
+        _SpacedDigitsRecognizer("SpacedDigitsRecognizer", "ACCOUNT_ID", [SPACED_DIGITS_RE], 0.7),
         RegexRecognizer("BlockStreetRecognizer", "STREET_ADDRESS", [BLOCK_STREET_RE], 0.65),
         RegexRecognizer("NamePossessiveRecognizer", "PERSON", [NAME_POSSESSIVE_RE], 0.6,
                         validate=_name_possessive_score),

@@ -146,6 +146,8 @@ def record_strings(rec: LogRecord, include_system: bool = False) -> list[str]:
 
 # ------------------------------------------------------------------------------ ground truth
 def _dob_forms(iso: str) -> set[str]:
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", iso):  # planted as written ("10.01.1952")
+        return {iso}
     y, mo, d = (int(x) for x in iso.split("-"))
     mon = _MONTHS[mo - 1]
     return {iso, f"{mo:02d}/{d:02d}/{y}", f"{mo}/{d}/{y}", f"{mon} {d}, {y}", f"{mon[:3]} {d}, {y}",

@@ -50,6 +50,18 @@ SIGN_LAST = ["Thimble", "Lantern", "Kettle", "Saddle", "Quiver", "Tinder", "Bram
 QUOTE_LAST = ["Brannholtz", "Quistrebbe", "Vellacourt", "Dromsgaard", "Ostervilde", "Kranzebeck",
               "Yarrowfield", "Thorsgrimm", "Pellinore", "Zaborsky", "Ulvestadt", "Merrimont", "Havelbrock",
               "Istvanek"]
+#: issue 11, eighth round: a name in brackets after a role, an introduction in German, a
+#: booking record's SURNAME/GIVEN name in capitals, keys of a German CRM
+BRACKET_FIRST = ["Henrietta", "Rhiannon", "Tiberius", "Ottoline", "Leontyne", "Cordelius", "Isolde",
+                 "Maximinus", "Euphrasia", "Lysander", "Philippa", "Evander", "Clementine", "Aurelio"]
+INTRO_FIRST = ["Wendeline", "Gotthilde", "Ermentrud", "Hildegunde", "Liutgard", "Adalwine", "Irmengard",
+               "Brunhilda", "Sieglinde", "Walburga", "Kunigunde", "Rotraut", "Edeltraud", "Gertrudis"]
+INTRO_LAST = ["Dittrichsen", "Oberhausler", "Kleinschmidtke", "Wendelbrecht", "Faltermeyerl", "Grunewaldt",
+              "Schimmelpfeng", "Rauschenbachl", "Zwirnmann", "Hollerbachs", "Eichelkrautt", "Sonnleitnerr",
+              "Weidenhoferl", "Birkenstamm"]
+PNR_LAST = ["QUILLFEATHER", "MARROWDALE", "STORMWICKE", "PENHALIGAN", "ASHCOMBRE", "TREVANIONN",
+            "KILBRANNOCH", "WYNDHAMSLEY", "DUNSTERVALE", "HARROWGATE", "MORWENSTOW", "BRACKENBURY",
+            "FELLWATHER", "GLASTONLEIGH"]
 N_PERSONAS = 12  # personas in the canary test
 MAX_PERSONAS = len(FIRST)
 POLICY = ("# Airline support policy (sample)\nConfirm the customer's user id before any change. "
@@ -132,6 +144,16 @@ def persona(i: int) -> dict:
         "corner_a": f"{cf}wick Knoll", "corner_b": f"{last}strand Spur",
         "fax": f"004{i % 10}1198{i:03d}36",
         "block_street2": f"{88120 + i} {last}gränd {30 + i}",
+        # issue 11, eighth round: a name in brackets after a role, a German introduction and CRM
+        # keys, a booking record's name element, a date of birth day first, digits said one by
+        # one after "social", an id after "claim #"
+        "bracket_first": BRACKET_FIRST[i],
+        "intro_first": INTRO_FIRST[i], "intro_last": INTRO_LAST[i],
+        "pnr_last": PNR_LAST[i], "pnr_first": SIGN_FIRST[(i + 4) % len(SIGN_FIRST)].upper() + "E",
+        "crm_plz": f"{79098 + i * 13}", "crm_kunde": f"K-{448120 + i * 31}",
+        "eu_dob": f"{10 + i}.0{1 + i % 9}.19{52 + i}",
+        "spaced_ssn": " ".join(f"{611 + i}") + " - " + " ".join(f"{52 + i}") + " - " + " ".join(f"{3904 + i}"),
+        "claim": f"WC-{88123 + i * 17}",
     }
 
 
@@ -140,19 +162,21 @@ def typed_values(p: dict) -> dict[str, list[str]]:
     return {
         "NAME": [p["first"], p["last"], p["companion_first"], p["companion_last"], p["friend_first"],
                  p["friend_last"], p["payee"], p["lower_first"], p["lower_last"], p["sign_first"], p["sign_last"],
-                 p["quote_last"]],
+                 p["quote_last"], p["bracket_first"], p["intro_first"], p["intro_last"], p["pnr_last"],
+                 p["pnr_first"]],
         "EMAIL": [p["email"]], "USER_ID": [p["user_id"], p["handle"]], "RESERVATION_ID": [p["reservation"]],
         "PAYMENT_ID": [p["payment_id"], p["gift_card"]], "LAST_FOUR": [p["last_four"]],
         "CARD_NUMBER": [p["card"], p["card"].replace(" ", ""), p["card2"]],
         "ADDRESS": [p["street"], p["unit"], p["eu_street"], p["block_street"], p["street3"], p["corner_a"],
                     p["corner_b"], p["block_street2"]],
-        "ZIP": [p["zip"], p["postcode"], p["block_postcode"], p["postcode3"]], "CITY": [p["city"]],
-        "DOB": [p["dob"], p["companion_dob"]],
+        "ZIP": [p["zip"], p["postcode"], p["block_postcode"], p["postcode3"], p["crm_plz"]], "CITY": [p["city"]],
+        "DOB": [p["dob"], p["companion_dob"], p["eu_dob"]],
         "PHONE": [p["phone"], re.sub(r"\D", "", p["phone"]), p["uk_phone"], p["intl_phone"], p["grouped_phone"],
                   p["line_phone"], p["fax"]],
         "SECRET": [p["password"], p["api_key"], p["session_id"], p["token"], p["jwt"]],
         "ORDER_ID": [p["order_id"]],
-        "IBAN": [p["iban"]], "SSN": [p["ssn"]], "ACCOUNT_ID": [p["account"]],
+        "IBAN": [p["iban"]], "SSN": [p["ssn"], p["spaced_ssn"]],
+        "ACCOUNT_ID": [p["account"], p["crm_kunde"], p["claim"]],
     }
 
 
@@ -166,7 +190,8 @@ def canary_values(p: dict) -> list[str]:
                            "card2", "intl_phone", "eu_street", "postcode", "grouped_phone", "block_street",
                            "lower_first", "lower_last", "sign_first", "sign_last",
                            "line_phone", "street3", "quote_last", "corner_a", "corner_b", "fax",
-                           "block_street2")]
+                           "block_street2", "bracket_first", "intro_first", "intro_last", "pnr_last",
+                           "pnr_first", "crm_plz", "crm_kunde", "eu_dob", "spaced_ssn", "claim")]
     # a 3-digit postcode alone is no distinctive string (a log line's "692 ms"): it is checked
     # with the town that stays beside it
     vals.append(f"Þórshöfn {p['postcode3']}")
@@ -283,6 +308,10 @@ def record(i: int) -> dict:
             f'"The seat was broken," says {p["quote_last"]}. Pick me up at the corner of '
             f"{p['corner_a']} and {p['corner_b']}. The office:\n{p['fax']} fax\n"
             + "}}" + p["block_street2"] + "\n}}Apt. " + str(300 + i) + "\n}}Karlskoga")},
+        {"role": "user", "content": (
+            f"Guten Tag, hier ist {p['intro_first']} {p['intro_last']}, geboren am {p['eu_dob']}. "
+            f"Spoke to wife ({p['bracket_first']}) about warranty claim #{p['claim']}; "
+            f"my social is {p['spaced_ssn']}.")},
     ]
     if cancel:
         msgs += [_call(f"c{i}c", "cancel_reservation", {"reservation_id": p["reservation"]}),
@@ -303,4 +332,8 @@ def record(i: int) -> dict:
                          # in metadata, since a call to an unknown tool sets the record aside at
                          # ingest (INGEST_NO_DOMAIN) before anonymization
                          "contact": {"organizer": p["handle"], "homePhone": p["uk_phone"], "billingZip": p["zip"],
-                                     "cardLast4": p["last_four"], "fullName": f"{p['first']} {p['last']}"}}}
+                                     "cardLast4": p["last_four"], "fullName": f"{p['first']} {p['last']}"},
+                         # a German CRM's keys and a booking record's name element
+                         "kunde": {"vorname": p["intro_first"], "nachname": p["intro_last"], "plz": p["crm_plz"],
+                                   "kundennummer": p["crm_kunde"]},
+                         "pnr": {"nm": f"{p['pnr_last']}/{p['pnr_first']} MS"}}}

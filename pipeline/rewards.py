@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline.records import TaskHidden, TaskPackage, TaskVisible, ToolCall, Trajectory
-from pipeline.rollout.prompting import (TOOL_RESPONSE_TAG, ToolCallBlock, split_bare_calls, clean_unicode,
-                                        parse_tool_calls, scan_tool_calls)
+from pipeline.rollout.prompting import (TOOL_RESPONSE_TAG, ToolCallBlock, clean_unicode, parse_tool_calls,
+                                        scan_tool_calls, wrap_bare_calls)
 from pipeline.sandbox import Sandbox
 
 #: A ChatML role word left by decoding with ``skip_special_tokens=True``: ``<|im_end|>\n<|im_start|>user\n``
@@ -46,7 +46,6 @@ from pipeline.sandbox import Sandbox
 ROLE_MARKER_RE = re.compile(r"(?:^|(?<=[^\w\s])|(?<=[^\w\s] )|(?<=[^\w\s]  )|(?<=[^\w\s]   ))"
                             r"(assistant|user|tool)[ \t]*(?:\r?\n|\Z)", re.M)
 _HIDDEN_REF = "_hidden_reference_step"
-_LINE_BRACE_RE = re.compile(r"(?m)^[ \t]*\{")
 
 
 def load_ground_truth(ground_truth: str | dict[str, Any]) -> dict[str, Any]:
@@ -106,36 +105,10 @@ def _role_markers(text: str, start: int, end: int) -> list[re.Match[str]]:
     return out
 
 
-def _wrap_bare_lines(turn: str) -> str:
-    """An agent turn with every bare JSON call that starts a line of its free text wrapped in
-    tags (:func:`wrap_bare_calls`); lines inside ``<tool_call>`` / ``<tool_response>`` blocks are
-    left alone."""
-    out: list[str] = []
-    for part in scan_tool_calls(turn, skip_tags=(TOOL_RESPONSE_TAG,)):
-        piece = turn[part.start:part.end]
-        if part.kind != "text" or "{" not in piece:
-            out.append(piece)
-            continue
-        search = 0
-        while True:
-            m = _LINE_BRACE_RE.search(piece, search)
-            if m is None:
-                break
-            head, rest = split_bare_calls(piece[m.start():])
-            if not head:
-                search = m.end()
-                continue
-            piece = piece[:m.start()] + head + rest
-            search = m.start() + len(head)
-        out.append(piece)
-    return "".join(out)
-
-
 def _wrap_bare_turns(text: str) -> str:
-    """``text`` with the bare JSON calls of its agent turns wrapped in tags: a line of an agent
-    turn's free text that is a JSON call object (:func:`wrap_bare_calls`), as models whose chat
-    template writes calls as bare JSON (Llama 3.x) produce them. Customer and tool turns are left
-    alone."""
+    """``text`` with the bare JSON calls of its agent turns wrapped in tags
+    (:func:`~pipeline.rollout.prompting.wrap_bare_calls`), as models whose chat template writes
+    calls as bare JSON (Llama 3.x) produce them. Customer and tool turns are left alone."""
     if "{" not in text:
         return text
     marks = _role_markers(text, 0, len(text))
@@ -144,7 +117,7 @@ def _wrap_bare_turns(text: str) -> str:
                for i, m in enumerate(marks) if m.group(1) == "assistant"]
     out, prev = [], 0
     for a, b in bounds:
-        out += [text[prev:a], _wrap_bare_lines(text[a:b])]
+        out += [text[prev:a], wrap_bare_calls(text[a:b])]
         prev = b
     out.append(text[prev:])
     return "".join(out)
@@ -161,8 +134,8 @@ def parse_response(solution_str: str) -> ParsedResponse:
     Role words are recognized only in free text (never inside a tool-call block or a tool
     response); the text before the first one belongs to the agent (the response starts after
     the prompt's ``<|im_start|>assistant\\n``). A response without role words is read exactly as
-    the plain format: all free text is agent text. An agent turn that opens with bare JSON calls
-    (``{"name": ..., "parameters": ...}``, as Llama 3.x chat templates ask) is read as those calls
+    the plain format: all free text is agent text. Bare JSON calls that start a line of an agent
+    turn (``{"name": ..., "parameters": ...}``, as Llama 3.x chat templates ask) are read as calls
     (:func:`~pipeline.rollout.prompting.wrap_bare_calls`, as the rollout harness reads them with
     ``tool_format="chat_template"``)."""
     text = _wrap_bare_turns(clean_unicode(solution_str or ""))

@@ -151,6 +151,8 @@ def test_a_model_played_customers_lone_surrogate_reaches_no_later_stage(task, tm
     ('{"name": "a", "arguments": {}}\nDone.', '<tool_call>{"name": "a", "arguments": {}}</tool_call>\nDone.'),
     ('{"not": "a call"}', '{"not": "a call"}'),
     ('Sure. {"name": "a", "arguments": {}}', 'Sure. {"name": "a", "arguments": {}}'),
+    ('Sure.\n{"name": "a", "arguments": {}}', 'Sure.\n<tool_call>{"name": "a", "arguments": {}}</tool_call>'),
+    ('<tool_call>\n{"name": "a", "arguments": {}}\n</tool_call>', '<tool_call>\n{"name": "a", "arguments": {}}\n</tool_call>'),
     ('{"name": "a", "arguments": {', '{"name": "a", "arguments": {'),
 ])
 def test_wrap_bare_calls(text, wrapped):

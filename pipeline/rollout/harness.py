@@ -180,7 +180,7 @@ def _step(ep: _Episode, text: str, cfg: RolloutConfig) -> None:
     """Apply one generated assistant turn to an episode: parse, execute tools, advance the user."""
     text = clean_unicode(text)  # a lone surrogate from a server must not crash a later stage
     if cfg.tool_format == "chat_template":
-        text = wrap_bare_calls(text)  # templates that emit bare JSON calls (Llama 3.x)
+        text = wrap_bare_calls(text)  # templates that emit bare JSON calls (Llama 3.x), as the reward reads them
     parsed = parse_tool_calls(text)
     turn = ep.n_turns
     if parsed.calls:

@@ -324,13 +324,14 @@ def scan_tool_calls(text: str, skip_tags: tuple[str, ...] = (),
     raises on any ``str``."""
     text = clean_unicode(text)
     opener = _openers(tuple(skip_tags))
+    last_close = {t: text.rfind(f"</{t}>") for t in skip_tags}  # one pass per tag, not per mention
     parts: list[TextPart] = []
     pos = search = 0
     while True:
         m = opener.search(text, search)
         if m is None:
             break
-        if m.group() != TOOL_CALL_OPEN and text.find(f"</{m.group()[1:]}", m.end()) < 0:
+        if m.group() != TOOL_CALL_OPEN and last_close[m.group()[1:-1]] < m.end():
             search = m.end()  # "I will read the <tool_response> after.": a mention, not a block
             continue
         if m.start() > pos:
@@ -352,26 +353,50 @@ def scan_tool_calls(text: str, skip_tags: tuple[str, ...] = (),
 
 TOOL_RESPONSE_TAG = "tool_response"
 _BARE_SEP = " \t\r\n;"
+_LINE_BRACE_RE = re.compile(r"(?m)^[ \t]*\{")
 
 
 def wrap_bare_calls(text: str) -> str:
-    """``text`` with the bare JSON tool calls it starts with wrapped in ``<tool_call>`` tags.
+    """``text`` with every bare JSON tool call that starts a line of its free text wrapped in
+    ``<tool_call>`` tags (:func:`split_bare_calls`); lines inside ``<tool_call>`` /
+    ``<tool_response>`` blocks are left alone.
 
     Chat templates such as Llama 3.1-3.3's ask for a call as a bare JSON object
     (``{"name": ..., "parameters": {...}}``, several separated by ``;`` or line breaks; vLLM's
-    ``llama3_json`` tool parser reads the same). Each object at the start of ``text`` (after
-    whitespace) that decodes to its end (``json.JSONDecoder.raw_decode``, so tags or braces inside
-    its strings are just text) as an object with a string ``name`` and ``arguments`` or
-    ``parameters`` is wrapped; the text after them is kept as is (a Hermes block after a bare call
-    is still read). A text that does not start with such an object comes back unchanged. Never
+    ``llama3_json`` tool parser reads the same). The rollout harness (``tool_format=
+    "chat_template"``) and the reward (:func:`pipeline.rewards.parse_response`, agent turns) both
+    read calls through it, so they agree. A text without such a line comes back unchanged. Never
     raises on a ``str``."""
-    head, rest = split_bare_calls(text)
-    return head + rest
+    if "{" not in text:
+        return text
+    out: list[str] = []
+    rest = text
+    while rest:
+        line = _LINE_BRACE_RE.search(rest)
+        first = next((p for p in scan_tool_calls(rest, skip_tags=(TOOL_RESPONSE_TAG,)) if p.kind != "text"), None)
+        if line is None and first is None:
+            out.append(rest)
+            break
+        if line is not None and (first is None or line.start() < first.start):
+            head, after = split_bare_calls(rest[line.start():])
+            if head:  # a bare call at a line start (its strings may hold "<tool_call>": read as JSON)
+                out.append(rest[:line.start()] + head)
+                rest = after
+            else:
+                out.append(rest[:line.end()])
+                rest = rest[line.end():]
+            continue
+        out.append(rest[:first.end])  # a tagged block (or a made-up tool response): as written
+        rest = rest[first.end:]
+    return "".join(out)
 
 
 def split_bare_calls(text: str) -> tuple[str, str]:
-    """:func:`wrap_bare_calls` in two pieces: ``(the leading calls in tags, the rest)``; ``("",
-    text)`` when ``text`` does not start with a bare call."""
+    """The bare JSON calls ``text`` starts with, wrapped: ``(the leading calls in tags, the
+    rest)``, or ``("", text)`` when it does not start (after whitespace) with one. Each object
+    that decodes to its end (``json.JSONDecoder.raw_decode``, so tags or braces inside its
+    strings are just text) as an object with a string ``name`` and ``arguments`` or
+    ``parameters`` is a call; ``;`` or whitespace may stand between them."""
     n = len(text)
     i = n - len(text.lstrip())
     spans: list[tuple[int, int]] = []

@@ -1269,3 +1269,17 @@ def test_brands_firms_products_and_venues_are_not_names(analyzer):
     _assert_gone(out["p1"], ["Tom", "Jerry"])
     _assert_gone(out["p2"], ["Anna", "McDonald", "Ingrid", "Solberg"])
     assert "XPS order" in out["p2"].messages[0]["content"]
+
+
+
+def test_stop_words_of_other_languages_next_to_a_name_from_a_user_id_stay(analyzer):
+    """A fresh-clone check: "Meine Benutzer-ID ist wiebke_hollerbach_3307" made "ist" a first name
+    (the word before a name word taken from the id), then "hier" and "bestätigt" beside it; a
+    stop word of another language next to a known name word is no name. A staff number after
+    its label is an id."""
+    recs = [_rec("d1", _msg("user", "Guten Tag, hier ist Wiebke Hollerbach. Meine Benutzer-ID ist "
+                                     "wiebke_hollerbach_3307, Ihre Buchung ist bestätigt. My staff number is BW-448172."))]
+    out, _ = _run(analyzer, recs)
+    text = out["d1"].messages[0]["content"]
+    _assert_gone(out["d1"], ["Wiebke", "Hollerbach", "wiebke_hollerbach_3307", "BW-448172"])
+    assert text.startswith("Guten Tag, hier ist ") and "Benutzer-ID ist " in text and "Buchung ist bestätigt." in text

@@ -1292,8 +1292,9 @@ def adjacent_name_words(text: str, known: set[str], keep: frozenset[str] | set[s
     """Name words right next to a known name word (separated by one space): ``[(word, role)]``
     with role ``FIRST_NAME`` (before) or ``LAST_NAME`` (after). The neighbour must be name-shaped,
     in the same letter case style as the known word (Capitalized next to Capitalized, lower next
-    to lower), and neither a keep-word nor an English word - except a Capitalized dictionary noun
-    that the name gazetteer has in that role (:func:`_gazetteer_neighbour`). A possessive after
+    to lower), and neither a keep-word nor an English word nor a stop word of another language
+    ("ist", "est") - except a Capitalized one that the name gazetteer has in that role
+    (:func:`_gazetteer_neighbour`). A possessive after
     the known word counts without its "'s"."""
     from spacy.lang.en.stop_words import STOP_WORDS
 
@@ -1320,6 +1321,8 @@ def adjacent_name_words(text: str, known: set[str], keep: frozenset[str] | set[s
             lw = nw.lower()
             if lw in keep or lw in STOP_WORDS or is_common_word(lw):
                 continue
+            if is_foreign_stop_word(lw) and (nw.islower() or not _gazetteer_neighbour(lw, role)):
+                continue  # "Meine Benutzer-ID ist wiebke_hollerbach_3307": "ist" is German, no name
             if is_english_word(lw) and (nw.islower() or not _gazetteer_neighbour(lw, role)):
                 continue  # "my wife maja", "the baby allan": a lower-case word next to a name is vocabulary
             out.append((nw, role))

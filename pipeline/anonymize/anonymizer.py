@@ -41,7 +41,7 @@ from presidio_analyzer import AnalyzerEngine
 
 from ..records import LogRecord
 from .engine import (_AMOUNT_RE, _PHONE_FORMAT_RE, BARE_PHONE_SCORE, EMAIL_SPELLED_RE, LAST_FOUR_RES,
-                     NAME_PARTICLES, NAME_WORD, PHONE_WORD_BEFORE_RE, PNR_NAME_RE, PRESIDIO_PHONE_RECOGNIZERS,
+                     NAME_PARTICLES, NAME_WORD, PHONE_WORD_BEFORE_RE, PRESIDIO_PHONE_RECOGNIZERS,
                      SECRET_CONTEXT_RES, SPACY_MODEL, STREET_SUFFIXES, STRONG_NAME_CONTEXT_RE, ZIP_AFTER_UNIT_RE, ZIP_LABEL_RE, Detector, DetectorPool,
                      build_analyzer, detect_patterns)
 from .config import PiiConfig, default_config, domain_vocabulary, normalize_key
@@ -940,10 +940,8 @@ class Anonymizer:
                     elif rec_name == "PnrNameRecognizer":
                         # "HOLLOWAY/CRESSIDA MS": the given names and the surname as one full name
                         # (the surname a family name, the registry replaces each part where it stands)
-                        m = PNR_NAME_RE.search(text, max(0, s - 80))
-                        while m is not None and m.end("w") < s:
-                            m = PNR_NAME_RE.search(text, m.end())
-                        runs = [f"{m.group('w')} {m.group('v')}"] if m is not None and m.start() == s else []
+                        surname, given = value.split("/", 1)
+                        runs = [f"{given} {surname}"]
                     elif rec_name == "SpeakerAnyCaseRecognizer":
                         runs = [value]  # "cormac:", "BJÖRN:": the label as written (no Capitalized run)
                     elif rec_name == "NameContextRecognizer" or rec_name in _STRONG_PERSON_RECOGNIZERS:

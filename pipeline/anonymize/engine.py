@@ -1040,7 +1040,7 @@ PNR_NAME_RE = re.compile(
 
 
 class _PnrNameRecognizer(RegexRecognizer):
-    """Both parts of :data:`PNR_NAME_RE` (surname ``v``, given names ``w``) as PERSON, unless a
+    """``SURNAME/GIVEN`` of :data:`PNR_NAME_RE` (the title left out) as one PERSON span, unless a
     word is an English stop word ("AND/OR EITHER MR") or no word has more than three letters
     ("TCP/IP DR")."""
 
@@ -1054,7 +1054,7 @@ class _PnrNameRecognizer(RegexRecognizer):
             words = (m.group("v") + " " + m.group("w")).split()
             if any(w.lower() in STOP_WORDS for w in words) or all(len(w) <= 3 for w in words):
                 continue
-            out += [PatternHit("PERSON", m.start(g), m.end(g), self.score, self.name) for g in ("v", "w")]
+            out.append(PatternHit("PERSON", m.start("v"), m.end("w"), self.score, self.name))
         return out
 
 

@@ -213,7 +213,16 @@ def pseudonymize_quarantine(items: list[QuarantineRecord], anonymizer: Any) -> l
 
     prepared = [_quarantine_record(q, q.raw[:MAX_QUARANTINE_RAW]) for q in items]
     failed: set[int] = set()
-    outs = list(anonymizer.anonymize([r for r, _ in prepared], on_error=lambda pos, _rec, _exc: failed.add(pos)))
+    try:
+        outs = list(anonymizer.anonymize([r for r, _ in prepared], on_error=lambda pos, _rec, _exc: failed.add(pos)))
+    except Exception:  # noqa: BLE001 - not a refused record but a failure: record by record, each withheld alone
+        failed.clear()
+        outs = []
+        for i, (rec, _kind) in enumerate(prepared):
+            try:
+                outs.append(anonymizer.anonymize_record(rec))
+            except Exception:  # noqa: BLE001
+                failed.add(i)
     done = iter(outs)
     out = []
     for i, (q, (rec, kind)) in enumerate(zip(items, prepared)):

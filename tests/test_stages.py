@@ -46,3 +46,22 @@ def test_quarantined_json_records_stay_json_and_are_read_as_conversations():
     assert other["kunde"]["vorname"] != "Theresia" and other["kunde"]["nachname"] != "Brandl"
     assert "Cressida" not in out[2].raw and out[2].raw.startswith("not json: call ")
     assert anon.report()["audit"]["records"] >= 3
+
+
+def test_a_quarantined_record_the_anonymizer_fails_on_is_withheld_alone():
+    """The batch path must keep the old per-record guarantee: an unexpected failure on one
+    quarantined record withholds that record only, the others are still pseudonymized."""
+    from pipeline.anonymize import Anonymizer
+    from pipeline.stages import pseudonymize_quarantine
+
+    class Flaky(Anonymizer):
+        def _collect_record(self, rec):
+            if "boom" in str(rec.messages):
+                raise RuntimeError("unexpected")
+            return super()._collect_record(rec)
+
+    items = [QuarantineRecord(stage="ingest", source="f.jsonl", position=i, reason_code="INGEST_SCHEMA", error="e",
+                              raw=raw) for i, raw in enumerate(["call Cressida Holloway", "boom", "mail tamsin@x.org"])]
+    out = pseudonymize_quarantine(items, Flaky(secret="s"))
+    assert out[1].raw == "[withheld: could not be anonymized]"
+    assert "Cressida" not in out[0].raw and out[0].raw.startswith("call ") and "tamsin@x.org" not in out[2].raw

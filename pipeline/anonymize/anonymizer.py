@@ -67,13 +67,13 @@ SKIP_KEYS = frozenset(default_config().skip_keys)
 #: Entities replaced record-wide, also inside the policy (role=system) text.
 PROPAGATE_EVERYWHERE = frozenset({"USER_ID", "RESERVATION_ID", "PAYMENT_ID", "EMAIL_ADDRESS",
                                   "PHONE_NUMBER", "CREDIT_CARD", "ORDER_ID", "ACCOUNT_ID",
-                                  "IBAN_CODE"}) | SECRET_ENTITIES
+                                  "IBAN_CODE", "VEHICLE_ID"}) | SECRET_ENTITIES
 #: Entities replaced only where a key names them (never searched for in other strings).
 KEY_POSITION_ONLY = frozenset({"CITY"})
 NAME_ENTITIES = frozenset({"PERSON", "FIRST_NAME", "LAST_NAME"})
 #: Identifiers matched in any letter case.
 _ANY_CASE = frozenset({"USER_ID", "RESERVATION_ID", "PAYMENT_ID", "EMAIL_ADDRESS", "ORDER_ID",
-                       "ACCOUNT_ID", "IBAN_CODE"})
+                       "ACCOUNT_ID", "IBAN_CODE", "VEHICLE_ID"})
 #: presidio's entity names -> the names used here.
 _ENTITY_ALIASES = {"US_SSN": "SSN"}
 
@@ -135,6 +135,15 @@ _CAMEL_WORD_RE = re.compile(r"\b(?!(?:Mc|Mac|De|Di|Da|Du|La|Le|Lo|Van|Von|St|Fit
 #: - unless both are first names and no possessive follows ("Tom & Jerry helped").
 _AMPERSAND_PAIR_RE = re.compile(r"(?<![\w&])([A-Z][\w'-]*)[ \t]*&[ \t]*([A-Z][\w-]*)('s)?")
 _ROAD_AFTER_RE = re.compile(r"[ \t]+(?:" + _ROAD_NOUN + "|" + _THING_NOUN + r")(?![\w-])")
+#: An article or a preposition of place right before a word spaCy alone calls a person: "the
+#: Pfizer booster", "the Victoria branch", "in Richmond", "no Porto", "à Lyon", "la póliza Hogar
+#: Plus" name a thing or a place (people are not "the Victoria"); also the second of a pair ("the
+#: Pfizer or Moderna booster"). Ninth round (a red-team pass: clean texts of ten industries).
+_THING_BEFORE = (r"(?:the|a|an|in|near|à|au|aux|no|na|nos|nas|em|nel|nella|nello|im|zum|zur|la|le|"
+                 r"les|el|los|las|il|lo|der|die|das|dem|den|het)")
+_THING_BEFORE_RE = re.compile(
+    r"(?i)(?:^|[\s(\"'\u00bf\u00a1])" + _THING_BEFORE + r"[ \t]+(?:[A-Z][\w'-]*[ \t]+(?:or|and|ou|et|y|o|e|und|oder|&)[ \t]+)?$")
+_THING_BEFORE_ANY_RE = re.compile(r"(?i)(?:^|[\s(\"'])(?:the|near|à|au|aux|no|na|nos|nas|em|nel|nella|im|zum|zur)[ \t]+$")
 _ROAD_LAST_RE = re.compile(r"(?:^|\s)(?:" + _ROAD_NOUN + "|" + _THING_NOUN + r")$")
 _JSON_KEY_RE = re.compile(r'\\?"([^"\\\n]{2,40})\\?"\s*:')
 _YEAR_LIKE_RE = re.compile(r"(?:19|20)\d\d")
@@ -189,8 +198,9 @@ def _shape_ok(ent: str, value: str) -> bool:
         return bool(re.fullmatch(r"[A-Za-z]{2}\d{2}[A-Za-z0-9 ]{8,40}", v))
     if ent == "SSN":
         return digits == 9
-    if ent in ("ACCOUNT_ID", "USER_ID"):
-        return 3 <= len(v) <= 64 and " " not in v
+    if ent in ("ACCOUNT_ID", "USER_ID", "VEHICLE_ID"):
+        return 3 <= len(v) <= 64 and " " not in v.strip() if ent == "USER_ID" else (
+            3 <= len(v) <= 64 and any(c.isdigit() for c in v) and v.count(" ") <= 6)
     return bool(v)
 
 
@@ -564,6 +574,9 @@ class Anonymizer:
             ent = None
         if ent is None and self.config.is_person_key(key):
             ent = self._person_value_entity(value)
+        if ent is None and key.endswith("_name") and self.config.is_person_key(key[:-5]) \
+                and self._person_value_entity(value) == "PERSON":
+            ent = "PERSON"  # "attendee_name", "driver_name", "tenant_name": a person key's name
         return ent
 
     def _person_value_entity(self, value: str) -> Optional[str]:
@@ -575,6 +588,10 @@ class Anonymizer:
             return None
         if "@" in v[1:] and EMAIL_FULL_RE.fullmatch(v):
             return "EMAIL_ADDRESS"
+        # "OKONKWO, Ifeoma", "Lindqvist, Sven": a surname, a comma, the given names
+        if v.count(",") == 1 and re.fullmatch(r"[^,\s]+(?: [^,\s]+)?, [^,]+", v):
+            surname, given = v.split(",")
+            v = (surname.title() if surname.isupper() else surname) + given  # "OKONKWO" as a word
         words = v.split()
         # name words, with family-name particles and initials inside ("Maartje van der Zee",
         # "E. Thornbury"); at least one a name word that is no keep-word
@@ -606,7 +623,19 @@ class Anonymizer:
                 scan.extra_digests.add(self.digest(f"{fn} {ln}"))
                 if fn.strip() and ln.strip():
                     scan.people.add((fn.split()[0], ln.split()[-1]))
-            person_parent = self.config.is_person_key(key)
+            # a person's object: under a person key ("guest", "applicants"), a name's object
+            # ("name": {"given": .., "family": ..}), or one holding a name's two parts
+            # ("first" + "last", "fn" + "ln") whatever its key
+            person_parent = (self.config.is_person_key(key) or key in _NAME_PARENT_KEYS
+                             or any(isinstance(nk.get(a), str) and isinstance(nk.get(b), str)
+                                    and self._person_value_entity(nk[a]) == "PERSON"
+                                    and self._person_value_entity(nk[b]) == "PERSON"
+                                    for a, b in _NAME_PART_PAIRS))
+            # an identity document's or a person's object: its number ("licence": {"no": ..},
+            # "patient": {"ref": ..})
+            parent_ent = self.config.key_entity(key)[0] if key else None
+            id_ent = (parent_ent if parent_ent in ("ACCOUNT_ID", "VEHICLE_ID")
+                      else "ACCOUNT_ID" if person_parent and key not in _NAME_PARENT_KEYS else None)
             for k, v in obj.items():
                 if isinstance(k, str):
                     self._check_unicode(k, where)
@@ -616,6 +645,10 @@ class Anonymizer:
                         self._person_value_entity(v) == "PERSON":
                     # "guest": {"first": "Anselm", "last": "Whitcombe"}: the parts of a person
                     self._register(scan, v, _PERSON_PART_KEYS[ck], f"key:{key}.{ck}")
+                    continue
+                if id_ent and ck in _DOC_NUMBER_KEYS and isinstance(v, (str, int)) and not isinstance(v, bool) \
+                        and _shape_ok(id_ent, str(v)) and sum(c.isdigit() for c in str(v)) >= 3:
+                    self._register(scan, str(v), id_ent, f"key:{key}.{ck}")
                     continue
                 self._collect_obj(scan, v, ck, where)
         elif isinstance(obj, list):
@@ -933,6 +966,12 @@ class Anonymizer:
                                          or (" " not in value.strip() and _firm_pair(text, s, e))):
                         # "the Madison Avenue store", "the Grand Canyon tour": a road or landmark;
                         # "Dell XPS", "Bose QuietComfort", "Marks & Spencer": a brand or a firm
+                        runs = []
+                    elif (not strong and rec_name in ("SpacyRecognizer", "NameShapeRecognizer")
+                          and (_THING_BEFORE_ANY_RE.search(text, max(0, s - 12), s) or (
+                               " " not in value.strip() and _THING_BEFORE_RE.search(text, max(0, s - 40), s)))):
+                        # "the Pfizer or Moderna booster", "no Porto", "near Victoria Park": a thing
+                        # or a place
                         runs = []
                     elif not strong and _town_beside_postcode(text, s, e):
                         # "Öcsény 7143", "1813 Frederiksberg C", "Gaiola 134 (Montemurro)": a town
@@ -1522,7 +1561,20 @@ _STRONG_PERSON_RECOGNIZERS = frozenset({"SpeakerLabelRecognizer", "NamePossessiv
 #: Keys of an object under a person key that hold a part of the person's name ("guest":
 #: {"first": "Anselm", "last": "Whitcombe"}).
 _PERSON_PART_KEYS = {"first": "FIRST_NAME", "given": "FIRST_NAME", "middle": "FIRST_NAME", "last": "LAST_NAME",
-                     "family": "LAST_NAME", "name": "PERSON", "full": "PERSON"}
+                     "family": "LAST_NAME", "name": "PERSON", "full": "PERSON",
+                     # ninth round: abbreviations, labels and other names of a person's object
+                     "fn": "FIRST_NAME", "ln": "LAST_NAME", "nm": "PERSON", "forename": "FIRST_NAME",
+                     "surname": "LAST_NAME", "label": "PERSON", "display": "PERSON", "legal": "PERSON",
+                     "preferred": "FIRST_NAME", "nickname": "FIRST_NAME", "nick": "FIRST_NAME",
+                     "alias": "PERSON", "known_as": "PERSON"}
+#: keys whose object is a name's parts ("name": {"given": "Dolores", "family": "Ybarra"})
+_NAME_PARENT_KEYS = frozenset({"name", "names", "full_name", "legal_name", "person_name", "nombre", "nom"})
+#: a name's two parts side by side make an object a person's ("applicants": [{"first": .., "last": ..}])
+_NAME_PART_PAIRS = (("first", "last"), ("given", "family"), ("fn", "ln"), ("forename", "surname"),
+                    ("first_name", "last_name"), ("firstname", "lastname"), ("given_name", "family_name"))
+#: the number of an identity document's or a person's object ("licence": {"no": "D3391045"},
+#: "patient": {"ref": "P77310452"}, "lead": {"id": "LD-2025-30981"})
+_DOC_NUMBER_KEYS = frozenset({"id", "no", "nr", "num", "number", "ref", "reference", "uid", "code", "value"})
 _HONORIFIC_BEFORE_RE = re.compile(r"(?i:\b(?:mr|mrs|ms|miss|mx|dr|prof))\.?\s+$")
 
 

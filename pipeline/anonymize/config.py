@@ -30,7 +30,7 @@ KNOWN_ENTITIES = frozenset({
     "PERSON", "FIRST_NAME", "LAST_NAME", "EMAIL_ADDRESS", "PHONE_NUMBER", "DATE_OF_BIRTH",
     "STREET_ADDRESS", "ADDRESS_LINE2", "CITY", "ZIP", "USER_ID", "ACCOUNT_ID", "RESERVATION_ID",
     "ORDER_ID", "PAYMENT_ID", "LAST_FOUR", "CREDIT_CARD", "IBAN_CODE", "SSN", "PASSWORD",
-    "API_KEY", "ACCESS_TOKEN", "SESSION_ID"})
+    "API_KEY", "ACCESS_TOKEN", "SESSION_ID", "VEHICLE_ID"})
 _SECTIONS = ("key_rules", "key_words", "key_words_exclude", "person_keys", "skip_keys",
              "keep_words", "place_words", "id_labels", "id_patterns", "phone_regions")
 

@@ -839,7 +839,10 @@ class LabelFinder:
             self.rx.append((ent, re.compile(
                 r"(?i)(?<![\w-])(?:" + alt + r")(?![\w-])\s*(?:(?:(?:is|was|est|es|ist|è|era|war)(?=[\s:])|=|:|-|#"
                 r"|n[°º]\.?|nr\.?|no\.(?=\s))\s*){0,3}"
-                r"(?P<v>#?@?[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]|\d(?:[ .-]?\d){4,24})")))
+                # upper-case groups apart ("KP19 XHZ", "JT 48 19 27 B", "M-RW 2219"), one token, or
+                # digits in groups ("2 74 03 75 115 042 81")
+                r"(?P<v>(?-i:[A-Z0-9]{1,6}(?:[ -][A-Z0-9]{1,6}){1,6})(?![\w-])"
+                r"|#?@?[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]|\d(?:[ .-]?\d){4,24})")))
 
     def find(self, text: str) -> list[tuple[str, int, int]]:
         """Every labelled value in ``text`` as ``(entity, start, end)``."""
@@ -847,12 +850,23 @@ class LabelFinder:
         for ent, rx in self.rx:
             for m in rx.finditer(text):
                 v = m.group("v")
+                start, end = m.start("v"), m.end("v")
                 if ent == "USER_ID":
                     if not looks_like_handle(v, self.keep):
                         continue
-                elif sum(c.isdigit() for c in v) < 5:
-                    continue
-                out.append((ent, m.start("v"), m.end("v")))
+                elif ent == "VEHICLE_ID":
+                    # a plate or a VIN: a digit and a letter, 4-17 letters and digits
+                    alnum = re.sub(r"[^A-Za-z0-9]", "", v)
+                    if not (4 <= len(alnum) <= 17 and re.search(r"\d", v) and re.search(r"[A-Za-z]", v)):
+                        continue
+                else:
+                    # spaced groups: a trailing word is no part of an id ("account 12345 OK")
+                    trail = re.search(r"[ -][A-Z]{2,}$", v) if " " in v else None
+                    if trail:
+                        v, end = v[:trail.start()], start + trail.start()
+                    if sum(c.isdigit() for c in v) < 5:
+                        continue
+                out.append((ent, start, end))
         if self.person_rx is not None and ":" in text:
             from spacy.lang.en.stop_words import STOP_WORDS
 

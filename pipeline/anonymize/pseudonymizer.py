@@ -598,8 +598,8 @@ class Pseudonymizer:
             return self.iban(value)
         if entity in ("SSN", "US_SSN") and sum(c.isdigit() for c in value) == 9:
             return self.ssn(value)
-        if entity == "ACCOUNT_ID":
-            return self.shape_like(value, "ACCOUNT_ID")
+        if entity in ("ACCOUNT_ID", "VEHICLE_ID"):
+            return self.shape_like(value, entity)
         if entity == "USER_ID" and not re.match(r"^[A-Za-z]+(?:_[A-Za-z]+)*_\d+$", value):
             return self.handle(value)
         if entity in ("PASSWORD", "API_KEY", "ACCESS_TOKEN", "SESSION_ID"):

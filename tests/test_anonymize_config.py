@@ -33,11 +33,11 @@ def test_key_normalization_and_matching():
 
 def test_config_extension_and_errors(tmp_path, analyzer):
     extra = tmp_path / "company.yaml"
-    extra.write_text("key_rules:\n  ACCOUNT_ID: [crewBadge]\nkeep_words: [zorblax]\n"
-                     "id_labels:\n  ACCOUNT_ID: ['badge']\n", encoding="utf-8")
+    extra.write_text("key_rules:\n  ACCOUNT_ID: [crewLocker]\nkeep_words: [zorblax]\n"
+                     "id_labels:\n  ACCOUNT_ID: ['locker']\n", encoding="utf-8")
     rec = LogRecord.model_validate({"id": "c", "messages": [
-        {"role": "tool", "tool_call_id": "t", "content": json.dumps({"crewBadge": "ZX-99812"})},
-        {"role": "user", "content": "my badge ZX-99812 and badge 4471-0932"}]})
+        {"role": "tool", "tool_call_id": "t", "content": json.dumps({"crewLocker": "ZX-99812"})},
+        {"role": "user", "content": "my locker ZX-99812 and locker 4471-0932"}]})
     plain = Anonymizer(secret="c", analyzer=analyzer)
     out = plain.anonymize_record(rec)
     assert "ZX-99812" in json.dumps(out.model_dump())  # unknown key, not a known shape
@@ -90,11 +90,11 @@ def test_cli_pii_config_and_review(tmp_path, monkeypatch):
     work = tmp_path / "w"
     logs = tmp_path / "logs.jsonl"
     logs.write_text(json.dumps({"id": "r1", "messages": [
-        {"role": "user", "content": "Hi, I'm Tamsin Okafor (tokafor482), badge ZX-99812."},
+        {"role": "user", "content": "Hi, I'm Tamsin Okafor (tokafor482), locker ZX-99812."},
         {"role": "assistant", "content": None, "tool_calls": [{"id": "t", "type": "function", "function": {
             "name": "get_user_details", "arguments": json.dumps({"user_id": "tokafor482"})}}]},
         {"role": "tool", "tool_call_id": "t", "name": "get_user_details",
-         "content": json.dumps({"crewBadge": "ZX-99812"})}],
+         "content": json.dumps({"crewLocker": "ZX-99812"})}],
         "metadata": {}}) + "\n",
         encoding="utf-8")
     runner = CliRunner()
@@ -109,13 +109,13 @@ def test_cli_pii_config_and_review(tmp_path, monkeypatch):
     report = json.loads((_stage_dir(work, "anonymize") / "anonymization_report.json").read_text())
     assert report["audit"]["suspects"]["count"] >= 1 and "ZX-99812" not in json.dumps(report)
     cfg = tmp_path / "c.yaml"
-    cfg.write_text("key_rules:\n  ACCOUNT_ID: [crew_badge]\n", encoding="utf-8")
+    cfg.write_text("key_rules:\n  ACCOUNT_ID: [crew_locker]\n", encoding="utf-8")
     res = runner.invoke(app, ["anonymize", "--work", str(work), "--pii-config", str(cfg)])
     assert res.exit_code == 0, res.output
     out = (_stage_dir(work, "anonymize") / "anonymized.jsonl").read_text()
     for v in ("ZX-99812", "Tamsin", "Okafor", "tokafor482"):
         assert v not in out, v
-    cfg.write_text("key_rules:\n  BADGE: [crew_badge]\n", encoding="utf-8")
+    cfg.write_text("key_rules:\n  BADGE: [crew_locker]\n", encoding="utf-8")
     res = runner.invoke(app, ["anonymize", "--work", str(work), "--pii-config", str(cfg)])
     assert res.exit_code == 2 and "unknown entity" in " ".join(res.output.split())
 

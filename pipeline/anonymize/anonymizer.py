@@ -143,7 +143,15 @@ _THING_BEFORE = (r"(?:the|a|an|in|near|à|au|aux|no|na|nos|nas|em|nel|nella|nell
                  r"les|el|los|las|il|lo|der|die|das|dem|den|het)")
 _THING_BEFORE_RE = re.compile(
     r"(?i)(?:^|[\s(\"'\u00bf\u00a1])" + _THING_BEFORE + r"[ \t]+(?:[A-Z][\w'-]*[ \t]+(?:or|and|ou|et|y|o|e|und|oder|&)[ \t]+)?$")
-_THING_BEFORE_ANY_RE = re.compile(r"(?i)(?:^|[\s(\"'])(?:the|near|à|au|aux|no|na|nos|nas|em|nel|nella|im|zum|zur)[ \t]+$")
+#: A company's legal form after or at the end of the span: "Harbour Mills Ltd", "Brandt & Sohn
+#: GmbH", "Acme Corp" are firms (ninth round).
+_FIRM_SUFFIX = (r"(?:Ltd\.?|Limited|Inc\.?|LLC|LLP|GmbH|AG|KG|SA|SAS|SARL|S\.A\.|SL|S\.L\.|SpA|S\.p\.A\.|Srl|BV|B\.V\.|"
+                r"NV|N\.V\.|plc|PLC|Corp\.?|Corporation|Co\.|Oy|AB|ApS|Pty|Lda|Ltda)")
+_FIRM_AFTER_RE = re.compile(r",?[ \t]+" + _FIRM_SUFFIX + r"(?![\w-])")
+_FIRM_LAST_RE = re.compile(r"(?:^|\s)" + _FIRM_SUFFIX + r"$")
+#: ... and before a span of several words, the prepositions of place only ("near Victoria Park",
+#: "em Vila Nova de Gaia"; "The Borna Kovačević version" is a person's)
+_THING_BEFORE_ANY_RE = re.compile(r"(?i)(?:^|[\s(\"'])(?:near|à|au|aux|no|na|nos|nas|em|nel|nella|im|zum|zur)[ \t]+$")
 _ROAD_LAST_RE = re.compile(r"(?:^|\s)(?:" + _ROAD_NOUN + "|" + _THING_NOUN + r")$")
 _JSON_KEY_RE = re.compile(r'\\?"([^"\\\n]{2,40})\\?"\s*:')
 _YEAR_LIKE_RE = re.compile(r"(?:19|20)\d\d")
@@ -958,7 +966,8 @@ class Anonymizer:
                               # a signature's name, whatever its word ("--\nCorny")
                               or (rec_name == "NameShapeRecognizer" and in_signature(text, s, e)))
                     if (self._place_after_re.match(text, e) or self._place_word_re.search(value)
-                            or _CODE_AFTER_RE.match(text, e)):
+                            or _CODE_AFTER_RE.match(text, e) or _FIRM_AFTER_RE.match(text, e)
+                            or _FIRM_LAST_RE.search(value.rstrip(","))):
                         # "John F. Kennedy International Airport", "Newark (EWR)" are places
                         runs = []
                     elif not strong and (_ROAD_AFTER_RE.match(text, e) or _ROAD_LAST_RE.search(value.rstrip(".,"))

@@ -322,7 +322,8 @@ _INTERJECTION_BEFORE_RE = re.compile(r"(?:^|[.!?]\s+)(?i:apologies|sorry|thanks|
                                      r"yes|no|please|oh|so|honestly|seriously|hi|hello|hey),\s+$")
 #: People one names by a relation before their name ("my wife Regina", "her son, Ikaika,").
 _KIN = (r"(?:wife|husband|partner|son|daughter|mother|father|mom|mum|dad|brother|sister|colleague|manager|boss|"
-        r"friend|neighbou?r|assistant|co-?worker)")
+        r"friend|neighbou?r|assistant|co-?worker|roommate|flatmate|housemate|fianc[ée]e?|girlfriend|boyfriend|"
+        r"spouse|grand(?:son|daughter|mother|father|ma|pa)|aunt|uncle|cousin|niece|nephew|carer|caregiver)")
 #: Verbs of talking with someone ("spoke to Bianchi", "talked with kennedy").
 _TALKED_TO = r"(?:spoke|speak|speaking|talked|talk|talking|chatted|chat) (?:to|with)"
 #: What one does at or to a person ("shouted at Max", "waved to Dawn").
@@ -836,13 +837,17 @@ class LabelFinder:
                     r"(?i:(?<![\w-])(?:" + alt + r"))\s*:\s*(?P<v>" + NAME_WORD + r"(?: " + NAME_WORD + r"){0,2})")
                 continue
             alt = "|".join(f"(?:{lab})" for lab in labs)
+            # upper-case groups apart ("KP19 XHZ", "JT 48 19 27 B", "M-RW 2219") only after the
+            # labels of documents, accounts and vehicles ("Order 123 456 789" is read as before)
+            groups = (r"(?-i:[A-Z0-9]{1,6}(?:[ -][A-Z0-9]{1,6}){1,6})(?![\w-])|"
+                      if ent in ("ACCOUNT_ID", "VEHICLE_ID") else "")
             self.rx.append((ent, re.compile(
                 r"(?i)(?<![\w-])(?:" + alt + r")(?![\w-])\s*(?:(?:(?:is|was|est|es|ist|è|era|war)(?=[\s:])|=|:|-|#"
                 r"|n[°º]\.?|nr\.?|no\.(?=\s))\s*){0,3}"
                 # upper-case groups apart ("KP19 XHZ", "JT 48 19 27 B", "M-RW 2219"), one token, or
                 # digits in groups ("2 74 03 75 115 042 81")
-                r"(?P<v>(?-i:[A-Z0-9]{1,6}(?:[ -][A-Z0-9]{1,6}){1,6})(?![\w-])"
-                r"|#?@?[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]|\d(?:[ .-]?\d){4,24})")))
+                r"(?P<v>" + groups +
+                r"#?@?[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]|\d(?:[ .-]?\d){4,24})")))
 
     def find(self, text: str) -> list[tuple[str, int, int]]:
         """Every labelled value in ``text`` as ``(entity, start, end)``."""
@@ -890,23 +895,45 @@ class LabelFinder:
 ASK_RES: tuple[tuple[str, re.Pattern], ...] = (
     ("PERSON", re.compile(r"(?i)\b(?:(?:full|first|last|sur|given|family)\s*name|your name|name on|"
                           r"who am i (?:speaking|talking) (?:to|with)|whom? (?:am i|do i have)|name,? please|"
-                          r"who(?:['\u2019]s| is) (?:calling|this|speaking)|may i ask who)")),
-    ("EMAIL_ADDRESS", re.compile(r"(?i)\be-?mail\b")),
-    ("PHONE_NUMBER", re.compile(r"(?i)\b(?:phone|mobile|cell|telephone|contact number|number to reach)\b")),
+                          r"who(?:['\u2019]s| is) (?:calling|this|speaking)|may i ask who|"
+                          # other languages (ninth round): "¿con quién hablo?", "votre nom ?", "Ihr Name?"
+                          r"con qui[ée]n (?:hablo|tengo)|(?:su|tu) nombre|c[óo]mo se llama|votre nom|"
+                          r"vous vous appelez|[àa] qui ai-je|(?:ihr|ihren|dein) name|wie hei(?:ß|ss)en|"
+                          r"(?:il suo|il tuo) nome|come si chiama|con chi parlo|(?:seu|o seu) nome|"
+                          r"como se chama|com quem falo|uw naam|hoe heet|jak si[ęe] pan(?:i)? nazywa|imi[ęe] i nazwisko|"
+                          r"vad heter|ditt namn)")),
+    ("EMAIL_ADDRESS", re.compile(r"(?i)\b(?:e-?mail|correo|courriel|posta elettronica)\b")),
+    ("PHONE_NUMBER", re.compile(r"(?i)\b(?:phone|mobile|cell|telephone|contact number|number to reach|"
+                                r"tel[ée]fono|t[ée]l[ée]phone|telefon(?:nummer)?|telefone|telefoon|recapito|"
+                                r"m[óo]vil|portable|cellulare|celular|handy(?:nummer)?|numer telefonu)\b")),
     ("ORDER_ID", re.compile(r"(?i)\border\s*(?:id|number|no\.?|#)")),
-    ("ACCOUNT_ID", re.compile(r"(?i)\b(?:account|member(?:ship)?|customer|loyalty|case|ticket)\s*(?:id|number|no\.?|#)")),
+    ("ACCOUNT_ID", re.compile(r"(?i)\b(?:(?:account|member(?:ship)?|customer|loyalty|case|ticket)\s*(?:id|number|no\.?|#)|"
+                              # identity documents of several countries (ninth round: "¿Me confirma su DNI?")
+                              r"dni|nie|nif|pesel|cpf|nino|codice fiscale|passport(?: number)?|pasaporte|passeport|"
+                              r"passaporto|reisepass|personalausweis|documento|licen[cs]e number|n[uú]mero de cliente|"
+                              r"num[ée]ro (?:de )?client|kundennummer|numero cliente|klantnummer|policy number)\b")),
+    ("VEHICLE_ID", re.compile(r"(?i)\b(?:(?:licen[cs]e |number |registration )?plate|registration|reg(?:istration)? number|"
+                              r"targa|matr[íi]cula|kennzeichen|immatriculation|kenteken|numer rejestracyjny)\b")),
     ("USER_ID", re.compile(r"(?i)\b(?:user\s?name|user\s?id|login|handle)\b")),
     ("STREET_ADDRESS", re.compile(r"(?i)(?<!e-mail )(?<!email )(?<!\bip )(?<!\bweb )(?<!mac )"
-                                  r"\b(?:address|where do you live)\b(?!\s*(?:book|bar|line 2))")),
-    ("ZIP", re.compile(r"(?i)\b(?:zip|zip\s*code|post\s*code|postal\s*code)\b")),
+                                  r"\b(?:address|where do you live|direcci[óo]n|adresse|indirizzo|endere[çc]o|morada|"
+                                  r"adres|anschrift|adres zamieszkania)\b(?!\s*(?:book|bar|line 2|e-?mail|de correo))")),
+    ("ZIP", re.compile(r"(?i)\b(?:zip|zip\s*code|post\s*code|postal\s*code|c[óo]digo postal|code postal|"
+                       r"postleitzahl|plz|cep|kod pocztowy)\b")),
     ("LAST_FOUR", re.compile(r"(?i)\blast\s*(?:four|4)\b")),
     ("SSN", re.compile(r"(?i)\b(?:social security|ssn|social)\b")),
-    ("DATE_OF_BIRTH", re.compile(r"(?i)\b(?:date of birth|birth ?date|birthday|dob|born)\b")),
+    ("DATE_OF_BIRTH", re.compile(r"(?i)\b(?:date of birth|birth ?date|birthday|dob|born|fecha de nacimiento|"
+                                 r"date de naissance|geburtsdatum|data di nascita|data de nascimento|"
+                                 r"geboortedatum|data urodzenia|f[öo]delsedatum)\b")),
 )
 _FILLER_RE = re.compile(
-    r"(?i)^(?:(?:sure|yes|yeah|yep|ok(?:ay)?|hi|hello|hey|of course|certainly|absolutely)\b[,.!]?\s*)*"
+    r"(?i)^(?:(?:sure|yes|yeah|yep|ok(?:ay)?|hi|hello|hey|of course|certainly|absolutely|"
+    r"s[íi]|oui|ja|s[ìi]m?|tak|claro|bien s[ûu]r|certo)\b[,.!]?\s*)*"
     r"(?:(?:it'?s|its|this is|that'?s|that is|i'?m|i am|my (?:full )?name is|my (?:full )?name'?s|"
-    r"the name is|name is|name:|call me)\s+)?")
+    r"the name is|name is|name:|call me|"
+    # other languages' answers to "who am I speaking with?" ("Con Rocío Benítez", "Sono Lorenzo")
+    r"con|soy|me llamo|mi nombre es|je suis|c'est|moi c'est|je m'appelle|ich bin|hier ist|mein name ist|"
+    r"sono|mi chiamo|sou(?: [ao])?|chamo-me|ik ben|jestem|nazywam si[ęe]|jag heter|jeg heter)\s+)?")
 _TRAIL_RE = re.compile(r"(?i)(?:[,.!\s]+(?:here|thanks|thank you|thx|please))*[\s.!,]*$")
 #: What opens a bare answer that is not the value: "sure, it's 27513", "yes: 6624".
 _ANSWER_FILLER_RE = re.compile(
@@ -1014,6 +1041,34 @@ _LOWER_SLOT_RE = re.compile(
     f"has|had)\\W))")
 
 
+#: A person's role in a note, then the person in lower case ("acct holder jenna mcallister", "stu.
+#: aiyana redcloud", "clmt = desmond o'rourke-flynn", "cust mrs o'sullivan", "alt contact husband
+#: declan", "rider (tomasz nowicki, ...)"): ninth round (a red-team pass: CRM notes)
+_LOWER_ROLE_RE = re.compile(
+    r"(?<![\w])(?:acct holder|account holder|card ?holder|holder|cust(?:omer)?|client|stu\.?|student|pt|"
+    r"patient|clmt|claimant|rider|driver|tenant|caller|applicant|insured|guest|hirer|renter|"
+    r"(?:alt(?:ernative)? )?contact|" + _KIN + r")(?:[ \t]+" + _KIN + r")?"
+    r"[ \t]*(?:=|:|\(|-)?[ \t]*(?:(?:mr|mrs|ms|miss|mx|dr)\.?[ \t]+|[a-z]\.[ \t]*)?"
+    f"(?P<f>{_LOWER_WORD})(?: (?P<l>{_LOWER_WORD}))?")
+
+
+def _role_names(text: str, plain, firsts: set, lasts: set) -> list[str]:
+    """Names after a role word of a note (:data:`_LOWER_ROLE_RE`): the first word no English
+    word or a gazetteer name that is no common word; the second kept when it is no common word."""
+    out = []
+    for m in _LOWER_ROLE_RE.finditer(text):
+        f, last = m.group("f"), m.group("l")
+        if not (plain(f) and len(f) >= 3) or (is_english_word(f) and not (
+                (f in firsts or f in lasts) and not is_common_word(f))):
+            continue
+        if last and plain(last) and len(last) >= 3 and not is_common_word(last) and (
+                not is_english_word(last) or last in lasts):
+            out.append(f"{f} {last}")
+        else:
+            out.append(f)
+    return out
+
+
 def lower_case_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -> list[str]:
     """Names written in lower case in free text (typed so, or a whole text lower-cased) that no
     question or introduction announces:
@@ -1104,6 +1159,7 @@ def lower_case_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -
         if plain(w, kin_slot=bool(m.group("k"))) and len(w) >= 3 and (
                 not is_english_word(w) or (w in firsts and not is_common_word(w))):
             out.append(w)
+    out += _role_names(text, plain, firsts, lasts)
     # a found first name and the word after it at the end of a clause: its family name, even a
     # word ("she's my sister, petronella gaskell."): never a first name replaced, its surname kept
     for w in [n for n in out if " " not in n and n in firsts]:
@@ -1134,7 +1190,23 @@ def name_lexicon() -> frozenset[str]:
     return firsts | lasts
 
 
-_ID_IN_REPLY_RE = re.compile(r"(?<![\w#])#?[A-Za-z]{0,3}\d(?:[ .-]?\d){4,24}(?![\w])")
+_ID_IN_REPLY_RE = re.compile(r"(?<![\w#])#?[A-Za-z]{0,3}\d(?:[ .-]?\d){4,24}[A-Za-z]?(?![\w])")
+#: a plate in a bare reply ("EF 331 KT", "KP19 XHZ", "M-RW 2219"): upper-case groups with a digit
+_PLATE_IN_REPLY_RE = re.compile(r"(?<![\w-])(?=[A-Z0-9 -]*\d)(?=[A-Z0-9 -]*[A-Z])[A-Z0-9]{1,7}(?:[ -][A-Z0-9]{1,7}){0,3}(?![\w-])")
+#: Transcript lines "AGENTE: ...", "[09:14] Cliente: ...": the speaker label and the turn's text
+_TRANSCRIPT_LINE_RE = re.compile(r"^[ \t]*(?:\[[^\]\n]{1,20}\][ \t]*)?(?P<label>[^\W\d_][\w .'-]{0,28}?)[ \t]*:[ \t]*(?P<text>.*)$")
+#: speaker labels of the business's side / of the customer's side (lower case, any language)
+_AGENT_LABELS = frozenset({
+    "agent", "agente", "rep", "representative", "bot", "assistant", "operator", "operatore", "opérateur",
+    "operateur", "operador", "operadora", "conseiller", "conseillère", "berater", "beraterin", "mitarbeiter",
+    "support", "advisor", "adviser", "csr", "staff", "tech", "technician", "konsultant", "konsultantka",
+    "medewerker", "dispatcher", "dispatch", "receptionist", "recepción", "host", "system", "ivr", "ai",
+    "asesor", "asesora", "atendente", "consulente", "handläggare", "kundtjänst", "service"})
+_CUSTOMER_LABELS = frozenset({
+    "customer", "cliente", "client", "cliente", "caller", "kunde", "kundin", "klant", "user", "usuario",
+    "utilisateur", "assicurato", "asegurado", "assuré", "patient", "paciente", "paziente", "guest", "member",
+    "klient", "klientka", "kund", "tenant", "inquilino", "locataire", "mieter", "passenger", "pasajero",
+    "student", "parent", "owner", "driver", "rider", "you", "me", "customer (you)"})
 _PHONE_IN_REPLY_RE = re.compile(r"(?<![\w+])\+?\(?\d[\d ().-]{5,20}\d(?![\w])")
 
 
@@ -1151,7 +1223,7 @@ def conversation_values(messages: list[dict], keep: frozenset[str] | set[str] = 
     Labelled and shaped values in them are found by the recognizers anyway."""
     out: list[tuple[str, str, str]] = []
     asked: list[str] = []
-    for m in messages:
+    for m in _with_transcript_turns(messages):
         if not isinstance(m, dict):
             continue
         role, content = m.get("role"), m.get("content")
@@ -1162,6 +1234,8 @@ def conversation_values(messages: list[dict], keep: frozenset[str] | set[str] = 
         if role == "assistant" and content.lstrip().startswith("["):
             continue  # "[system action] ..." notes are not questions
         if role == "assistant":
+            # an agent's note names people in lower case too ("acct holder jenna mcallister")
+            out.extend((n, "PERSON", "context:lower_case_name") for n in lower_case_names(content, keep))
             asked = _asked(content) if "?" in content or re.search(
                 r"(?i)\b(?:provide|tell me|give me|confirm|share|spell)\b", content) else []
             continue
@@ -1174,6 +1248,11 @@ def conversation_values(messages: list[dict], keep: frozenset[str] | set[str] = 
             name = name_answer(content, keep)
             if name:
                 out.append((name, "PERSON", "context:asked_name"))
+                continue
+        if "VEHICLE_ID" in asked:
+            t = _TRAIL_RE.sub("", _ANSWER_FILLER_RE.sub("", content.strip(), count=1))
+            if len(t) <= 20 and _PLATE_IN_REPLY_RE.fullmatch(t):
+                out.append((t, "VEHICLE_ID", "context:asked_vehicle_id"))
                 continue
         ids = [e for e in asked if e in ("ORDER_ID", "ACCOUNT_ID")]
         if ids or "PHONE_NUMBER" in asked:
@@ -1205,6 +1284,49 @@ def conversation_values(messages: list[dict], keep: frozenset[str] | set[str] = 
             t = _TRAIL_RE.sub("", _FILLER_RE.sub("", content.strip(), count=1))
             if " " not in t and looks_like_handle(t, keep):
                 out.append((t.lstrip("@"), "USER_ID", "context:asked_user_id"))
+    return out
+
+
+def transcript_turns(text: str) -> Optional[list[dict]]:
+    """A transcript written in one message ("AGENTE: ...\\nCLIENTE: ...", "[09:14] Cliente: ...")
+    as turns ``[{"role": "assistant" | "user", "content": str}, ...]``, or None when ``text`` is no
+    transcript (fewer than 2 labelled lines or fewer than 2 speakers). A speaker is the business's
+    side (``assistant``) when its label is a known agent label (:data:`_AGENT_LABELS`, any
+    language), the customer's when a known customer label; otherwise the other of a two-speaker
+    transcript whose other label is known, else the first speaker is the business's. Lines with no
+    label continue the turn before them."""
+    if not isinstance(text, str) or text.count("\n") < 1 or ":" not in text:
+        return None
+    turns: list[tuple[str, str]] = []
+    for line in text.split("\n"):
+        m = _TRANSCRIPT_LINE_RE.match(line)
+        if m and len(m.group("label").split()) <= 3:
+            turns.append((m.group("label").strip().lower(), m.group("text")))
+        elif turns:
+            turns[-1] = (turns[-1][0], turns[-1][1] + "\n" + line)
+    labels = list(dict.fromkeys(lab for lab, _ in turns))
+    if len(turns) < 2 or not 2 <= len(labels) <= 4:
+        return None
+    role = {}
+    for lab in labels:
+        if lab in _AGENT_LABELS or lab.split()[0] in _AGENT_LABELS:
+            role[lab] = "assistant"
+        elif lab in _CUSTOMER_LABELS or lab.split()[0] in _CUSTOMER_LABELS:
+            role[lab] = "user"
+    for lab in labels:
+        if lab not in role:
+            known = set(role.values())
+            role[lab] = ("user" if known == {"assistant"} else "assistant" if known == {"user"}
+                         else "assistant" if lab == labels[0] else "user")
+    return [{"role": role[lab], "content": t} for lab, t in turns]
+
+
+def _with_transcript_turns(messages: list[dict]) -> list[dict]:
+    """``messages`` with each transcript message (:func:`transcript_turns`) replaced by its turns."""
+    out = []
+    for m in messages:
+        turns = transcript_turns(m.get("content")) if isinstance(m, dict) and m.get("role") in ("user", "assistant") else None
+        out.extend(turns if turns else [m])
     return out
 
 

@@ -134,8 +134,11 @@ EU_STREET_RE = re.compile(
     r" \d{1,4}[a-zA-Z]?)(?![\w-])"
     r"|(?<![\w-])(?P<w>(?:\d{1,5} )?(?:\d{1,5} )?(?:Via|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Rua|Avenida|Travessa|"
     r"Calle|Carrer|Paseo|Plaza|Camino|Rue|Avenue|Boulevard|Chemin|Allée|Place|Impasse|Quai|Strada|"
-    r"Ulica|Aleja|C/) (?:(?:(?:d[aeiou]s?|del|de la|du|des|la|le|di|dei|della|do|dos) )*" + _STREET_WORD +
-    r" ){0,3}\d{1,4}[a-zA-Z]?)(?![\w-])"
+    r"Ulica|Aleja|C/)(?: (?:(?:d[aeiou]s?|del|de la|du|des|la|le|di|dei|della|do|dos) )*" + _STREET_WORD +
+    r"){0,3},? \d{1,4}[a-zA-Z]?)(?![\w-])"
+    # a compound street in lower case (chat: "wohne in der kastanienallee 58")
+    r"|(?<![\w-])(?P<y>[" + LOWER + r"]{3,}(?:stra(?:ß|ss)e|allee|gasse|gatan|vägen|straat|platz|damm|"
+    r"steenweg|laan) \d{1,4}[a-z]?)(?![\w-])"
     # the French / Iberian order: number, street noun (any case), name, no number after
     # ("24 Rue Ibn El-Jazzar", "93 rue Bonneterie", "34 Avenue des Tuileries")
     r"|(?<![\w-])(?P<x>\d{1,5} (?:\d{1,5} )?(?i:rue|avenue|av\.|avenida|avda\.|rua|calle|via|viale|"
@@ -364,7 +367,12 @@ _NAME_QUESTION = (r"(?:what(?:['\u2019]s| is| was) your (?:(?:full|first|last|fa
 _FOREIGN_INTRO = (r"hier ist|hier spricht|mein name ist|ich hei(?:ß|ss)e|mijn naam is|ik ben|hier is|je m['\u2019]appelle|"
                   r"mon nom est|me llamo|mi nombre es|soy|mi chiamo|il mio nome [èe]|meu nome [ée]|chamo-me|"
                   r"mme\.?|mlle\.?|madame|monsieur|frau|herrn?|meneer|mevrouw|mevr\.|dhr\.|sr\.|sra\.|srta\.|"
-                  r"se[ñn]ora?|signora?|sig\.(?:ra)?")
+                  r"se[ñn]ora?|signora?|sig\.(?:ra)?|"
+                  # ninth round (a third red-team pass): Portuguese, Italian, Polish, French, Swedish
+                  # introductions, and "in the name of" ("au nom de « Laurent Pichon »")
+                  r"sou (?:a|o)|jestem|nazywam si[ęe]|mam na imi[ęe]|(?:il|elle) s['\u2019]appelle|"
+                  r"s['\u2019]appelle|jag heter|jeg heter|ik heet|heet|au nom de(?: [«\"] ?)?|a nombre de|"
+                  r"em nome de|in nome di|im namen von|op naam van|nome:|nombre:|nom:|imi[ęe] i nazwisko:")
 #: A person's role or kin before the name in brackets ("wife (Henrietta)", "agent (Rhiannon)").
 _ROLE_BEFORE_BRACKET = (r"wife|husband|partner|son|daughter|mother|father|brother|sister|customer|client|agent|"
                         r"caller|rep|representative|technician|driver|courier|tenant|patient|guest|user")
@@ -415,6 +423,12 @@ LAST_FOUR_RES = (
     re.compile(r"(?i)(?<![a-z*])(?:[x*\u2022]{4}[\s-]?){1,3}(?P<v>\d{4})(?!\d)"),
     re.compile(r"(?i)\b(?:visa|mastercard|master card|amex|discover|card)\s*(?:#|no\.?)?\s*(?P<v>\d{4})(?![\d/:.,-]\d|\d)"),
     re.compile(r"(?i)\b(?:my|the|your|a|his|her) (?P<v>\d{4}) (?:card|visa|mastercard|master card|amex|credit)"),
+    # other languages (ninth round): "tarjeta terminada en 3318", "cartão final 7720", "carte se
+    # terminant par 4471", "Karte endet auf 0087", "carta che termina con 1234"
+    re.compile(r"(?i)\b(?:terminad[ao]s? en|termina(?:da|do)? (?:en|em|con|in)|final(?:e|izad[ao] em)?|"
+               r"(?:se )?terminant par|finissant par|endet auf|endend auf|mit endung|eindigend op|"
+               r"eindigt op|ko[ńn]cz[ąa]c[aey]? si[ęe] na|ending på|slutar på|che finisce (?:con|in))"
+               r"[\s:#*-]*(?P<v>\d{4})(?![\d/:.,-]\d|\d)"),
 )
 
 #: Phone numbers written as phone numbers: (415) 555-0199, 415-555-0199, 415.555.0199,
@@ -480,6 +494,8 @@ NAME_CONTEXT_RE = re.compile(
     r"traveler:?|traveller:?|customer:?|mr\.?|mrs\.?|ms\.?|miss|dr\.?|name on (?:the )?card is|"
     r"card ?holder:?|account holder:?|holder:|please call|call|contact|ask for|speak (?:to|with)|attn:?|"
     r"attention:?|invite|add|" + _NAME_QUESTION + r"|said|asked|told|"
+    # weaker introductions ("je suis Désolé", "ich bin Kunde" are no names: the usual word checks)
+    r"je suis|ich bin|soy|sou|sono|"
     r"named (?:him|her|them|it))[ \t]+"
     # a person's role or kin before the name in brackets ("wife (Henrietta)", "agent (Rhiannon)")
     r"|\b(?i:" + _ROLE_BEFORE_BRACKET + r")[ \t]*\()"
@@ -492,7 +508,18 @@ def _name_context_score(text: str, m: re.Match) -> Optional[float]:
     from spacy.lang.en.stop_words import STOP_WORDS
 
     first = next((w for w in m.group("v").split() if w not in NAME_PARTICLES), "")
-    return None if first.lower() in STOP_WORDS else 0.6
+    if first.lower() in STOP_WORDS:
+        return None
+    if _WEAK_INTRO_RE.search(text, max(0, m.start() - 1), m.start("v")):
+        # "ich bin Neukunde", "je suis Désolé", "sono Stanco": a known first name needed
+        from .context import name_gazetteer
+
+        return 0.6 if first.lower() in name_gazetteer()[0] else None
+    return 0.6
+
+
+#: introductions of other languages that also open "I am <noun / adjective>" (ninth round)
+_WEAK_INTRO_RE = re.compile(r"(?i)\b(?:je suis|ich bin|soy|sou|sono)[ \t]+$")
 
 
 #: A name that owns personal data ("here's Einar's address", "Ottilie's phone number").
@@ -573,12 +600,20 @@ IBAN_ANY_CASE_RE = re.compile(r"(?<![\w-])(?P<v>[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]
 
 
 def _iban_any_case_score(text: str, m: re.Match) -> Optional[float]:
-    """A valid IBAN that is not all upper case (presidio finds those)."""
+    """A valid IBAN that is not all upper case (presidio finds those), or an IBAN of any case
+    whose check digits alone are wrong - a mistyped or made-up account number of a country's
+    exact IBAN length and layout ("FR76 3000 4028 3700 0107 7842 943" with a bad check: with
+    the check digits python-stdnum's ``calc_check_digits`` gives, ``is_valid`` without the
+    national check digits)."""
     from stdnum import iban as std_iban
 
     v = m.group("v")
-    compact = v.replace(" ", "")
-    return 0.9 if compact != compact.upper() and std_iban.is_valid(compact.upper()) else None
+    compact = v.replace(" ", "").upper()
+    if std_iban.is_valid(compact):
+        return 0.9 if v.replace(" ", "") != compact else None
+    fixed = compact[:2] + std_iban.calc_check_digits(compact) + compact[4:]
+    # the country's length and layout (ISO 13616), not its national check digits
+    return 0.9 if std_iban.is_valid(fixed, check_country=False) else None
 
 
 #: Nine digits after an SSN label ("SS# 536227841", "SSN: 536 22 7841", "social security number
@@ -1010,14 +1045,14 @@ def _spelled_email_score(text: str, m: re.Match) -> Optional[float]:
 
 
 class _EuStreetRecognizer(RegexRecognizer):
-    """:data:`EU_STREET_RE` has two alternatives (groups ``v`` and ``w``)."""
+    """:data:`EU_STREET_RE` has four alternatives (groups ``v``, ``w``, ``x``, ``y``)."""
 
     def hits(self, text: str) -> list[PatternHit]:  # noqa: D102
         if not any(c.isdigit() for c in text):
             return []
         out = []
         for m in EU_STREET_RE.finditer(text):
-            g = "v" if m.group("v") else "w" if m.group("w") else "x"
+            g = next(k for k in ("v", "w", "x", "y") if m.group(k))
             out.append(PatternHit("STREET_ADDRESS", m.start(g), m.end(g), self.score, self.name))
         return out
 

@@ -71,13 +71,13 @@ SETS = ("airline", "airline-transcripts", "retail", "planted")
 
 #: Recall/precision rows, in print order.
 CATEGORIES = ("NAME", "EMAIL", "PHONE", "ADDRESS", "ZIP", "DOB", "PAYMENT_ID", "LAST_FOUR",
-              "CARD_NUMBER", "USER_ID", "RESERVATION_ID", "ORDER_ID", "ACCOUNT_ID", "IBAN", "SSN",
-              "SECRET", "CITY", "OTHER")
+              "CARD_NUMBER", "USER_ID", "RESERVATION_ID", "ORDER_ID", "ACCOUNT_ID", "VEHICLE_ID", "IBAN",
+              "SSN", "SECRET", "CITY", "OTHER")
 #: Minimum recall per type (issue 3): structured identifiers 100%, names and addresses 98%.
 RECALL_TARGETS = {"EMAIL": 1.0, "PHONE": 1.0, "ZIP": 1.0, "DOB": 1.0, "PAYMENT_ID": 1.0,
                   "CARD_NUMBER": 1.0, "USER_ID": 1.0, "RESERVATION_ID": 1.0, "ORDER_ID": 1.0,
                   "SECRET": 1.0, "LAST_FOUR": 1.0, "NAME": 0.98, "ADDRESS": 0.98,
-                  "ACCOUNT_ID": 1.0, "IBAN": 1.0, "SSN": 1.0}
+                  "ACCOUNT_ID": 1.0, "VEHICLE_ID": 1.0, "IBAN": 1.0, "SSN": 1.0}
 PRECISION_TARGET = 0.90
 UTILITY_TARGET = 1.0
 
@@ -89,7 +89,7 @@ ENTITY_CATEGORY = {
     "CREDIT_CARD": "CARD_NUMBER", "USER_ID": "USER_ID", "RESERVATION_ID": "RESERVATION_ID",
     "ORDER_ID": "ORDER_ID", "CITY": "CITY", "PASSWORD": "SECRET", "API_KEY": "SECRET",
     "ACCESS_TOKEN": "SECRET", "SESSION_ID": "SECRET", "SECRET": "SECRET",
-    "ACCOUNT_ID": "ACCOUNT_ID", "IBAN_CODE": "IBAN", "SSN": "SSN", "US_SSN": "SSN",
+    "ACCOUNT_ID": "ACCOUNT_ID", "VEHICLE_ID": "VEHICLE_ID", "IBAN_CODE": "IBAN", "SSN": "SSN", "US_SSN": "SSN",
 }
 _BY_TYPE_PERSONAL = {"EMAIL", "PHONE", "CARD_NUMBER", "SECRET", "PAYMENT_ID", "IBAN", "SSN"}
 

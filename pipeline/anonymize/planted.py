@@ -62,6 +62,24 @@ INTRO_LAST = ["Dittrichsen", "Oberhausler", "Kleinschmidtke", "Wendelbrecht", "F
 PNR_LAST = ["QUILLFEATHER", "MARROWDALE", "STORMWICKE", "PENHALIGAN", "ASHCOMBRE", "TREVANIONN",
             "KILBRANNOCH", "WYNDHAMSLEY", "DUNSTERVALE", "HARROWGATE", "MORWENSTOW", "BRACKENBURY",
             "FELLWATHER", "GLASTONLEIGH"]
+#: issue 11, ninth round: a name answered in a Spanish transcript written in one message, a
+#: person object of a system trajpipe has no keys for ("applicants": [{"fn": .., "ln": ..}]), a
+#: lower-case name in an agent's note
+TRANSCRIPT_FIRST = ["Eulalina", "Maitane", "Ainhize", "Begoñita", "Itxasne", "Garazine", "Nekane",
+                    "Zuriñe", "Arantxeta", "Edurnea", "Igotza", "Leirea", "Miren", "Oihana"]
+TRANSCRIPT_LAST = ["Urquizaberri", "Etxegoienea", "Arrizabalogui", "Olaizolatza", "Berasategiz",
+                   "Zubizarretta", "Goikoetxeaz", "Larrañagaz", "Mendizabalez", "Aranburuz",
+                   "Iturraldez", "Agirregabiriaz", "Lasarteguiz", "Sarasolaz"]
+APPLICANT_FIRST = ["Gwenllian", "Angharadh", "Bleddynn", "Cerridwenn", "Dilysia", "Eluneda", "Ffionna",
+                   "Gwawrith", "Heddwynn", "Iolanthae", "Llinosa", "Meinirr", "Nestaith", "Olwenna"]
+APPLICANT_LAST = ["Prytherchau", "Llewelydd", "Gruffyddon", "Cadwaladrys", "Vaughanydd", "Rhydderchon",
+                  "Meredyddau", "Trefforest", "Penrhynog", "Glyndyfrdwy", "Aberdaronn", "Caerwysog",
+                  "Bodfarion", "Llanrwstan"]
+NOTE_FIRST = ["perpetua", "ignatia", "rosamunda", "eudoxia", "filomena", "gaudencia", "hermelinda",
+              "inocencia", "jacinta", "leocadia", "macrina", "nicanora", "olimpia", "prudencia"]
+NOTE_LAST = ["featherstonehaugh", "cholmondeleigh", "marjoribankes", "dalziellan", "menziesworth",
+             "colquhounie", "urquhartson", "farquharsen", "auchinleckie", "drummondale", "buchananby",
+             "galbraithen", "mackintoshire", "lamontagne"]
 N_PERSONAS = 12  # personas in the canary test
 MAX_PERSONAS = len(FIRST)
 POLICY = ("# Airline support policy (sample)\nConfirm the customer's user id before any change. "
@@ -154,6 +172,15 @@ def persona(i: int) -> dict:
         "eu_dob": f"{10 + i}.0{1 + i % 9}.19{52 + i}",
         "spaced_ssn": " ".join(f"{611 + i}") + " - " + " ".join(f"{52 + i}") + " - " + " ".join(f"{3904 + i}"),
         "claim": f"WC-{88123 + i * 17}",
+        # issue 11, ninth round: a Spanish DNI and a UK plate answered in a transcript, a person
+        # object by its structure, a lower-case name in an agent's note, a driving licence number
+        # inside its document object
+        "tr_first": TRANSCRIPT_FIRST[i], "tr_last": TRANSCRIPT_LAST[i],
+        "dni": f"{30927418 + i * 1013}{'TRWAGMYFPDXBNJZSQVHLCKE'[(30927418 + i * 1013) % 23]}",
+        "plate": f"KX{10 + i} B{chr(65 + i)}Z",
+        "appl_first": APPLICANT_FIRST[i], "appl_last": APPLICANT_LAST[i],
+        "note_first": NOTE_FIRST[i], "note_last": NOTE_LAST[i],
+        "licence": f"K{88204130 + i * 37}",
     }
 
 
@@ -163,7 +190,8 @@ def typed_values(p: dict) -> dict[str, list[str]]:
         "NAME": [p["first"], p["last"], p["companion_first"], p["companion_last"], p["friend_first"],
                  p["friend_last"], p["payee"], p["lower_first"], p["lower_last"], p["sign_first"], p["sign_last"],
                  p["quote_last"], p["bracket_first"], p["intro_first"], p["intro_last"], p["pnr_last"],
-                 p["pnr_first"]],
+                 p["pnr_first"], p["tr_first"], p["tr_last"], p["appl_first"], p["appl_last"],
+                 p["note_first"], p["note_last"]],
         "EMAIL": [p["email"]], "USER_ID": [p["user_id"], p["handle"]], "RESERVATION_ID": [p["reservation"]],
         "PAYMENT_ID": [p["payment_id"], p["gift_card"]], "LAST_FOUR": [p["last_four"]],
         "CARD_NUMBER": [p["card"], p["card"].replace(" ", ""), p["card2"]],
@@ -176,7 +204,8 @@ def typed_values(p: dict) -> dict[str, list[str]]:
         "SECRET": [p["password"], p["api_key"], p["session_id"], p["token"], p["jwt"]],
         "ORDER_ID": [p["order_id"]],
         "IBAN": [p["iban"]], "SSN": [p["ssn"], p["spaced_ssn"]],
-        "ACCOUNT_ID": [p["account"], p["crm_kunde"], p["claim"]],
+        "ACCOUNT_ID": [p["account"], p["crm_kunde"], p["claim"], p["dni"], p["licence"]],
+        "VEHICLE_ID": [p["plate"]],
     }
 
 
@@ -191,7 +220,9 @@ def canary_values(p: dict) -> list[str]:
                            "lower_first", "lower_last", "sign_first", "sign_last",
                            "line_phone", "street3", "quote_last", "corner_a", "corner_b", "fax",
                            "block_street2", "bracket_first", "intro_first", "intro_last", "pnr_last",
-                           "pnr_first", "crm_plz", "crm_kunde", "eu_dob", "spaced_ssn", "claim")]
+                           "pnr_first", "crm_plz", "crm_kunde", "eu_dob", "spaced_ssn", "claim",
+                           "tr_first", "tr_last", "dni", "plate", "appl_first", "appl_last", "note_first",
+                           "note_last", "licence")]
     # a 3-digit postcode alone is no distinctive string (a log line's "692 ms"): it is checked
     # with the town that stays beside it
     vals.append(f"Þórshöfn {p['postcode3']}")
@@ -312,6 +343,13 @@ def record(i: int) -> dict:
             f"Guten Tag, hier ist {p['intro_first']} {p['intro_last']}, geboren am {p['eu_dob']}. "
             f"Spoke to wife ({p['bracket_first']}) about warranty claim #{p['claim']}; "
             f"my social is {p['spaced_ssn']}.")},
+        {"role": "user", "content": (
+            "AGENTE: Buenas tardes, ¿con quién hablo?\n"
+            f"CLIENTE: Con {p['tr_first']} {p['tr_last']}.\nAGENTE: ¿Me confirma su DNI?\n"
+            f"CLIENTE: {p['dni']}\nAGENTE: ¿Y la matrícula del coche?\nCLIENTE: {p['plate']}\n"
+            "AGENTE: Gracias.")},
+        {"role": "assistant", "content": (
+            f"note: acct holder {p['note_first']} {p['note_last']} verified by phone.")},
     ]
     if cancel:
         msgs += [_call(f"c{i}c", "cancel_reservation", {"reservation_id": p["reservation"]}),
@@ -336,4 +374,7 @@ def record(i: int) -> dict:
                          # a German CRM's keys and a booking record's name element
                          "kunde": {"vorname": p["intro_first"], "nachname": p["intro_last"], "plz": p["crm_plz"],
                                    "kundennummer": p["crm_kunde"]},
-                         "pnr": {"nm": f"{p['pnr_last']}/{p['pnr_first']} MS"}}}
+                         "pnr": {"nm": f"{p['pnr_last']}/{p['pnr_first']} MS"},
+                         # a loan system's person object and a document object
+                         "application": {"applicants": [{"fn": p["appl_first"], "ln": p["appl_last"],
+                                                         "licence": {"no": p["licence"], "state": "WA"}}]}}}

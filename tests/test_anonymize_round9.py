@@ -1,0 +1,198 @@
+"""Issue 11, ninth round: the kinds a third red-team pass found (national ids, plates and record
+numbers after labels of other languages; person objects in JSON by their structure; transcripts
+written in one message; introductions of other languages; lower-case names in agents' notes;
+IBANs with wrong check digits; last four digits after words of other languages), each tested in
+sentences written here - never the red-team values - with the sentences that must stay.
+
+Real presidio + the spaCy package model; one analyzer for the module.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from pipeline.anonymize import Anonymizer, build_analyzer
+from pipeline.records import LogRecord
+
+
+@pytest.fixture(scope="module")
+def anon():
+    return Anonymizer(secret="round9", analyzer=build_analyzer())
+
+
+def _present(text: str, value: str) -> bool:
+    return re.search(r"(?<![A-Za-z0-9])" + re.escape(value) + r"(?![A-Za-z0-9])", text, re.I) is not None
+
+
+def _one(anon, messages, rid="r9"):
+    rec = LogRecord(id=rid, messages=messages)
+    (out,) = anon.anonymize([rec])
+    return out
+
+
+def _user(anon, text):
+    return _one(anon, [{"role": "user", "content": text}]).messages[0]["content"]
+
+
+def _assert_gone(text, values):
+    left = [v for v in values if _present(text, v)]
+    assert not left, f"survived {left} in {text!r}"
+
+
+@pytest.mark.parametrize("text,values", [
+    ("Hola, mi DNI es 30927418M y llamo por la factura.", ["30927418M"]),
+    ("Le comunico mi NIE Y7731246P para el contrato.", ["Y7731246P"]),
+    ("Il mio codice fiscale è BNCLRA72D41H501W, grazie.", ["BNCLRA72D41H501W"]),
+    ("Mój PESEL 90081512345, proszę o kontakt.", ["90081512345"]),
+    ("Reisepass C4F7J9K21 liegt der Anmeldung bei.", ["C4F7J9K21"]),
+    ("Führerschein-Nr. J010000SD51 wurde vorgelegt.", ["J010000SD51"]),
+    ("Je souhaite résilier le contrat n° HB-5531902 au plus vite.", ["HB-5531902"]),
+    ("Vertragskonto 330 918 204 7, bitte Abschlag anpassen.", ["330 918 204 7"]),
+    ("ciao, matricola 773120, non riesco a entrare nel portale", ["773120"]),
+    ("Sou sócia nº 402281 do ginásio.", ["402281"]),
+    ("Applicant NI number QQ 12 34 56 C on file.", ["QQ 12 34 56 C"]),
+    ("N° de sécurité sociale : 1 85 05 78 006 084 36", ["1 85 05 78 006 084 36"]),
+    ("student ID is 4410937 and I cannot log in", ["4410937"]),
+    ("rental agreement RA-60218843 shows a fuel charge", ["RA-60218843"]),
+])
+def test_ids_after_labels_of_other_languages(anon, text, values):
+    _assert_gone(_user(anon, text), values)
+
+
+@pytest.mark.parametrize("text,plate", [
+    ("Return check: veh reg BD51 SMR, scratch on the door.", "BD51 SMR"),
+    ("Votre véhicule AB-123-CD est prêt.", "AB-123-CD"),
+    ("Matrícula 2207 HXB, multa de aparcamiento.", "2207 HXB"),
+    ("Kunde hat Fahrzeug B-KX 4410 abgegeben.", "B-KX 4410"),
+    ("Sprawca odjechał, nr rej. WX 5512K.", "WX 5512K"),
+    ("VIN 2T1BURHE0JC043821 on the claim form", "2T1BURHE0JC043821"),
+])
+def test_vehicle_plates_after_labels(anon, text, plate):
+    out = _user(anon, text)
+    assert plate not in out, out
+
+
+def test_plate_words_without_a_plate_stay(anon):
+    text = "The vehicle was clean and the plate light works; registration opens Monday."
+    assert _user(anon, text) == text
+
+
+def test_person_objects_by_structure(anon):
+    args = {"application": {"ref": "APP-90417", "applicants": [
+        {"first": "Gwenllian", "last": "Prytherch", "employer": "Harbour Mills Ltd"}]},
+        "renter": {"fn": "Oskari", "ln": "Vainikainen"},
+        "member": {"name": {"given": "Ludovica", "family": "Sperandeo"}},
+        "student": {"id": "U7720391", "names": {"legal": "Trần Thị Mai", "preferred": "Maisie"}},
+        "patient": {"ref": "P55012874", "label": "ABERNETHY-COLE, Rosalind"},
+        "booking": {"attendee_name": "Eun-ji Baek", "class_id": "YOGA-0900"},
+        "licence": {"no": "K8820413", "state": "WA"}}
+    out = _one(anon, [{"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "save", "arguments": json.dumps(args)}}]}])
+    text = json.dumps(out.model_dump(), ensure_ascii=False)
+    _assert_gone(text, ["Gwenllian", "Prytherch", "Oskari", "Vainikainen", "Ludovica", "Sperandeo",
+                        "Maisie", "Trần Thị Mai", "ABERNETHY-COLE", "Rosalind", "Eun-ji Baek", "K8820413",
+                        "U7720391", "P55012874", "APP-90417"])
+    # business facts beside them stay
+    got = json.loads(out.messages[0]["tool_calls"][0]["function"]["arguments"])
+    assert got["application"]["applicants"][0]["employer"] == "Harbour Mills Ltd"
+    assert got["booking"]["class_id"] == "YOGA-0900" and got["licence"]["state"] == "WA"
+
+
+def test_first_last_pair_of_non_names_is_no_person(anon):
+    args = {"window": {"first": "2025-03-01", "last": "2025-03-31"}, "page": {"first": 1, "last": 9}}
+    out = _one(anon, [{"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "q", "arguments": json.dumps(args)}}]}])
+    assert json.loads(out.messages[0]["tool_calls"][0]["function"]["arguments"]) == args
+
+
+def test_transcript_in_one_message_answers_are_read_as_what_was_asked(anon):
+    text = ("AGENTE: Buenas tardes, ¿con quién hablo?\nCLIENTE: Con Maite Urquiola Berasaluce.\n"
+            "AGENTE: ¿Me confirma su DNI?\nCLIENTE: 71204836Q\n"
+            "AGENTE: ¿Y la matrícula del coche?\nCLIENTE: 5521 JLK\nAGENTE: Gracias.")
+    out = _user(anon, text)
+    _assert_gone(out, ["Maite", "Urquiola", "Berasaluce", "71204836Q", "5521 JLK"])
+    # the speaker labels are no names
+    assert out.count("AGENTE:") == 4 and out.count("CLIENTE:") == 3, out
+
+
+@pytest.mark.parametrize("text,values", [
+    ("oi, sou a Graciete Lobão e quero mudar o plano", ["Graciete", "Lobão"]),
+    ("Buonasera, sono Ottavio Zanardelli, chiamo per la bolletta.", ["Ottavio", "Zanardelli"]),
+    ("Dzień dobry, nazywam się Bożena Kwiatkowska-Lis.", ["Bożena", "Kwiatkowska-Lis"]),
+    ("Mon fils s'appelle Théodore Vasseur, il a 12 ans.", ["Théodore", "Vasseur"]),
+    ("Virement de 300 € au nom de « Gaëtan Rouquette ».", ["Gaëtan", "Rouquette"]),
+    ("Pedido errado. Nome: Jurandir Mascarenhas. Obrigado.", ["Jurandir", "Mascarenhas"]),
+    ("c'est pour la carte, je suis Hélène Marchetti-Dubois", ["Hélène", "Marchetti-Dubois"]),
+])
+def test_introductions_of_other_languages(anon, text, values):
+    _assert_gone(_user(anon, text), values)
+
+
+@pytest.mark.parametrize("text", [
+    "Ich bin Neukunde und ich bin Student.",
+    "je suis désolé, je suis Fatigué aujourd'hui.",
+    "Sono arrivato ieri. Sono Contento del servizio.",
+])
+def test_i_am_a_noun_of_other_languages_stays(anon, text):
+    assert _user(anon, text) == text
+
+
+def test_lower_case_names_in_agent_notes(anon):
+    note = ("cust verified. acct holder rosalind featherstonehaugh called re card. "
+            "clmt = ignatius oyelowo-park, alt contact wife perpetua. stu. kwabena asante-darko locked out")
+    out = _one(anon, [{"role": "assistant", "content": note}]).messages[0]["content"]
+    _assert_gone(out, ["rosalind", "featherstonehaugh", "ignatius", "oyelowo-park", "perpetua",
+                       "kwabena", "asante-darko"])
+
+
+def test_role_words_without_a_name_stay(anon):
+    note = "the customer called back and the client asked for a refund; patient reports pain; driver arrived late"
+    assert _one(anon, [{"role": "assistant", "content": note}]).messages[0]["content"] == note
+
+
+@pytest.mark.parametrize("text", [
+    "Do you offer the Novavax or Sanofi booster at the Kingsbury branch?",
+    "Olá, há tarifa social no Funchal? E em Ponta Delgada?",
+    "Est-ce que vous livrez à Grenoble le dimanche ?",
+    "Which plans cover the Lambeth office and the Camden site?",
+])
+def test_places_and_brands_after_an_article_stay(anon, text):
+    assert _user(anon, text) == text
+
+
+@pytest.mark.parametrize("value", [
+    "DE44 5001 0517 5407 3249 32",   # German layout, check digits wrong
+    "ES91 2100 0418 4502 0005 1333",  # Spanish layout, check digits wrong
+])
+def test_iban_with_wrong_check_digits_in_printed_layout(anon, value):
+    from stdnum import iban as std_iban
+
+    assert not std_iban.is_valid(value)  # the kind: a mistyped / made-up account number
+    out = _user(anon, f"Bitte überweisen Sie auf {value}, danke.")
+    assert value not in out and value.replace(" ", "") not in out.replace(" ", ""), out
+
+
+def test_iban_shaped_code_of_no_country_stays(anon):
+    text = "Ticket QX12 3456 7890 1234 5678 was closed."
+    assert "QX12 3456 7890 1234 5678" in _user(anon, text)
+
+
+@pytest.mark.parametrize("text,four", [
+    ("¿Reconoce el cargo con la tarjeta terminada en 6083?", "6083"),
+    ("Pode estornar no cartão final 2947?", "2947"),
+    ("Paiement refusé sur la carte se terminant par 5512.", "5512"),
+    ("Die Karte endet auf 7301.", "7301"),
+])
+def test_last_four_after_words_of_other_languages(anon, text, four):
+    assert four not in _user(anon, text)
+
+
+@pytest.mark.parametrize("text,street", [
+    ("Endereço: Rua das Flores, 271 - Centro", "Rua das Flores, 271"),
+    ("wohne jetzt in der lindenallee 12, bitte ändern", "lindenallee 12"),
+])
+def test_streets_in_other_layouts(anon, text, street):
+    out = _user(anon, text)
+    assert street not in out and "Flores" not in out and "lindenallee" not in out, out

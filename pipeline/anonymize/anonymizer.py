@@ -147,6 +147,10 @@ _THING_BEFORE_RE = re.compile(
 #: GmbH", "Acme Corp" are firms (ninth round).
 _FIRM_SUFFIX = (r"(?:Ltd\.?|Limited|Inc\.?|LLC|LLP|GmbH|AG|KG|SA|SAS|SARL|S\.A\.|SL|S\.L\.|SpA|S\.p\.A\.|Srl|BV|B\.V\.|"
                 r"NV|N\.V\.|plc|PLC|Corp\.?|Corporation|Co\.|Oy|AB|ApS|Pty|Lda|Ltda)")
+#: A model code right before the span ("Dyson V15 Detect Absolute") or an amount right after it
+#: ("Voltaren Emulgel 2%", "Ramipril 5 mg"): a product's name (ninth round)
+_CODE_BEFORE_RE = re.compile(r"(?<![\w-])[A-Z]{1,4}\d{1,4}[A-Za-z]?[ \t]+$")
+_QUANTITY_AFTER_RE = re.compile(r"[ \t]+\d+(?:[.,]\d+)?[ \t]?(?:%|mg|mcg|µg|g|kg|ml|l|iu|IU)(?![\w])")
 _FIRM_AFTER_RE = re.compile(r",?[ \t]+" + _FIRM_SUFFIX + r"(?![\w-])")
 _FIRM_LAST_RE = re.compile(r"(?:^|\s)" + _FIRM_SUFFIX + r"$")
 #: ... and before a span of several words, the prepositions of place only ("near Victoria Park",
@@ -208,7 +212,10 @@ def _shape_ok(ent: str, value: str) -> bool:
         return digits == 9
     if ent in ("ACCOUNT_ID", "USER_ID", "VEHICLE_ID"):
         return 3 <= len(v) <= 64 and " " not in v.strip() if ent == "USER_ID" else (
-            3 <= len(v) <= 64 and any(c.isdigit() for c in v) and v.count(" ") <= 6)
+            # an id: 4+ digits, and letters beside them or 5+ digits ("RX6620194", "F-228134";
+            # not "num_seats": 150)
+            3 <= len(v) <= 64 and v.count(" ") <= 6 and digits >= 4
+            and (digits >= 5 or any(c.isalpha() for c in v)))
     return bool(v)
 
 
@@ -236,6 +243,8 @@ class _Scan:
     lower_ok: set[str] = field(default_factory=set)  # name words seen in lower case in a name position
     strings: list[str] = field(default_factory=list)  # every string value seen (registry search)
     business: set[str] = field(default_factory=set)  # digit runs under business keys (item ids)
+    # words of values under business keys ("brand": ["Dyson", "Miele"]): no names in this record
+    business_words: set[str] = field(default_factory=set)
 
 
 class Anonymizer:
@@ -667,6 +676,8 @@ class Anonymizer:
                     _BUSINESS_NUMBER_RE.fullmatch(str(obj).strip()):
                 scan.business.add(str(obj).strip())  # "item_id": "1008292230"
             if key in self.skip_keys:
+                if isinstance(obj, str) and len(obj) <= 40:
+                    scan.business_words.update(w.lower() for w in re.findall(r"[^\W\d_]{3,}", obj))
                 return
             s = str(obj)
             if isinstance(obj, str):
@@ -926,7 +937,7 @@ class Anonymizer:
                 for w in re.findall(r"[^\W\d_]+", text[s:e])}
 
     def _apply_ner(self, scan: _Scan, stop: set[str], stats: Counter) -> None:
-        local_stop = stop | scan.cities | self._record_locations(scan)
+        local_stop = stop | scan.cities | self._record_locations(scan) | scan.business_words
         context_stop = stop | scan.cities
         for text in scan.texts:
             foreign: Optional[bool] = None
@@ -971,6 +982,8 @@ class Anonymizer:
                         # "John F. Kennedy International Airport", "Newark (EWR)" are places
                         runs = []
                     elif not strong and (_ROAD_AFTER_RE.match(text, e) or _ROAD_LAST_RE.search(value.rstrip(".,"))
+                                         or _CODE_BEFORE_RE.search(text, max(0, s - 12), s)
+                                         or _QUANTITY_AFTER_RE.match(text, e)
                                          or _PRODUCT_AFTER_RE.match(text, e) or _CAMEL_WORD_RE.search(value)
                                          or (" " not in value.strip() and _firm_pair(text, s, e))):
                         # "the Madison Avenue store", "the Grand Canyon tour": a road or landmark;

@@ -19,7 +19,7 @@ import re
 from functools import lru_cache
 from typing import Iterable, Iterator, Optional
 
-from .engine import NAME_PARTICLE, NAME_PARTICLES, NAME_WORD
+from .engine import NAME_PARTICLE, NAME_PARTICLES, NAME_WORD, SIGN_OFFS_OTHER
 
 _SUFFIXES = ("'s", "s", "es", "ed", "ing", "ly", "er", "ers")
 _E_SUFFIXES = ("ed", "ing", "er", "ers")
@@ -370,7 +370,8 @@ _SPEECH_AFTER_RE = re.compile(r"\s+(?:(?:has|had|have|will|would|did)(?:n't|\s+n
 #: delimiter "--" (RFC 3676's "-- ").
 _SIGN_OFF_RE = re.compile(r"(?i)(?:^|\n)[ \t]*(?:(?:kind|best|warm|warmest)\s+regards|regards|best(?:\s+wishes)?|"
                           r"all the best|thanks|thank you|many thanks|cheers|sincerely|yours(?:\s+(?:truly|sincerely))?|"
-                          r"respectfully|warmly|best,?[ \t]*\n[ \t]*--|--)[ \t]*[,.!]?[ \t]*\n[ \t]*$")
+                          r"respectfully|warmly|best,?[ \t]*\n[ \t]*--|--|" + SIGN_OFFS_OTHER
+                          + r")[ \t]*[,.!]?[ \t]*\n[ \t]*$")
 #: Words of a team or firm's signature, not a person's: "Regards,\nThe Support Team".
 _TEAM_WORDS = frozenset("team support service services customer care desk department office group staff "
                         "inc ltd llc gmbh corp company bank store shop management".split())
@@ -839,15 +840,15 @@ class LabelFinder:
             alt = "|".join(f"(?:{lab})" for lab in labs)
             # upper-case groups apart ("KP19 XHZ", "JT 48 19 27 B", "M-RW 2219") only after the
             # labels of documents, accounts and vehicles ("Order 123 456 789" is read as before)
-            groups = (r"(?-i:[A-Z0-9]{1,6}(?:[ -][A-Z0-9]{1,6}){1,6})(?![\w-])|"
+            groups = (r"(?-i:[A-Z0-9]{1,8}(?:[ -][A-Z0-9]{1,8}){1,6})(?![\w-])|"
                       if ent in ("ACCOUNT_ID", "VEHICLE_ID") else "")
             self.rx.append((ent, re.compile(
-                r"(?i)(?<![\w-])(?:" + alt + r")(?![\w-])\s*(?:(?:(?:is|was|est|es|ist|è|era|war)(?=[\s:])|=|:|-|#"
-                r"|n[°º]\.?|nr\.?|no\.(?=\s))\s*){0,3}"
+                r"(?i)(?<![\w-])(?:" + alt + r")(?![\w-])\s*(?:(?:(?:is|was|est|es|ist|è|é|era|war)(?=[\s:])|=|:|-|#"
+                r"|n\.?\s?[°º]\.?|nr\.?|no\.(?=\s))\s*){0,3}"
                 # upper-case groups apart ("KP19 XHZ", "JT 48 19 27 B", "M-RW 2219"), one token, or
                 # digits in groups ("2 74 03 75 115 042 81")
                 r"(?P<v>" + groups +
-                r"#?@?[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]|\d(?:[ .-]?\d){4,24})")))
+                r"#?@?[A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9]|\d(?:[ .-]?\d){4,24})")))
 
     def find(self, text: str) -> list[tuple[str, int, int]]:
         """Every labelled value in ``text`` as ``(entity, start, end)``."""
@@ -857,7 +858,8 @@ class LabelFinder:
                 v = m.group("v")
                 start, end = m.start("v"), m.end("v")
                 if ent == "USER_ID":
-                    if not looks_like_handle(v, self.keep):
+                    # a handle, or a numeric user id ("user id 7720391")
+                    if not looks_like_handle(v, self.keep) and not re.fullmatch(r"\d{5,}", v):
                         continue
                 elif ent == "VEHICLE_ID":
                     # a plate or a VIN: a digit and a letter, 4-17 letters and digits
@@ -1132,7 +1134,14 @@ def lower_case_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -
             # rayan" (a verb that is also someone's first name)
             out.append(name)
         elif not f_en and not l_en and (f in firsts or last in lasts):
-            out.append(name)  # "şuheda lugtenburg", "zezig eldarkhanov": no word, one name known
+            # "şuheda lugtenburg", "zezig eldarkhanov": no word, one name known - in an English
+            # text; in another language its words are no English words anyway ("documentos
+            # necesito"): both names needed
+            if english_text is None:
+                english_text = not is_foreign(text)
+            if english_text or (f in firsts and last in lasts and not is_foreign_stop_word(f)
+                                and not is_foreign_stop_word(last)):
+                out.append(name)
         elif f in firsts and not is_common_word(f) and last in lasts and not is_common_word(last) and not f_en:
             out.append(name)  # "joshua lewis"
         elif (no_capitals and f in firsts and not is_common_word(f) and last in lasts

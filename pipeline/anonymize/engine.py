@@ -89,9 +89,9 @@ DOB_RE = re.compile(
 #: A date right after a birth word, in any layout, two-digit years too ("dob 3/14/82", "DOB:
 #: 22-09-75", "geboren am 3.4.81", "née le 8 mars 1986", "born on march 9th 1984").
 DOB_CONTEXT_RE = re.compile(
-    r"(?i:\b(?:dob|d\.o\.b\.?|date of birth|birth ?date|birthday|born(?: on)?|geboren(?: am)?|geburtsdatum"
+    r"(?i:\b(?:dob|d\.o\.b\.?|date of birth|birth ?date|birthday|born(?: on)?|geboren(?: am)?|geb|geburtsdatum"
     r"|n[ée]e?(?: le)?|date de naissance|fecha de nacimiento|nacid[oa](?: el)?|data di nascita|nat[oa](?: il)?"
-    r"|geboortedatum))\b[ \t]*[:#-]?[ \t]*(?P<v>"
+    r"|geboortedatum))\b\.?[ \t]*[:#-]?[ \t]*(?P<v>"
     r"\d{1,4}([./-])\d{1,2}\2\d{2,4}"
     r"|" + _MONTH_WORD + r"\.? " + _DAY + r"(?i:st|nd|rd|th)?,? (?:\d{4}|'?\d{2})"
     r"|" + _DAY + r"(?i:st|nd|rd|th|er|e|\.)? (?:(?i:of|de) )?" + _MONTH_WORD + r"\.?,? (?:(?i:de) )?(?:\d{4}|'?\d{2})"
@@ -372,7 +372,16 @@ _FOREIGN_INTRO = (r"hier ist|hier spricht|mein name ist|ich hei(?:ß|ss)e|mijn n
                   # introductions, and "in the name of" ("au nom de « Laurent Pichon »")
                   r"sou (?:a|o)|jestem|nazywam si[ęe]|mam na imi[ęe]|(?:il|elle) s['\u2019]appelle|"
                   r"s['\u2019]appelle|jag heter|jeg heter|ik heet|heet|au nom de(?: [«\"] ?)?|a nombre de|"
-                  r"em nome de|in nome di|im namen von|op naam van|nome:|nombre:|nom:|imi[ęe] i nazwisko:")
+                  r"em nome de|in nome di|im namen von|op naam van|nome:|nombre:|nom:|imi[ęe] i nazwisko:|naam:|"
+                  # titles of other languages ("la dottoressa Lucia Ferraresi", "Il paziente ...")
+                  r"dott\.(?:ssa)?|dottor(?:essa|e)?|dr\.ssa|avv\.|ing\.|prof\.ssa|il paziente|la paziente|"
+                  r"el paciente|la paciente|le patient|la patiente|der patient|die patientin")
+#: Closing words of other languages (ninth round: "Mvh Björn Sjöberg", "Groet, Joost")
+SIGN_OFFS_OTHER = (r"mvh|med vänlig hälsning|vänliga hälsningar|(?:met )?vriendelijke groet(?:en)?|groet(?:en|jes)?|"
+                   r"mit freundlichen gr(?:ü|ue)(?:ß|ss)en|mfg|viele gr(?:ü|ue)(?:ß|ss)e|liebe gr(?:ü|ue)(?:ß|ss)e|"
+                   r"cordialement|bien à vous|bien cordialement|saludos(?: cordiales)?|un saludo|atentamente|"
+                   r"cordiali saluti|distinti saluti|saluti|pozdrawiam|z poważaniem|atenciosamente|cumprimentos|"
+                   r"(?:med )?venlig hilsen|hilsen|s pozdravem|terveisin|üdvözlettel")
 #: A person's role or kin before the name in brackets ("wife (Henrietta)", "agent (Rhiannon)").
 _ROLE_BEFORE_BRACKET = (r"wife|husband|partner|son|daughter|mother|father|brother|sister|customer|client|agent|"
                         r"caller|rep|representative|technician|driver|courier|tenant|patient|guest|user")
@@ -496,6 +505,8 @@ NAME_CONTEXT_RE = re.compile(
     r"attention:?|invite|add|" + _NAME_QUESTION + r"|said|asked|told|"
     # weaker introductions ("je suis Désolé", "ich bin Kunde" are no names: the usual word checks)
     r"je suis|ich bin|soy|sou|sono|"
+    # closing words of other languages before a name on the same line ("Mvh Björn Sjöberg")
+    r"(?:" + SIGN_OFFS_OTHER + r"),?|"
     r"named (?:him|her|them|it))[ \t]+"
     # a person's role or kin before the name in brackets ("wife (Henrietta)", "agent (Rhiannon)")
     r"|\b(?i:" + _ROLE_BEFORE_BRACKET + r")[ \t]*\()"
@@ -627,6 +638,16 @@ SSN_LABEL_RE = re.compile(r"(?i:\b(?:ssn|ss#|ss no\.?|social security(?: number|
 MENTION_RE = re.compile(r"(?<![\w@.+-])@(?P<v>[A-Za-z][A-Za-z0-9._-]{1,38}[A-Za-z0-9])(?![\w@]|\.\w)")
 
 
+#: The user name in a social profile's address ("linkedin.com/in/rhiannon-castell-4b1a7",
+#: "github.com/tokafor"): ninth round (a red-team pass: recruiting notes)
+PROFILE_URL_RE = re.compile(
+    r"(?i)(?<![\w.-])(?:https?://)?(?:www\.)?(?:linkedin\.com/in|github\.com|gitlab\.com|twitter\.com|x\.com|"
+    r"instagram\.com|facebook\.com|t\.me|tiktok\.com/@|medium\.com/@|behance\.net|dribbble\.com)/"
+    r"(?P<v>[A-Za-z0-9][A-Za-z0-9._-]{1,58}[A-Za-z0-9])(?![\w-])")
+#: Crypto wallet addresses of a customer (presidio's CryptoRecognizer knows Bitcoin's legacy
+#: addresses only): Ethereum's 0x + 40 hex digits, Bitcoin's bech32 "bc1..." (BIP 173 charset)
+CRYPTO_WALLET_RES = (re.compile(r"(?<![\w])(?P<v>0x[0-9a-fA-F]{40})(?![\w])"),
+                     re.compile(r"(?<![\w])(?P<v>(?:bc|tb)1[02-9ac-hj-np-z]{25,62})(?![\w])"))
 #: Speaker labels of a transcript ("Concordio: What a wife.\nTonya: Remember me?", a quote right
 #: after the colon: 'Tonya:"I'm her daughter"'): a name and a colon at the start of a line, in a
 #: text with at least two such lines.
@@ -1226,6 +1247,8 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("SpeakerAnyCaseRecognizer", "PERSON", [SPEAKER_ANY_CASE_RE], 0.6,
                         validate=_speaker_any_case_score),
         RegexRecognizer("MentionRecognizer", "USER_ID", [MENTION_RE], 0.7),
+        RegexRecognizer("ProfileUrlRecognizer", "USER_ID", [PROFILE_URL_RE], 0.8),
+        RegexRecognizer("CryptoWalletRecognizer", "ACCOUNT_ID", list(CRYPTO_WALLET_RES), 0.8),
         RegexRecognizer("IbanAnyCaseRecognizer", "IBAN_CODE", [IBAN_ANY_CASE_RE], 0.9, validate=_iban_any_case_score),
         RegexRecognizer("SsnLabelRecognizer", "US_SSN", [SSN_LABEL_RE], 0.8),
         _GroupsRecognizer("QuoteSpeakerRecognizer", "PERSON", [QUOTE_SPEAKER_RE], 0.6, validate=_quote_speaker_score),

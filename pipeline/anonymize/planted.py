@@ -75,7 +75,7 @@ APPLICANT_FIRST = ["Gwenllian", "Angharadh", "Bleddynn", "Cerridwenn", "Dilysia"
 APPLICANT_LAST = ["Prytherchau", "Llewelydd", "Gruffyddon", "Cadwaladrys", "Vaughanydd", "Rhydderchon",
                   "Meredyddau", "Trefforest", "Penrhynog", "Glyndyfrdwy", "Aberdaronn", "Caerwysog",
                   "Bodfarion", "Llanrwstan"]
-NOTE_FIRST = ["perpetua", "ignatia", "rosamunda", "eudoxia", "filomena", "gaudencia", "hermelinda",
+NOTE_FIRST = ["ignatia", "perpetua", "rosamunda", "eudoxia", "filomena", "gaudencia", "hermelinda",
               "inocencia", "jacinta", "leocadia", "macrina", "nicanora", "olimpia", "prudencia"]
 NOTE_LAST = ["featherstonehaugh", "cholmondeleigh", "marjoribankes", "dalziellan", "menziesworth",
              "colquhounie", "urquhartson", "farquharsen", "auchinleckie", "drummondale", "buchananby",
@@ -345,7 +345,7 @@ def record(i: int) -> dict:
             f"my social is {p['spaced_ssn']}.")},
         {"role": "user", "content": (
             "AGENTE: Buenas tardes, ¿con quién hablo?\n"
-            f"CLIENTE: Con {p['tr_first']} {p['tr_last']}.\nAGENTE: ¿Me confirma su DNI?\n"
+            f"CLIENTE: {p['tr_first']} {p['tr_last']}.\nAGENTE: ¿Me confirma su DNI?\n"
             f"CLIENTE: {p['dni']}\nAGENTE: ¿Y la matrícula del coche?\nCLIENTE: {p['plate']}\n"
             "AGENTE: Gracias.")},
         {"role": "assistant", "content": (

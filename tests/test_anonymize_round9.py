@@ -196,3 +196,94 @@ def test_last_four_after_words_of_other_languages(anon, text, four):
 def test_streets_in_other_layouts(anon, text, street):
     out = _user(anon, text)
     assert street not in out and "Flores" not in out and "lindenallee" not in out, out
+
+
+# ---- part 3 (kinds of a fourth red-team set, tested in sentences written here) ----
+
+def _tool_result(anon, obj):
+    out = _one(anon, [{"role": "tool", "tool_call_id": "t", "content": json.dumps(obj)}])
+    return json.loads(out.messages[0]["content"])
+
+
+def test_record_numbers_under_keys_by_their_words(anon):
+    obj = {"rxNum": "RX5531907", "ticketBarcode": "7700312958841", "folio": "F-330917", "txn": "T44120958",
+           "addr": "77 Quarry Bank Rd, Leeds", "house": "Ivy Cottage", "line2": "Flat 4",
+           "fromUser": "saltmarsh_gerti", "num_seats": 150, "cap": 10000, "user_role": "admin"}
+    got = _tool_result(anon, obj)
+    for k in ("rxNum", "ticketBarcode", "folio", "txn", "addr", "house", "line2", "fromUser"):
+        assert got[k] != obj[k], k
+    # counts and roles under look-alike keys stay
+    assert got["num_seats"] == 150 and got["cap"] == 10000 and got["user_role"] == "admin"
+
+
+@pytest.mark.parametrize("text,value", [
+    ("Alquilé una furgoneta, reserva n.º VK-604219, gracias", "VK-604219"),
+    ("Reference CL/2025/11873 for the bulky waste pickup.", "CL/2025/11873"),
+    ("Permit no. RZ-448102 is on the windscreen.", "RZ-448102"),
+    ("Meine Nutzer-ID 5590127364 ist gesperrt.", "5590127364"),
+    ("locked out again, user id 6613092", "6613092"),
+    ("O meu NIF é 215530872, obrigado.", "215530872"),
+    ("at the dock now, my truck is MV21 PXE", "MV21 PXE"),
+])
+def test_more_labels(anon, text, value):
+    assert value not in _user(anon, text)
+
+
+@pytest.mark.parametrize("text,values", [
+    ("Naam: Geertruida Wolterbeek, klant sinds 2019.", ["Geertruida", "Wolterbeek"]),
+    ("Sono la dottoressa Ippolita Scarpellini, chiamo per il paziente Anselmo Tagliaferri.",
+     ["Ippolita", "Scarpellini", "Anselmo", "Tagliaferri"]),
+    ("Leveransen kom aldrig fram. Mvh Gunnvor Lindqvist-Åberg", ["Gunnvor", "Lindqvist-Åberg"]),
+    ("Bedankt voor de hulp.\nMet vriendelijke groet,\nMarijke Verschuuren", ["Marijke", "Verschuuren"]),
+])
+def test_name_labels_titles_and_closings_of_other_languages(anon, text, values):
+    _assert_gone(_user(anon, text), values)
+
+
+def test_closing_words_alone_stay(anon):
+    text = "Ich bin Kunde. Mit freundlichen Grüßen aus Köln und viele Grüße an das Team."
+    assert _user(anon, text) == text
+
+
+@pytest.mark.parametrize("text,value", [
+    ("Reise für 2 Erw. + 1 Kind, Kind Mathis geb. 03.11.2016.", "03.11.2016"),
+    ("profile: linkedin.com/in/oriel-fanshawe-7c2d1 (open to work)", "oriel-fanshawe-7c2d1"),
+    ("withdrawal to 0x4b2E19c07aD3f5581c9E0b7A62dF13e84C9a0B57 pending", "0x4b2E19c07aD3f5581c9E0b7A62dF13e84C9a0B57"),
+    ("sent to bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4 by mistake", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"),
+])
+def test_dates_profiles_and_wallets(anon, text, value):
+    assert value not in _user(anon, text)
+
+
+@pytest.mark.parametrize("messages", [
+    [{"role": "user", "content": "Do you stock Nurofen Express 400 mg and the Bosch S6 Serie?"}],
+    [{"role": "user", "content": "¿Qué documentos necesito para el padrón?"}],
+    [{"role": "assistant", "content": None, "tool_calls": [{"id": "c", "type": "function", "function": {
+        "name": "search", "arguments": json.dumps({"q": "Miele Triflex HX2", "filters": {"brand": ["Miele", "Vorwerk"]}})}}]},
+     {"role": "tool", "tool_call_id": "c", "content": "Miele Triflex HX2 Pro and Vorwerk Kobold VK7 are in stock."}],
+])
+def test_products_brands_and_words_of_other_languages_stay(anon, messages):
+    out = _one(anon, messages)
+    assert json.dumps(out.messages, ensure_ascii=False) == json.dumps(messages, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("text,values", [
+    ("Employee: Leopoldo Castañeda-Vidal (EMP-118204), Finance team.", ["EMP-118204"]),
+    ("tkt: stu. wairimu kamau-otieno (S-00718823) locked out", ["S-00718823", "wairimu"]),
+    ("Mijn nieuwe adres: Keizersgracht 512-II, 1017 EK Amsterdam.", ["Keizersgracht 512-II", "1017 EK"]),
+    ("im at 14c Tanners Lane, side gate.", ["14c Tanners Lane"]),
+    ("client brick_and_mortar_bob wont pay the invoice", ["brick_and_mortar_bob"]),
+    ("lesson w/ tamsin okonedo, parallel parking ok", ["tamsin", "okonedo"]),
+    ("Met vriendelijke groet,\nHendrikje Vlasblom", ["Hendrikje", "Vlasblom"]),
+])
+def test_ids_after_names_dutch_addresses_handles_after_roles(anon, text, values):
+    _assert_gone(_user(anon, text), values)
+
+
+@pytest.mark.parametrize("text", [
+    "the item (1008292230) ships today; Flight HAT045 (ID 2024) is on time.",
+    "We sold 1500 GX units; the client services team and user experience improved.",
+    "Under £700: Dyson V15 Detect Absolute (£649) and Bosch Unlimited 7 Pro.",
+])
+def test_ids_in_brackets_and_products_that_stay(anon, text):
+    assert _user(anon, text) == text

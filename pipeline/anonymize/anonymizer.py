@@ -147,9 +147,11 @@ _THING_BEFORE_RE = re.compile(
 #: GmbH", "Acme Corp" are firms (ninth round).
 _FIRM_SUFFIX = (r"(?:Ltd\.?|Limited|Inc\.?|LLC|LLP|GmbH|AG|KG|SA|SAS|SARL|S\.A\.|SL|S\.L\.|SpA|S\.p\.A\.|Srl|BV|B\.V\.|"
                 r"NV|N\.V\.|plc|PLC|Corp\.?|Corporation|Co\.|Oy|AB|ApS|Pty|Lda|Ltda)")
-#: A model code right before the span ("Dyson V15 Detect Absolute") or an amount right after it
+#: A model code right before or inside the span ("Dyson V15 Detect Absolute", "Bosch Unlimited 7")
+#: or an amount right after it
 #: ("Voltaren Emulgel 2%", "Ramipril 5 mg"): a product's name (ninth round)
 _CODE_BEFORE_RE = re.compile(r"(?<![\w-])[A-Z]{1,4}\d{1,4}[A-Za-z]?[ \t]+$")
+_CODE_INSIDE_RE = re.compile(r"(?<!\S)(?:[A-Z]{1,4}\d{1,4}[A-Za-z]?|\d{1,3})(?!\S)")
 _QUANTITY_AFTER_RE = re.compile(r"[ \t]+\d+(?:[.,]\d+)?[ \t]?(?:%|mg|mcg|µg|g|kg|ml|l|iu|IU)(?![\w])")
 _FIRM_AFTER_RE = re.compile(r",?[ \t]+" + _FIRM_SUFFIX + r"(?![\w-])")
 _FIRM_LAST_RE = re.compile(r"(?:^|\s)" + _FIRM_SUFFIX + r"$")
@@ -983,6 +985,7 @@ class Anonymizer:
                         runs = []
                     elif not strong and (_ROAD_AFTER_RE.match(text, e) or _ROAD_LAST_RE.search(value.rstrip(".,"))
                                          or _CODE_BEFORE_RE.search(text, max(0, s - 12), s)
+                                         or _CODE_INSIDE_RE.search(value)
                                          or _QUANTITY_AFTER_RE.match(text, e)
                                          or _PRODUCT_AFTER_RE.match(text, e) or _CAMEL_WORD_RE.search(value)
                                          or (" " not in value.strip() and _firm_pair(text, s, e))):
@@ -1032,7 +1035,9 @@ class Anonymizer:
                     if runs and rec_name == "SpacyRecognizer":
                         if foreign is None:
                             foreign = is_foreign(text)
-                        if foreign:  # English NER on German text: "Bestellung" is no name
+                        if foreign and not in_signature(text, s, e):
+                            # English NER on German text: "Bestellung" is no name (a signature's
+                            # name is: "Met vriendelijke groet,\nMarijke Verschuuren")
                             runs = [r for r in runs if all(in_gazetteer(w) for w in r.split())]
                     if not runs:
                         stats["person_spans_dropped"] += 1

@@ -1048,7 +1048,8 @@ _LOWER_SLOT_RE = re.compile(
 #: declan", "rider (tomasz nowicki, ...)"): ninth round (a red-team pass: CRM notes)
 _LOWER_ROLE_RE = re.compile(
     r"(?<![\w])(?:acct holder|account holder|card ?holder|holder|cust(?:omer)?|client|stu\.?|student|pt|"
-    r"patient|clmt|claimant|rider|driver|tenant|caller|applicant|insured|guest|hirer|renter|"
+    r"patient|clmt|claimant|rider|driver|tenant|caller|applicant|insured|guest|hirer|renter|w/|"
+    r"trainer|instructor|coach|tutor|teacher|nurse|doctor|therapist|physio|"
     r"(?:alt(?:ernative)? )?contact|" + _KIN + r")(?:[ \t]+" + _KIN + r")?"
     r"[ \t]*(?:=|:|\(|-)?[ \t]*(?:(?:mr|mrs|ms|miss|mx|dr)\.?[ \t]+|[a-z]\.[ \t]*)?"
     f"(?P<f>{_LOWER_WORD})(?: (?P<l>{_LOWER_WORD}))?")

@@ -113,7 +113,7 @@ _STREET_SUFFIX = _street_suffixes()
 #: street ("Andrews Alley"), not a person.
 STREET_SUFFIXES = frozenset(w.replace("\\", "").lower() for w in _STREET_SUFFIX.split("|"))
 STREET_RE = re.compile(
-    r"(?<![\w-])(?P<v>\d{1,6} (?:\d{1,5} )?(?:[NSEWnsew]\.? )?(?:[A-Za-z][a-z]+ ){1,3}(?i:" + _STREET_SUFFIX + r")\b\.?)"
+    r"(?<![\w-])(?P<v>\d{1,6}[a-z]? (?:\d{1,5} )?(?:[NSEWnsew]\.? )?(?:[A-Za-z][a-z]+ ){1,3}(?i:" + _STREET_SUFFIX + r")\b\.?)"
 )
 _STREET_WORD = f"[{UPPER}][{LOWER}'-]+(?:-[{UPPER}][{LOWER}']+)*"  # "Väike-Laagri"
 #: Greek capitals and small letters (with tonos): streets of Greece and Cyprus ("Ποσειδώνος 42")
@@ -130,8 +130,9 @@ _POSTCODE = r"(?:\d{4,6}|\d{2,3}[ -]\d{2,3}|\d{4,5}-\d{3,4})"
 EU_STREET_RE = re.compile(
     r"(?<![\w-])(?P<v>(?:\d{1,5} )?(?:" + _STREET_WORD + r" ){0,2}[" + UPPER + r"][" + LOWER + r"'-]*?"
     r"(?:stra(?:ß|ss)e|gatan|gata|gade|gyden|vej|vegen|veien|vägen|väg|weg|laan|straat|gasse|allee|"
-    r"platz|ring|damm|katu|tie|utca|ulica|ulice|cesta|iela|gatve|tänav|stræde|plein|kade|steeg)"
-    r" \d{1,4}[a-zA-Z]?)(?![\w-])"
+    r"platz|ring|damm|katu|tie|utca|ulica|ulice|cesta|iela|gatve|tänav|stræde|plein|kade|steeg|gracht|singel|"
+    r"dijk|dreef|hof)"
+    r" \d{1,4}(?:[a-zA-Z]|-(?:I{1,3}|hs|bis|[A-Z]))?)(?![\w-])"
     r"|(?<![\w-])(?P<w>(?:\d{1,5} )?(?:\d{1,5} )?(?:Via|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Rua|Avenida|Travessa|"
     r"Calle|Carrer|Paseo|Plaza|Camino|Rue|Avenue|Boulevard|Chemin|Allée|Place|Impasse|Quai|Strada|"
     r"Ulica|Aleja|C/)(?: (?:(?:d[aeiou]s?|del|de la|du|des|la|le|di|dei|della|do|dos) )*" + _STREET_WORD +
@@ -644,6 +645,25 @@ PROFILE_URL_RE = re.compile(
     r"(?i)(?<![\w.-])(?:https?://)?(?:www\.)?(?:linkedin\.com/in|github\.com|gitlab\.com|twitter\.com|x\.com|"
     r"instagram\.com|facebook\.com|t\.me|tiktok\.com/@|medium\.com/@|behance\.net|dribbble\.com)/"
     r"(?P<v>[A-Za-z0-9][A-Za-z0-9._-]{1,58}[A-Za-z0-9])(?![\w-])")
+#: An id in brackets right after a name ("Natasha Ilyinskaya (EMP-009214)", "Zainab Al-Rashidi (ID
+#: 2310882)", "aiyana redcloud (S-00391177)"): the person's record number (ninth round)
+ID_AFTER_NAME_RE = re.compile(
+    r"(?:\b[" + UPPER + r"][" + LOWER + r"'-]+[ \t]+[" + UPPER + r"][" + UPPER + LOWER + r"'-]+|"
+    r"\b[a-z]{3,}[ \t]+[a-z][a-z'-]{2,})[ \t]+\((?i:(?:id|mbr|member|no\.?|nr\.?|#)[ \t]*:?[ \t]*)?"
+    r"(?P<v>[A-Z]{1,5}-?\d{4,12}|\d{5,12}|\d{2,4}-\d{3,8})\)")
+def _id_after_name_score(text: str, m: re.Match) -> Optional[float]:
+    """The words before the bracket are a name: Capitalized, or in lower case no English words
+    ("aiyana redcloud (S-00391177)"; not "the item (1008292230)")."""
+    from .context import is_english_word
+
+    words = text[m.start():m.start("v")].split()[:2]
+    if words and words[0].islower() and any(is_english_word(w.strip("(")) for w in words):
+        return None
+    return 0.7
+
+
+#: Dutch postcodes before their place ("1016 GX Amsterdam"): four digits, two capitals
+NL_POSTCODE_RE = re.compile(r"(?<![\w-])(?P<v>[1-9]\d{3} ?[A-Z]{2})(?= [" + UPPER + r"][" + LOWER + r"]{2,})")
 #: Crypto wallet addresses of a customer (presidio's CryptoRecognizer knows Bitcoin's legacy
 #: addresses only): Ethereum's 0x + 40 hex digits, Bitcoin's bech32 "bc1..." (BIP 173 charset)
 CRYPTO_WALLET_RES = (re.compile(r"(?<![\w])(?P<v>0x[0-9a-fA-F]{40})(?![\w])"),
@@ -1249,6 +1269,9 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("MentionRecognizer", "USER_ID", [MENTION_RE], 0.7),
         RegexRecognizer("ProfileUrlRecognizer", "USER_ID", [PROFILE_URL_RE], 0.8),
         RegexRecognizer("CryptoWalletRecognizer", "ACCOUNT_ID", list(CRYPTO_WALLET_RES), 0.8),
+        RegexRecognizer("IdAfterNameRecognizer", "ACCOUNT_ID", [ID_AFTER_NAME_RE], 0.7,
+                        validate=_id_after_name_score),
+        RegexRecognizer("NlPostcodeRecognizer", "ZIP", [NL_POSTCODE_RE], 0.6),
         RegexRecognizer("IbanAnyCaseRecognizer", "IBAN_CODE", [IBAN_ANY_CASE_RE], 0.9, validate=_iban_any_case_score),
         RegexRecognizer("SsnLabelRecognizer", "US_SSN", [SSN_LABEL_RE], 0.8),
         _GroupsRecognizer("QuoteSpeakerRecognizer", "PERSON", [QUOTE_SPEAKER_RE], 0.6, validate=_quote_speaker_score),

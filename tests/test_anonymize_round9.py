@@ -287,3 +287,24 @@ def test_ids_after_names_dutch_addresses_handles_after_roles(anon, text, values)
 ])
 def test_ids_in_brackets_and_products_that_stay(anon, text):
     assert _user(anon, text) == text
+
+
+@pytest.mark.parametrize("text,values", [
+    ("je viens avec mon fils Anatole, il a 19 ans", ["Anatole"]),
+    ("Voy con mi hija Itziar al centro.", ["Itziar"]),
+    ("Kunde kommt mit meinem Sohn Jannes vorbei.", ["Jannes"]),
+    ("Mój tel. 601 220 918 - Wiesława Dąbrowicz", ["Wiesława", "Dąbrowicz"]),
+    ("Poszkodowany: Radosław Wierzbicki, nr polisy 44120.", ["Radosław", "Wierzbicki"]),
+    ("Fahrer: Jannik Oberkirch kam zu spät.", ["Jannik", "Oberkirch"]),
+])
+def test_kin_of_other_languages_dash_signatures_and_labelled_names(anon, text, values):
+    _assert_gone(_user(anon, text), values)
+
+
+@pytest.mark.parametrize("text", [
+    "Status: Open Ticket. Destination: Paris Orly. Product: Galaxy Note.",
+    "Meeting moved to 3pm. - Thanks",
+    "It costs 20 dollars - Regards",
+])
+def test_labels_and_dashes_without_a_name_stay(anon, text):
+    assert _user(anon, text) == text

@@ -998,6 +998,10 @@ class Anonymizer:
                         # "the Pfizer or Moderna booster", "no Porto", "near Victoria Park": a thing
                         # or a place
                         runs = []
+                    elif (not strong and " " not in value.strip() and text[e:e + 1] == ":"
+                          and _labelled_name_after(text, e)):
+                        # "Sprawca: Krzysztof Malinowski": the label of the name after it
+                        runs = []
                     elif not strong and _town_beside_postcode(text, s, e):
                         # "Öcsény 7143", "1813 Frederiksberg C", "Gaiola 134 (Montemurro)": a town
                         runs = []
@@ -1006,7 +1010,7 @@ class Anonymizer:
                         # (the surname a family name, the registry replaces each part where it stands)
                         surname, given = value.split("/", 1)
                         runs = [f"{given} {surname}"]
-                    elif rec_name == "SpeakerAnyCaseRecognizer":
+                    elif rec_name in ("SpeakerAnyCaseRecognizer", "DashSignatureRecognizer"):
                         runs = [value]  # "cormac:", "BJÖRN:": the label as written (no Capitalized run)
                     elif rec_name == "NameContextRecognizer" or rec_name in _STRONG_PERSON_RECOGNIZERS:
                         # "add Marina Rivas": the context says person; spaCy calling "Marina" a
@@ -1584,7 +1588,7 @@ def _town_beside_postcode(text: str, start: int, end: int) -> bool:
 #: '," says Torvik.', "cormac: thx"): strong context, no place veto inside the span.
 _STRONG_PERSON_RECOGNIZERS = frozenset({"SpeakerLabelRecognizer", "NamePossessiveRecognizer",
                                         "QuoteSpeakerRecognizer", "SpeakerAnyCaseRecognizer",
-                                        "PnrNameRecognizer"})
+                                        "PnrNameRecognizer", "DashSignatureRecognizer", "LabelledNameRecognizer"})
 #: Keys of an object under a person key that hold a part of the person's name ("guest":
 #: {"first": "Anselm", "last": "Whitcombe"}).
 _PERSON_PART_KEYS = {"first": "FIRST_NAME", "given": "FIRST_NAME", "middle": "FIRST_NAME", "last": "LAST_NAME",
@@ -1603,6 +1607,19 @@ _NAME_PART_PAIRS = (("first", "last"), ("given", "family"), ("fn", "ln"), ("fore
 #: "patient": {"ref": "P77310452"}, "lead": {"id": "LD-2025-30981"})
 _DOC_NUMBER_KEYS = frozenset({"id", "no", "nr", "num", "number", "ref", "reference", "uid", "code", "value"})
 _HONORIFIC_BEFORE_RE = re.compile(r"(?i:\b(?:mr|mrs|ms|miss|mx|dr|prof))\.?\s+$")
+
+
+def _labelled_name_after(text: str, colon: int) -> bool:
+    """A name that :data:`~pipeline.anonymize.engine.LABELLED_NAME_RE` accepts follows the colon
+    at ``colon`` ("Sprawca: Krzysztof Malinowski")."""
+    from .engine import _labelled_name_score
+
+    m = re.match(r":[ \t]*(?P<v>\S+ \S+)", text[colon:colon + 80])
+    if not m:
+        return False
+    v = m.group("v").rstrip(",.;")
+    return bool(re.fullmatch(r"[^\W\d_][\w'-]* [^\W\d_][\w'-]*", v)) and _labelled_name_score(
+        text, re.match(r"(?P<v>.+)", v)) is not None
 
 
 def _firm_pair(text: str, start: int, end: int) -> bool:

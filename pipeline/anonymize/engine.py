@@ -508,6 +508,11 @@ NAME_CONTEXT_RE = re.compile(
     r"je suis|ich bin|soy|sou|sono|"
     # closing words of other languages before a name on the same line ("Mvh Björn Sjöberg")
     r"(?:" + SIGN_OFFS_OTHER + r"),?|"
+    # kin of other languages ("mon fils Hugo", "mi hija Lucía", "mein Sohn Jonas")
+    r"(?:mon|ma|mi|mein|meine|meinen|meinem|mio|mia|meu|minha|mijn|mój|moja|min|mit) (?:fils|fille|mari|femme|"
+    r"époux|épouse|frère|sœur|hijo|hija|marido|esposa|esposo|hermano|hermana|sohn|tochter|mann|bruder|"
+    r"schwester|figlio|figlia|marito|moglie|fratello|sorella|filho|filha|irmão|irmã|zoon|dochter|vrouw|broer|"
+    r"zus|syn|córka|mąż|żona|brat|siostra|søn|datter|kone|mand|son|dotter|fru|make),?|"
     r"named (?:him|her|them|it))[ \t]+"
     # a person's role or kin before the name in brackets ("wife (Henrietta)", "agent (Rhiannon)")
     r"|\b(?i:" + _ROLE_BEFORE_BRACKET + r")[ \t]*\()"
@@ -660,6 +665,47 @@ def _id_after_name_score(text: str, m: re.Match) -> Optional[float]:
     if words and words[0].islower() and any(is_english_word(w.strip("(")) for w in words):
         return None
     return 0.7
+
+
+#: A name signed after a dash at the end of a message ("... Mój tel. 698 117 204 - Ewa Dąbrowska",
+#: "this is for flat 2 at 9 Cowgate. - ross"): ninth round
+DASH_SIGNATURE_RE = re.compile(
+    r"(?:[.!?)]|\d)[ \t]*[-\u2013\u2014][ \t]*(?P<v>[" + UPPER + LOWER + r"][" + LOWER + r"'-]+"
+    r"(?: [" + UPPER + r"][" + LOWER + r"'-]+(?:-[" + UPPER + r"][" + LOWER + r"'-]+)?)?)[ \t]*\.?[ \t]*$")
+
+
+def _dash_signature_score(text: str, m: re.Match) -> Optional[float]:
+    """The words signed are a name: a gazetteer first name first ("ross", "Ewa"), no stop word or
+    English word alone ("- thanks", "- Regards")."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    from .context import is_english_word, name_gazetteer
+
+    words = m.group("v").split()
+    first = words[0].lower()
+    if first in STOP_WORDS or first not in name_gazetteer()[0] or (len(words) == 1 and is_english_word(first)):
+        return None
+    return 0.7
+
+
+#: "<Label>: First Last" in any language ("Sprawca: Krzysztof Malinowski", "Conducente: Ottavio
+#: Ruggeri"): a label of one word at a line or sentence start, then a known first name and a
+#: family name, neither a common English word (ninth round)
+LABELLED_NAME_RE = re.compile(
+    r"(?:^|[\n.;!?|]\s*)[" + UPPER + r"][" + LOWER + r"]{2,20}[ \t]*:[ \t]*(?P<v>[" + UPPER + r"][" + LOWER + r"'-]+"
+    r" [" + UPPER + r"][" + LOWER + r"'-]+(?:-[" + UPPER + r"][" + LOWER + r"'-]+)?)(?![\w-])")
+
+
+def _labelled_name_score(text: str, m: re.Match) -> Optional[float]:
+    """A gazetteer first name and a family name, neither a common English word."""
+    from .context import is_common_word, name_gazetteer, place_gazetteer
+
+    first, last = m.group("v").split(" ", 1)
+    places = place_gazetteer()
+    if (first.lower() in name_gazetteer()[0] and not is_common_word(first.lower()) and not is_common_word(last.lower())
+            and first.lower() not in places and last.lower() not in places):  # not "Paris Orly"
+        return 0.65
+    return None
 
 
 #: Dutch postcodes before their place ("1016 GX Amsterdam"): four digits, two capitals
@@ -1272,6 +1318,10 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("IdAfterNameRecognizer", "ACCOUNT_ID", [ID_AFTER_NAME_RE], 0.7,
                         validate=_id_after_name_score),
         RegexRecognizer("NlPostcodeRecognizer", "ZIP", [NL_POSTCODE_RE], 0.6),
+        RegexRecognizer("DashSignatureRecognizer", "PERSON", [DASH_SIGNATURE_RE], 0.7,
+                        validate=_dash_signature_score),
+        RegexRecognizer("LabelledNameRecognizer", "PERSON", [LABELLED_NAME_RE], 0.65,
+                        validate=_labelled_name_score),
         RegexRecognizer("IbanAnyCaseRecognizer", "IBAN_CODE", [IBAN_ANY_CASE_RE], 0.9, validate=_iban_any_case_score),
         RegexRecognizer("SsnLabelRecognizer", "US_SSN", [SSN_LABEL_RE], 0.8),
         _GroupsRecognizer("QuoteSpeakerRecognizer", "PERSON", [QUOTE_SPEAKER_RE], 0.6, validate=_quote_speaker_score),

@@ -308,3 +308,18 @@ def test_kin_of_other_languages_dash_signatures_and_labelled_names(anon, text, v
 ])
 def test_labels_and_dashes_without_a_name_stay(anon, text):
     assert _user(anon, text) == text
+
+
+@pytest.mark.parametrize("text,values", [
+    ("Strandvejen 100, DK-2900 Hellerup", ["Strandvejen 100", "DK-2900"]),
+    ("send it to 221B Baker St, London NW1 6XE", ["221B Baker St", "NW1 6XE"]),
+    ("Adresa: Vinohradská 1511/230, 100 00 Praha 10", ["Vinohradská 1511/230", "100 00"]),
+    ("Storgatan 14B, 113 45 Stockholm", ["Storgatan 14B", "113 45"]),
+])
+def test_european_street_and_postcode_layouts(anon, text, values):
+    out = _user(anon, text)
+    _assert_gone(out, values)
+
+
+def test_town_after_a_swedish_postcode_stays(anon):
+    assert "Stockholm" in _user(anon, "Storgatan 14B, 113 45 Stockholm")

@@ -113,7 +113,7 @@ _STREET_SUFFIX = _street_suffixes()
 #: street ("Andrews Alley"), not a person.
 STREET_SUFFIXES = frozenset(w.replace("\\", "").lower() for w in _STREET_SUFFIX.split("|"))
 STREET_RE = re.compile(
-    r"(?<![\w-])(?P<v>\d{1,6}[a-z]? (?:\d{1,5} )?(?:[NSEWnsew]\.? )?(?:[A-Za-z][a-z]+ ){1,3}(?i:" + _STREET_SUFFIX + r")\b\.?)"
+    r"(?<![\w-])(?P<v>\d{1,6}[a-zA-Z]? (?:\d{1,5} )?(?:[NSEWnsew]\.? )?(?:[A-Za-z][a-z]+ ){1,3}(?i:" + _STREET_SUFFIX + r")\b\.?)"
 )
 _STREET_WORD = f"[{UPPER}][{LOWER}'-]+(?:-[{UPPER}][{LOWER}']+)*"  # "Väike-Laagri"
 #: Greek capitals and small letters (with tonos): streets of Greece and Cyprus ("Ποσειδώνος 42")
@@ -131,12 +131,12 @@ EU_STREET_RE = re.compile(
     r"(?<![\w-])(?P<v>(?:\d{1,5} )?(?:" + _STREET_WORD + r" ){0,2}[" + UPPER + r"][" + LOWER + r"'-]*?"
     r"(?:stra(?:ß|ss)e|gatan|gata|gade|gyden|vej|vegen|veien|vägen|väg|weg|laan|straat|gasse|allee|"
     r"platz|ring|damm|katu|tie|utca|ulica|ulice|cesta|iela|gatve|tänav|stræde|plein|kade|steeg|gracht|singel|"
-    r"dijk|dreef|hof)"
-    r" \d{1,4}(?:[a-zA-Z]|-(?:I{1,3}|hs|bis|[A-Z]))?)(?![\w-])"
+    r"dijk|dreef|hof|vejen|gaden|gade|gasse|ská|ská třída|ova|owa|ego)"
+    r" \d{1,4}(?:[a-zA-Z]|-(?:I{1,3}|hs|bis|[A-Z])|/\d{1,4}[a-zA-Z]?)?)(?![\w-])"
     r"|(?<![\w-])(?P<w>(?:\d{1,5} )?(?:\d{1,5} )?(?:Via|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Rua|Avenida|Travessa|"
     r"Calle|Carrer|Paseo|Plaza|Camino|Rue|Avenue|Boulevard|Chemin|Allée|Place|Impasse|Quai|Strada|"
     r"Ulica|Aleja|C/)(?: (?:(?:d[aeiou]s?|del|de la|du|des|la|le|di|dei|della|do|dos) )*" + _STREET_WORD +
-    r"){0,3},? \d{1,4}[a-zA-Z]?)(?![\w-])"
+    r"){0,3},? \d{1,4}[a-zA-Z]?(?:/\d{1,4}[a-zA-Z]?)?)(?![\w-])"
     # a compound street in lower case (chat: "wohne in der kastanienallee 58")
     r"|(?<![\w-])(?P<y>[" + LOWER + r"]{3,}(?:stra(?:ß|ss)e|allee|gasse|gatan|vägen|straat|platz|damm|"
     r"steenweg|laan) \d{1,4}[a-z]?)(?![\w-])"
@@ -193,6 +193,8 @@ def _building_street_score(text: str, m: re.Match) -> Optional[float]:
     """Every word of the street Capitalized (any script) or a street particle, none a month or an
     English function word ("12 March 2024", "2 bags and 3" are no streets)."""
     parts = m.group("v").split()
+    if re.match(r"\d{3} \d{2} ", m.group("v")) and text[max(0, m.start("v") - 2):m.start("v")] == ", ":
+        return None  # ", 113 45 Stockholm": a Swedish / Czech postcode and its town
     words = parts[2:] if parts[1].isdigit() else parts[1:-1]  # "877 214 Pavlou Drandaki"
     from .context import is_english_word
 
@@ -983,7 +985,11 @@ ZIP_BEFORE_PLACE_RE = re.compile(
 #: Postcodes whose shape says what they are, anywhere: British ("LS1 4AP", "SW1A 1AA") and
 #: Canadian ("L2R 3H6").
 ZIP_SHAPED_RE = re.compile(
-    r"(?<![\w-])(?P<v>[A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2}|[A-Z]\d[A-Z] \d[A-Z]\d)(?![\w-])")
+    r"(?<![\w-])(?P<v>[A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2}|[A-Z]\d[A-Z] \d[A-Z]\d"
+    # ninth round: Australian postcodes after their state ("Bondi NSW 2026"), postcodes with a
+    # country prefix ("DK-2900 Hellerup", "CH-8001", "L-1466")
+    r"|(?<=(?:NSW|VIC|QLD|TAS|ACT) )\d{4}|(?<=\b(?:WA|SA|NT) )\d{4}(?=,|\s*$|\s+Australia)"
+    r"|(?:DK|CH|FI|SE|NO|LU|AT|BE|DE|FR|IT|ES|PT|NL|PL|CZ|SK|HU|SI|HR|IS|LI|L|D|F|I|A|B)-\d{3,5}(?= [" + UPPER + r"]))(?![\w-])")
 #: A postcode after a lower-case town, after a comma, in a line that holds a building number and
 #: a street before it ("17 cobblers row, york yo1 7hh", "3390 n halsted st unit 2, chicago 60657"):
 #: a UK / Canadian layout or 4-6 digits.

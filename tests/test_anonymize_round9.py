@@ -323,3 +323,13 @@ def test_european_street_and_postcode_layouts(anon, text, values):
 
 def test_town_after_a_swedish_postcode_stays(anon):
     assert "Stockholm" in _user(anon, "Storgatan 14B, 113 45 Stockholm")
+
+
+def test_signature_name_in_a_text_of_another_language(anon):
+    text = ("Objet : Résiliation\n\nBonjour,\n\nje souhaite résilier ma ligne.\n\nCordialement,\n"
+            "Évariste Lefranc-Moulinier\nTél. +33 6 44 18 20 97")
+    _assert_gone(_user(anon, text), ["Évariste", "Lefranc-Moulinier", "+33 6 44 18 20 97"])
+
+
+def test_date_of_birth_after_dob_given(anon):
+    assert "3/9/71" not in _user(anon, "caller failed KBA, DOB given 3/9/71, account locked")

@@ -1039,10 +1039,11 @@ class Anonymizer:
                     if runs and rec_name == "SpacyRecognizer":
                         if foreign is None:
                             foreign = is_foreign(text)
-                        if foreign and not in_signature(text, s, e):
+                        if foreign:
                             # English NER on German text: "Bestellung" is no name (a signature's
                             # name is: "Met vriendelijke groet,\nMarijke Verschuuren")
-                            runs = [r for r in runs if all(in_gazetteer(w) for w in r.split())]
+                            runs = [r for r in runs if all(in_gazetteer(w) for w in r.split())
+                                    or _run_in_signature(text, s, e, r)]
                     if not runs:
                         stats["person_spans_dropped"] += 1
                     for run in runs:
@@ -1607,6 +1608,12 @@ _NAME_PART_PAIRS = (("first", "last"), ("given", "family"), ("fn", "ln"), ("fore
 #: "patient": {"ref": "P77310452"}, "lead": {"id": "LD-2025-30981"})
 _DOC_NUMBER_KEYS = frozenset({"id", "no", "nr", "num", "number", "ref", "reference", "uid", "code", "value"})
 _HONORIFIC_BEFORE_RE = re.compile(r"(?i:\b(?:mr|mrs|ms|miss|mx|dr|prof))\.?\s+$")
+
+
+def _run_in_signature(text: str, start: int, end: int, run: str) -> bool:
+    """``run`` (a piece of the span ``text[start:end]``) is a signature's name where it stands."""
+    pos = text.find(run, start, end)
+    return pos >= 0 and in_signature(text, pos, pos + len(run))
 
 
 def _labelled_name_after(text: str, colon: int) -> bool:

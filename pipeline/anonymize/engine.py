@@ -91,7 +91,7 @@ DOB_RE = re.compile(
 DOB_CONTEXT_RE = re.compile(
     r"(?i:\b(?:dob|d\.o\.b\.?|date of birth|birth ?date|birthday|born(?: on)?|geboren(?: am)?|geb|geburtsdatum"
     r"|n[ée]e?(?: le)?|date de naissance|fecha de nacimiento|nacid[oa](?: el)?|data di nascita|nat[oa](?: il)?"
-    r"|geboortedatum))\b\.?[ \t]*[:#-]?[ \t]*(?P<v>"
+    r"|geboortedatum))\b\.?[ \t]*[:#-]?[ \t]*(?:(?i:given|is|was|provided|stated|listed|on file)[ \t]+)?(?P<v>"
     r"\d{1,4}([./-])\d{1,2}\2\d{2,4}"
     r"|" + _MONTH_WORD + r"\.? " + _DAY + r"(?i:st|nd|rd|th)?,? (?:\d{4}|'?\d{2})"
     r"|" + _DAY + r"(?i:st|nd|rd|th|er|e|\.)? (?:(?i:of|de) )?" + _MONTH_WORD + r"\.?,? (?:(?i:de) )?(?:\d{4}|'?\d{2})"

@@ -1589,7 +1589,8 @@ def _town_beside_postcode(text: str, start: int, end: int) -> bool:
 #: '," says Torvik.', "cormac: thx"): strong context, no place veto inside the span.
 _STRONG_PERSON_RECOGNIZERS = frozenset({"SpeakerLabelRecognizer", "NamePossessiveRecognizer",
                                         "QuoteSpeakerRecognizer", "SpeakerAnyCaseRecognizer",
-                                        "PnrNameRecognizer", "DashSignatureRecognizer", "LabelledNameRecognizer"})
+                                        "PnrNameRecognizer", "DashSignatureRecognizer", "LabelledNameRecognizer",
+                                        "SignatureNameRecognizer"})
 #: Keys of an object under a person key that hold a part of the person's name ("guest":
 #: {"first": "Anselm", "last": "Whitcombe"}).
 _PERSON_PART_KEYS = {"first": "FIRST_NAME", "given": "FIRST_NAME", "middle": "FIRST_NAME", "last": "LAST_NAME",

@@ -710,6 +710,21 @@ def _labelled_name_score(text: str, m: re.Match) -> Optional[float]:
     return None
 
 
+#: A signature's line after a closing line, in any language ("Cordialement,\nÉvariste
+#: Lefranc-Moulinier"): 1-3 Capitalized words alone on their line (see
+#: :func:`pipeline.anonymize.context.in_signature`); the name-shape guess is off in texts of other
+#: languages, spaCy's English model misses many of their names (ninth round)
+SIGNATURE_NAME_RE = re.compile(
+    r"(?m)^[ \t]*(?P<v>[" + UPPER + r"][" + LOWER + r"'-]+(?:-[" + UPPER + r"][" + LOWER + r"'-]+)?"
+    r"(?: [" + UPPER + r"][" + LOWER + r"'-]+(?:-[" + UPPER + r"][" + LOWER + r"'-]+)?){0,2})[ \t]*$")
+
+
+def _signature_name_score(text: str, m: re.Match) -> Optional[float]:
+    from .context import in_signature
+
+    return 0.7 if in_signature(text, m.start("v"), m.end("v")) else None
+
+
 #: Dutch postcodes before their place ("1016 GX Amsterdam"): four digits, two capitals
 NL_POSTCODE_RE = re.compile(r"(?<![\w-])(?P<v>[1-9]\d{3} ?[A-Z]{2})(?= [" + UPPER + r"][" + LOWER + r"]{2,})")
 #: Crypto wallet addresses of a customer (presidio's CryptoRecognizer knows Bitcoin's legacy
@@ -1328,6 +1343,8 @@ def personal_recognizers() -> list[RegexRecognizer]:
                         validate=_dash_signature_score),
         RegexRecognizer("LabelledNameRecognizer", "PERSON", [LABELLED_NAME_RE], 0.65,
                         validate=_labelled_name_score),
+        RegexRecognizer("SignatureNameRecognizer", "PERSON", [SIGNATURE_NAME_RE], 0.7,
+                        validate=_signature_name_score),
         RegexRecognizer("IbanAnyCaseRecognizer", "IBAN_CODE", [IBAN_ANY_CASE_RE], 0.9, validate=_iban_any_case_score),
         RegexRecognizer("SsnLabelRecognizer", "US_SSN", [SSN_LABEL_RE], 0.8),
         _GroupsRecognizer("QuoteSpeakerRecognizer", "PERSON", [QUOTE_SPEAKER_RE], 0.6, validate=_quote_speaker_score),

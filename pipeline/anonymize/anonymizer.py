@@ -212,12 +212,13 @@ def _shape_ok(ent: str, value: str) -> bool:
         return bool(re.fullmatch(r"[A-Za-z]{2}\d{2}[A-Za-z0-9 ]{8,40}", v))
     if ent == "SSN":
         return digits == 9
-    if ent in ("ACCOUNT_ID", "USER_ID", "VEHICLE_ID"):
-        return 3 <= len(v) <= 64 and " " not in v.strip() if ent == "USER_ID" else (
-            # an id: 4+ digits, and letters beside them or 5+ digits ("RX6620194", "F-228134";
-            # not "num_seats": 150)
-            3 <= len(v) <= 64 and v.count(" ") <= 6 and digits >= 4
-            and (digits >= 5 or any(c.isalpha() for c in v)))
+    if ent == "USER_ID":
+        return 3 <= len(v) <= 64 and " " not in v
+    if ent in ("ACCOUNT_ID", "VEHICLE_ID"):
+        # an id: 4+ digits, and letters beside them or 5+ digits ("RX6620194", "F-228134"; not
+        # "num_seats": 150)
+        return (3 <= len(v) <= 64 and v.count(" ") <= 6 and digits >= 4
+                and (digits >= 5 or any(c.isalpha() for c in v)))
     return bool(v)
 
 
@@ -1620,14 +1621,13 @@ def _run_in_signature(text: str, start: int, end: int, run: str) -> bool:
 def _labelled_name_after(text: str, colon: int) -> bool:
     """A name that :data:`~pipeline.anonymize.engine.LABELLED_NAME_RE` accepts follows the colon
     at ``colon`` ("Sprawca: Krzysztof Malinowski")."""
-    from .engine import _labelled_name_score
+    from .engine import labelled_name_ok
 
     m = re.match(r":[ \t]*(?P<v>\S+ \S+)", text[colon:colon + 80])
     if not m:
         return False
     v = m.group("v").rstrip(",.;")
-    return bool(re.fullmatch(r"[^\W\d_][\w'-]* [^\W\d_][\w'-]*", v)) and _labelled_name_score(
-        text, re.match(r"(?P<v>.+)", v)) is not None
+    return bool(re.fullmatch(r"[^\W\d_][\w'-]* [^\W\d_][\w'-]*", v)) and labelled_name_ok(v)
 
 
 def _firm_pair(text: str, start: int, end: int) -> bool:

@@ -698,16 +698,20 @@ LABELLED_NAME_RE = re.compile(
     r" [" + UPPER + r"][" + LOWER + r"'-]+(?:-[" + UPPER + r"][" + LOWER + r"'-]+)?)(?![\w-])")
 
 
-def _labelled_name_score(text: str, m: re.Match) -> Optional[float]:
-    """A gazetteer first name and a family name, neither a common English word."""
+def labelled_name_ok(value: str) -> bool:
+    """``value`` ("First Last") reads as a labelled name: a gazetteer first name and a family
+    name, neither a common English word nor a place ("Krzysztof Malinowski"; not "Open Ticket",
+    "Paris Orly")."""
     from .context import is_common_word, name_gazetteer, place_gazetteer
 
-    first, last = m.group("v").split(" ", 1)
+    first, last = value.split(" ", 1)
     places = place_gazetteer()
-    if (first.lower() in name_gazetteer()[0] and not is_common_word(first.lower()) and not is_common_word(last.lower())
-            and first.lower() not in places and last.lower() not in places):  # not "Paris Orly"
-        return 0.65
-    return None
+    return (first.lower() in name_gazetteer()[0] and not is_common_word(first.lower())
+            and not is_common_word(last.lower()) and first.lower() not in places and last.lower() not in places)
+
+
+def _labelled_name_score(text: str, m: re.Match) -> Optional[float]:
+    return 0.65 if labelled_name_ok(m.group("v")) else None
 
 
 #: A signature's line after a closing line, in any language ("Cordialement,\nÉvariste

@@ -333,3 +333,14 @@ def test_signature_name_in_a_text_of_another_language(anon):
 
 def test_date_of_birth_after_dob_given(anon):
     assert "3/9/71" not in _user(anon, "caller failed KBA, DOB given 3/9/71, account locked")
+
+
+@pytest.mark.parametrize("text,values", [
+    # articles that are also family-name particles do not make the next word a thing
+    ("Was this the best album of the year? van den Hoogenband and Okafor were session players.",
+     ["Hoogenband", "Okafor"]),
+    # a firm's legal form at the end of a span that runs over a field separator
+    ("Gwendolen Tarrant-Voss / Halcyon Fabrics Ltd. / 12 Orchard Way", ["Gwendolen", "Tarrant-Voss"]),
+])
+def test_precision_rules_keep_the_names_beside_them(anon, text, values):
+    _assert_gone(_user(anon, text), values)

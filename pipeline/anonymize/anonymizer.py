@@ -139,8 +139,10 @@ _ROAD_AFTER_RE = re.compile(r"[ \t]+(?:" + _ROAD_NOUN + "|" + _THING_NOUN + r")(
 #: Pfizer booster", "the Victoria branch", "in Richmond", "no Porto", "à Lyon", "la póliza Hogar
 #: Plus" name a thing or a place (people are not "the Victoria"); also the second of a pair ("the
 #: Pfizer or Moderna booster"). Ninth round (a red-team pass: clean texts of ten industries).
-_THING_BEFORE = (r"(?:the|a|an|in|near|à|au|aux|no|na|nos|nas|em|nel|nella|nello|im|zum|zur|la|le|"
-                 r"les|el|los|las|il|lo|der|die|das|dem|den|het)")
+#: (not the articles that are also family-name particles: "van den Nieuwenhuizen", "Le Pen",
+#: "de la Cruz", "El-Amin")
+_THING_BEFORE = (r"(?:the|a|an|in|near|à|au|aux|no|na|nos|nas|em|nel|nella|nello|im|zum|zur|"
+                 r"les|los|las|die|das|dem|het)")
 _THING_BEFORE_RE = re.compile(
     r"(?i)(?:^|[\s(\"'\u00bf\u00a1])" + _THING_BEFORE + r"[ \t]+(?:[A-Z][\w'-]*[ \t]+(?:or|and|ou|et|y|o|e|und|oder|&)[ \t]+)?$")
 #: A company's legal form after or at the end of the span: "Harbour Mills Ltd", "Brandt & Sohn
@@ -151,7 +153,11 @@ _FIRM_SUFFIX = (r"(?:Ltd\.?|Limited|Inc\.?|LLC|LLP|GmbH|AG|KG|SA|SAS|SARL|S\.A\.
 #: or an amount right after it
 #: ("Voltaren Emulgel 2%", "Ramipril 5 mg"): a product's name (ninth round)
 _CODE_BEFORE_RE = re.compile(r"(?<![\w-])[A-Z]{1,4}\d{1,4}[A-Za-z]?[ \t]+$")
-_CODE_INSIDE_RE = re.compile(r"(?<!\S)(?:[A-Z]{1,4}\d{1,4}[A-Za-z]?|\d{1,3})(?!\S)")
+#: (a bare number inside the span, or ending it before another Capitalized word: "Bosch Unlimited 7
+#: Pro"; not a house number ending it: "to Mühle 116.")
+_CODE_INSIDE_RE = re.compile(r"(?<!\S)(?:[A-Z]{1,4}\d{1,4}[A-Za-z]?|\d{1,3}(?=\s))(?!\S)")
+_NUMBER_LAST_RE = re.compile(r"(?<!\S)\d{1,3}$")
+_CAPITALIZED_NEXT_RE = re.compile(r"[ \t]+[A-Z]")
 _QUANTITY_AFTER_RE = re.compile(r"[ \t]+\d+(?:[.,]\d+)?[ \t]?(?:%|mg|mcg|µg|g|kg|ml|l|iu|IU)(?![\w])")
 _FIRM_AFTER_RE = re.compile(r",?[ \t]+" + _FIRM_SUFFIX + r"(?![\w-])")
 _FIRM_LAST_RE = re.compile(r"(?:^|\s)" + _FIRM_SUFFIX + r"$")
@@ -981,12 +987,15 @@ class Anonymizer:
                               or (rec_name == "NameShapeRecognizer" and in_signature(text, s, e)))
                     if (self._place_after_re.match(text, e) or self._place_word_re.search(value)
                             or _CODE_AFTER_RE.match(text, e) or _FIRM_AFTER_RE.match(text, e)
-                            or _FIRM_LAST_RE.search(value.rstrip(","))):
+                            # a firm's legal form ends the span - one that runs over a field
+                            # separator holds a person before it ("Stephan Urner / Ribbon ... Inc.")
+                            or (_FIRM_LAST_RE.search(value.rstrip(",")) and not re.search(r"[/\n;|]", value))):
                         # "John F. Kennedy International Airport", "Newark (EWR)" are places
                         runs = []
                     elif not strong and (_ROAD_AFTER_RE.match(text, e) or _ROAD_LAST_RE.search(value.rstrip(".,"))
                                          or _CODE_BEFORE_RE.search(text, max(0, s - 12), s)
                                          or _CODE_INSIDE_RE.search(value)
+                                         or (_NUMBER_LAST_RE.search(value) and _CAPITALIZED_NEXT_RE.match(text, e))
                                          or _QUANTITY_AFTER_RE.match(text, e)
                                          or _PRODUCT_AFTER_RE.match(text, e) or _CAMEL_WORD_RE.search(value)
                                          or (" " not in value.strip() and _firm_pair(text, s, e))):

@@ -1233,6 +1233,18 @@ def conversation_values(messages: list[dict], keep: frozenset[str] | set[str] = 
     Labelled and shaped values in them are found by the recognizers anyway."""
     out: list[tuple[str, str, str]] = []
     asked: list[str] = []
+    # names introduced or written in lower case: read per message as written
+    for m in messages:
+        if not isinstance(m, dict) or not isinstance(m.get("content"), str):
+            continue
+        role, content = m.get("role"), m["content"]
+        if role == "user":
+            out.extend((n, "PERSON", "context:intro") for n in intro_names(content, keep))
+            out.extend((n, "PERSON", "context:lower_case_name") for n in lower_case_names(content, keep))
+        elif role == "assistant" and not content.lstrip().startswith("["):
+            # an agent's note names people in lower case too ("acct holder jenna mcallister")
+            out.extend((n, "PERSON", "context:lower_case_name") for n in lower_case_names(content, keep))
+    # answers to the agent's questions: per turn, a transcript written in one message read as turns
     for m in _with_transcript_turns(messages):
         if not isinstance(m, dict):
             continue
@@ -1244,14 +1256,9 @@ def conversation_values(messages: list[dict], keep: frozenset[str] | set[str] = 
         if role == "assistant" and content.lstrip().startswith("["):
             continue  # "[system action] ..." notes are not questions
         if role == "assistant":
-            # an agent's note names people in lower case too ("acct holder jenna mcallister")
-            out.extend((n, "PERSON", "context:lower_case_name") for n in lower_case_names(content, keep))
             asked = _asked(content) if "?" in content or re.search(
                 r"(?i)\b(?:provide|tell me|give me|confirm|share|spell)\b", content) else []
             continue
-        if role == "user":
-            out.extend((n, "PERSON", "context:intro") for n in intro_names(content, keep))
-            out.extend((n, "PERSON", "context:lower_case_name") for n in lower_case_names(content, keep))
         if role != "user" or not asked:
             continue
         if "PERSON" in asked:
@@ -1300,7 +1307,8 @@ def conversation_values(messages: list[dict], keep: frozenset[str] | set[str] = 
 def transcript_turns(text: str) -> Optional[list[dict]]:
     """A transcript written in one message ("AGENTE: ...\\nCLIENTE: ...", "[09:14] Cliente: ...")
     as turns ``[{"role": "assistant" | "user", "content": str}, ...]``, or None when ``text`` is no
-    transcript (fewer than 2 labelled lines or fewer than 2 speakers). A speaker is the business's
+    transcript (fewer than 2 labelled lines or fewer than 2 speakers; a form's fields - each label
+    once, none a known speaker label - are no speakers). A speaker is the business's
     side (``assistant``) when its label is a known agent label (:data:`_AGENT_LABELS`, any
     language), the customer's when a known customer label; otherwise the other of a two-speaker
     transcript whose other label is known, else the first speaker is the business's. Lines with no
@@ -1317,6 +1325,9 @@ def transcript_turns(text: str) -> Optional[list[dict]]:
     labels = list(dict.fromkeys(lab for lab, _ in turns))
     if len(turns) < 2 or not 2 <= len(labels) <= 4:
         return None
+    known = _AGENT_LABELS | _CUSTOMER_LABELS
+    if not any(lab in known or lab.split()[0] in known for lab in labels) and len(labels) == len(turns):
+        return None  # "Name: ...\nAddress: ...\nPhone: ...": a form's fields, no speakers
     role = {}
     for lab in labels:
         if lab in _AGENT_LABELS or lab.split()[0] in _AGENT_LABELS:

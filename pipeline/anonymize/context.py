@@ -1140,8 +1140,9 @@ def lower_case_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -
             # necesito"): both names needed
             if english_text is None:
                 english_text = not is_foreign(text)
-            if english_text or (f in firsts and last in lasts and not is_foreign_stop_word(f)
-                                and not is_foreign_stop_word(last)):
+            # (a text lower-cased whole is judged as before: its names make it read foreign)
+            if english_text or no_capitals or (f in firsts and last in lasts and not is_foreign_stop_word(f)
+                                               and not is_foreign_stop_word(last)):
                 out.append(name)
         elif f in firsts and not is_common_word(f) and last in lasts and not is_common_word(last) and not f_en:
             out.append(name)  # "joshua lewis"

@@ -357,3 +357,16 @@ def test_precision_rules_keep_the_names_beside_them(anon, text, values):
 ])
 def test_persons_beside_the_thing_and_label_rules(anon, text, values):
     _assert_gone(_user(anon, text), values)
+
+
+def test_audit_judges_a_key_word_match_by_the_value_shape_as_the_anonymizer_does(anon):
+    """A key named by a word inside it ("case", "claim_ref") holds an id only when the value has
+    an id's shape; the audit must not call a kept "LIC-APP" a leak (a fresh-clone check found the
+    two disagreeing), and still sees a real one."""
+    rec = LogRecord(id="a", messages=[{"role": "tool", "tool_call_id": "t",
+                                       "content": json.dumps({"case": "LIC-APP", "claim_ref": "CR-4471902"})}])
+    a = Anonymizer(secret="round9-audit", analyzer=build_analyzer())
+    out = a.anonymize_record(rec)
+    got = json.loads(out.messages[0]["content"])
+    assert got["case"] == "LIC-APP" and got["claim_ref"] != "CR-4471902"
+    assert a.report()["audit"]["leaks"]["count"] == 0, a.report()["audit"]

@@ -138,7 +138,12 @@ def audit_record(inp: LogRecord, out: LogRecord, config: PiiConfig,
     for key, s in keyed:
         if key in skip:
             continue
-        ent, _exact = config.key_entity(key)
+        ent, exact = config.key_entity(key)
+        if ent is not None and not exact:
+            from .anonymizer import _shape_ok
+
+            if not _shape_ok(ent, s):  # as the anonymizer judges it: "case": "LIC-APP" is no id
+                ent = None
         if ent is None and config.is_person_key(key) and len(s) <= 80:
             ent = "PERSON"
         if ent is not None and ent != "CITY":

@@ -141,10 +141,11 @@ _ROAD_AFTER_RE = re.compile(r"[ \t]+(?:" + _ROAD_NOUN + "|" + _THING_NOUN + r")(
 #: Pfizer or Moderna booster"). Ninth round (a red-team pass: clean texts of ten industries).
 #: (not the articles that are also family-name particles: "van den Nieuwenhuizen", "Le Pen",
 #: "de la Cruz", "El-Amin")
-_THING_BEFORE = (r"(?:the|a|an|in|near|à|au|aux|no|na|nos|nas|em|nel|nella|nello|im|zum|zur|"
-                 r"les|los|las|die|das|dem|het)")
+#: prepositions of place (of several languages) that stand before places, not people
+_PLACE_PREPOSITIONS = r"near|à|au|aux|no|na|nos|nas|em|nel|nella|im|zum|zur"
+_THING_BEFORE = r"(?:the|a|an|in|" + _PLACE_PREPOSITIONS + r"|nello|les|los|las|die|das|dem|het)"
 _THING_BEFORE_RE = re.compile(
-    r"(?i)(?:^|[\s(\"'\u00bf\u00a1])" + _THING_BEFORE + r"[ \t]+(?:[A-Z][\w'-]*[ \t]+(?:or|and|ou|et|y|o|e|und|oder|&)[ \t]+)?$")
+    r"(?i)(?:^|[\s(\"'\u00bf\u00a1])(?P<art>" + _THING_BEFORE + r")[ \t]+(?:[A-Z][\w'-]*[ \t]+(?:or|and|ou|et|y|o|e|und|oder|&)[ \t]+)?$")
 #: A company's legal form after or at the end of the span: "Harbour Mills Ltd", "Brandt & Sohn
 #: GmbH", "Acme Corp" are firms (ninth round).
 _FIRM_SUFFIX = (r"(?:Ltd\.?|Limited|Inc\.?|LLC|LLP|GmbH|AG|KG|SA|SAS|SARL|S\.A\.|SL|S\.L\.|SpA|S\.p\.A\.|Srl|BV|B\.V\.|"
@@ -168,7 +169,7 @@ _PERSON_AFTER_RE = re.compile(r"(?:['\u2019]s?\b|[ \t]+(?:family|families|househ
                               r"residence|home|house)\b)")
 #: ... and before a span of several words, the prepositions of place only ("near Victoria Park",
 #: "em Vila Nova de Gaia"; "The Borna Kovačević version" is a person's)
-_THING_BEFORE_ANY_RE = re.compile(r"(?i)(?:^|[\s(\"'])(?:near|à|au|aux|no|na|nos|nas|em|nel|nella|im|zum|zur)[ \t]+$")
+_THING_BEFORE_ANY_RE = re.compile(r"(?i)(?:^|[\s(\"'])(?:" + _PLACE_PREPOSITIONS + r")[ \t]+$")
 _ROAD_LAST_RE = re.compile(r"(?:^|\s)(?:" + _ROAD_NOUN + "|" + _THING_NOUN + r")$")
 _JSON_KEY_RE = re.compile(r'\\?"([^"\\\n]{2,40})\\?"\s*:')
 _YEAR_LIKE_RE = re.compile(r"(?:19|20)\d\d")
@@ -1636,8 +1637,7 @@ def _thing_before(text: str, start: int, word: str) -> bool:
     m = _THING_BEFORE_RE.search(text, max(0, start - 40), start)
     if not m:
         return False
-    article = m.group(0).strip(" \t(\"'\u00bf\u00a1").split()[0].lower()
-    return article not in ("the", "a", "an", "in", "near") or not in_gazetteer(word.strip(".,;:!?"))
+    return m.group("art").lower() not in ("the", "a", "an", "in", "near") or not in_gazetteer(word.strip(".,;:!?"))
 
 
 def _run_in_signature(text: str, start: int, end: int, run: str) -> bool:

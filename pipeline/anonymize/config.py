@@ -58,6 +58,10 @@ def normalize_key(key: Optional[str]) -> Optional[str]:
     return re.sub(r"_+", "_", k).strip("_")
 
 
+#: Endings of a key's last word that make it a record's number (tenth round: "donornr",
+#: "kundennummer", "lidnummer", "pakkenr"): the value's shape must confirm an id.
+GLUED_NUMBER_ENDINGS = ("nr", "nummer", "numer", "numero", "number")
+
 #: Words before "_by" in keys that say how, not who ("sort_by", "group_by", "order_by").
 _HOW_BY = frozenset("""sort order group filter partition split search index key aggregate rank pivot stand pass
     near step offset increment multiply divide scale round match join""".split())
@@ -183,6 +187,12 @@ class PiiConfig:
         for seq, ent in self._word_rules():
             if len(seq) > 1 and "".join(seq) == joined:
                 return ent, False
+        # a number's word glued to what it counts ("donornr", "kundennummer", "pakkenr")
+        last = words[-1]
+        for end in GLUED_NUMBER_ENDINGS:
+            if last.endswith(end) and len(last) >= len(end) + 3:
+                head = last[:-len(end)]  # "phonenumber" is a phone's, "donornr" a record's
+                return next((e for seq, e in self._word_rules() if seq == (head,)), "ACCOUNT_ID"), False
         return None, False
 
     def _word_rules(self) -> list[tuple[tuple[str, ...], str]]:
@@ -219,6 +229,10 @@ def _strings(v: Any, where: str, source: str) -> list[str]:
         v = [v]
     if not isinstance(v, list) or not all(isinstance(x, (str, int)) for x in v):
         raise PiiConfigError(f"{source}: {where} must be a list of strings")
+    bools = [x for x in v if isinstance(x, bool)]
+    if bools:  # YAML 1.1 reads unquoted yes / no / on / off / true / false as booleans
+        raise PiiConfigError(f"{source}: {where} holds {bools[0]!r}, not a string: YAML reads an unquoted "
+                             "yes / no / on / off / true / false as a boolean - quote it ('no')")
     return [str(x) for x in v]
 
 

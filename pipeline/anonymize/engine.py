@@ -729,6 +729,83 @@ def _signature_name_score(text: str, m: re.Match) -> Optional[float]:
     return 0.7 if in_signature(text, m.start("v"), m.end("v")) else None
 
 
+#: A record's number after a word that says "number" in any language, with up to three words
+#: between ("Mitgliedsnr. KLV-55120", "donor ID GH-US-7741203", "abonné n° ABO-7720145", "os. č.
+#: ZT-118820", "numéro de registre national 72.09.14-265.17", "Rodné číslo zůstavitele
+#: 410723/118", "codice spedizione LKR-IT-00820917"): tenth round (a red-team set read - the
+#: config's labels name what is counted, this names the counting). The value needs 4 digits and
+#: a letter, or 5 digits (:func:`_number_word_id_score`).
+_NUMBER_WORD = (r"(?:[\w-]*?(?:nr|nummer|numer|number|numero|n[uú]mero|num[ée]ro|[čc][íi]slo|nro)\.?"
+                r"|n\.?[ \t]?[°º]\.?|n\.[ \t]?o\.?|[čc]\.|no\.|num\.|id|ID|Id|kod|k[óo]d|codice|c[óo]digo)")
+NUMBER_WORD_ID_RE = re.compile(
+    r"(?<![\w.-])(?P<w>" + _NUMBER_WORD + r")(?![\w-])(?P<between>(?:[ \t]+(?![\d])[^\W\d_][\w'-]*){0,3}?)"
+    r"(?:[ \t]*(?:is|est|es|ist|è|é|je|jest|er|är|to|=|:|-|#)(?![\w]))*[ \t]*"
+    r"(?P<v>[A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9]#?|\d(?:[ .-]?\d){4,24})(?![\w-])")
+#: Words that make the number something else's: a phone's, a card's, an IBAN's, a business's
+_NOT_RECORD_NUMBER = re.compile(
+    r"(?i)\b(?:phone|telephone|tel|t[ée]l[ée]phone|tel[ée]fono|telefon\w*|telefone|telefoon|mobile?|cell|fax|"
+    r"handy|cellulare|celular|m[óo]vil|portable|whatsapp|card|carte|tarjeta|karta|karty|cart[ãa]o|carta|"
+    r"iban|bic|swift|sort|routing|flight|vuelo|vol|volo|flug|lot|room|zimmer|chambre|habitaci[óo]n|"
+    r"camera|gate|seat|platform|track|page|step|version|model|item|product|article|artikel|sku|part|"
+    r"serial|lot|batch|invoice|vat|tax id|siret|siren|kvk|company|firma|empresa|hrb|ust)\b")
+
+
+def _number_word_id_score(text: str, m: re.Match) -> Optional[float]:
+    """A record's number: 4 digits and a letter or 5 digits, no date, not after words that make it
+    a phone's, a card's or a business's (``_NOT_RECORD_NUMBER``: "phone number", "numéro de
+    téléphone", "flight no.", "invoice nr"); "id" / "code" words need letters before them
+    ("donor ID", "steam id", "codice spedizione"), not "ID:" alone at a line start."""
+    v = m.group("v").rstrip("#")
+    digits = sum(c.isdigit() for c in v)
+    if digits < 4 or (digits < 5 and not any(c.isalpha() for c in v)):
+        return None
+    if re.fullmatch(r"\d{1,4}[./-]\d{1,2}[./-]\d{1,4}", v) or re.fullmatch(r"(?:19|20)\d\d", v):
+        return None  # a date or a year
+    before = text[max(0, m.start() - 30):m.start()] + " " + m.group("w") + m.group("between")
+    if _NOT_RECORD_NUMBER.search(before):
+        return None
+    return 0.6
+
+
+#: Record ids in a "PREFIX-digits" shape anywhere ("BLD-SE-771204", "PPF-448190", "RF26-118430",
+#: "DELA-7719208-03", "TUT-7741-B"): a prefix of 2-5 capitals (a digit or two may follow), then
+#: dash-separated parts, one of them 4+ digits, 5+ digits in all (4 with a letter part after).
+#: Standards and catalogue prefixes are not a person's (``_NOT_RECORD_PREFIX``). Tenth round.
+PREFIXED_ID_RE = re.compile(
+    r"(?<![\w/.-])(?P<v>[A-Z]{2,5}\d{0,2}(?:-[A-Z0-9]{1,8}){0,3}-\d{4,12}(?:-[A-Z0-9]{1,4})?)(?![\w/-]|\.\w)")
+_NOT_RECORD_PREFIX = frozenset("""ISO EN DIN IEC RFC CVE COVID SKU ISBN ISSN ATA UN EC PO IP NATO SARS
+    MIL ASTM ANSI IEEE NF BS GOST JIS ECE UNECE ICD CAS CPT HS NACE ASIN EAN UPC GTIN""".split())
+
+
+def _prefixed_id_score(text: str, m: re.Match) -> Optional[float]:
+    v = m.group("v")
+    if v.split("-")[0].rstrip("0123456789") in _NOT_RECORD_PREFIX:
+        return None
+    digits = sum(c.isdigit() for c in v)
+    if digits < 5 and not re.search(r"-[A-Z0-9]*[A-Z][A-Z0-9]*$", v):
+        return None
+    return 0.55
+
+
+#: National identity numbers that carry a check digit, anywhere (no label needed), validated by
+#: python-stdnum (each module cites its national spec): Spanish DNI / NIE, Polish PESEL, Turkish
+#: TC kimlik, Brazilian CPF, Romanian CNP, Belgian national number, Swedish personnummer, Danish
+#: CPR, Czech / Slovak rodné číslo, Finnish HETU, French NIR. Tenth round ("tata ma
+#: 41020312476", "conductor_dni": "73219486K").
+NATIONAL_ID_RES = (
+    (re.compile(r"(?<![\w-])(?P<v>\d{8}-?[A-Z])(?![\w-])"), ("es.dni",)),
+    (re.compile(r"(?<![\w-])(?P<v>[XYZ]-?\d{7}-?[A-Z])(?![\w-])"), ("es.nie",)),
+    (re.compile(r"(?<![\w.+-])(?P<v>\d{11})(?![\w-]|[.,]\d)"), ("pl.pesel", "tr.tckimlik", "br.cpf")),
+    (re.compile(r"(?<![\w.-])(?P<v>\d{3}\.\d{3}\.\d{3}-\d{2})(?![\w-])"), ("br.cpf",)),
+    (re.compile(r"(?<![\w.+-])(?P<v>[1-8]\d{12})(?![\w-]|[.,]\d)"), ("ro.cnp",)),
+    (re.compile(r"(?<![\w.-])(?P<v>\d{2}\.\d{2}\.\d{2}-\d{3}\.\d{2})(?![\w-])"), ("be.nn",)),
+    (re.compile(r"(?<![\w.+-])(?P<v>(?:19|20)?\d{6}[-+]\d{4})(?![\w-])"), ("se.personnummer", "dk.cpr")),
+    (re.compile(r"(?<![\w./-])(?P<v>\d{6}/\d{3,4})(?![\w/-])"), ("cz.rc",)),
+    (re.compile(r"(?<![\w-])(?P<v>\d{6}[-+A]\d{3}[0-9A-Y])(?![\w-])"), ("fi.hetu",)),
+    (re.compile(r"(?<![\w+-])(?P<v>[12] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2})(?![\w-])"), ("fr.nir",)),
+)
+
+
 #: Dutch postcodes before their place ("1016 GX Amsterdam"): four digits, two capitals
 NL_POSTCODE_RE = re.compile(r"(?<![\w-])(?P<v>[1-9]\d{3} ?[A-Z]{2})(?= [" + UPPER + r"][" + LOWER + r"]{2,})")
 #: Crypto wallet addresses of a customer (presidio's CryptoRecognizer knows Bitcoin's legacy
@@ -845,6 +922,24 @@ class RegexRecognizer(EntityRecognizer):
                                                    RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id})
             for h in self.hits(text)
         ]
+
+
+class _NationalIdRecognizer(RegexRecognizer):
+    """:data:`NATIONAL_ID_RES`, each match kept when one of its python-stdnum modules validates it."""
+
+    def __init__(self, name: str, entity: str, score: float):
+        super().__init__(name, entity, [rx for rx, _ in NATIONAL_ID_RES], score)
+
+    def hits(self, text: str) -> list[PatternHit]:
+        import importlib
+
+        out = []
+        for rx, mods in NATIONAL_ID_RES:
+            for m in rx.finditer(text):
+                v = m.group("v")
+                if any(importlib.import_module("stdnum." + mod).is_valid(v) for mod in mods):
+                    out.append(PatternHit(self.supported_entities[0], m.start("v"), m.end("v"), self.score, self.name))
+        return out
 
 
 #: A number right after a phone word, in any national layout ("call me at 67 818 65 32",
@@ -1343,6 +1438,11 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("IdAfterNameRecognizer", "ACCOUNT_ID", [ID_AFTER_NAME_RE], 0.7,
                         validate=_id_after_name_score),
         RegexRecognizer("NlPostcodeRecognizer", "ZIP", [NL_POSTCODE_RE], 0.6),
+        RegexRecognizer("NumberWordIdRecognizer", "ACCOUNT_ID", [NUMBER_WORD_ID_RE], 0.6,
+                        validate=_number_word_id_score),
+        RegexRecognizer("PrefixedIdRecognizer", "ACCOUNT_ID", [PREFIXED_ID_RE], 0.55,
+                        validate=_prefixed_id_score),
+        _NationalIdRecognizer("NationalIdChecksumRecognizer", "ACCOUNT_ID", 0.75),
         RegexRecognizer("DashSignatureRecognizer", "PERSON", [DASH_SIGNATURE_RE], 0.7,
                         validate=_dash_signature_score),
         RegexRecognizer("LabelledNameRecognizer", "PERSON", [LABELLED_NAME_RE], 0.65,

@@ -1,0 +1,137 @@
+"""Issue 11, tenth round: the kinds red-team set 5 showed once it was read (it had been measured
+unseen in the ninth round) - record numbers after a word that says "number" in any language or in
+a "PREFIX-digits" shape, national ids with check digits anywhere, keys of other languages and
+glued keys, a YAML boolean in the PII config - each tested in sentences written here, never the
+red-team values, with the sentences that must stay.
+
+Real presidio + the spaCy package model; one analyzer for the module.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from pipeline.anonymize import Anonymizer, build_analyzer
+from pipeline.anonymize.config import PiiConfig, PiiConfigError, default_config, normalize_key
+from pipeline.records import LogRecord
+
+
+@pytest.fixture(scope="module")
+def anon():
+    return Anonymizer(secret="round10", analyzer=build_analyzer())
+
+
+def _present(text: str, value: str) -> bool:
+    return re.search(r"(?<![A-Za-z0-9])" + re.escape(value) + r"(?![A-Za-z0-9])", text, re.I) is not None
+
+
+def _one(anon, messages, rid="r10"):
+    rec = LogRecord(id=rid, messages=messages)
+    (out,) = anon.anonymize([rec])
+    return out
+
+
+def _user(anon, text):
+    return _one(anon, [{"role": "user", "content": text}]).messages[0]["content"]
+
+
+def _tool(anon, obj):
+    out = _one(anon, [{"role": "user", "content": "hi"},
+                      {"role": "tool", "tool_call_id": "c1", "content": json.dumps(obj, ensure_ascii=False)}])
+    return out.messages[1]["content"]
+
+
+def _assert_gone(text, values):
+    left = [v for v in values if _present(text, v)]
+    assert not left, f"survived {left} in {text!r}"
+
+
+@pytest.mark.parametrize("text,values", [
+    ("Please update the record for donor ID GH-US-7741203, thanks.", ["GH-US-7741203"]),
+    ("Ich bin Vereinsmitglied, Mitgliedsnr. KLV-55120, und möchte kündigen.", ["KLV-55120"]),
+    ("Mój numer klienta to WPL-8812034 a legitymacja nr 774120.", ["WPL-8812034", "774120"]),
+    ("Zaměstnanec č. ZT-118820 požádal o změnu účtu.", ["ZT-118820"]),
+    ("Pakkenr. 77420091183300451276 er ikke leveret.", ["77420091183300451276"]),
+    ("Loan no. 0077123498 was refinanced last year.", ["0077123498"]),
+    ("Subscriber n° ABO-7720145 reported the outage.", ["ABO-7720145"]),
+    ("My steam id is 76561198112233445 if you need it.", ["76561198112233445"]),
+    ("Il numero della pratica assicurativa è SIN-IT-4471023.", ["SIN-IT-4471023"]),
+    ("Nummer der Kundenkarte 88 1204 5531, bitte sperren.", ["88 1204 5531"]),
+])
+def test_ids_after_a_number_word_of_any_language(anon, text, values):
+    _assert_gone(_user(anon, text), values)
+
+
+@pytest.mark.parametrize("text,values", [
+    ("Booked under plan GYM-449120, monthly.", ["GYM-449120"]),
+    ("Your parcel ticket is COL-24-8812290, keep it.", ["COL-24-8812290"]),
+    ("Vstupenka FST-25-6612093 byla převedena.", ["FST-25-6612093"]),
+    ("Lesson slot TUT-4417-C moved to Friday.", ["TUT-4417-C"]),
+])
+def test_prefixed_record_ids_anywhere(anon, text, values):
+    _assert_gone(_user(anon, text), values)
+
+
+@pytest.mark.parametrize("text", [
+    "The SKU-4471 shelf is empty and ISO-27001 audit is due.",
+    "Flight no. LH400 departs at 9 from gate 12.",
+    "Room no. 2214 is on the second floor.",
+    "Version 2024 of the app is out; see step no. 3.",
+])
+def test_numbers_that_are_no_persons_record_stay(anon, text):
+    assert _user(anon, text) == text
+
+
+@pytest.mark.parametrize("text,value", [
+    ("mój PESEL jest w systemie, a tata ma 41020312476", "41020312476"),   # pl.pesel
+    ("el conductor era 73219486K según la multa", "73219486K"),           # es.dni
+    ("rodné číslo otce je 410723/118", "410723/118"),                      # cz.rc
+    ("le donateur 72.09.14-265.17 est domicilié à Gand", "72.09.14-265.17"),  # be.nn
+    ("CPR 110384-1956 er registreret", "110384-1956"),                     # dk.cpr
+])
+def test_national_ids_with_check_digits_anywhere(anon, text, value):
+    assert not _present(_user(anon, text), value)
+
+
+def test_eleven_digits_that_fail_every_check_stay(anon):
+    # 07555284190 (a UK mobile written together) is no PESEL / TC kimlik / CPF; it is a phone
+    # and may be replaced as one, but never as a national id
+    from pipeline.anonymize.engine import NATIONAL_ID_RES
+    import importlib
+
+    for rx, mods in NATIONAL_ID_RES:
+        for m in rx.finditer("ref 12345678901 and 07555284190"):
+            assert not any(importlib.import_module("stdnum." + mod).is_valid(m.group("v")) for mod in mods)
+
+
+@pytest.mark.parametrize("obj,value", [
+    ({"cita_id": "VAC-ES-448201", "ok": True}, "VAC-ES-448201"),
+    ({"donornr": "BLD-SE-771204"}, "BLD-SE-771204"),
+    ({"konto": "KT-PL-0044182"}, "KT-PL-0044182"),
+    ({"nuova_tessera": "0044 9182 7731", "ritiro": "sportello"}, "0044 9182 7731"),
+    ({"kod_odbioru": "774 120", "stav": "ready"}, "774 120"),
+    ({"dvla_no": "MORGA712159JM9AB"}, "MORGA712159JM9AB"),
+    ({"lidnummer": "NL-88120-K"}, "NL-88120-K"),
+])
+def test_keys_of_other_languages_and_glued_keys(anon, obj, value):
+    out = _tool(anon, obj)
+    assert not _present(out, value), out
+
+
+def test_glued_key_takes_its_heads_entity():
+    c = default_config()
+    assert c.key_entity(normalize_key("phonenumber"))[0] == "PHONE_NUMBER"
+    assert c.key_entity(normalize_key("donornr"))[0] == "ACCOUNT_ID"
+    assert c.key_entity(normalize_key("piano"))[0] is None
+
+
+def test_yaml_booleans_in_the_pii_config_are_an_error():
+    """An unquoted ``no`` in a YAML list is the boolean False (YAML 1.1): the default config's
+    key word ``no`` silently became "false" and "dvla_no" matched nothing."""
+    c = default_config()
+    assert c.key_entity("dvla_no")[0] == "ACCOUNT_ID"
+    assert "no" in c.keep_words and "false" not in c.keep_words
+    with pytest.raises(PiiConfigError, match="quote it"):
+        PiiConfig().extend({"key_words": {"ACCOUNT_ID": ["ref", False]}}, source="extra.yaml")

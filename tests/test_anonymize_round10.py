@@ -135,3 +135,57 @@ def test_yaml_booleans_in_the_pii_config_are_an_error():
     assert "no" in c.keep_words and "false" not in c.keep_words
     with pytest.raises(PiiConfigError, match="quote it"):
         PiiConfig().extend({"key_words": {"ACCOUNT_ID": ["ref", False]}}, source="extra.yaml")
+
+
+@pytest.mark.parametrize("text,values", [
+    ("Comprador: D. Álvaro Etxeberria Lasa, con domicilio en Bilbao.", ["Álvaro", "Etxeberria", "Lasa"]),
+    ("Die Steuer-ID von Frau Dr. Hannelore Zwickauer-Brand fehlt noch.", ["Hannelore", "Zwickauer-Brand"]),
+    ("Spendenquittung für Herrn Prof. em. Gottfried Rauschenbach-Moll, bitte.", ["Gottfried", "Rauschenbach-Moll"]),
+    ("Verstorbener: Heinrich Mückenhaupt, geb. Lammerskötter, zuletzt in Münster.", ["Mückenhaupt", "Lammerskötter"]),
+    ("Madame Dupont, née Vasseur, a appelé hier.", ["Dupont", "Vasseur"]),
+    ("Děkujeme, pane Dvořáčku, adresa je změněna.", ["Dvořáčku"]),
+    ("Jsem dcera po panu Miroslavu Kučerovi a chci vyřídit dědictví.", ["Miroslavu", "Kučerovi"]),
+    ("Mă numesc Ioana Vlădescu și am o problemă cu factura.", ["Ioana", "Vlădescu"]),
+])
+def test_titles_birth_names_and_introductions_of_other_languages(anon, text, values):
+    _assert_gone(_user(anon, text), values)
+
+
+@pytest.mark.parametrize("text,label", [
+    ("Vendedora: Dña. Maite Urrutia Goikoetxea firmó ayer.", "Vendedora"),
+    ("Geburtsname Tiefenbrunner, Vorname Ottilie.", "Geburtsname"),
+])
+def test_the_label_before_a_name_stays(anon, text, label):
+    assert _user(anon, text).startswith(label)
+
+
+@pytest.mark.parametrize("text", [
+    "Fundação Gulbenkian e Uniwersytet Gdański organizam o concerto.",
+    "Das Bestattungshaus Lindenhof hat freitags geschlossen.",
+])
+def test_institutions_of_other_languages_stay(anon, text):
+    assert _user(anon, text) == text
+
+
+@pytest.mark.parametrize("text,values", [
+    ("Our player got banned. In-game name is Kx_Tormenta_9, Discord tormenta#8812.", ["Kx_Tormenta_9", "tormenta#8812"]),
+    ("Hola, mi nick es 'Lobo_Gris77' y no me llegó el premio.", ["Lobo_Gris77"]),
+    ("streamer signing: twitch.tv/velvetotter, details later", ["velvetotter"]),
+    ("My gamertag is SilentMoose42 on xbox.", ["SilentMoose42"]),
+])
+def test_gaming_and_streaming_handles(anon, text, values):
+    _assert_gone(_user(anon, text), values)
+
+
+def test_record_words_before_a_hash_are_no_handles(anon):
+    text = "Please check order#4471 and ticket#2210."
+    assert _user(anon, text) == text
+
+
+@pytest.mark.parametrize("text,values", [
+    ("Navn: Signe Holm, adresse Nørregade 14, 2. th., 8000 Aarhus C.", ["Nørregade 14", "8000"]),
+    ("Mon adresse : 12 allée des Peupliers, 35000 Rennes.", ["35000"]),
+    ("vivo en Calle Mayor 27, 5ºB, 20004 Donostia.", ["Calle Mayor 27", "20004"]),
+])
+def test_postcode_after_a_street_of_other_layouts(anon, text, values):
+    _assert_gone(_user(anon, text), values)

@@ -40,7 +40,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 from presidio_analyzer import AnalyzerEngine
 
 from ..records import LogRecord
-from .engine import (_AMOUNT_RE, _PHONE_FORMAT_RE, BARE_PHONE_SCORE, EMAIL_SPELLED_RE, LAST_FOUR_RES,
+from .engine import (_AMOUNT_RE, _PHONE_FORMAT_RE, _TITLE_CHAIN, UPPER, BARE_PHONE_SCORE, EMAIL_SPELLED_RE, LAST_FOUR_RES,
                      NAME_PARTICLES, NAME_WORD, PHONE_WORD_BEFORE_RE, PRESIDIO_PHONE_RECOGNIZERS,
                      SECRET_CONTEXT_RES, SPACY_MODEL, STREET_SUFFIXES, STRONG_NAME_CONTEXT_RE, ZIP_AFTER_UNIT_RE, ZIP_LABEL_RE, Detector, DetectorPool,
                      build_analyzer, detect_patterns)
@@ -345,6 +345,8 @@ class Anonymizer:
         # on the same line: "Mette Kristiansen\nCollege counselor" is a letterhead, no place
         self._place_after_re = re.compile(r"[ \t]*(?:[A-Z]\.[ \t]*)?(?:[A-Z][a-z]+[ \t]+){0,2}(?i:(?:"
                                           + places + r")\b)")
+        # right before it: "Fundação Gulbenkian", "Uniwersytet Gdański", "Museo del Prado"
+        self._place_before_re = re.compile(r"(?i:\b(?:" + places + r"))[ \t]+(?:(?:de|da|do|del|della|di|der|des|van|of)[ \t]+)?$")
         self._label_cache: dict[str, list[tuple[str, int, int]]] = {}
         self._audit_counts: Counter = Counter()
         self._audit_items: list[dict[str, str]] = []
@@ -992,6 +994,7 @@ class Anonymizer:
                               # a signature's name, whatever its word ("--\nCorny")
                               or (rec_name == "NameShapeRecognizer" and in_signature(text, s, e)))
                     if (self._place_after_re.match(text, e) or self._place_word_re.search(value)
+                            or (not strong and self._place_before_re.search(text[max(0, s - 40):s]))
                             or _CODE_AFTER_RE.match(text, e) or _FIRM_AFTER_RE.match(text, e)
                             # a firm's legal form ends the span - one that runs over a field
                             # separator holds a person before it ("Stephan Urner / Ribbon ... Inc.")
@@ -1058,8 +1061,11 @@ class Anonymizer:
                             foreign = is_foreign(text)
                         if foreign:
                             # English NER on German text: "Bestellung" is no name (a signature's
-                            # name is: "Met vriendelijke groet,\nMarijke Verschuuren")
-                            runs = [r for r in runs if all(in_gazetteer(w) for w in r.split())
+                            # name is: "Met vriendelijke groet,\nMarijke Verschuuren"); one word
+                            # alone opening a sentence ("Sim, o Rock in Rio...", "Walstroom is
+                            # inbegrepen") is a word of that language, not a name (tenth round)
+                            runs = [r for r in runs if (all(in_gazetteer(w) for w in r.split())
+                                                        and not (" " not in r and _sentence_start(text, s)))
                                     or _run_in_signature(text, s, e, r)]
                     if not runs:
                         stats["person_spans_dropped"] += 1
@@ -1081,6 +1087,12 @@ class Anonymizer:
                     stats["phone_spans_dropped"] += 1
                 else:
                     self._register(scan, value, ent, rec_name)
+                    if ent == "STREET_ADDRESS":
+                        # the postcode after the street, a unit between ("Nørregade 14, 2. th., 8000
+                        # Aarhus C", "Calle Mayor 27, 5ºB, 20004 Donostia"): tenth round
+                        m = _ZIP_AFTER_STREET_RE.match(text, e)
+                        if m:
+                            self._register(scan, m.group("v"), "ZIP", rec_name + ":zip_after")
 
     def _bare_number_ok(self, text: str, s: int, e: int) -> bool:
         """A number presidio's phone recognizer validated (phonenumbers, the US and the PII
@@ -1628,6 +1640,18 @@ _DOC_NUMBER_KEYS = frozenset({"id", "no", "nr", "num", "number", "ref", "referen
 _HONORIFIC_BEFORE_RE = re.compile(r"(?i:\b(?:mr|mrs|ms|miss|mx|dr|prof))\.?\s+$")
 
 
+#: A postcode of a European layout and its town right after a street, a short unit between
+#: ("14, 2. th., 8000 Aarhus C", ", 5ºB, 20004 Donostia", ", 4050-038 Porto", ", 120 00 Praha 2")
+_ZIP_AFTER_STREET_RE = re.compile(
+    r",?[ \t]*(?:[^,\n]{1,12},[ \t]*)?(?P<v>\d{4,5}|\d{3} \d{2}|\d{4}-\d{3}|\d{2}-\d{3})[ \t]+[" + UPPER + r"]")
+
+
+def _sentence_start(text: str, s: int) -> bool:
+    """Does ``text[s:]`` open a sentence (the text's start, a line's, or after ". ", "! ", "? ")?"""
+    before = text[:s].rstrip(" \t\"'\u201c\u00ab\u00bf\u00a1")
+    return not before or before[-1] in ".!?\n:"
+
+
 def _thing_before(text: str, start: int, word: str) -> bool:
     """An article or a preposition of place stands before the single word ``word`` at ``start``
     (:data:`_THING_BEFORE_RE`) - for the English ones ("the", "a", "an", "in", "near") only when
@@ -1655,7 +1679,8 @@ def _labelled_name_after(text: str, colon: int) -> bool:
     label = re.search(r"(\S+)$", text[max(0, colon - 30):colon])
     if label and label.group(1).lower() in name_gazetteer()[0]:
         return False  # "Maria: John Smith called" - a speaker, not a field's label
-    m = re.match(r":[ \t]*(?P<v>\S+ \S+)", text[colon:colon + 80])
+    # a title may stand between ("Vendedora: Dña. Maite Urrutia")
+    m = re.match(r":[ \t]*" + _TITLE_CHAIN + r"(?P<v>\S+ \S+)", text[colon:colon + 80])
     if not m:
         return False
     v = m.group("v").rstrip(",.;")

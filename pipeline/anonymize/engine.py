@@ -378,7 +378,14 @@ _FOREIGN_INTRO = (r"hier ist|hier spricht|mein name ist|ich hei(?:ß|ss)e|mijn n
                   r"em nome de|in nome di|im namen von|op naam van|nome:|nombre:|nom:|imi[ęe] i nazwisko:|naam:|"
                   # titles of other languages ("la dottoressa Lucia Ferraresi", "Il paziente ...")
                   r"dott\.(?:ssa)?|dottor(?:essa|e)?|dr\.ssa|avv\.|ing\.|prof\.ssa|il paziente|la paziente|"
-                  r"el paciente|la paciente|le patient|la patiente|der patient|die patientin")
+                  r"el paciente|la paciente|le patient|la patiente|der patient|die patientin|"
+                  # tenth round (red-team 5 read): birth names ("geb. Lammerskötter", "née Vasseur"),
+                  # Spanish, Polish, Czech, Romanian, Turkish, Indonesian titles and introductions
+                  # ("Dña. Maite", "pani Bożeno", "pane Dvořáčku", "panu Miroslavu", "mă numesc")
+                  r"geb\.|geborene|geborener|geburtsname|n[ée]e|z domu|roz\.|rozen[áý]|d\.ª|dña\.|doña|"
+                  r"pan|pani|pana|panu|panem|pani[ąa]|pane|pan[íi]|fru|domnul(?:ui)?|doamn(?:a|ei)|"
+                  r"m[ăa] numesc|numele meu (?:este|e)|jmenuj(?:i|u) se|moje jm[ée]no je|benim ad[ıi]m|"
+                  r"ad[ıi]m|nama saya|bapak|ibu")
 #: Closing words of other languages (ninth round: "Mvh Björn Sjöberg", "Groet, Joost")
 SIGN_OFFS_OTHER = (r"mvh|med vänlig hälsning|vänliga hälsningar|(?:met )?vriendelijke groet(?:en)?|groet(?:en|jes)?|"
                    r"mit freundlichen gr(?:ü|ue)(?:ß|ss)en|mfg|viele gr(?:ü|ue)(?:ß|ss)e|liebe gr(?:ü|ue)(?:ß|ss)e|"
@@ -500,6 +507,10 @@ SECRET_CONTEXT_RES = {
 #: Names introduced as names: "my name is Amelia Sanchez", "I'm Amelia", "passenger: Ivan Li"
 #: (a fallback for the sentences spaCy's small model misses; the anonymizer still drops
 #: domain words and words the logs use in lower case).
+#: Academic and courtesy titles that may stand between a title or an introduction and the name
+#: ("Frau Dr. Hannelore", "Herrn Prof. em. Gottfried", "Comprador: D. Álvaro"): tenth round
+_TITLE_CHAIN = (r"(?:(?:Dr|Prof|em|med|Mag|Ing|Dipl\.-Ing|Dott|Dott\.ssa|Avv|D|Dña|D\.ª|Sr|Sra|Mgr|Bc|PhDr|"
+                r"MUDr|JUDr|RNDr|Ph\.D)\.[ \t]+){0,3}")
 NAME_CONTEXT_RE = re.compile(
     r"(?:\b(?i:my name is|my name['\u2019]s|name is|i['\u2019]m|i am|this is|named|call me|passengers?:?|"
     + _FOREIGN_INTRO + r"|"
@@ -515,7 +526,7 @@ NAME_CONTEXT_RE = re.compile(
     r"époux|épouse|frère|sœur|hijo|hija|marido|esposa|esposo|hermano|hermana|sohn|tochter|mann|bruder|"
     r"schwester|figlio|figlia|marito|moglie|fratello|sorella|filho|filha|irmão|irmã|zoon|dochter|vrouw|broer|"
     r"zus|syn|córka|mąż|żona|brat|siostra|søn|datter|kone|mand|son|dotter|fru|make),?|"
-    r"named (?:him|her|them|it))[ \t]+"
+    r"named (?:him|her|them|it))[ \t]+" + _TITLE_CHAIN +
     # a person's role or kin before the name in brackets ("wife (Henrietta)", "agent (Rhiannon)")
     r"|\b(?i:" + _ROLE_BEFORE_BRACKET + r")[ \t]*\()"
     # family-name particles before or inside the name ("maiden name is van der Berg")
@@ -650,8 +661,26 @@ MENTION_RE = re.compile(r"(?<![\w@.+-])@(?P<v>[A-Za-z][A-Za-z0-9._-]{1,38}[A-Za-
 #: "github.com/tokafor"): ninth round (a red-team pass: recruiting notes)
 PROFILE_URL_RE = re.compile(
     r"(?i)(?<![\w.-])(?:https?://)?(?:www\.)?(?:linkedin\.com/in|github\.com|gitlab\.com|twitter\.com|x\.com|"
-    r"instagram\.com|facebook\.com|t\.me|tiktok\.com/@|medium\.com/@|behance\.net|dribbble\.com)/"
+    r"instagram\.com|facebook\.com|t\.me|tiktok\.com/@|medium\.com/@|behance\.net|dribbble\.com|"
+    # tenth round: streaming and gaming profiles ("twitch.tv/mossyfox")
+    r"twitch\.tv|kick\.com|youtube\.com/@|youtube\.com/c|youtube\.com/user|reddit\.com/u(?:ser)?|"
+    r"steamcommunity\.com/id|soundcloud\.com|pinterest\.com|threads\.net/@|bsky\.app/profile|patreon\.com)/"
     r"(?P<v>[A-Za-z0-9][A-Za-z0-9._-]{1,58}[A-Za-z0-9])(?![\w-])")
+#: A Discord-style tag, a handle and four digits after "#" ("vandrell#4471"): tenth round. Not a
+#: record's word before the "#" ("order#4471", "ticket#2210": :func:`_handle_tag_score`).
+HANDLE_TAG_RE = re.compile(r"(?<![\w#@.-])(?P<v>[A-Za-z0-9_.]{2,32}#\d{4})(?![\w#])")
+_RECORD_WORDS_BEFORE_HASH = frozenset("""order ticket case invoice ref no nr room item booking account acct po
+    unit apt suite flight gate seat issue pr bug job task story req incident inc chg sr wo rma pnr
+    claim policy store branch lane bay dock platform""".split())
+
+
+def _handle_tag_score(text: str, m: re.Match) -> Optional[float]:
+    name = m.group("v").split("#")[0]
+    if name.lower() in _RECORD_WORDS_BEFORE_HASH or not re.search(r"[a-z]", name):
+        return None
+    return 0.7
+
+
 #: An id in brackets right after a name ("Natasha Ilyinskaya (EMP-009214)", "Zainab Al-Rashidi (ID
 #: 2310882)", "aiyana redcloud (S-00391177)"): the person's record number (ninth round)
 ID_AFTER_NAME_RE = re.compile(
@@ -694,7 +723,7 @@ def _dash_signature_score(text: str, m: re.Match) -> Optional[float]:
 #: Ruggeri"): a label of one word at a line or sentence start, then a known first name and a
 #: family name, neither a common English word (ninth round)
 LABELLED_NAME_RE = re.compile(
-    r"(?:^|[\n.;!?|]\s*)[" + UPPER + r"][" + LOWER + r"]{2,20}[ \t]*:[ \t]*(?P<v>[" + UPPER + r"][" + LOWER + r"'-]+"
+    r"(?:^|[\n.;!?|]\s*)[" + UPPER + r"][" + LOWER + r"]{2,20}[ \t]*:[ \t]*" + _TITLE_CHAIN + r"(?P<v>[" + UPPER + r"][" + LOWER + r"'-]+"
     r" [" + UPPER + r"][" + LOWER + r"'-]+(?:-[" + UPPER + r"][" + LOWER + r"'-]+)?)(?![\w-])")
 
 
@@ -1434,6 +1463,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
                         validate=_speaker_any_case_score),
         RegexRecognizer("MentionRecognizer", "USER_ID", [MENTION_RE], 0.7),
         RegexRecognizer("ProfileUrlRecognizer", "USER_ID", [PROFILE_URL_RE], 0.8),
+        RegexRecognizer("HandleTagRecognizer", "USER_ID", [HANDLE_TAG_RE], 0.7, validate=_handle_tag_score),
         RegexRecognizer("CryptoWalletRecognizer", "ACCOUNT_ID", list(CRYPTO_WALLET_RES), 0.8),
         RegexRecognizer("IdAfterNameRecognizer", "ACCOUNT_ID", [ID_AFTER_NAME_RE], 0.7,
                         validate=_id_after_name_score),

@@ -36,16 +36,17 @@ def test_config_extension_and_errors(tmp_path, analyzer):
     extra.write_text("key_rules:\n  ACCOUNT_ID: [crewLocker]\nkeep_words: [zorblax]\n"
                      "id_labels:\n  ACCOUNT_ID: ['locker']\n", encoding="utf-8")
     rec = LogRecord.model_validate({"id": "c", "messages": [
-        {"role": "tool", "tool_call_id": "t", "content": json.dumps({"crewLocker": "ZX-99812"})},
-        {"role": "user", "content": "my locker ZX-99812 and locker 4471-0932"}]})
+        {"role": "tool", "tool_call_id": "t", "content": json.dumps({"crewLocker": "ZX99812"})},
+        {"role": "user", "content": "my locker ZX99812 and locker 4471-0932"}]})
     plain = Anonymizer(secret="c", analyzer=analyzer)
     out = plain.anonymize_record(rec)
-    assert "ZX-99812" in json.dumps(out.model_dump())  # unknown key, not a known shape
+    # unknown key, not a known shape (a "ZX-99812" would be: PREFIX-digits ids, tenth round)
+    assert "ZX99812" in json.dumps(out.model_dump())
     assert plain.report()["audit"]["suspects"]["count"] >= 1  # ... but the audit shows it
     ext = Anonymizer(secret="c", analyzer=analyzer, pii_config=extra)
     out = ext.anonymize_record(rec)
     text = json.dumps(out.model_dump())
-    assert "ZX-99812" not in text and "4471-0932" not in text
+    assert "ZX99812" not in text and "4471-0932" not in text
     assert "zorblax" in ext._keep_words and ext.config.sources[-1] == str(extra)
     for bad, msg in (("key_rules:\n  BADGE: [x]\n", "unknown entity"), ("nope: [1]\n", "unknown section"),
                      ("id_labels:\n  USER_ID: ['(']\n", "bad regex"), ("key_rules: [", "not valid YAML")):
@@ -90,11 +91,11 @@ def test_cli_pii_config_and_review(tmp_path, monkeypatch):
     work = tmp_path / "w"
     logs = tmp_path / "logs.jsonl"
     logs.write_text(json.dumps({"id": "r1", "messages": [
-        {"role": "user", "content": "Hi, I'm Tamsin Okafor (tokafor482), locker ZX-99812."},
+        {"role": "user", "content": "Hi, I'm Tamsin Okafor (tokafor482), locker ZX99812."},
         {"role": "assistant", "content": None, "tool_calls": [{"id": "t", "type": "function", "function": {
             "name": "get_user_details", "arguments": json.dumps({"user_id": "tokafor482"})}}]},
         {"role": "tool", "tool_call_id": "t", "name": "get_user_details",
-         "content": json.dumps({"crewLocker": "ZX-99812"})}],
+         "content": json.dumps({"crewLocker": "ZX99812"})}],
         "metadata": {}}) + "\n",
         encoding="utf-8")
     runner = CliRunner()
@@ -103,17 +104,17 @@ def test_cli_pii_config_and_review(tmp_path, monkeypatch):
     monkeypatch.delenv("TRAJPIPE_SECRET", raising=False)
     res = runner.invoke(app, ["anonymize", "--work", str(work), "--review"])
     assert res.exit_code == 0, res.output
-    assert "suspect" in res.output and "ZX-99812" not in res.output and "Z*-9####" in res.output
+    assert "suspect" in res.output and "ZX99812" not in res.output and "Z*-9####" in res.output
     # a fresh user's check: `trajpipe anonymize` said nothing about the random key
     assert "Note: TRAJPIPE_SECRET is not set" in res.output, res.output
     report = json.loads((_stage_dir(work, "anonymize") / "anonymization_report.json").read_text())
-    assert report["audit"]["suspects"]["count"] >= 1 and "ZX-99812" not in json.dumps(report)
+    assert report["audit"]["suspects"]["count"] >= 1 and "ZX99812" not in json.dumps(report)
     cfg = tmp_path / "c.yaml"
     cfg.write_text("key_rules:\n  ACCOUNT_ID: [crew_locker]\n", encoding="utf-8")
     res = runner.invoke(app, ["anonymize", "--work", str(work), "--pii-config", str(cfg)])
     assert res.exit_code == 0, res.output
     out = (_stage_dir(work, "anonymize") / "anonymized.jsonl").read_text()
-    for v in ("ZX-99812", "Tamsin", "Okafor", "tokafor482"):
+    for v in ("ZX99812", "Tamsin", "Okafor", "tokafor482"):
         assert v not in out, v
     cfg.write_text("key_rules:\n  BADGE: [crew_locker]\n", encoding="utf-8")
     res = runner.invoke(app, ["anonymize", "--work", str(work), "--pii-config", str(cfg)])

@@ -776,7 +776,10 @@ _NOT_RECORD_NUMBER = re.compile(
     r"handy|cellulare|celular|m[óo]vil|portable|whatsapp|card|carte|tarjeta|karta|karty|cart[ãa]o|carta|"
     r"iban|bic|swift|sort|routing|flight|vuelo|vol|volo|flug|lot|room|zimmer|chambre|habitaci[óo]n|"
     r"camera|gate|seat|platform|track|page|step|version|model|item|product|article|artikel|sku|part|"
-    r"serial|lot|batch|invoice|vat|tax id|siret|siren|kvk|company|firma|empresa|hrb|ust)\b")
+    r"serial|lot|batch|invoice|vat|tax id|siret|siren|kvk|company|firma|empresa|hrb|ust|"
+    # a shipment's and an order's numbers are business ids here (issue 11, third round); orders
+    # have their own labels (ORDER_ID)
+    r"tracking|shipment|sendung\w*|suivi|seguimiento|rastreamento|order|orders|bestell\w*|commande|pedido)\b")
 
 
 def _number_word_id_score(text: str, m: re.Match) -> Optional[float]:

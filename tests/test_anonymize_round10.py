@@ -189,3 +189,23 @@ def test_record_words_before_a_hash_are_no_handles(anon):
 ])
 def test_postcode_after_a_street_of_other_layouts(anon, text, values):
     _assert_gone(_user(anon, text), values)
+
+
+@pytest.mark.parametrize("text,values", [
+    ("B-07,Moira Talbot,Guillemot,07412 558 903,moira.t@gmail.com", ["07412 558 903", "Moira Talbot"]),
+    ("Tax file number for the records: 512 334 871.", ["512 334 871"]),
+    ("Vorrei il rimborso: intestatario Ludovica Santangelo, grazie.", ["Ludovica", "Santangelo"]),
+    ("Uitvaart van mijn vader Gerrit (Gert) Hoogeveen, overleden 3 april.", ["Gerrit", "Gert", "Hoogeveen"]),
+    ("J'ai vu une rayure sur la Clio immatriculée FR-552-KD hier.", ["FR-552-KD"]),
+    ("Ho lasciato il casco nella Panda targata GH 771 RS ieri.", ["GH 771 RS"]),
+    ("Cartão de Cidadão 13380421 7 ZY4, por favor.", ["13380421"]),
+    ("bsn kind 111222333 voor de declaratie", ["111222333"]),
+    ("nový držitel Jan Novák, nar. 12. 3. 1998", ["Jan Novák", "12. 3. 1998"]),
+])
+def test_fields_roles_nicknames_plates_and_birth_words(anon, text, values):
+    _assert_gone(_user(anon, text), values)
+
+
+def test_a_csv_field_that_is_no_phone_stays(anon):
+    text = "SKU-A,Blue Tern,12,4.50"
+    assert _user(anon, text) == text

@@ -40,7 +40,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 from presidio_analyzer import AnalyzerEngine
 
 from ..records import LogRecord
-from .engine import (_AMOUNT_RE, _PHONE_FORMAT_RE, _TITLE_CHAIN, UPPER, BARE_PHONE_SCORE, EMAIL_SPELLED_RE, LAST_FOUR_RES,
+from .engine import (_AMOUNT_RE, _PHONE_FORMAT_RE, _TITLE_CHAIN, NICKNAME_NAME_RE, UPPER, BARE_PHONE_SCORE, EMAIL_SPELLED_RE, LAST_FOUR_RES,
                      NAME_PARTICLES, NAME_WORD, PHONE_WORD_BEFORE_RE, PRESIDIO_PHONE_RECOGNIZERS,
                      SECRET_CONTEXT_RES, SPACY_MODEL, STREET_SUFFIXES, STRONG_NAME_CONTEXT_RE, ZIP_AFTER_UNIT_RE, ZIP_LABEL_RE, Detector, DetectorPool,
                      build_analyzer, detect_patterns)
@@ -1030,6 +1030,10 @@ class Anonymizer:
                         # (the surname a family name, the registry replaces each part where it stands)
                         surname, given = value.split("/", 1)
                         runs = [f"{given} {surname}"]
+                    elif rec_name == "NicknameNameRecognizer":
+                        # "Gerrit (Gert) Hoogeveen": the full name and the nickname
+                        m = NICKNAME_NAME_RE.fullmatch(value)
+                        runs = [f"{m.group('f')} {m.group('l')}", m.group("n")] if m else [value]
                     elif rec_name in ("SpeakerAnyCaseRecognizer", "DashSignatureRecognizer"):
                         runs = [value]  # "cormac:", "BJÖRN:": the label as written (no Capitalized run)
                     elif rec_name == "NameContextRecognizer" or rec_name in _STRONG_PERSON_RECOGNIZERS:

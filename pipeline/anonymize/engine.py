@@ -91,8 +91,14 @@ DOB_RE = re.compile(
 DOB_CONTEXT_RE = re.compile(
     r"(?i:\b(?:dob|d\.o\.b\.?|date of birth|birth ?date|birthday|born(?: on)?|geboren(?: am)?|geb|geburtsdatum"
     r"|n[ée]e?(?: le)?|date de naissance|fecha de nacimiento|nacid[oa](?: el)?|data di nascita|nat[oa](?: il)?"
-    r"|geboortedatum))\b\.?[ \t]*[:#-]?[ \t]*(?:(?i:given|is|was|provided|stated|listed|on file)[ \t]+)?(?P<v>"
+    r"|geboortedatum"
+    # tenth round: Czech, Polish, Portuguese, Romanian, Turkish, Swedish, Danish birth words
+    r"|nar|narozen[áa]?|datum narozen[íi]|ur|urodzon[ya]|data urodzenia|nascid[oa](?: em)?|data de nascimento"
+    r"|n[ăa]scut[ăa]?(?: la)?|data na[șs]terii|do[ğg]um tarihi|f[öo]dd|f[öo]delsedatum|f[øo]dt|f[øo]dselsdato))"
+    r"\b\.?[ \t]*[:#-]?[ \t]*(?:(?i:given|is|was|provided|stated|listed|on file)[ \t]+)?(?P<v>"
     r"\d{1,4}([./-])\d{1,2}\2\d{2,4}"
+    # spaced day-first dates ("19. 4. 1999")
+    r"|" + _DAY + r"\. ?" + _MONTH_NUM + r"\. ?(?:19|20)\d{2}"
     r"|" + _MONTH_WORD + r"\.? " + _DAY + r"(?i:st|nd|rd|th)?,? (?:\d{4}|'?\d{2})"
     r"|" + _DAY + r"(?i:st|nd|rd|th|er|e|\.)? (?:(?i:of|de) )?" + _MONTH_WORD + r"\.?,? (?:(?i:de) )?(?:\d{4}|'?\d{2})"
     r")(?![\w-])")
@@ -385,7 +391,13 @@ _FOREIGN_INTRO = (r"hier ist|hier spricht|mein name ist|ich hei(?:ß|ss)e|mijn n
                   r"geb\.|geborene|geborener|geburtsname|n[ée]e|z domu|roz\.|rozen[áý]|d\.ª|dña\.|doña|"
                   r"pan|pani|pana|panu|panem|pani[ąa]|pane|pan[íi]|fru|domnul(?:ui)?|doamn(?:a|ei)|"
                   r"m[ăa] numesc|numele meu (?:este|e)|jmenuj(?:i|u) se|moje jm[ée]no je|benim ad[ıi]m|"
-                  r"ad[ıi]m|nama saya|bapak|ibu")
+                  r"ad[ıi]m|nama saya|bapak|ibu|"
+                  # a person's role in a contract, an account, a school, a will ("intestatario
+                  # Simona Caporaso", "nový držitel Jan Novák", "leerling Daan")
+                  r"intestatari[oa]|titular|titulaire|beneficiari[oa]|b[ée]n[ée]ficiaire|beg[üu]nstigter?|"
+                  r"inhaber(?:in)?|leerling|allievo|allieva|dr[žz]itel(?:ka)?|donateur|donatrice|d[áa]rce|"
+                  r"verstorbener?|comprador(?:a)?|vendedor(?:a)?|acheteur|vendeur|k[äa]ufer(?:in)?|"
+                  r"verk[äa]ufer(?:in)?")
 #: Closing words of other languages (ninth round: "Mvh Björn Sjöberg", "Groet, Joost")
 SIGN_OFFS_OTHER = (r"mvh|med vänlig hälsning|vänliga hälsningar|(?:met )?vriendelijke groet(?:en)?|groet(?:en|jes)?|"
                    r"mit freundlichen gr(?:ü|ue)(?:ß|ss)en|mfg|viele gr(?:ü|ue)(?:ß|ss)e|liebe gr(?:ü|ue)(?:ß|ss)e|"
@@ -681,6 +693,53 @@ def _handle_tag_score(text: str, m: re.Match) -> Optional[float]:
     return 0.7
 
 
+#: A phone number as a whole field of a comma / semicolon / tab / pipe separated line ("D-02,Fergus
+#: McAllister,Kittiwake,07555 284 190,fergus@..."): presidio's phone matcher does not read a
+#: number glued to the separators; the field is validated by ``phonenumbers`` for the PII
+#: config's regions (tenth round).
+CSV_PHONE_RE = re.compile(r"(?:^|(?<=[,;|\t]))[ \t]*(?P<v>\+?\(?\d[\d ()./-]{5,18}\d)[ \t]*(?=[,;|\t]|$)", re.M)
+
+
+def _csv_phone_score(text: str, m: re.Match) -> Optional[float]:
+    import phonenumbers
+
+    from .config import default_config
+
+    v = m.group("v")
+    if not _PHONE_FORMAT_RE.search(v) or "/" in v or re.fullmatch(r"\d{1,4}[.-]\d{1,2}[.-]\d{1,4}", v):
+        return None  # a bare digit run (an id), a date, a fraction: no phone's layout
+    for region in ("US",) + tuple(default_config().phone_regions):
+        try:
+            if phonenumbers.is_valid_number(phonenumbers.parse(v, region)):
+                return 0.75
+        except phonenumbers.NumberParseException:
+            continue
+    return None
+
+
+#: A first name, a nickname in brackets and the family name ("Gerrit (Gert) Hoogeveen", "Margaret
+#: (Peggy) O'Neill"): one person, the span ``First (Nick) Last`` - the anonymizer registers
+#: "First Last" and the nickname (tenth round: the first name and the nickname were kept).
+NICKNAME_NAME_RE = re.compile(
+    r"(?<![\w-])(?P<v>(?P<f>" + NAME_WORD + r") \((?P<n>" + NAME_WORD + r")\) (?P<l>(?:" + NAME_PARTICLE
+    + r" ){0,2}" + NAME_WORD + r"(?:-" + NAME_WORD + r")?))(?![\w-])")
+
+
+def _nickname_name_score(text: str, m: re.Match) -> Optional[float]:
+    """The first word is a gazetteer first name, the family name no common English word."""
+    from .context import is_common_word, name_gazetteer
+
+    firsts = name_gazetteer()[0]
+    if m.group("f").lower() not in firsts or is_common_word(m.group("l").split()[-1].lower()):
+        return None
+    return 0.75
+
+
+#: French (SIV) plates anywhere ("GK-418-TZ"): two letters, three digits, two letters (no I, O, U);
+#: tenth round
+FR_PLATE_RE = re.compile(r"(?<![\w-])(?P<v>[A-HJ-NP-TV-Z]{2}-\d{3}-[A-HJ-NP-TV-Z]{2})(?![\w-])")
+
+
 #: An id in brackets right after a name ("Natasha Ilyinskaya (EMP-009214)", "Zainab Al-Rashidi (ID
 #: 2310882)", "aiyana redcloud (S-00391177)"): the person's record number (ninth round)
 ID_AFTER_NAME_RE = re.compile(
@@ -765,11 +824,15 @@ def _signature_name_score(text: str, m: re.Match) -> Optional[float]:
 #: config's labels name what is counted, this names the counting). The value needs 4 digits and
 #: a letter, or 5 digits (:func:`_number_word_id_score`).
 _NUMBER_WORD = (r"(?:[\w-]*?(?:nr|nummer|numer|number|numero|n[uú]mero|num[ée]ro|[čc][íi]slo|nro)\.?"
+                # national ids' and identity cards' names, words may follow ("bsn kind ...",
+                # "Cartão de Cidadão ...", "TFN for the records: ...")
+                r"|bsn|dni|nie|nif|nir|pesel|cpf|tfn|nino|cart[ãa]o|personnummer|cnp|tc kimlik(?: no)?"
                 r"|n\.?[ \t]?[°º]\.?|n\.[ \t]?o\.?|[čc]\.|no\.|num\.|id|ID|Id|kod|k[óo]d|codice|c[óo]digo)")
 NUMBER_WORD_ID_RE = re.compile(
-    r"(?<![\w.-])(?P<w>" + _NUMBER_WORD + r")(?![\w-])(?P<between>(?:[ \t]+(?![\d])[^\W\d_][\w'-]*){0,3}?)"
+    r"(?<![\w.-])(?P<w>(?i:" + _NUMBER_WORD + r"))(?![\w-])(?P<between>(?:[ \t]+(?![\d])[^\W\d_][\w'-]*){0,3}?)"
     r"(?:[ \t]*(?:is|est|es|ist|è|é|je|jest|er|är|to|=|:|-|#)(?![\w]))*[ \t]*"
-    r"(?P<v>[A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9]#?|\d(?:[ .-]?\d){4,24})(?![\w-])")
+    r"(?P<v>\d(?:[ .-]?\d){4,24}(?![\w/-]|[.,]\d)|(?=[A-Za-z0-9._/-]*\d)[A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9]#?(?![\w-]))")
+_NATIONAL_ID_WORD_RE = re.compile(r"(?i)bsn|dni|nie|nif|nir|pesel|cpf|tfn|nino|cart[ãa]o|personnummer|cnp|tc kimlik(?: no)?")
 #: Words that make the number something else's: a phone's, a card's, an IBAN's, a business's
 _NOT_RECORD_NUMBER = re.compile(
     r"(?i)\b(?:phone|telephone|tel|t[ée]l[ée]phone|tel[ée]fono|telefon\w*|telefone|telefoon|mobile?|cell|fax|"
@@ -793,10 +856,14 @@ def _number_word_id_score(text: str, m: re.Match) -> Optional[float]:
         return None
     if re.fullmatch(r"\d{1,4}[./-]\d{1,2}[./-]\d{1,4}", v) or re.fullmatch(r"(?:19|20)\d\d", v):
         return None  # a date or a year
-    before = text[max(0, m.start() - 30):m.start()] + " " + m.group("w") + m.group("between")
+    before = text[max(0, m.start() - 30):m.start()]
+    if not _NATIONAL_ID_WORD_RE.fullmatch(m.group("w")):  # "Cartão de Cidadão" is no card's
+        before += " " + m.group("w") + m.group("between")
     if _NOT_RECORD_NUMBER.search(before):
         return None
-    return 0.6
+    # above presidio's phone recognizers: a number a number-word names is a record's, which the
+    # phone path would drop as a business id ("Tax file number for the records: 512 334 871")
+    return 0.8
 
 
 #: Record ids in a "PREFIX-digits" shape anywhere ("BLD-SE-771204", "PPF-448190", "RF26-118430",
@@ -1466,6 +1533,9 @@ def personal_recognizers() -> list[RegexRecognizer]:
                         validate=_speaker_any_case_score),
         RegexRecognizer("MentionRecognizer", "USER_ID", [MENTION_RE], 0.7),
         RegexRecognizer("ProfileUrlRecognizer", "USER_ID", [PROFILE_URL_RE], 0.8),
+        RegexRecognizer("NicknameNameRecognizer", "PERSON", [NICKNAME_NAME_RE], 0.75, validate=_nickname_name_score),
+        RegexRecognizer("FrPlateRecognizer", "VEHICLE_ID", [FR_PLATE_RE], 0.7),
+        RegexRecognizer("CsvPhoneRecognizer", "PHONE_NUMBER", [CSV_PHONE_RE], 0.75, validate=_csv_phone_score),
         RegexRecognizer("HandleTagRecognizer", "USER_ID", [HANDLE_TAG_RE], 0.7, validate=_handle_tag_score),
         RegexRecognizer("CryptoWalletRecognizer", "ACCOUNT_ID", list(CRYPTO_WALLET_RES), 0.8),
         RegexRecognizer("IdAfterNameRecognizer", "ACCOUNT_ID", [ID_AFTER_NAME_RE], 0.7,
@@ -1475,7 +1545,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
                         validate=_number_word_id_score),
         RegexRecognizer("PrefixedIdRecognizer", "ACCOUNT_ID", [PREFIXED_ID_RE], 0.55,
                         validate=_prefixed_id_score),
-        _NationalIdRecognizer("NationalIdChecksumRecognizer", "ACCOUNT_ID", 0.75),
+        _NationalIdRecognizer("NationalIdChecksumRecognizer", "ACCOUNT_ID", 0.85),
         RegexRecognizer("DashSignatureRecognizer", "PERSON", [DASH_SIGNATURE_RE], 0.7,
                         validate=_dash_signature_score),
         RegexRecognizer("LabelledNameRecognizer", "PERSON", [LABELLED_NAME_RE], 0.65,

@@ -209,3 +209,24 @@ def test_fields_roles_nicknames_plates_and_birth_words(anon, text, values):
 def test_a_csv_field_that_is_no_phone_stays(anon):
     text = "SKU-A,Blue Tern,12,4.50"
     assert _user(anon, text) == text
+
+
+def test_romance_function_words_spelled_like_english_say_no_language():
+    from pipeline.anonymize.context import is_foreign
+
+    assert is_foreign("O Rock in Rio Lisboa aceita voluntários sem experiência? E a Fundação ainda patrocina o Jazz?")
+    assert not is_foreign("I need to change my flight to Lisbon in May, is that ok?")
+    assert not is_foreign("Hi, my name is Ella da Silva and I am in a hurry")
+
+
+@pytest.mark.parametrize("text,values,kept", [
+    ("Für die Sonderausstellung zahlen Sie einen Aufpreis von 4 Euro.", [], ["Sie"]),
+    ("Buonasera, prenotazione per 5 notti. Comandante Lorenzo Dell'Acqua, patente nautica n. GE 41872.",
+     ["Lorenzo", "Dell'Acqua"], ["Comandante"]),
+    ("Il notaio di Bologna chiede la visura catastale.", [], ["Bologna"]),
+    ("Il notaio Carlo Benedetti ha firmato l'atto.", ["Carlo", "Benedetti"], ["notaio"]),
+])
+def test_titles_and_stop_words_of_other_languages(anon, text, values, kept):
+    out = _user(anon, text)
+    _assert_gone(out, values)
+    assert all(_present(out, k) for k in kept), out

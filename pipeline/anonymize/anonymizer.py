@@ -1057,9 +1057,11 @@ class Anonymizer:
                     # strong context says so: "My name is Calliope")
                     # "Bien sûr, ...": a stop word of another language alone is no name either
                     # (unless a first name: "Mia" is also Italian for "my")
+                    # (in a text of that language it is that word: "zahlen Sie einen")
                     runs = [r for r in runs if " " in r or strong or (
                         (not is_english_word(r) or in_gazetteer(r)) and (
-                            not is_foreign_stop_word(r) or r.lower() in name_gazetteer()[0]))]
+                            not is_foreign_stop_word(r) or (r.lower() in name_gazetteer()[0]
+                                                            and not is_foreign(text))))]
                     if runs and rec_name == "SpacyRecognizer":
                         if foreign is None:
                             foreign = is_foreign(text)
@@ -1068,8 +1070,14 @@ class Anonymizer:
                             # name is: "Met vriendelijke groet,\nMarijke Verschuuren"); one word
                             # alone opening a sentence ("Sim, o Rock in Rio...", "Walstroom is
                             # inbegrepen") is a word of that language, not a name (tenth round)
+                            # nor is a stop word of that language alone ("zahlen Sie einen")
+                            # several words: all names, or a known first name first and no stop
+                            # word ("Edivaldo Queiroga" - family names the gazetteers lack)
                             runs = [r for r in runs if (all(in_gazetteer(w) for w in r.split())
-                                                        and not (" " not in r and _sentence_start(text, s)))
+                                                        and not (" " not in r and (_sentence_start(text, s)
+                                                                                   or is_foreign_stop_word(r))))
+                                    or (" " in r and r.split()[0].lower() in name_gazetteer()[0]
+                                        and not any(is_foreign_stop_word(w) or is_english_word(w) for w in r.split()[1:]))
                                     or _run_in_signature(text, s, e, r)]
                     if not runs:
                         stats["person_spans_dropped"] += 1

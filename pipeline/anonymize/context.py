@@ -220,6 +220,13 @@ def _stop_words() -> tuple[frozenset[str], frozenset[str]]:
     return english, frozenset(w for w in foreign - english if len(w) >= 2)
 
 
+#: English stop words that are function words of Spanish, Portuguese, Italian or French too ("a",
+#: "in", "me", "no", "per"): they say nothing of a text's language (tenth round: "... aceita
+#: voluntários sem experiência? E a Fundação ..." counted "in" and "a" as English). Words that
+#: are such only in one small language's list ("is", "my", "to") are English here.
+_SHARED_STOP_WORDS = frozenset({"a", "in", "me", "no", "per", "via", "due", "once", "as"})
+
+
 _TEXT_WORD_RE = re.compile(r"[^\W\d_]+")
 
 
@@ -240,6 +247,7 @@ def is_foreign(text: str, ignore: Iterable[str] = ()) -> bool:
     from .engine import BUILDING_STREET_RE, EU_STREET_RE
 
     english, foreign = _stop_words()
+    shared = _SHARED_STOP_WORDS
     n_en = n_fo = 0
     if any(c.isdigit() for c in text):  # a street's particles ("Rue de la Briqueterie 480") are
         text = BUILDING_STREET_RE.sub(" ", EU_STREET_RE.sub(" ", text))  # no language of the text
@@ -255,7 +263,7 @@ def is_foreign(text: str, ignore: Iterable[str] = ()) -> bool:
                               and (i == 0 or toks[i - 1][:1].isupper())) or (len(tok) > 1 and tok.isupper())):
             continue  # a particle inside a proper name ("Frits van den Heuvel"), an acronym ("SANKI")
         if w in english:
-            n_en += 1
+            n_en += w not in shared
         elif w in foreign:
             n_fo += 1
     return n_fo >= 2 and n_fo > n_en

@@ -397,7 +397,11 @@ _FOREIGN_INTRO = (r"hier ist|hier spricht|mein name ist|ich hei(?:ß|ss)e|mijn n
                   r"intestatari[oa]|titular|titulaire|beneficiari[oa]|b[ée]n[ée]ficiaire|beg[üu]nstigter?|"
                   r"inhaber(?:in)?|leerling|allievo|allieva|dr[žz]itel(?:ka)?|donateur|donatrice|d[áa]rce|"
                   r"verstorbener?|comprador(?:a)?|vendedor(?:a)?|acheteur|vendeur|k[äa]ufer(?:in)?|"
-                  r"verk[äa]ufer(?:in)?")
+                  r"verk[äa]ufer(?:in)?|"
+                  # ranks and professional titles ("Comandante Lorenzo Dell'Acqua", "notaio ...")
+                  r"comandante|capitano|capit[áa]n|capitaine|kapit[äa]n|kapitein|kapitan|notai[oa]|notario|"
+                  r"notaire|notaris|ingegnere|architetto|geometra|avvocato|avvocata|abogad[oa]|advogad[oa]|"
+                  r"doutora?|dra\.|doctora?|mecenas|mgr\.|in[żz]\.|pfarrer(?:in)?|pastor(?:a)?|padre|suor")
 #: Closing words of other languages (ninth round: "Mvh Björn Sjöberg", "Groet, Joost")
 SIGN_OFFS_OTHER = (r"mvh|med vänlig hälsning|vänliga hälsningar|(?:met )?vriendelijke groet(?:en)?|groet(?:en|jes)?|"
                    r"mit freundlichen gr(?:ü|ue)(?:ß|ss)en|mfg|viele gr(?:ü|ue)(?:ß|ss)e|liebe gr(?:ü|ue)(?:ß|ss)e|"
@@ -549,9 +553,16 @@ def _name_context_score(text: str, m: re.Match) -> Optional[float]:
     It")."""
     from spacy.lang.en.stop_words import STOP_WORDS
 
-    first = next((w for w in m.group("v").split() if w not in NAME_PARTICLES), "")
+    words = m.group("v").split()
+    first = next((w for w in words if w not in NAME_PARTICLES), "")
     if first.lower() in STOP_WORDS:
         return None
+    if words[0] in NAME_PARTICLES and len(words) == 2:
+        # "il notaio di Bologna", "Kapitän von Hamburg": a role of a place, no family name
+        from .context import name_gazetteer, place_gazetteer
+
+        if words[1].lower() in place_gazetteer() and words[1].lower() not in name_gazetteer()[1]:
+            return None
     if _WEAK_INTRO_RE.search(text, max(0, m.start() - 1), m.start("v")):
         # "ich bin Neukunde", "je suis Désolé", "sono Stanco": a known first name needed
         from .context import name_gazetteer

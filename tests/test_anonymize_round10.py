@@ -230,3 +230,21 @@ def test_titles_and_stop_words_of_other_languages(anon, text, values, kept):
     out = _user(anon, text)
     _assert_gone(out, values)
     assert all(_present(out, k) for k in kept), out
+
+
+def test_signature_with_an_affiliation_after_a_comma(anon):
+    text = ("Sehr geehrte Damen und Herren,\nanbei die Unterlagen.\nMit freundlichen Grüßen\n"
+            "Heidrun Wallenstein, Förderverein Stadtmuseum")
+    out = _user(anon, text)
+    _assert_gone(out, ["Heidrun", "Wallenstein"])
+    assert out.endswith(", Förderverein Stadtmuseum")
+
+
+def test_lower_case_words_of_a_capitalized_foreign_text_are_no_names(anon):
+    text = "O festival aceita voluntários sem experiência prévia? A Fundação confirma amanhã."
+    assert _user(anon, text) == text
+
+
+def test_lower_case_name_in_a_foreign_note_with_codes_in_capitals(anon):
+    text = "paczka nr 620018447193 nie ma w paczkomacie KRK04M. odbiorca bożena kamińska-lis tel 698 224 017"
+    _assert_gone(_user(anon, text), ["bożena", "kamińska-lis"])

@@ -228,6 +228,8 @@ _SHARED_STOP_WORDS = frozenset({"a", "in", "me", "no", "per", "via", "due", "onc
 
 
 _TEXT_WORD_RE = re.compile(r"[^\W\d_]+")
+#: English words written with a diacritic (not evidence of another language)
+_ENGLISH_LOANS = frozenset("café cafés naïve résumé fiancé fiancée déjà vu façade entrée über señor jalapeño".split())
 
 
 def is_foreign_stop_word(word: str) -> bool:
@@ -242,7 +244,8 @@ _NO_LANGUAGE_RE = re.compile(r"\S+@\S+|(?i:https?://|www\.)\S+|(?i:\be-mail\b)")
 def is_foreign(text: str, ignore: Iterable[str] = ()) -> bool:
     """True when ``text`` reads as another language than English: at least two stop words of
     another language spaCy knows (German, French, Spanish, ...; words that are English stop words
-    too do not count) and more of them than English stop words. spaCy's English NER takes
+    too do not count) or lower-case words with a diacritic ("voluntários"), and more of them than
+    English stop words (:data:`_SHARED_STOP_WORDS` - "a", "in" - count for neither). spaCy's English NER takes
     Capitalized nouns of such texts for names ("Bestellung"): there a name needs more evidence."""
     from .engine import BUILDING_STREET_RE, EU_STREET_RE
 
@@ -266,6 +269,8 @@ def is_foreign(text: str, ignore: Iterable[str] = ()) -> bool:
             n_en += w not in shared
         elif w in foreign:
             n_fo += 1
+        elif tok.islower() and not tok.isascii() and w not in _ENGLISH_LOANS:
+            n_fo += 1  # a lower-case word with a diacritic is no English word ("voluntários", "prévia")
     return n_fo >= 2 and n_fo > n_en
 
 
@@ -801,7 +806,9 @@ _LINE_ALONE_RE = re.compile(r"[\W\d_]*(?:(?:From|To|Cc|Bcc|Name|Author|Contact|S
                             + NAME_WORD + r"(?: (?:[A-Z]\.? )?(?:" + NAME_PARTICLE + r" ){0,2}"
                             + NAME_WORD + r"){1,3}(?:[ \t]+[-\u2013\u2014|][ \t]+[^\n]{1,60})?[\W_]*")
 #: A signature's name line: as :data:`_LINE_ALONE_RE`, one word too ("Joost | Billing team").
-_SIGNATURE_LINE_RE = re.compile(_LINE_ALONE_RE.pattern.replace(r"){1,3}(?:[ \t]+", r"){0,3}(?:[ \t]+"))
+#: After a closing line, an affiliation after a comma too ("Heidrun Wallenstein, Förderverein
+#: Stadtmuseum": tenth round).
+_SIGNATURE_LINE_RE = re.compile(_LINE_ALONE_RE.pattern.replace(r"){1,3}(?:[ \t]+", r"){0,3}(?:,[ \t]+[^\n]{1,60}|[ \t]+"))
 
 
 _NAME_SHAPE_RE = re.compile(r"^[A-Za-z\u00C0-\u024F]+(?:[-'\u2019][A-Za-z\u00C0-\u024F]+)*$")
@@ -1130,7 +1137,11 @@ def lower_case_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -
         return True
 
     out: list[str] = []
-    for m in _LOWER_PAIR_RE.finditer(text):
+    # a text of another language that writes capitals writes its names Capitalized: its lower-case
+    # pairs are words ("aceita voluntários sem experiência"); one lower-cased whole is read as before
+    capitalized = re.search(r"(?<![\w-])[A-Z\u00c0-\u00de][a-z\u00df-\u00ff]", text) is not None  # ids in caps do not count
+    pairs = [] if capitalized and is_foreign(text) else _LOWER_PAIR_RE.finditer(text)
+    for m in pairs:
         f, last = m.group("f"), m.group("l")
         if not (plain(f) and plain(last) and len(last) >= 3 and len(f) >= 3):
             continue
@@ -1491,5 +1502,15 @@ def adjacent_name_words(text: str, known: set[str], keep: frozenset[str] | set[s
                 continue  # "Meine Benutzer-ID ist wiebke_hollerbach_3307": "ist" is German, no name
             if is_english_word(lw) and (nw.islower() or not _gazetteer_neighbour(lw, role)):
                 continue  # "my wife maja", "the baby allan": a lower-case word next to a name is vocabulary
+            if (not _gazetteer_neighbour(lw, role) and _foreign(text)
+                    and (role == "FIRST_NAME" or not in_gazetteer(w))):
+                # in a text of another language every word is "no English word": before a name a
+                # known first name is needed, after one a known first name before it
+                continue
             out.append((nw, role))
     return out
+
+
+@lru_cache(maxsize=4096)
+def _foreign(text: str) -> bool:
+    return is_foreign(text)

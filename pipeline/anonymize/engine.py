@@ -719,6 +719,11 @@ def _csv_phone_score(text: str, m: re.Match) -> Optional[float]:
     v = m.group("v")
     if not _PHONE_FORMAT_RE.search(v) or "/" in v or re.fullmatch(r"\d{1,4}[.-]\d{1,2}[.-]\d{1,4}", v):
         return None  # a bare digit run (an id), a date, a fraction: no phone's layout
+    line_start = text.rfind("\n", 0, m.start("v")) + 1
+    line_end = text.find("\n", m.end("v"))
+    line = text[line_start:line_end if line_end >= 0 else len(text)]
+    if max(line.count(sep) for sep in ",;|\t") < 3:
+        return None  # a row of 4+ fields, not a list after a label ("Items: 1002 3344, 5566 7788")
     for region in ("US",) + tuple(default_config().phone_regions):
         try:
             if phonenumbers.is_valid_number(phonenumbers.parse(v, region)):

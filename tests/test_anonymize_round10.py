@@ -248,3 +248,10 @@ def test_lower_case_words_of_a_capitalized_foreign_text_are_no_names(anon):
 def test_lower_case_name_in_a_foreign_note_with_codes_in_capitals(anon):
     text = "paczka nr 620018447193 nie ma w paczkomacie KRK04M. odbiorca bożena kamińska-lis tel 698 224 017"
     _assert_gone(_user(anon, text), ["bożena", "kamińska-lis"])
+
+
+def test_nickname_between_a_known_first_and_family_name(anon):
+    out = _one(anon, [{"role": "user", "content": "Mein Name ist Irmgardine Wolkenstedt."},
+                      {"role": "user", "content": "Im Vertrag steht Irmgardine (Dinchen) Wolkenstedt."}])
+    text = " ".join(m["content"] for m in out.messages)
+    _assert_gone(text, ["Irmgardine", "Dinchen", "Wolkenstedt"])

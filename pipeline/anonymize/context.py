@@ -1511,6 +1511,18 @@ def adjacent_name_words(text: str, known: set[str], keep: frozenset[str] | set[s
     return out
 
 
+#: "<known> (<Nick>) <known>": a nickname in brackets between a person's first and family name
+_BRACKET_NICK_RE = re.compile(r"(?P<a>[^\W\d_][\w'-]*) \((?P<n>" + NAME_WORD + r")\) (?P<b>[^\W\d_][\w'-]*)")
+
+
+def bracket_nicknames(text: str, known: set[str]) -> list[str]:
+    """Nicknames in brackets between two known name words ("Hendrik (Henk) Wijnstra" once
+    "Hendrik" and "Wijnstra" are known): tenth round (the nickname was kept)."""
+    return [m.group("n") for m in _BRACKET_NICK_RE.finditer(text)
+            if m.group("a").lower() in known and m.group("b").lower() in known
+            and m.group("n").lower() not in known]
+
+
 @lru_cache(maxsize=4096)
 def _foreign(text: str) -> bool:
     return is_foreign(text)

@@ -80,6 +80,17 @@ NOTE_FIRST = ["ignatia", "perpetua", "rosamunda", "eudoxia", "filomena", "gauden
 NOTE_LAST = ["featherstonehaugh", "cholmondeleigh", "marjoribankes", "dalziellan", "menziesworth",
              "colquhounie", "urquhartson", "farquharsen", "auchinleckie", "drummondale", "buchananby",
              "galbraithen", "mackintoshire", "lamontagne"]
+#: issue 11, tenth round: a name after chained titles ("Frau Dr."), a nickname in brackets, a
+#: record id in a "PREFIX-digits" shape after "donor ID", a PESEL with no label, a Discord tag, a
+#: French plate, a phone as a CSV field
+TITLED_FIRST = ["Hannelorea", "Gottfrieda", "Irmtraudis", "Waltrudis", "Adelgunda", "Brunhildis",
+                "Kunigundea", "Mechthildis", "Notburgae", "Roswithae", "Sieglindea", "Theodelinda",
+                "Ulrikea", "Walburgis"]
+TITLED_LAST = ["Zwickauer-Brandt", "Rauschenbach-Moller", "Tiefenbrunnerl", "Lammerskotten",
+               "Muckenhauptl", "Wohlfahrter", "Spiessbacherl", "Dietzenbacher", "Ebersbergerl",
+               "Pfistererl", "Sauerwaldt", "Brommelkampf", "Kuhnelts", "Hohenlohr"]
+NICK = ["Gerrita", "Hennie", "Joostje", "Marloesa", "Sietskea", "Wietske", "Femkea", "Anoukje",
+        "Lieke", "Roosje", "Tessae", "Noortje", "Fleurtje", "Ilseke"]
 N_PERSONAS = 12  # personas in the canary test
 MAX_PERSONAS = len(FIRST)
 POLICY = ("# Airline support policy (sample)\nConfirm the customer's user id before any change. "
@@ -181,7 +192,20 @@ def persona(i: int) -> dict:
         "appl_first": APPLICANT_FIRST[i], "appl_last": APPLICANT_LAST[i],
         "note_first": NOTE_FIRST[i], "note_last": NOTE_LAST[i],
         "licence": f"K{88204130 + i * 37}",
+        # issue 11, tenth round
+        "titled_first": TITLED_FIRST[i], "titled_last": TITLED_LAST[i], "nick": NICK[i],
+        "donor_id": f"BD-{'UKESNL'[i % 3 * 2:i % 3 * 2 + 2]}-{3381920 + i * 911}",
+        "pesel": _pesel(i), "discord": f"{LAST[i].lower()[:6]}#{4471 + i}",
+        "fr_plate": f"G{'ABCDEFGHJKLM'[i]}-{418 + i}-T{'ABCDEFGHJKLM'[i]}",
+        "csv_phone": f"07555 {284 + i:03d} {190 + i:03d}",
     }
+
+
+def _pesel(i: int) -> str:
+    """A valid PESEL (date 19YY-MM-DD, check digit by the official weights 1 3 7 9)."""
+    body = f"{80 + i % 10:02d}0{1 + i % 9}{10 + i:02d}{1234 + i * 7:04d}"
+    check = (10 - sum(int(d) * w for d, w in zip(body, (1, 3, 7, 9, 1, 3, 7, 9, 1, 3))) % 10) % 10
+    return body + str(check)
 
 
 def typed_values(p: dict) -> dict[str, list[str]]:
@@ -191,8 +215,8 @@ def typed_values(p: dict) -> dict[str, list[str]]:
                  p["friend_last"], p["payee"], p["lower_first"], p["lower_last"], p["sign_first"], p["sign_last"],
                  p["quote_last"], p["bracket_first"], p["intro_first"], p["intro_last"], p["pnr_last"],
                  p["pnr_first"], p["tr_first"], p["tr_last"], p["appl_first"], p["appl_last"],
-                 p["note_first"], p["note_last"]],
-        "EMAIL": [p["email"]], "USER_ID": [p["user_id"], p["handle"]], "RESERVATION_ID": [p["reservation"]],
+                 p["note_first"], p["note_last"], p["titled_first"], p["titled_last"], p["nick"]],
+        "EMAIL": [p["email"]], "RESERVATION_ID": [p["reservation"]],
         "PAYMENT_ID": [p["payment_id"], p["gift_card"]], "LAST_FOUR": [p["last_four"]],
         "CARD_NUMBER": [p["card"], p["card"].replace(" ", ""), p["card2"]],
         "ADDRESS": [p["street"], p["unit"], p["eu_street"], p["block_street"], p["street3"], p["corner_a"],
@@ -200,12 +224,13 @@ def typed_values(p: dict) -> dict[str, list[str]]:
         "ZIP": [p["zip"], p["postcode"], p["block_postcode"], p["postcode3"], p["crm_plz"]], "CITY": [p["city"]],
         "DOB": [p["dob"], p["companion_dob"], p["eu_dob"]],
         "PHONE": [p["phone"], re.sub(r"\D", "", p["phone"]), p["uk_phone"], p["intl_phone"], p["grouped_phone"],
-                  p["line_phone"], p["fax"]],
+                  p["line_phone"], p["fax"], p["csv_phone"]],
         "SECRET": [p["password"], p["api_key"], p["session_id"], p["token"], p["jwt"]],
         "ORDER_ID": [p["order_id"]],
         "IBAN": [p["iban"]], "SSN": [p["ssn"], p["spaced_ssn"]],
-        "ACCOUNT_ID": [p["account"], p["crm_kunde"], p["claim"], p["dni"], p["licence"]],
-        "VEHICLE_ID": [p["plate"]],
+        "ACCOUNT_ID": [p["account"], p["crm_kunde"], p["claim"], p["dni"], p["licence"], p["donor_id"], p["pesel"]],
+        "USER_ID": [p["user_id"], p["handle"], p["discord"]],
+        "VEHICLE_ID": [p["plate"], p["fr_plate"]],
     }
 
 
@@ -222,7 +247,8 @@ def canary_values(p: dict) -> list[str]:
                            "block_street2", "bracket_first", "intro_first", "intro_last", "pnr_last",
                            "pnr_first", "crm_plz", "crm_kunde", "eu_dob", "spaced_ssn", "claim",
                            "tr_first", "tr_last", "dni", "plate", "appl_first", "appl_last", "note_first",
-                           "note_last", "licence")]
+                           "note_last", "licence", "titled_first", "titled_last", "nick", "donor_id", "pesel",
+                           "discord", "fr_plate", "csv_phone")]
     # a 3-digit postcode alone is no distinctive string (a log line's "692 ms"): it is checked
     # with the town that stays beside it
     vals.append(f"Þórshöfn {p['postcode3']}")
@@ -350,6 +376,11 @@ def record(i: int) -> dict:
             "AGENTE: Gracias.")},
         {"role": "assistant", "content": (
             f"note: acct holder {p['note_first']} {p['note_last']} verified by phone.")},
+        {"role": "user", "content": (
+            f"Die Steuer-ID von Frau Dr. {p['titled_first']} {p['titled_last']} fehlt noch. Ihr Vater "
+            f"{p['titled_first']} ({p['nick']}) {p['titled_last']}, donor ID {p['donor_id']}, tata ma {p['pesel']}. "
+            f"Discord {p['discord']}, la Clio immatriculée {p['fr_plate']}.\n"
+            f"D-0{i % 10},{p['titled_first']} {p['titled_last']},Kittiwake,{p['csv_phone']},paid")},
     ]
     if cancel:
         msgs += [_call(f"c{i}c", "cancel_reservation", {"reservation_id": p["reservation"]}),

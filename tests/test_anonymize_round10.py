@@ -255,3 +255,14 @@ def test_nickname_between_a_known_first_and_family_name(anon):
                       {"role": "user", "content": "Im Vertrag steht Irmgardine (Dinchen) Wolkenstedt."}])
     text = " ".join(m["content"] for m in out.messages)
     _assert_gone(text, ["Irmgardine", "Dinchen", "Wolkenstedt"])
+
+
+def test_ip_addresses_get_valid_fakes_and_versions_stay(anon):
+    import ipaddress
+
+    out = _user(anon, "Last logins from 81.143.22.197 and 2a02:c7f:5c3a:9e00::1b, then 10.0.0.12.")
+    _assert_gone(out, ["81.143.22.197", "2a02:c7f:5c3a:9e00::1b", "10.0.0.12"])
+    fakes = re.findall(r"[0-9a-f]*:[0-9a-f:]+|\d+\.\d+\.\d+\.\d+", out)
+    assert len(fakes) == 3 and all(ipaddress.ip_address(f) for f in fakes), out
+    text = "Update to v1.2.3.4 or version 10.0.0.1; the call was at 10:30:45."
+    assert _user(anon, text) == text

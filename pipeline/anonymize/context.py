@@ -262,8 +262,7 @@ def is_foreign(text: str, ignore: Iterable[str] = ()) -> bool:
         w = tok.lower()
         if w in skip:
             continue
-        if w in foreign and ((tok.islower() and i + 1 < len(toks) and toks[i + 1][:1].isupper()
-                              and (i == 0 or toks[i - 1][:1].isupper())) or (len(tok) > 1 and tok.isupper())):
+        if w in foreign and ((tok.islower() and _between_capitals(toks, i)) or (len(tok) > 1 and tok.isupper())):
             continue  # a particle inside a proper name ("Frits van den Heuvel"), an acronym ("SANKI")
         if w in english:
             n_en += w not in shared
@@ -272,6 +271,18 @@ def is_foreign(text: str, ignore: Iterable[str] = ()) -> bool:
         elif tok.islower() and not tok.isascii() and w not in _ENGLISH_LOANS:
             n_fo += 1  # a lower-case word with a diacritic is no English word ("voluntários", "prévia")
     return n_fo >= 2 and n_fo > n_en
+
+
+def _between_capitals(toks: list[str], i: int) -> bool:
+    """``toks[i]`` stands between Capitalized words, other family-name particles aside ("Frits van
+    den Heuvel": "van" and "den" both)."""
+    j = i + 1
+    while j < len(toks) and toks[j] in NAME_PARTICLES:
+        j += 1
+    k = i - 1
+    while k >= 0 and toks[k] in NAME_PARTICLES:
+        k -= 1
+    return j < len(toks) and toks[j][:1].isupper() and (k < 0 or toks[k][:1].isupper())
 
 
 #: Endings that mark a family name in the languages whose names the gazetteers know least:
@@ -1503,7 +1514,8 @@ def adjacent_name_words(text: str, known: set[str], keep: frozenset[str] | set[s
             if is_english_word(lw) and (nw.islower() or not _gazetteer_neighbour(lw, role)):
                 continue  # "my wife maja", "the baby allan": a lower-case word next to a name is vocabulary
             if (not _gazetteer_neighbour(lw, role) and _foreign(text)
-                    and (role == "FIRST_NAME" or not in_gazetteer(w))):
+                    and (role == "FIRST_NAME" or not (in_gazetteer(w) or surname_shaped(nw)
+                                                      or lw.split()[0] in NAME_PARTICLES))):
                 # in a text of another language every word is "no English word": before a name a
                 # known first name is needed, after one a known first name before it
                 continue

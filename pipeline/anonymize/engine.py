@@ -756,6 +756,30 @@ def _nickname_name_score(text: str, m: re.Match) -> Optional[float]:
 FR_PLATE_RE = re.compile(r"(?<![\w-])(?P<v>[A-HJ-NP-TV-Z]{2}-\d{3}-[A-HJ-NP-TV-Z]{2})(?![\w-])")
 
 
+#: A customer's IPv4 / IPv6 address (tenth round: a gaming account's login IPs were left),
+#: validated by the standard library's ``ipaddress``; version numbers ("v1.2.3.4", "version
+#: 10.0.0.1") and addresses with every octet below 10 ("1.2.3.4") stay.
+IP_ADDRESS_RE = re.compile(r"(?<![\w.:-])(?P<v>(?:\d{1,3}\.){3}\d{1,3}|(?=[0-9a-fA-F:]*:[0-9a-fA-F]*:)"
+                           r"[0-9a-fA-F]{0,4}(?::[0-9a-fA-F]{0,4}){2,7})(?![\w:-]|\.\d)")
+
+
+def _ip_address_score(text: str, m: re.Match) -> Optional[float]:
+    import ipaddress
+
+    v = m.group("v")
+    try:
+        ip = ipaddress.ip_address(v)
+    except ValueError:
+        return None
+    if ip.version == 4 and all(int(o) < 10 for o in v.split(".")):
+        return None
+    if ip.version == 6 and (v.count(":") < 3 or re.fullmatch(r"[\d:]+", v)):
+        return None  # "10:30:45" is a time
+    if re.search(r"(?i)(?:\bv|version|ver\.?|release|build)\s*$", text[max(0, m.start() - 10):m.start()]):
+        return None
+    return 0.8
+
+
 #: An id in brackets right after a name ("Natasha Ilyinskaya (EMP-009214)", "Zainab Al-Rashidi (ID
 #: 2310882)", "aiyana redcloud (S-00391177)"): the person's record number (ninth round)
 ID_AFTER_NAME_RE = re.compile(
@@ -1549,6 +1573,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
                         validate=_speaker_any_case_score),
         RegexRecognizer("MentionRecognizer", "USER_ID", [MENTION_RE], 0.7),
         RegexRecognizer("ProfileUrlRecognizer", "USER_ID", [PROFILE_URL_RE], 0.8),
+        RegexRecognizer("IpAddressRecognizer", "ACCOUNT_ID", [IP_ADDRESS_RE], 0.8, validate=_ip_address_score),
         RegexRecognizer("NicknameNameRecognizer", "PERSON", [NICKNAME_NAME_RE], 0.75, validate=_nickname_name_score),
         RegexRecognizer("FrPlateRecognizer", "VEHICLE_ID", [FR_PLATE_RE], 0.7),
         RegexRecognizer("CsvPhoneRecognizer", "PHONE_NUMBER", [CSV_PHONE_RE], 0.75, validate=_csv_phone_score),

@@ -522,6 +522,11 @@ class Pseudonymizer:
     def shape_like(self, value: str, group: str) -> str:
         """Letters -> random letters (same case), digits -> random digits (the first one not 0
         unless it was), punctuation kept: account numbers, ids with no other known format."""
+        if _is_ip(value):  # an IP address gets a valid one of its version (Faker, keyed)
+            return self._draw(group, value, lambda a: (
+                self._faker_for("IP", normalize(value), a).ipv6() if ":" in value
+                else self._faker_for("IP", normalize(value), a).ipv4_public()))
+
         def gen(attempt: int) -> str:
             rng = self._rng(group, normalize(value), attempt)
             out = []
@@ -619,3 +624,14 @@ def _is_iban(value: str) -> bool:
     from stdnum import iban as std_iban
 
     return std_iban.is_valid(compact.upper())
+
+
+def _is_ip(value: str) -> bool:
+    """Is ``value`` an IPv4 / IPv6 address (standard library ``ipaddress``)?"""
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(value)
+    except ValueError:
+        return False
+    return True

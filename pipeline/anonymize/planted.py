@@ -196,7 +196,7 @@ def persona(i: int) -> dict:
         "titled_first": TITLED_FIRST[i], "titled_last": TITLED_LAST[i], "nick": NICK[i],
         "donor_id": f"BD-{'UKESNL'[i % 3 * 2:i % 3 * 2 + 2]}-{3381920 + i * 911}",
         "pesel": _pesel(i), "discord": f"{LAST[i].lower()[:6]}#{4471 + i}",
-        "fr_plate": f"G{'ABCDEFGHJKLM'[i]}-{418 + i}-T{'ABCDEFGHJKLM'[i]}",
+        "fr_plate": f"G{'ABCDEFGHJKLMNPQRSTVWXYZ'[i % 23]}-{418 + i}-T{'ABCDEFGHJKLMNPQRSTVWXYZ'[i % 23]}",
         "csv_phone": f"07555 {284 + i:03d} {190 + i:03d}",
     }
 

@@ -266,3 +266,14 @@ def test_ip_addresses_get_valid_fakes_and_versions_stay(anon):
     assert len(fakes) == 3 and all(ipaddress.ip_address(f) for f in fakes), out
     text = "Update to v1.2.3.4 or version 10.0.0.1; the call was at 10:30:45."
     assert _user(anon, text) == text
+
+
+def test_every_planted_persona_builds_and_holds_its_values():
+    """The evaluation's planted set draws MAX_PERSONAS personas (the canary fewer): each record
+    builds and holds each of its canary values (a plate letter list one short raised IndexError)."""
+    from pipeline.anonymize.planted import MAX_PERSONAS, canary_values, persona, record
+
+    for i in range(MAX_PERSONAS):
+        text = json.dumps(record(i), ensure_ascii=False)
+        missing = [v for v in canary_values(persona(i)) if v not in text and json.dumps(v)[1:-1] not in text]
+        assert not missing, (i, missing)

@@ -40,8 +40,8 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 from presidio_analyzer import AnalyzerEngine
 
 from ..records import LogRecord
-from .engine import (_AMOUNT_RE, _PHONE_FORMAT_RE, _TITLE_CHAIN, NICKNAME_NAME_RE, UPPER, BARE_PHONE_SCORE, EMAIL_SPELLED_RE, LAST_FOUR_RES,
-                     NAME_PARTICLES, NAME_WORD, PHONE_WORD_BEFORE_RE, PRESIDIO_PHONE_RECOGNIZERS,
+from .engine import (_AMOUNT_RE, _PHONE_FORMAT_RE, _TITLE_CHAIN, BARE_PHONE_SCORE, EMAIL_SPELLED_RE, LAST_FOUR_RES,
+                     NICKNAME_NAME_RE, UPPER, NAME_PARTICLES, NAME_WORD, PHONE_WORD_BEFORE_RE, PRESIDIO_PHONE_RECOGNIZERS,
                      SECRET_CONTEXT_RES, SPACY_MODEL, STREET_SUFFIXES, STRONG_NAME_CONTEXT_RE, ZIP_AFTER_UNIT_RE, ZIP_LABEL_RE, Detector, DetectorPool,
                      build_analyzer, detect_patterns)
 from .config import PiiConfig, default_config, domain_vocabulary, normalize_key
@@ -1066,19 +1066,7 @@ class Anonymizer:
                         if foreign is None:
                             foreign = is_foreign(text)
                         if foreign:
-                            # English NER on German text: "Bestellung" is no name (a signature's
-                            # name is: "Met vriendelijke groet,\nMarijke Verschuuren"); one word
-                            # alone opening a sentence ("Sim, o Rock in Rio...", "Walstroom is
-                            # inbegrepen") is a word of that language, not a name (tenth round)
-                            # nor is a stop word of that language alone ("zahlen Sie einen")
-                            # several words: all names, or a known first name first and no stop
-                            # word ("Edivaldo Queiroga" - family names the gazetteers lack)
-                            runs = [r for r in runs if (all(in_gazetteer(w) for w in r.split())
-                                                        and not (" " not in r and (_sentence_start(text, s)
-                                                                                   or is_foreign_stop_word(r))))
-                                    or (" " in r and r.split()[0].lower() in name_gazetteer()[0]
-                                        and not any(is_foreign_stop_word(w) or is_english_word(w) for w in r.split()[1:]))
-                                    or _run_in_signature(text, s, e, r)]
+                            runs = [r for r in runs if _foreign_ner_run_ok(text, s, e, r)]
                     if not runs:
                         stats["person_spans_dropped"] += 1
                     for run in runs:
@@ -1661,6 +1649,23 @@ _HONORIFIC_BEFORE_RE = re.compile(r"(?i:\b(?:mr|mrs|ms|miss|mx|dr|prof))\.?\s+$"
 #: ("14, 2. th., 8000 Aarhus C", ", 5ºB, 20004 Donostia", ", 4050-038 Porto", ", 120 00 Praha 2")
 _ZIP_AFTER_STREET_RE = re.compile(
     r",?[ \t]*(?:[^,\n]{1,12},[ \t]*)?(?P<v>\d{4,5}|\d{3} \d{2}|\d{4}-\d{3}|\d{2}-\d{3})[ \t]+[" + UPPER + r"]")
+
+
+def _foreign_ner_run_ok(text: str, s: int, e: int, run: str) -> bool:
+    """English NER on a text of another language: is ``run`` (inside the span ``text[s:e]``) a
+    name? "Bestellung" is none. A signature's name is ("Met vriendelijke groet,\nMarijke
+    Verschuuren"); so are words all of the name gazetteers - but not one word alone opening a
+    sentence ("Sim, o Rock in Rio...", "Walstroom is inbegrepen") or a stop word of the language
+    ("zahlen Sie einen"); several words with a known first name first and no stop word or
+    English word after it are ("Edivaldo Queiroga": family names the gazetteers lack). Tenth
+    round for all but the first two."""
+    words = run.split()
+    if _run_in_signature(text, s, e, run):
+        return True
+    if all(in_gazetteer(w) for w in words):
+        return len(words) > 1 or not (_sentence_start(text, s) or is_foreign_stop_word(run))
+    return (len(words) > 1 and words[0].lower() in name_gazetteer()[0]
+            and not any(is_foreign_stop_word(w) or is_english_word(w) for w in words[1:]))
 
 
 def _sentence_start(text: str, s: int) -> bool:

@@ -863,23 +863,25 @@ def _signature_name_score(text: str, m: re.Match) -> Optional[float]:
 #: 410723/118", "codice spedizione LKR-IT-00820917"): tenth round (a red-team set read - the
 #: config's labels name what is counted, this names the counting). The value needs 4 digits and
 #: a letter, or 5 digits (:func:`_number_word_id_score`).
+#: Names of national ids and identity cards that work as number words
+_NATIONAL_ID_WORDS = r"(?:bsn|dni|nie|nif|nir|pesel|cpf|tfn|nino|cart[ãa]o|personnummer|cnp|tc kimlik(?: no)?)"
 _NUMBER_WORD = (r"(?:[\w-]*?(?:nr|nummer|numer|number|numero|n[uú]mero|num[ée]ro|[čc][íi]slo|nro)\.?"
                 # national ids' and identity cards' names, words may follow ("bsn kind ...",
                 # "Cartão de Cidadão ...", "TFN for the records: ...")
-                r"|bsn|dni|nie|nif|nir|pesel|cpf|tfn|nino|cart[ãa]o|personnummer|cnp|tc kimlik(?: no)?"
+                r"|" + _NATIONAL_ID_WORDS +
                 r"|n\.?[ \t]?[°º]\.?|n\.[ \t]?o\.?|[čc]\.|no\.|num\.|id|ID|Id|kod|k[óo]d|codice|c[óo]digo)")
 NUMBER_WORD_ID_RE = re.compile(
     r"(?<![\w.-])(?P<w>(?i:" + _NUMBER_WORD + r"))(?![\w-])(?P<between>(?:[ \t]+(?![\d])[^\W\d_][\w'-]*){0,3}?)"
     r"(?:[ \t]*(?:is|est|es|ist|è|é|je|jest|er|är|to|=|:|-|#)(?![\w]))*[ \t]*"
     r"(?P<v>\d(?:[ .-]?\d){4,24}(?![\w/-]|[.,]\d)|(?=[A-Za-z0-9._/-]*\d)[A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9]#?(?![\w-]))")
-_NATIONAL_ID_WORD_RE = re.compile(r"(?i)bsn|dni|nie|nif|nir|pesel|cpf|tfn|nino|cart[ãa]o|personnummer|cnp|tc kimlik(?: no)?")
+_NATIONAL_ID_WORD_RE = re.compile(r"(?i)" + _NATIONAL_ID_WORDS)
 #: Words that make the number something else's: a phone's, a card's, an IBAN's, a business's
 _NOT_RECORD_NUMBER = re.compile(
     r"(?i)\b(?:phone|telephone|tel|t[ée]l[ée]phone|tel[ée]fono|telefon\w*|telefone|telefoon|mobile?|cell|fax|"
     r"handy|cellulare|celular|m[óo]vil|portable|whatsapp|card|carte|tarjeta|karta|karty|cart[ãa]o|carta|"
     r"iban|bic|swift|sort|routing|flight|vuelo|vol|volo|flug|lot|room|zimmer|chambre|habitaci[óo]n|"
     r"camera|gate|seat|platform|track|page|step|version|model|item|product|article|artikel|sku|part|"
-    r"serial|lot|batch|invoice|vat|tax id|siret|siren|kvk|company|firma|empresa|hrb|ust|"
+    r"serial|batch|invoice|vat|tax id|siret|siren|kvk|company|firma|empresa|hrb|ust|"
     # a shipment's and an order's numbers are business ids here (issue 11, third round); orders
     # have their own labels (ORDER_ID)
     r"tracking|shipment|sendung\w*|suivi|seguimiento|rastreamento|order|orders|bestell\w*|commande|pedido)\b")

@@ -474,6 +474,16 @@ def _ingest_body(cfg) -> None:
     console.print(f"ingest: {st['in']} in = {st['ok']} ok + {st['quarantined']} quarantined records"
                   + "".join(f"; {line}" for line in _count_lines("ingest", {"by_reason": st["by_reason"]})),
                   markup=False, highlight=False)
+    if st["in"] and not st["ok"]:
+        # a fresh-clone check: every record of a company's own system was set aside and the next
+        # stages ran on nothing, with no word about it
+        hint = ("records whose tools no installed domain owns need a domain: trajpipe domain init NAME "
+                "--from-logs LOGS (docs/domains.md)" if st["by_reason"].get("INGEST_NO_DOMAIN")
+                else "see the reasons in quarantine.jsonl")
+        console.print(f"warning: no record passed ingest - later stages will have nothing to work on; {hint}",
+                      markup=False, highlight=False)
+    elif not st["in"]:
+        console.print("warning: the input holds no record", markup=False, highlight=False)
 
 
 def _anonymize_body(cfg, eval_: bool = False, tau: Optional[Path] = None, eval_limit: Optional[int] = None,

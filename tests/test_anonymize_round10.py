@@ -277,3 +277,24 @@ def test_every_planted_persona_builds_and_holds_its_values():
         text = json.dumps(record(i), ensure_ascii=False)
         missing = [v for v in canary_values(persona(i)) if v not in text and json.dumps(v)[1:-1] not in text]
         assert not missing, (i, missing)
+
+
+def test_an_international_number_gets_one_fake_in_every_layout(anon):
+    """A fresh-clone check: "+351 912 345 678" in a message and "+351912345678" in a tool call
+    got unrelated fakes, the second with a new country code."""
+    out = _one(anon, [
+        {"role": "user", "content": "O meu número é +351 912 345 678, obrigado."},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {
+            "name": "reset_sim", "arguments": json.dumps({"msisdn": "+351912345678"})}}]}])
+    shown = re.search(r"\+351 \d{3} \d{3} \d{3}", out.messages[0]["content"]).group(0)
+    called = json.loads(out.messages[1]["tool_calls"][0]["function"]["arguments"])["msisdn"]
+    assert shown != "+351 912 345 678" and called == shown.replace(" ", ""), (shown, called)
+
+
+def test_weekdays_of_other_languages_are_no_names(anon):
+    text = "Öffnungszeiten: Montag Ruhetag, Donnerstag Langer Abend bis 22 Uhr, sonst 10-18 Uhr."
+    assert _user(anon, text) == text
+    obj = {"oeffnungszeiten": [{"tag": "Montag Ruhetag"}, {"tag": "Sonntag Ruhetag", "bis": "22 Uhr"}]}
+    assert json.loads(_tool(anon, obj)) == obj
+    # (not yet: short German values with no language evidence - "Donnerstag Langer Abend",
+    # "Donnerstag Spätöffnung" - still read as names; Known limits)

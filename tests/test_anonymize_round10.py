@@ -298,3 +298,12 @@ def test_weekdays_of_other_languages_are_no_names(anon):
     assert json.loads(_tool(anon, obj)) == obj
     # (not yet: short German values with no language evidence - "Donnerstag Langer Abend",
     # "Donnerstag Spätöffnung" - still read as names; Known limits)
+
+
+def test_a_name_part_as_a_field_beside_a_known_one(anon):
+    out = _one(anon, [{"role": "user", "content": "Sou a Marta Teles, preciso de ajuda."},
+                      {"role": "tool", "tool_call_id": "c", "content":
+                       "apelido,nome,telefone,cidade\nTeles,Marta,+351 936 220 114,Braga"}])
+    text = " ".join(m["content"] for m in out.messages)
+    _assert_gone(text, ["Marta", "Teles", "+351 936 220 114"])
+    assert "apelido,nome,telefone,cidade" in text and "Braga" in text

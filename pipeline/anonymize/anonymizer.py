@@ -46,7 +46,7 @@ from .engine import (_AMOUNT_RE, _PHONE_FORMAT_RE, _TITLE_CHAIN, BARE_PHONE_SCOR
                      build_analyzer, detect_patterns)
 from .config import PiiConfig, default_config, domain_vocabulary, normalize_key
 from .ids import IdFinder
-from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conversation_values, find_handles,
+from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conversation_values, csv_name_fields, find_handles,
                       handle_template, in_gazetteer, in_person_slot, in_signature, is_common_word, is_english_word, is_foreign,
                       is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs)
 from .pseudonymizer import Pseudonymizer, match_case, normalize
@@ -1148,6 +1148,11 @@ class Anonymizer:
                     # "Hendrik (Henk) Wijnstra": the nickname between a known first and family name
                     for word in (bracket_nicknames(text, known) if "(" in text else ()):
                         self._register(scan, word, "FIRST_NAME", "context:bracket_nickname")
+                        known.add(word.lower())
+                        added = True
+                    # "Teles,Marta,+351 ...": a name part as a whole field beside a known one
+                    for word in csv_name_fields(text, known):
+                        self._register(scan, word, "FIRST_NAME", "context:csv_name_field")
                         known.add(word.lower())
                         added = True
                 if not added:

@@ -1523,6 +1523,25 @@ def adjacent_name_words(text: str, known: set[str], keep: frozenset[str] | set[s
     return out
 
 
+def csv_name_fields(text: str, known: set[str]) -> list[str]:
+    """Name parts as whole fields of a separated row ("Teles,Marta,+351 936 220 114,Braga" once
+    "Teles" is known): in a line of 4+ fields, one Capitalized word beside a field that is a known
+    name word, itself a name of the gazetteer (first or family). Tenth round (a fresh-clone check:
+    the first name of such a row was kept while the family name beside it was replaced)."""
+    out = []
+    for line in text.splitlines():
+        sep = max(",;|\t", key=line.count)
+        if line.count(sep) < 3:
+            continue
+        fields = [f.strip() for f in line.split(sep)]
+        for i, f in enumerate(fields):
+            if not re.fullmatch(NAME_WORD, f) or f.lower() in known or not in_gazetteer(f):
+                continue
+            if any(0 <= j < len(fields) and fields[j].lower() in known for j in (i - 1, i + 1)):
+                out.append(f)
+    return out
+
+
 #: "<known> (<Nick>) <known>": a nickname in brackets between a person's first and family name
 _BRACKET_NICK_RE = re.compile(r"(?P<a>[^\W\d_][\w'-]*) \((?P<n>" + NAME_WORD + r")\) (?P<b>[^\W\d_][\w'-]*)")
 

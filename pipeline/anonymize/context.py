@@ -1529,12 +1529,11 @@ def csv_name_fields(text: str, known: set[str]) -> list[str]:
     name word, itself a name of the gazetteer (first or family). Tenth round (a fresh-clone check:
     the first name of such a row was kept while the family name beside it was replaced)."""
     out = []
+    from .engine import row_fields
+
     for line in text.splitlines():
-        sep = max(",;|\t", key=line.count)
-        if line.count(sep) < 3:
-            continue
-        fields = [f.strip() for f in line.split(sep)]
-        for i, f in enumerate(fields):
+        fields = row_fields(line)
+        for i, f in enumerate(fields or ()):
             if not re.fullmatch(NAME_WORD, f) or f.lower() in known or not in_gazetteer(f):
                 continue
             if any(0 <= j < len(fields) and fields[j].lower() in known for j in (i - 1, i + 1)):

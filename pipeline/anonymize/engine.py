@@ -711,6 +711,13 @@ def _handle_tag_score(text: str, m: re.Match) -> Optional[float]:
 CSV_PHONE_RE = re.compile(r"(?:^|(?<=[,;|\t]))[ \t]*(?P<v>\+?\(?\d[\d ()./-]{5,18}\d)[ \t]*(?=[,;|\t]|$)", re.M)
 
 
+def row_fields(line: str) -> Optional[list[str]]:
+    """The stripped fields of ``line`` when it is a row of 4+ fields split by one of ``, ; | tab``
+    (the separator it holds most), else None."""
+    sep = max(",;|\t", key=line.count)
+    return [f.strip() for f in line.split(sep)] if line.count(sep) >= 3 else None
+
+
 def _csv_phone_score(text: str, m: re.Match) -> Optional[float]:
     import phonenumbers
 
@@ -719,10 +726,9 @@ def _csv_phone_score(text: str, m: re.Match) -> Optional[float]:
     v = m.group("v")
     if not _PHONE_FORMAT_RE.search(v) or "/" in v or re.fullmatch(r"\d{1,4}[.-]\d{1,2}[.-]\d{1,4}", v):
         return None  # a bare digit run (an id), a date, a fraction: no phone's layout
-    line_start = text.rfind("\n", 0, m.start("v")) + 1
-    line_end = text.find("\n", m.end("v"))
-    line = text[line_start:line_end if line_end >= 0 else len(text)]
-    if max(line.count(sep) for sep in ",;|\t") < 3:
+    from .context import _line_of
+
+    if row_fields(_line_of(text, m.start("v"), m.end("v"))) is None:
         return None  # a row of 4+ fields, not a list after a label ("Items: 1002 3344, 5566 7788")
     for region in ("US",) + tuple(default_config().phone_regions):
         try:

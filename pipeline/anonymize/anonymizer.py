@@ -40,7 +40,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 from presidio_analyzer import AnalyzerEngine
 
 from ..records import LogRecord
-from .engine import (_AMOUNT_RE, _PHONE_FORMAT_RE, _TITLE_CHAIN, BARE_PHONE_SCORE, EMAIL_SPELLED_RE, LAST_FOUR_RES,
+from .engine import (_AMOUNT_RE, _MAIL_HEADER_LABELS, _PHONE_FORMAT_RE, _TITLE_CHAIN, BARE_PHONE_SCORE, EMAIL_SPELLED_RE, LAST_FOUR_RES,
                      NICKNAME_NAME_RE, UPPER, NAME_PARTICLES, NAME_WORD, PHONE_WORD_BEFORE_RE, PRESIDIO_PHONE_RECOGNIZERS,
                      SECRET_CONTEXT_RES, SPACY_MODEL, STREET_SUFFIXES, STRONG_NAME_CONTEXT_RE, ZIP_AFTER_UNIT_RE, ZIP_LABEL_RE, Detector, DetectorPool,
                      build_analyzer, detect_patterns)
@@ -180,8 +180,10 @@ _ZIP_BEFORE_LOC_RE = re.compile(r"(?<![\w.,$-])(?P<v>\d{4,6}|\d{2,3}-\d{3}|\d{4,
 #: number alone is the same identifier ("order 1234567")
 _ORDER_ID_RE = re.compile(r"^(#?[A-Za-z]{0,4}[-_]?)(\d{5,})$")
 #: Context patterns that lift a year-like number (1990) to a value: card and secret contexts.
+#: an Australian postcode after its state, year-like or not ("Darlinghurst NSW 2010"): eleventh round
+_AU_STATE_ZIP_RE = re.compile(r"\b(?:NSW|VIC|QLD|TAS|ACT|WA|SA|NT) (?P<v>\d{4})(?![\w-]|[.,]\d)")
 _YEAR_CONTEXT_RES = (tuple(LAST_FOUR_RES) + tuple(rx for rxs in SECRET_CONTEXT_RES.values() for rx in rxs)
-                     + (ZIP_LABEL_RE, ZIP_AFTER_UNIT_RE))  # "ZIP: 2043"
+                     + (ZIP_LABEL_RE, ZIP_AFTER_UNIT_RE, _AU_STATE_ZIP_RE))  # "ZIP: 2043", "Bondi NSW 2026"
 
 
 EMAIL_FULL_RE = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
@@ -226,10 +228,18 @@ def _shape_ok(ent: str, value: str) -> bool:
         return digits == 9
     if ent == "USER_ID":
         return 3 <= len(v) <= 64 and " " not in v
-    if ent in ("ACCOUNT_ID", "VEHICLE_ID"):
+    if ent == "STREET_ADDRESS":  # "Flat 2, 19 Ashgrove Road"; not "00:1A:2B:3C:4D:5E", "0x3f...", a URL
+        return (len(v) <= 200 and " " in v and any(c.isalpha() for c in v) and "@" not in v
+                and "://" not in v)
+    if ent == "VEHICLE_ID":  # a plate or a VIN: a digit and a letter ("1AB 2CD", "KP19 XHZ")
+        alnum = re.sub(r"[\s-]", "", v)
+        return (4 <= len(alnum) <= 17 and alnum.isalnum() and v.count(" ") <= 2 and digits >= 1
+                and any(c.isalpha() for c in v))
+    if ent == "ACCOUNT_ID":
         # an id: 4+ digits, and letters beside them or 5+ digits ("RX6620194", "F-228134"; not
-        # "num_seats": 150)
-        return (3 <= len(v) <= 64 and v.count(" ") <= 6 and digits >= 4
+        # "num_seats": 150, an amount "1234.50" or a link)
+        return (3 <= len(v) <= 64 and v.count(" ") <= 6 and digits >= 4 and "://" not in v
+                and not re.fullmatch(r"-?\d+[.,]\d{1,2}", v)
                 and (digits >= 5 or any(c.isalpha() for c in v)))
     return bool(v)
 
@@ -544,7 +554,9 @@ class Anonymizer:
             # "Daviau's": the name is "Daviau"; a family-name particle ("van", "de") is no name word
             words = [w[:-2] if len(w) > 4 and w[-2:] in ("'s", "\u2019s") else w for w in words]
             if len(words) > 1 and any(w[:1].isupper() for w in words):
-                words = [w for w in words if w not in NAME_PARTICLES]
+                # ("RAMONA DE LA GARZA": in capitals too)
+                words = [w for w in words if w not in NAME_PARTICLES
+                         and not (w.isupper() and w.lower() in NAME_PARTICLES)]
             if not words:
                 return
             if len(words) > 1:
@@ -606,6 +618,11 @@ class Anonymizer:
         ent, exact = self.config.key_entity(key)
         if ent and not exact and not _shape_ok(ent, value):
             ent = None
+        if ent in ("FIRST_NAME", "LAST_NAME") and self._person_value_entity(value) == "PERSON" and \
+                len([w for w in value.split() if w.lower() not in NAME_PARTICLES]) >= 3:
+            # "nome": "WELLINGTON DE SOUZA PEREIRA", "nombre": "GIMENEZ FACUNDO EZEQUIEL": a whole
+            # name under a first-name key (eleventh round) - a person's fake, each part with it
+            ent = "PERSON"
         if ent is None and self.config.is_person_key(key):
             ent = self._person_value_entity(value)
         if ent is None and key.endswith("_name") and self.config.is_person_key(key[:-5]) \
@@ -622,6 +639,12 @@ class Anonymizer:
             return None
         if "@" in v[1:] and EMAIL_FULL_RE.fullmatch(v):
             return "EMAIL_ADDRESS"
+        if 8 <= sum(c.isdigit() for c in v) <= 15 and _shape_ok("PHONE_NUMBER", v):
+            return "PHONE_NUMBER"  # "wrong_recipient": "254733402118" (eleventh round)
+        if v.isupper() and sum(c.isalpha() for c in v) >= 4:
+            # "RAMONA DE LA GARZA", "OTIENO BRIAN OCHIENG": a name in capitals, read as written
+            # in Capitalized words and lower-case particles (eleventh round)
+            v = " ".join(w.lower() if w.lower() in NAME_PARTICLES else w.capitalize() for w in v.split())
         # "OKONKWO, Ifeoma", "Lindqvist, Sven": a surname, a comma, the given names
         if v.count(",") == 1 and re.fullmatch(r"[^,\s]+(?: [^,\s]+)?, [^,]+", v):
             surname, given = v.split(",")
@@ -664,7 +687,12 @@ class Anonymizer:
                              or any(isinstance(nk.get(a), str) and isinstance(nk.get(b), str)
                                     and self._person_value_entity(nk[a]) == "PERSON"
                                     and self._person_value_entity(nk[b]) == "PERSON"
-                                    for a, b in _NAME_PART_PAIRS))
+                                    for a, b in _NAME_PART_PAIRS)
+                             # or one holding a birth date or an identity number beside its name
+                             # ("akun": {"nama": .., "nik": ..}: eleventh round)
+                             or (any(k in _PERSON_PART_KEYS for k in nk) and any(
+                                 k in _IDENTITY_KEYS or self.config.key_entity(k)[0] in ("DATE_OF_BIRTH", "SSN")
+                                 for k in nk)))
             # an identity document's or a person's object: its number ("licence": {"no": ..},
             # "patient": {"ref": ..})
             parent_ent = self.config.key_entity(key)[0] if key else None
@@ -1007,7 +1035,8 @@ class Anonymizer:
                                          or (_NUMBER_LAST_RE.search(value) and _CAPITALIZED_NEXT_RE.match(text, e))
                                          or _QUANTITY_AFTER_RE.match(text, e)
                                          or _PRODUCT_AFTER_RE.match(text, e) or _CAMEL_WORD_RE.search(value)
-                                         or (" " not in value.strip() and _firm_pair(text, s, e))):
+                                         or (" " not in value.strip() and _firm_pair(text, s, e))
+                                         or (" " not in value.strip() and _thing_noun_after(text, e))):
                         # "the Madison Avenue store", "the Grand Canyon tour": a road or landmark;
                         # "Dell XPS", "Bose QuietComfort", "Marks & Spencer": a brand or a firm
                         runs = []
@@ -1019,8 +1048,9 @@ class Anonymizer:
                         # or a place
                         runs = []
                     elif (not strong and " " not in value.strip() and text[e:e + 1] == ":"
-                          and _labelled_name_after(text, e)):
-                        # "Sprawca: Krzysztof Malinowski": the label of the name after it
+                          and (_labelled_name_after(text, e) or value.strip().lower() in _MAIL_HEADER_LABELS)):
+                        # "Sprawca: Krzysztof Malinowski": the label of the name after it; "Von:",
+                        # "Betreff:": an e-mail's header (eleventh round)
                         runs = []
                     elif not strong and _town_beside_postcode(text, s, e):
                         # "Öcsény 7143", "1813 Frederiksberg C", "Gaiola 134 (Montemurro)": a town
@@ -1034,7 +1064,7 @@ class Anonymizer:
                         # "Gerrit (Gert) Hoogeveen": the full name and the nickname
                         m = NICKNAME_NAME_RE.fullmatch(value)
                         runs = [f"{m.group('f')} {m.group('l')}", m.group("n")] if m else [value]
-                    elif rec_name in ("SpeakerAnyCaseRecognizer", "DashSignatureRecognizer"):
+                    elif rec_name in ("SpeakerAnyCaseRecognizer", "DashSignatureRecognizer", "MailHeaderNameRecognizer"):
                         runs = [value]  # "cormac:", "BJÖRN:": the label as written (no Capitalized run)
                     elif rec_name == "NameContextRecognizer" or rec_name in _STRONG_PERSON_RECOGNIZERS:
                         # "add Marina Rivas": the context says person; spaCy calling "Marina" a
@@ -1199,6 +1229,8 @@ class Anonymizer:
                 out[value] = match_case(value, fake)
             if len(value) != 3:  # "MIA" is an airport code, "MIA LI" a shouted name: keep 3-letter
                 out[value.upper()] = fake.upper()
+            if value.isupper() and len(value) > 3:  # "WELLINGTON" from a key, "Wellington" in the chat
+                out.setdefault(value.title(), _capitalized(fake.lower()))
             words = value.split()
             if len(value) >= 3 and not any(is_common_word(w) or w.lower() in self._keep_words
                                            for w in words):
@@ -1629,7 +1661,7 @@ def _town_beside_postcode(text: str, start: int, end: int) -> bool:
 _STRONG_PERSON_RECOGNIZERS = frozenset({"SpeakerLabelRecognizer", "NamePossessiveRecognizer",
                                         "QuoteSpeakerRecognizer", "SpeakerAnyCaseRecognizer",
                                         "PnrNameRecognizer", "DashSignatureRecognizer", "LabelledNameRecognizer",
-                                        "SignatureNameRecognizer"})
+                                        "SignatureNameRecognizer", "MailHeaderNameRecognizer"})
 #: Keys of an object under a person key that hold a part of the person's name ("guest":
 #: {"first": "Anselm", "last": "Whitcombe"}).
 _PERSON_PART_KEYS = {"first": "FIRST_NAME", "given": "FIRST_NAME", "middle": "FIRST_NAME", "last": "LAST_NAME",
@@ -1638,7 +1670,20 @@ _PERSON_PART_KEYS = {"first": "FIRST_NAME", "given": "FIRST_NAME", "middle": "FI
                      "fn": "FIRST_NAME", "ln": "LAST_NAME", "nm": "PERSON", "forename": "FIRST_NAME",
                      "surname": "LAST_NAME", "label": "PERSON", "display": "PERSON", "legal": "PERSON",
                      "preferred": "FIRST_NAME", "nickname": "FIRST_NAME", "nick": "FIRST_NAME",
-                     "alias": "PERSON", "known_as": "PERSON"}
+                     "alias": "PERSON", "known_as": "PERSON",
+                     # eleventh round: "name" in other languages ("klant": {"naam": ..}, "akun":
+                     # {"nama": ..}, "mottagare": {"namn": ..})
+                     "naam": "PERSON", "nama": "PERSON", "namn": "PERSON", "navn": "PERSON", "nimi": "PERSON",
+                     "nome": "PERSON", "nombre": "PERSON", "nom": "PERSON", "imie": "PERSON", "jmeno": "PERSON",
+                     "isim": "PERSON", "ad_soyad": "PERSON", "nev": "PERSON", "ho_ten": "PERSON",
+                     "nome_completo": "PERSON", "nombre_completo": "PERSON"}
+#: Keys of identity numbers only a person has: an object holding one beside a name is a person's
+#: (eleventh round: "akun": {"nama": "SITI RAHAYU WULANDARI", "nik": ..}).
+_IDENTITY_KEYS = frozenset({"ssn", "nik", "ktp", "nric", "pesel", "dni", "nie", "cpf", "curp", "aadhaar", "aadhar",
+                            "nin", "bvn", "pps", "ppsn", "tfn", "amka", "taj", "hetu", "cuil", "cuit", "rut", "tckn",
+                            "kimlik", "codice_fiscale", "personnummer", "bsn", "nino", "national_id", "passport",
+                            "passport_no", "passport_number", "cnh", "ckyc", "cedula", "egn", "oib", "jmbg",
+                            "iqama", "ahv", "nir", "insee", "steuer_id", "dl", "drivers_license", "driver_license"})
 #: keys whose object is a name's parts ("name": {"given": "Dolores", "family": "Ybarra"})
 _NAME_PARENT_KEYS = frozenset({"name", "names", "full_name", "legal_name", "person_name", "nombre", "nom"})
 #: a name's two parts side by side make an object a person's ("applicants": [{"first": .., "last": ..}])
@@ -1712,6 +1757,17 @@ def _labelled_name_after(text: str, colon: int) -> bool:
         return False
     v = m.group("v").rstrip(",.;")
     return bool(re.fullmatch(r"[^\W\d_][\w'-]* [^\W\d_][\w'-]*", v)) and labelled_name_ok(v)
+
+
+_NEXT_WORD_RE = re.compile(r"[ \t]+([A-Z][a-z]{2,})(?![\w-])")
+
+
+def _thing_noun_after(text: str, end: int) -> bool:
+    """A Capitalized English word that is no family name follows one name-shaped word: the pair
+    names a thing or a place, not a person ("Madison Floor Lamp", "Hudson Valley Throw", "Austin
+    Domain", "Brooklyn Arc Lamp"; not "Jordan Baker", "Austin Reed"): eleventh round."""
+    m = _NEXT_WORD_RE.match(text, end)
+    return bool(m) and is_english_word(m.group(1).lower()) and m.group(1).lower() not in name_gazetteer()[1]
 
 
 def _firm_pair(text: str, start: int, end: int) -> bool:

@@ -62,6 +62,13 @@ def normalize_key(key: Optional[str]) -> Optional[str]:
 #: "kundennummer", "lidnummer", "pakkenr"): the value's shape must confirm an id.
 GLUED_NUMBER_ENDINGS = ("nr", "nummer", "numer", "numero", "number")
 
+#: Person keys too vague to make a longer key a person's by ending it ("http_client", "display",
+#: "users" of "max_users", tau-bench retail's "bluetooth_speaker" item and a "printer_driver" are
+#: no people).
+_VAGUE_PEOPLE = frozenset({"client", "display", "users", "contacts", "members", "participants", "followers",
+                           "watchers", "collaborators", "guests", "speaker", "host", "driver", "guest",
+                           "handle", "member", "contact", "child", "children", "student", "students"})
+
 #: Words before "_by" in keys that say how, not who ("sort_by", "group_by", "order_by").
 _HOW_BY = frozenset("""sort order group filter partition split search index key aggregate rank pivot stand pass
     near step offset increment multiply divide scale round match join""".split())
@@ -163,6 +170,9 @@ class PiiConfig:
         if key in self.person_keys:
             return True
         parts = key.split("_")
+        if len(parts) >= 2 and len(parts[-1]) >= 5 and parts[-1] in self.person_keys and parts[-1] not in _VAGUE_PEOPLE \
+                and not any(w in self.key_words_exclude for w in parts):
+            return True  # "wrong_recipient", "new_owner", "secondary_driver" (eleventh round)
         return len(parts) >= 2 and parts[-1] == "by" and parts[-2] not in _HOW_BY
 
     def key_entity(self, key: Optional[str]) -> tuple[Optional[str], bool]:

@@ -270,6 +270,10 @@ def is_foreign(text: str, ignore: Iterable[str] = ()) -> bool:
             n_fo += 1
         elif tok.islower() and not tok.isascii() and w not in _ENGLISH_LOANS:
             n_fo += 1  # a lower-case word with a diacritic is no English word ("voluntários", "prévia")
+        elif tok.islower() and len(tok) >= 4 and not is_english_word(w) and not in_gazetteer(w):
+            # a lower-case word no English dictionary or name list knows ("prenotare", "visita",
+            # "impegnativa"): half a sign (eleventh round: an Italian request with one stop word)
+            n_fo += 0.5
     return n_fo >= 2 and n_fo > n_en
 
 
@@ -1476,6 +1480,10 @@ def _gazetteer_neighbour(word: str, role: str) -> bool:
             and word not in _street_suffixes())
 
 
+#: family-name particles between two name words ("Sanne de Vries-Bakker", "Ana dos Santos")
+_PARTICLE_GAP_RE = re.compile(r" (?:(?:" + "|".join(sorted(NAME_PARTICLES)) + r") ){1,2}")
+
+
 def adjacent_name_words(text: str, known: set[str], keep: frozenset[str] | set[str]) -> list[tuple[str, str]]:
     """Name words right next to a known name word (separated by one space): ``[(word, role)]``
     with role ``FIRST_NAME`` (before) or ``LAST_NAME`` (after). The neighbour must be name-shaped,
@@ -1497,8 +1505,8 @@ def adjacent_name_words(text: str, known: set[str], keep: frozenset[str] | set[s
                 continue
             n = toks[j]
             gap = text[min(n.end(), m.end()):max(n.start(), m.start())]
-            if gap != " ":
-                continue
+            if gap != " " and not _PARTICLE_GAP_RE.fullmatch(gap):
+                continue  # (family-name particles between: "Sanne de Vries-Bakker", eleventh round)
             nw = n.group(0)
             if role == "LAST_NAME" and nw.endswith(("'s", "\u2019s")) and len(nw) > 4:
                 nw = nw[:-2]  # "Erik Barth's Cautionary Tales": the neighbour is "Barth"
@@ -1543,12 +1551,16 @@ def csv_name_fields(text: str, known: set[str]) -> list[str]:
 
 #: "<known> (<Nick>) <known>": a nickname in brackets between a person's first and family name
 _BRACKET_NICK_RE = re.compile(r"(?P<a>[^\W\d_][\w'-]*) \((?P<n>" + NAME_WORD + r")\) (?P<b>[^\W\d_][\w'-]*)")
+#: "<known> <known> (<Nick>)": a nickname in brackets after a person's full name ("Wellington
+#: Souza (Tom)": eleventh round)
+_BRACKET_NICK_AFTER_RE = re.compile(r"(?P<a>[^\W\d_][\w'-]*) (?P<b>[^\W\d_][\w'-]*) \((?P<n>" + NAME_WORD + r")\)")
 
 
 def bracket_nicknames(text: str, known: set[str]) -> list[str]:
     """Nicknames in brackets between two known name words ("Hendrik (Henk) Wijnstra" once
-    "Hendrik" and "Wijnstra" are known): tenth round (the nickname was kept)."""
-    return [m.group("n") for m in _BRACKET_NICK_RE.finditer(text)
+    "Hendrik" and "Wijnstra" are known): tenth round (the nickname was kept); or after them
+    ("Wellington Souza (Tom)": eleventh round)."""
+    return [m.group("n") for rx in (_BRACKET_NICK_RE, _BRACKET_NICK_AFTER_RE) for m in rx.finditer(text)
             if m.group("a").lower() in known and m.group("b").lower() in known
             and m.group("n").lower() not in known]
 

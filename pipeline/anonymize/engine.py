@@ -56,7 +56,7 @@ NAME_WORD = (f"(?:Mc|Mac|O['\u2019])?[{UPPER}][{LOWER}]+(?:['\u2019-][{UPPER}]?[
 
 #: Lower-case particles of family names ("Frits van den Heuvel", "Maika E van de Noort", "Ana dos
 #: Santos"): inside a name run they join its Capitalized words; they are never name words alone.
-NAME_PARTICLES = frozenset("van von de der den da di del della dos das du ter ten zu".split())
+NAME_PARTICLES = frozenset("van von de der den da di del della dos das du ter ten zu la".split())
 NAME_PARTICLE = "(?:" + "|".join(sorted(NAME_PARTICLES, key=len, reverse=True)) + ")"
 
 _B = r"(?<![A-Za-z0-9_])"  # left boundary: not inside a word or an identifier
@@ -84,6 +84,7 @@ DOB_RE = re.compile(
     + r"|" + _DAY + r"([/.-])" + _MONTH_NUM + r"\4" + _BIRTH_YEAR  # day first: 17/04/1979, 30.11.1969
     + r"|" + _MONTH_WORD + r"\.? " + _DAY + r"(?i:st|nd|rd|th)?,? " + _BIRTH_YEAR
     + r"|" + _DAY + r"(?i:st|nd|rd|th|er|e|\.)? (?:(?i:of|de) )?" + _MONTH_WORD + r"\.?,? (?:(?i:de) )?" + _BIRTH_YEAR
+    + r"|" + _DAY + r"-" + _MONTH_WORD + r"-" + _BIRTH_YEAR  # 14-Aug-1991 (eleventh round)
     + r")(?![\w-])"
 )
 #: A date right after a birth word, in any layout, two-digit years too ("dob 3/14/82", "DOB:
@@ -101,6 +102,7 @@ DOB_CONTEXT_RE = re.compile(
     r"|" + _DAY + r"\. ?" + _MONTH_NUM + r"\. ?(?:19|20)\d{2}"
     r"|" + _MONTH_WORD + r"\.? " + _DAY + r"(?i:st|nd|rd|th)?,? (?:\d{4}|'?\d{2})"
     r"|" + _DAY + r"(?i:st|nd|rd|th|er|e|\.)? (?:(?i:of|de) )?" + _MONTH_WORD + r"\.?,? (?:(?i:de) )?(?:\d{4}|'?\d{2})"
+    r"|" + _DAY + r"-?" + _MONTH_WORD + r"-?(?:\d{4}|\d{2})"  # "DOB 14-Aug-1991", "dob 12JUN77" (eleventh round)
     r")(?![\w-])")
 def _street_suffixes() -> str:
     """Street suffixes: common abbreviations plus Faker's en_US list (the USPS suffixes,
@@ -110,7 +112,7 @@ def _street_suffixes() -> str:
     words = set("Street St Drive Dr Avenue Ave Road Rd Lane Ln Boulevard Blvd Way Court Ct Place Pl "
                 "Terrace Ter Circle Cir Parkway Pkwy Trail Trl Highway Hwy Square Sq Loop Alley "
                 "Crescent Row Walk Parade Esplanade Close Mews Rise Quay Promenade Wynd Broadway Grove "
-                "Gardens".split()) | set(_Addr.street_suffixes)
+                "Gardens Pde Tce Cres Cct Esp".split()) | set(_Addr.street_suffixes)
     return "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))
 
 
@@ -640,6 +642,13 @@ _CORNER_PART = r"(?:\d{1,6} )?" + _STREET_BODY
 BLOCK_STREET_RE = re.compile(
     r"(?m)^[^\w\n]{0,4}(?P<v>\d{1,6}(?: \d{1,5}[a-zA-Z]?)? " + _STREET_BODY + r")[ \t.,]*\n[^\w\n]{0,4}"
     r"(?:Suite|Apt\.?|Apartment|Unit|Flat|Floor|Room) #?\d{1,5}[A-Za-z]?[ \t.,]*$")
+#: A plot, house or door number and a comma before the street, the way Nigerian, Indian and
+#: British addresses run ("Plot 14, Admiralty Way", "No. 12, 3rd Cross", "H.No 4-1-22, Abids
+#: Road", "Flat 2, 19 Ashgrove Road"): eleventh round.
+PLOT_STREET_RE = re.compile(
+    r"(?<![\w-])(?P<v>(?i:plot|no\.?|house(?: no\.?)?|h\.? ?no\.?|door(?: no\.?)?|flat|shop|block)\s?#?\d{1,5}"
+    r"(?:[/-]\d{1,5})*[A-Za-z]?,[ \t]*(?:\d{1,5}[A-Za-z]?[ \t]+)?(?:(?:\d{1,3}(?:st|nd|rd|th)|[" + UPPER + r"][" + LOWER
+    + r"]+)[ \t]+){0,3}(?:" + _STREET_SUFFIX + r"|Cross|Main|Marg|Nagar|Layout|Salai|Estate)\b\.?)")
 #: The two streets of a corner ("at the corner of Hollis Avenue and Brantley Crossing", "the
 #: intersection of Delmont Trail & Orwell Knoll St."): whatever their words, streets.
 CORNER_RE = re.compile(
@@ -760,6 +769,9 @@ def _nickname_name_score(text: str, m: re.Match) -> Optional[float]:
 #: French (SIV) plates anywhere ("GK-418-TZ"): two letters, three digits, two letters (no I, O, U);
 #: tenth round
 FR_PLATE_RE = re.compile(r"(?<![\w-])(?P<v>[A-HJ-NP-TV-Z]{2}-\d{3}-[A-HJ-NP-TV-Z]{2})(?![\w-])")
+#: Mercosur plates (Brazil, Argentina, Uruguay... since 2018): three letters, a digit, a letter, two
+#: digits ("QJK-4F21", "QJK4F21"); eleventh round
+MERCOSUR_PLATE_RE = re.compile(r"(?<![\w-])(?P<v>[A-Z]{3}-?\d[A-Z]\d{2})(?![\w-])")
 
 
 #: A customer's IPv4 / IPv6 address (tenth round: a gaming account's login IPs were left),
@@ -808,6 +820,37 @@ def _id_after_name_score(text: str, m: re.Match) -> Optional[float]:
 DASH_SIGNATURE_RE = re.compile(
     r"(?:[.!?)]|\d)[ \t]*[-\u2013\u2014][ \t]*(?P<v>[" + UPPER + LOWER + r"][" + LOWER + r"'-]+"
     r"(?: [" + UPPER + r"][" + LOWER + r"'-]+(?:-[" + UPPER + r"][" + LOWER + r"'-]+)?)?)[ \t]*\.?[ \t]*$")
+
+
+#: A name signed after a short sign-off or a slash at the end of a message ("... abbuchen. LG Lukas
+#: Pichler-Hofer", "Personnummer 19780815-2214. /Karin Sjöberg", "Att. Joana Prates"): eleventh
+#: round (German "LG" / "VG", Portuguese "Abs." / "Att.", Spanish "Slds.", Dutch "Gr.", Nordic "Mvh")
+ABBREV_SIGNATURE_RE = re.compile(
+    r"(?:^|[.!?)][ \t]+|\n[ \t]*)(?:(?:LG|VG|Lg|Vg|lg|vg|Abs|Att|Atte|Slds|Gr|Mvh|MVH)\.?,?[ \t]+|/[ \t]*)"
+    r"(?P<v>[" + UPPER + r"][" + LOWER + r"'-]+(?: [" + UPPER + r"][" + LOWER + r"'-]+(?:-[" + UPPER + r"][" + LOWER
+    + r"'-]+)?)?)[ \t]*\.?[ \t]*$")
+
+
+#: The display name of an e-mail header, in any case ("From: grace vanderberg <gracie.vdb@icloud.com>",
+#: "Von: Jörg Maier <jm@web.de>"): eleventh round - judged by :func:`_mail_header_name_score`.
+MAIL_HEADER_NAME_RE = re.compile(
+    r"(?im)^[ \t>]*(?:from|to|cc|bcc|reply-to|sender|von|an|de|para|van|aan|da|fr[åa]n|till|fra|til|od|do|kimden|kime)"
+    r"[ \t]*:[ \t]*[\"']?(?P<v>[^\W\d_][^\W\d_'-]*(?:['-][^\W\d_]+)*(?:[ \t]+(?:[^\W\d_]\.|[^\W\d_][^\W\d_'-]*"
+    r"(?:['-][^\W\d_]+)*)){0,3})[\"']?[ \t]*<[^<>@\s]+@[^<>\s]+>")
+
+
+def _mail_header_name_score(text: str, m: re.Match) -> Optional[float]:
+    """A header's display name is a person's unless one of its words is vocabulary no name list
+    has ("Customer Service <support@...>", "Amazon Support") or a stop word."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    from .context import in_gazetteer, is_english_word
+
+    for w in m.group("v").split():
+        lw = w.lower().rstrip(".")
+        if lw in STOP_WORDS or (is_english_word(lw) and not in_gazetteer(lw)):
+            return None
+    return 0.7
 
 
 def _dash_signature_score(text: str, m: re.Match) -> Optional[float]:
@@ -937,8 +980,9 @@ def _prefixed_id_score(text: str, m: re.Match) -> Optional[float]:
 #: National identity numbers that carry a check digit, anywhere (no label needed), validated by
 #: python-stdnum (each module cites its national spec): Spanish DNI / NIE, Polish PESEL, Turkish
 #: TC kimlik, Brazilian CPF, Romanian CNP, Belgian national number, Swedish personnummer, Danish
-#: CPR, Czech / Slovak rodné číslo, Finnish HETU, French NIR. Tenth round ("tata ma
-#: 41020312476", "conductor_dni": "73219486K").
+#: CPR, Czech / Slovak rodné číslo, Finnish HETU, French NIR (tenth round: "tata ma
+#: 41020312476", "conductor_dni": "73219486K"); Italian codice fiscale, Indian PAN and Aadhaar,
+#: Argentine CUIL, South African ID, Malaysian NRIC, Chilean RUT, Mexican CURP (eleventh round).
 NATIONAL_ID_RES = (
     (re.compile(r"(?<![\w-])(?P<v>\d{8}-?[A-Z])(?![\w-])"), ("es.dni",)),
     (re.compile(r"(?<![\w-])(?P<v>[XYZ]-?\d{7}-?[A-Z])(?![\w-])"), ("es.nie",)),
@@ -950,6 +994,16 @@ NATIONAL_ID_RES = (
     (re.compile(r"(?<![\w./-])(?P<v>\d{6}/\d{3,4})(?![\w/-])"), ("cz.rc",)),
     (re.compile(r"(?<![\w-])(?P<v>\d{6}[-+A]\d{3}[0-9A-Y])(?![\w-])"), ("fi.hetu",)),
     (re.compile(r"(?<![\w+-])(?P<v>[12] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2})(?![\w-])"), ("fr.nir",)),
+    # eleventh round (red-team 6 read): Italian codice fiscale, Indian PAN and Aadhaar (spaced),
+    # Argentine CUIL / CUIT, South African ID, Malaysian NRIC, Chilean RUT, Mexican CURP
+    (re.compile(r"(?<![\w-])(?P<v>[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z])(?![\w-])"), ("it.codicefiscale",)),
+    (re.compile(r"(?<![\w-])(?P<v>[A-Z]{5}\d{4}[A-Z])(?![\w-])"), ("in_.pan",)),
+    (re.compile(r"(?<![\w.+-])(?<!\d )(?P<v>[2-9]\d{3} \d{4} \d{4})(?![\w-]| \d)"), ("in_.aadhaar",)),
+    (re.compile(r"(?<![\w.-])(?P<v>\d{2}-\d{8}-\d)(?![\w-])"), ("ar.cuit",)),
+    (re.compile(r"(?<![\w.+-])(?P<v>\d{13})(?![\w-]|[.,]\d)"), ("za.idnr",)),
+    (re.compile(r"(?<![\w.-])(?P<v>\d{6}-\d{2}-\d{4})(?![\w-])"), ("my.nric",)),
+    (re.compile(r"(?<![\w.-])(?P<v>\d{1,2}\.\d{3}\.\d{3}-[\dkK])(?![\w-])"), ("cl.rut",)),
+    (re.compile(r"(?<![\w-])(?P<v>[A-Z]{4}\d{6}[HM][A-Z]{5}[0-9A-Z]\d)(?![\w-])"), ("mx.curp",)),
 )
 
 
@@ -965,6 +1019,12 @@ CRYPTO_WALLET_RES = (re.compile(r"(?<![\w])(?P<v>0x[0-9a-fA-F]{40})(?![\w])"),
 SPEAKER_RE = re.compile(r"(?m)^[ \t]*(?P<v>" + NAME_WORD + r"(?: " + NAME_WORD + r")?):(?:[ \t]+\S|[ \t]*[\"\u201c])")
 
 
+#: E-mail header labels of several languages: never a speaker's name ("Von:", "Betreff:", "Objet:")
+_MAIL_HEADER_LABELS = frozenset("""von an betreff gesendet datum kopie objet envoyé envoye de à para asunto
+    enviado fecha oggetto inviato da onderwerp verzonden aan van ämne amne skickat från till emne sendt fra til
+    temat wysłane wyslane od do předmět predmet odesláno odeslano assunto data kimden kime konu tarih""".split())
+
+
 def _speaker_score(text: str, m: re.Match) -> Optional[float]:
     """A speaker label is a name when the text has 2+ label lines and the word is no English
     word ("Date:", "Phone:", "Note:") unless it is a gazetteer first name ("Christian:"); a
@@ -973,6 +1033,8 @@ def _speaker_score(text: str, m: re.Match) -> Optional[float]:
     from .context import is_english_word, name_gazetteer, place_gazetteer
 
     words = m.group("v").split()
+    if words[0].lower() in _MAIL_HEADER_LABELS:
+        return None  # "Von: ...", "Betreff: ...": an e-mail's header lines (eleventh round)
     if len(SPEAKER_RE.findall(text)) < 2:
         firsts, lasts = name_gazetteer()
         if all(len(w) >= 4 and (w.lower() in firsts or w.lower() in lasts) and not is_english_word(w)
@@ -1538,6 +1600,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("StreetAddressRecognizer", "STREET_ADDRESS", [STREET_RE], 0.7,
                         validate=_street_score),
         _EuStreetRecognizer("EuStreetRecognizer", "STREET_ADDRESS", [EU_STREET_RE], 0.7),
+        RegexRecognizer("PlotStreetRecognizer", "STREET_ADDRESS", [PLOT_STREET_RE], 0.7),
         RegexRecognizer("StreetContextRecognizer", "STREET_ADDRESS", [STREET_CONTEXT_RE], 0.65,
                         validate=_street_context_score),
         RegexRecognizer("ZipAfterPlaceRecognizer", "ZIP", [ZIP_AFTER_PLACE_RE], 0.6,
@@ -1583,7 +1646,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("ProfileUrlRecognizer", "USER_ID", [PROFILE_URL_RE], 0.8),
         RegexRecognizer("IpAddressRecognizer", "ACCOUNT_ID", [IP_ADDRESS_RE], 0.8, validate=_ip_address_score),
         RegexRecognizer("NicknameNameRecognizer", "PERSON", [NICKNAME_NAME_RE], 0.75, validate=_nickname_name_score),
-        RegexRecognizer("FrPlateRecognizer", "VEHICLE_ID", [FR_PLATE_RE], 0.7),
+        RegexRecognizer("FrPlateRecognizer", "VEHICLE_ID", [FR_PLATE_RE, MERCOSUR_PLATE_RE], 0.7),
         RegexRecognizer("CsvPhoneRecognizer", "PHONE_NUMBER", [CSV_PHONE_RE], 0.75, validate=_csv_phone_score),
         RegexRecognizer("HandleTagRecognizer", "USER_ID", [HANDLE_TAG_RE], 0.7, validate=_handle_tag_score),
         RegexRecognizer("CryptoWalletRecognizer", "ACCOUNT_ID", list(CRYPTO_WALLET_RES), 0.8),
@@ -1595,7 +1658,9 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("PrefixedIdRecognizer", "ACCOUNT_ID", [PREFIXED_ID_RE], 0.55,
                         validate=_prefixed_id_score),
         _NationalIdRecognizer("NationalIdChecksumRecognizer", "ACCOUNT_ID", 0.85),
-        RegexRecognizer("DashSignatureRecognizer", "PERSON", [DASH_SIGNATURE_RE], 0.7,
+        RegexRecognizer("MailHeaderNameRecognizer", "PERSON", [MAIL_HEADER_NAME_RE], 0.7,
+                        validate=_mail_header_name_score),
+        RegexRecognizer("DashSignatureRecognizer", "PERSON", [DASH_SIGNATURE_RE, ABBREV_SIGNATURE_RE], 0.7,
                         validate=_dash_signature_score),
         RegexRecognizer("LabelledNameRecognizer", "PERSON", [LABELLED_NAME_RE], 0.65,
                         validate=_labelled_name_score),

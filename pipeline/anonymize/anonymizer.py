@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Optional
@@ -48,7 +49,7 @@ from .config import PiiConfig, default_config, domain_vocabulary, normalize_key
 from .ids import IdFinder
 from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conversation_values, csv_name_fields, find_handles,
                       handle_template, in_gazetteer, in_person_slot, in_signature, is_common_word, is_english_word, is_foreign,
-                      is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs)
+                      is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs, place_gazetteer)
 from .pseudonymizer import Pseudonymizer, match_case, normalize
 
 #: Environment variable: default number of detector worker processes (1 when unset).
@@ -1036,7 +1037,7 @@ class Anonymizer:
                                          or _QUANTITY_AFTER_RE.match(text, e)
                                          or _PRODUCT_AFTER_RE.match(text, e) or _CAMEL_WORD_RE.search(value)
                                          or (" " not in value.strip() and _firm_pair(text, s, e))
-                                         or (" " not in value.strip() and _thing_noun_after(text, e))):
+                                         or (" " not in value.strip() and _thing_noun_after(text, s, e))):
                         # "the Madison Avenue store", "the Grand Canyon tour": a road or landmark;
                         # "Dell XPS", "Bose QuietComfort", "Marks & Spencer": a brand or a firm
                         runs = []
@@ -1097,6 +1098,15 @@ class Anonymizer:
                             foreign = is_foreign(text)
                         if foreign:
                             runs = [r for r in runs if _foreign_ner_run_ok(text, s, e, r)]
+                    if runs and not strong:
+                        # "Malmö Hyllie", "Soffan Göteborg": a word only a place has and no first
+                        # name ("Lorenzo Castiglioni" stays a person); "Kiel und
+                        # Lübeck", "Madrid, Barcelona o Valencia": one word listed with a place
+                        # "São Paulo", "Buenos Aires": a whole place
+                        runs = [r for r in runs if not (any(_only_place(w) for w in r.split())
+                                                        and not any(w.lower() in name_gazetteer()[0] for w in r.split()))
+                                and not (" " in r and _is_place(r))
+                                and not (" " not in value.strip() and _listed_with_place(text, s, e))]
                     if not runs:
                         stats["person_spans_dropped"] += 1
                     for run in runs:
@@ -1759,13 +1769,50 @@ def _labelled_name_after(text: str, colon: int) -> bool:
     return bool(re.fullmatch(r"[^\W\d_][\w'-]* [^\W\d_][\w'-]*", v)) and labelled_name_ok(v)
 
 
+def _is_place(words: str) -> bool:
+    """``words`` (any case, accents or none: "São Paulo" / "Sao Paulo") is a place of the place
+    gazetteer."""
+    lw = words.lower()
+    places = place_gazetteer()
+    if lw in places:
+        return True
+    plain = "".join(c for c in unicodedata.normalize("NFKD", lw) if not unicodedata.combining(c))
+    return plain != lw and plain in places
+
+
+def _only_place(word: str) -> bool:
+    """A place of the place gazetteer that no name list has ("Göteborg", "Lübeck", "Barcelona";
+    not "Madrid", "Valencia", "Austin", which are names too)."""
+    lw = word.lower()
+    firsts, lasts = name_gazetteer()
+    return _is_place(lw) and lw not in firsts and lw not in lasts
+
+
+#: list separators of several languages between two words ("Kiel und Lübeck", "Madrid, Barcelona o")
+_LIST_SEP = r"(?:,[ \t]*|[ \t]+(?:and|or|und|oder|et|ou|y|o|e|och|eller|og|i|en|of|ve|veya)[ \t]+)"
+_LIST_BEFORE_RE = re.compile(r"([" + UPPER + r"][\w'-]+)" + _LIST_SEP + r"$")
+_LIST_AFTER_RE = re.compile(_LIST_SEP + r"([" + UPPER + r"][\w'-]+)")
+
+
+def _listed_with_place(text: str, start: int, end: int) -> bool:
+    """One word in a list beside a place no name list has ("in Kiel und Lübeck", "Madrid,
+    Barcelona o Valencia"): eleventh round (clean records of red-team 6)."""
+    before = _LIST_BEFORE_RE.search(text, max(0, start - 40), start)
+    after = _LIST_AFTER_RE.match(text, end)
+    return bool((before and _only_place(before.group(1))) or (after and _only_place(after.group(1))))
+
+
 _NEXT_WORD_RE = re.compile(r"[ \t]+([A-Z][a-z]{2,})(?![\w-])")
 
 
-def _thing_noun_after(text: str, end: int) -> bool:
-    """A Capitalized English word that is no family name follows one name-shaped word: the pair
-    names a thing or a place, not a person ("Madison Floor Lamp", "Hudson Valley Throw", "Austin
-    Domain", "Brooklyn Arc Lamp"; not "Jordan Baker", "Austin Reed"): eleventh round."""
+def _thing_noun_after(text: str, start: int, end: int) -> bool:
+    """One name-shaped word that is also a word or a place of its own, followed by a Capitalized
+    English word that is no family name: the pair names a thing or a place, not a person ("Madison
+    Floor Lamp", "Hudson Valley Throw", "Austin Domain", "Brooklyn Arc Lamp"; not "Jordan Baker",
+    "Austin Reed", "Shawna Delacroix"): eleventh round."""
+    word = text[start:end].strip()
+    if not (is_english_word(word) or _is_place(word)):
+        return False
     m = _NEXT_WORD_RE.match(text, end)
     return bool(m) and is_english_word(m.group(1).lower()) and m.group(1).lower() not in name_gazetteer()[1]
 

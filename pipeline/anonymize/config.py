@@ -188,11 +188,14 @@ class PiiConfig:
         words = key.split("_")
         if any(w in self.key_words_exclude for w in words):
             return None, False
+        singular = [w[:-1] if len(w) > 4 and w.endswith("s") and not w.endswith("ss") else w for w in words]
         for seq, ent in self._word_rules():
             n = len(seq)
-            for i in range(len(words) - n + 1):
-                if tuple(words[i:i + n]) == seq:
-                    return ent, False
+            for ws in ((words, singular) if singular != words else (words,)):
+                # (a plural: "new_etickets", "backup_phones", "linked_accounts" - eleventh round)
+                for i in range(len(ws) - n + 1):
+                    if tuple(ws[i:i + n]) == seq:
+                        return ent, False
         joined = key.replace("_", "")  # "lastfour", "zipcode", "phonenumber" glued
         for seq, ent in self._word_rules():
             if len(seq) > 1 and "".join(seq) == joined:

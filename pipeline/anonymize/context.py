@@ -940,6 +940,8 @@ ASK_RES: tuple[tuple[str, re.Pattern], ...] = (
                                 r"m[óo]vil|portable|cellulare|celular|handy(?:nummer)?|numer telefonu)\b")),
     ("ORDER_ID", re.compile(r"(?i)\border\s*(?:id|number|no\.?|#)")),
     ("ACCOUNT_ID", re.compile(r"(?i)\b(?:(?:account|member(?:ship)?|customer|loyalty|case|ticket)\s*(?:id|number|no\.?|#)|"
+                              # "re-enter your bank account", "the new account" (eleventh round)
+                              r"bank account|(?:your|the|a) new account|"
                               # identity documents of several countries (ninth round: "¿Me confirma su DNI?")
                               r"dni|nie|nif|pesel|cpf|nino|codice fiscale|passport(?: number)?|pasaporte|passeport|"
                               r"passaporto|reisepass|personalausweis|documento|licen[cs]e number|n[uú]mero de cliente|"

@@ -143,8 +143,11 @@ EU_STREET_RE = re.compile(
     r" \d{1,4}(?:[a-zA-Z]|-(?:I{1,3}|hs|bis|[A-Z])|/\d{1,4}[a-zA-Z]?)?)(?![\w-])"
     r"|(?<![\w-])(?P<w>(?:\d{1,5} )?(?:\d{1,5} )?(?:Via|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Rua|Avenida|Travessa|"
     r"Calle|Carrer|Paseo|Plaza|Camino|Rue|Avenue|Boulevard|Chemin|Allée|Place|Impasse|Quai|Strada|"
-    r"Ulica|Aleja|C/)(?: (?:(?:d[aeiou]s?|del|de la|du|des|la|le|di|dei|della|do|dos) )*" + _STREET_WORD +
-    r"){0,3},? \d{1,4}[a-zA-Z]?(?:/\d{1,4}[a-zA-Z]?)?)(?![\w-])"
+    r"Ulica|Aleja|C/|"
+    # eleventh round: "Av. Insurgentes Sur 1602", "Jl. Kebon Jeruk Raya No. 27", "Alameda Santos 200"
+    r"Av\.|Avda\.|Jl\.|Jalan|Alameda|Estrada|Rodovia|Carrera|Cra\.|Calz\.|Calzada)"
+    r"(?: (?:(?:d[aeiou]s?|del|de la|du|des|la|le|di|dei|della|do|dos) )*" + _STREET_WORD +
+    r"){0,3},? (?:No\.? ?)?\d{1,4}[a-zA-Z]?(?:/\d{1,4}[a-zA-Z]?)?)(?![\w-])"
     # a compound street in lower case (chat: "wohne in der kastanienallee 58")
     r"|(?<![\w-])(?P<y>[" + LOWER + r"]{3,}(?:stra(?:ß|ss)e|allee|gasse|gatan|vägen|straat|platz|damm|"
     r"steenweg|laan) \d{1,4}[a-z]?)(?![\w-])"
@@ -701,6 +704,9 @@ PROFILE_URL_RE = re.compile(
 #: A Discord-style tag, a handle and four digits after "#" ("vandrell#4471"): tenth round. Not a
 #: record's word before the "#" ("order#4471", "ticket#2210": :func:`_handle_tag_score`).
 HANDLE_TAG_RE = re.compile(r"(?<![\w#@.-])(?P<v>[A-Za-z0-9_.]{2,32}#\d{4})(?![\w#])")
+#: An address with an "@" but no domain dot: a payment or chat handle ("rahul.k.menon@okaxis", a
+#: UPI id / VPA, "jo@matrix"); an e-mail has a dot after its "@". Eleventh round.
+AT_HANDLE_RE = re.compile(r"(?<![\w.+@-])(?P<v>[A-Za-z0-9][\w.-]{1,60}@[A-Za-z]{2,15})(?![\w@-]|\.[A-Za-z0-9])")
 _RECORD_WORDS_BEFORE_HASH = frozenset("""order ticket case invoice ref no nr room item booking account acct po
     unit apt suite flight gate seat issue pr bug job task story req incident inc chg sr wo rma pnr
     claim policy store branch lane bay dock platform""".split())
@@ -1649,6 +1655,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("FrPlateRecognizer", "VEHICLE_ID", [FR_PLATE_RE, MERCOSUR_PLATE_RE], 0.7),
         RegexRecognizer("CsvPhoneRecognizer", "PHONE_NUMBER", [CSV_PHONE_RE], 0.75, validate=_csv_phone_score),
         RegexRecognizer("HandleTagRecognizer", "USER_ID", [HANDLE_TAG_RE], 0.7, validate=_handle_tag_score),
+        RegexRecognizer("AtHandleRecognizer", "USER_ID", [AT_HANDLE_RE], 0.6),
         RegexRecognizer("CryptoWalletRecognizer", "ACCOUNT_ID", list(CRYPTO_WALLET_RES), 0.8),
         RegexRecognizer("IdAfterNameRecognizer", "ACCOUNT_ID", [ID_AFTER_NAME_RE], 0.7,
                         validate=_id_after_name_score),

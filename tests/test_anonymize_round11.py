@@ -97,11 +97,13 @@ def test_a_whole_name_under_a_first_name_key_replaces_its_parts_in_the_chat(anon
     {"account_balance": "12345.50"},  # an amount, not an account number
     {"mac_address": "00:1A:2B:3C:4D:5E"},  # no street: no space
     {"http_client": "requests", "display": "compact"},  # vague person words ending a key
+    {"screen": {"display": "AMOLED", "size_in": "6.1"}},  # one word in capitals is a spec, no name
 ])
 def test_values_that_keep_their_place(anon, obj):
     out = _tool(anon, obj)
     for v in obj.values():
-        assert v in out, out
+        for x in (v.values() if isinstance(v, dict) else [v]):
+            assert x in out, out
 
 
 @pytest.mark.parametrize("text,value", [
@@ -195,6 +197,52 @@ def test_nickname_in_brackets_after_a_known_full_name(anon):
 
 
 def test_language_from_unknown_lower_case_words():
-    assert is_foreign("devo prenotare una visita dermatologica, impegnativa allegata")
+    assert is_foreign("devo prenotare una visita dermatologica, impegnativa allegata", unknown_words=True)
     assert not is_foreign("called gwilym prytherch re: the invoice")
     assert not is_foreign("hey, the wifi keeps dropping, router model archer ax55, firmware updated yday")
+
+
+@pytest.mark.parametrize("text", [
+    "Welche Tarife gibt es für Ökostrom in Kiel und Lübeck?",
+    "Se pueden devolver en cualquier tienda de Madrid, Barcelona o Valencia.",
+    "Soffan är på väg från Jönköping Centrallager till Malmö Hyllie.",
+    "Entregamos em São Paulo e no Rio amanhã.",
+    "The lamp was discontinued in the Spring 2026 catalogue.",
+    "Ground Handling at Lagos has rebooked the passengers.",
+    "Abbiamo la Sala Medici alle 20:30 o la Terrazza Boboli alle 21:15.",
+    "Il Menù San Valentino include il tiramisù.",
+    "We sturen een nieuwe accu naar het afhaalpunt.",
+])
+def test_places_rooms_and_things_stay(anon, text):
+    assert _user(anon, text) == text
+
+
+def test_a_place_is_still_a_persons_name_beside_a_first_name(anon):
+    _assert_gone(_user(anon, "ASSICURATO: Buongiorno, sono Lorenzo Castiglioni, chiamo per il sinistro."),
+                 ["Lorenzo", "Castiglioni"])
+
+
+@pytest.mark.parametrize("text,values", [
+    ("My UPI id is anil.k.menon@okhdfc and the payment failed.", ["anil.k.menon@okhdfc"]),
+    ("Vivo en Av. Insurgentes Sur 1602, Int. 5, CDMX", ["Av. Insurgentes Sur 1602"]),
+    ("alamat saya Jl. Kebon Sirih Raya No. 27, Jakarta", ["Jl. Kebon Sirih Raya No. 27"]),
+])
+def test_handles_and_streets_of_more_countries(anon, text, values):
+    _assert_gone(_user(anon, text), values)
+
+
+def test_a_signature_with_particles_and_a_hyphenated_family_name(anon):
+    out = _tool(anon, {"klant": {"naam": "M. van der Berg-Smit", "email": "mvdb@example.nl"}},
+                user="Mijn accu is kapot.\n\nMet vriendelijke groet,\nMarloes van der Berg-Smit\nKerkstraat 9")
+    _assert_gone(out, ["Marloes", "Berg-Smit"])
+
+
+def test_a_number_answering_a_bank_account_question(anon):
+    out = _one(anon, [{"role": "assistant", "content": "Can you re-enter your bank account in the app?"},
+                      {"role": "user", "content": "oh i closed that one. new one is 000987123456 same bank"}])
+    _assert_gone(out.messages[1]["content"], ["000987123456"])
+
+
+def test_plural_keys_take_the_singular_keys_entity(anon):
+    _assert_gone(_tool(anon, {"status": "HK", "new_etickets": ["220-7712009911", "220-7712009912"]}),
+                 ["220-7712009911", "220-7712009912"])

@@ -642,9 +642,10 @@ class Anonymizer:
             return "EMAIL_ADDRESS"
         if 8 <= sum(c.isdigit() for c in v) <= 15 and _shape_ok("PHONE_NUMBER", v):
             return "PHONE_NUMBER"  # "wrong_recipient": "254733402118" (eleventh round)
-        if v.isupper() and sum(c.isalpha() for c in v) >= 4:
+        if v.isupper() and sum(c.isalpha() for c in v) >= 4 and len(v.split()) >= 2:
             # "RAMONA DE LA GARZA", "OTIENO BRIAN OCHIENG": a name in capitals, read as written
-            # in Capitalized words and lower-case particles (eleventh round)
+            # in Capitalized words and lower-case particles (eleventh round; one word in capitals is
+            # rather a code or a spec: "display": "AMOLED" in tau-bench retail)
             v = " ".join(w.lower() if w.lower() in NAME_PARTICLES else w.capitalize() for w in v.split())
         # "OKONKWO, Ifeoma", "Lindqvist, Sven": a surname, a comma, the given names
         if v.count(",") == 1 and re.fullmatch(r"[^,\s]+(?: [^,\s]+)?, [^,]+", v):
@@ -1106,7 +1107,10 @@ class Anonymizer:
                         runs = [r for r in runs if not (any(_only_place(w) for w in r.split())
                                                         and not any(w.lower() in name_gazetteer()[0] for w in r.split()))
                                 and not (" " in r and _is_place(r))
-                                and not (" " not in value.strip() and _listed_with_place(text, s, e))]
+                                # "Ground Handling": English words only, none a first name
+                                and not (rec_name == "SpacyRecognizer" and " " in r and all(
+                                    is_english_word(w) and w.lower() not in name_gazetteer()[0] for w in r.split()))
+                                and not (" " not in r and _run_listed_with_place(text, s, value, r))]
                     if not runs:
                         stats["person_spans_dropped"] += 1
                     for run in runs:
@@ -1800,6 +1804,13 @@ def _listed_with_place(text: str, start: int, end: int) -> bool:
     before = _LIST_BEFORE_RE.search(text, max(0, start - 40), start)
     after = _LIST_AFTER_RE.match(text, end)
     return bool((before and _only_place(before.group(1))) or (after and _only_place(after.group(1))))
+
+
+def _run_listed_with_place(text: str, s: int, value: str, run: str) -> bool:
+    """:func:`_listed_with_place` for a one-word run found inside the span ``text[s:s+len(value)]``
+    ("tienda de Madrid, Barcelona o Valencia": the run "Madrid" of the span "tienda de Madrid")."""
+    i = value.find(run)
+    return i >= 0 and _listed_with_place(text, s + i, s + i + len(run))
 
 
 _NEXT_WORD_RE = re.compile(r"[ \t]+([A-Z][a-z]{2,})(?![\w-])")

@@ -63,11 +63,9 @@ def normalize_key(key: Optional[str]) -> Optional[str]:
 GLUED_NUMBER_ENDINGS = ("nr", "nummer", "numer", "numero", "number")
 
 #: Person keys too vague to make a longer key a person's by ending it ("http_client", "display",
-#: "users" of "max_users", tau-bench retail's "bluetooth_speaker" item and a "printer_driver" are
-#: no people).
+#: "users" of "max_users", tau-bench retail's "bluetooth_speaker" item, "smtp_host" are no people).
 _VAGUE_PEOPLE = frozenset({"client", "display", "users", "contacts", "members", "participants", "followers",
-                           "watchers", "collaborators", "guests", "speaker", "host", "driver", "guest",
-                           "handle", "member", "contact", "child", "children", "student", "students"})
+                           "watchers", "collaborators", "guests", "speaker", "host", "handle"})
 
 #: Words before "_by" in keys that say how, not who ("sort_by", "group_by", "order_by").
 _HOW_BY = frozenset("""sort order group filter partition split search index key aggregate rank pivot stand pass

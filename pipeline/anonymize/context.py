@@ -241,12 +241,15 @@ def is_foreign_stop_word(word: str) -> bool:
 _NO_LANGUAGE_RE = re.compile(r"\S+@\S+|(?i:https?://|www\.)\S+|(?i:\be-mail\b)")
 
 
-def is_foreign(text: str, ignore: Iterable[str] = ()) -> bool:
+def is_foreign(text: str, ignore: Iterable[str] = (), unknown_words: bool = False) -> bool:
     """True when ``text`` reads as another language than English: at least two stop words of
     another language spaCy knows (German, French, Spanish, ...; words that are English stop words
     too do not count) or lower-case words with a diacritic ("voluntários"), and more of them than
     English stop words (:data:`_SHARED_STOP_WORDS` - "a", "in" - count for neither). spaCy's English NER takes
-    Capitalized nouns of such texts for names ("Bestellung"): there a name needs more evidence."""
+    Capitalized nouns of such texts for names ("Bestellung"): there a name needs more evidence.
+    ``unknown_words``: lower-case words no English dictionary or name list knows count half a sign
+    each ("devo prenotare una visita": for lower-case names only - on every check it cost names on
+    an unseen set, eleventh round)."""
     from .engine import BUILDING_STREET_RE, EU_STREET_RE
 
     english, foreign = _stop_words()
@@ -270,7 +273,7 @@ def is_foreign(text: str, ignore: Iterable[str] = ()) -> bool:
             n_fo += 1
         elif tok.islower() and not tok.isascii() and w not in _ENGLISH_LOANS:
             n_fo += 1  # a lower-case word with a diacritic is no English word ("voluntários", "prévia")
-        elif tok.islower() and len(tok) >= 4 and not is_english_word(w) and not in_gazetteer(w):
+        elif unknown_words and tok.islower() and len(tok) >= 4 and not is_english_word(w) and not in_gazetteer(w):
             # a lower-case word no English dictionary or name list knows ("prenotare", "visita",
             # "impegnativa"): half a sign (eleventh round: an Italian request with one stop word)
             n_fo += 0.5
@@ -1083,7 +1086,8 @@ _LOWER_ROLE_RE = re.compile(
     r"patient|clmt|claimant|rider|driver|tenant|caller|applicant|insured|guest|hirer|renter|w/|"
     r"trainer|instructor|coach|tutor|teacher|nurse|doctor|therapist|physio|"
     r"(?:alt(?:ernative)? )?contact|" + _KIN + r")(?:[ \t]+" + _KIN + r")?"
-    r"[ \t]*(?:=|:|\(|-)?[ \t]*(?:(?:mr|mrs|ms|miss|mx|dr)\.?[ \t]+|[a-z]\.[ \t]*)?"
+    # a space or a mark after the role word ("stu. ren", "w/jane"; not "sturen": eleventh round)
+    r"(?:[ \t]*(?:=|:|\(|-)[ \t]*|[ \t]+|(?<=[./]))(?:(?:mr|mrs|ms|miss|mx|dr)\.?[ \t]+|[a-z]\.[ \t]*)?"
     f"(?P<f>{_LOWER_WORD})(?: (?P<l>{_LOWER_WORD}))?")
 
 
@@ -1149,7 +1153,7 @@ def lower_case_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -
             if not (w in firsts or w in lasts):
                 return False
             if english_text is None:
-                english_text = not is_foreign(text)
+                english_text = not is_foreign(text, unknown_words=True)
             return english_text
         return True
 
@@ -1166,16 +1170,17 @@ def lower_case_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -
             continue  # "the baby allan": a noun after its article, then a name
         f_en, l_en = is_english_word(f), is_english_word(last)
         name = f + (m.group("i") or "") + " " + last
-        if f in firsts and not l_en and (not is_common_word(f) or (last in lasts and m.group("i"))):
+        if f in firsts and not l_en and (not is_common_word(f) or (last in lasts and m.group("i"))) and not (
+                is_foreign_stop_word(f) and is_foreign(text, unknown_words=True)):
             # "jakob nilssen", "peter m henriksen": a first name, a family name no word; not "i owe
-            # rayan" (a verb that is also someone's first name)
+            # rayan" (a verb that is also someone's first name), not "una visita" in Italian
             out.append(name)
         elif not f_en and not l_en and (f in firsts or last in lasts):
             # "şuheda lugtenburg", "zezig eldarkhanov": no word, one name known - in an English
             # text; in another language its words are no English words anyway ("documentos
             # necesito"): both names needed
             if english_text is None:
-                english_text = not is_foreign(text)
+                english_text = not is_foreign(text, unknown_words=True)
             # (a text lower-cased whole is judged as before: its names make it read foreign)
             if english_text or no_capitals or (f in firsts and last in lasts and not is_foreign_stop_word(f)
                                                and not is_foreign_stop_word(last)):
@@ -1503,6 +1508,9 @@ def adjacent_name_words(text: str, known: set[str], keep: frozenset[str] | set[s
         if w.lower() not in known:
             continue
         for j, role in ((i - 1, "FIRST_NAME"), (i + 1, "LAST_NAME")):
+            step = -1 if role == "FIRST_NAME" else 1
+            while 0 <= j < len(toks) and toks[j].group(0) in NAME_PARTICLES and abs(j - i) <= 2:
+                j += step  # "Sanne de Vries-Bakker": the particles are no neighbour
             if not 0 <= j < len(toks):
                 continue
             n = toks[j]

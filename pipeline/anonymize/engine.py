@@ -298,9 +298,9 @@ _ANY_WORD = r"[^\W\d_][\w'\u2019-]*"
 STREET_NOUN_RE = re.compile(
     r"(?<![\w-])(?P<v>(?:\d{1,6} )?(?![a-z\u00df-\u024f\u03ac-\u03ce])" + _ANY_WORD + r" (?:" + _ANY_WORD + r" )?(?:gate|gata|gatan|gaten|vei|veien|veg|vegen|"
     r"vej|allé|alle|út|utca|útja|ulica|ulice|cesta|tie|katu|straße|strasse|weg|gasse|plads|torg|tér|körút|"
-    r"sor|sokak|sokağı|caddesi|iela|gatvė|tänav|stræde) \d{1,4}[a-zA-Z]?)(?![\w-])"
+    r"sor|sokak|sokağı|caddesi|iela|gatvė|tänav|stræde) \d{1,4}[a-zA-Z]?)(?![\w-]|[:.]\d)"  # not a time: "alle 21:15"
     r"|(?<![\w-])(?P<w>(?:\d{1,6} )?(?:ul\.|al\.|os\.|pl\.|[Tt]rg|πλατεία|οδός|Οδός|Λεωφόρος|Ctra\.|Avda\.|Av\.) ?"
-    r"(?:" + _ANY_WORD + r" ){1,3}\d{1,4}[a-zA-Z]?)(?![\w-])")
+    r"(?:" + _ANY_WORD + r" ){1,3}\d{1,4}[a-zA-Z]?)(?![\w-]|[:.]\d)")
 
 
 def _street_noun_score(text: str, m: re.Match) -> Optional[float]:
@@ -903,7 +903,8 @@ def _labelled_name_score(text: str, m: re.Match) -> Optional[float]:
 #: languages, spaCy's English model misses many of their names (ninth round)
 SIGNATURE_NAME_RE = re.compile(
     r"(?m)^[ \t]*(?P<v>[" + UPPER + r"][" + LOWER + r"'-]+(?:-[" + UPPER + r"][" + LOWER + r"'-]+)?"
-    r"(?: [" + UPPER + r"][" + LOWER + r"'-]+(?:-[" + UPPER + r"][" + LOWER + r"'-]+)?){0,2})[ \t]*$")
+    # (family-name particles inside: "Sanne de Vries-Bakker", eleventh round)
+    r"(?: (?:" + NAME_PARTICLE + r" ){0,2}[" + UPPER + r"][" + LOWER + r"'-]+(?:-[" + UPPER + r"][" + LOWER + r"'-]+)?){0,2})[ \t]*$")
 
 
 def _signature_name_score(text: str, m: re.Match) -> Optional[float]:
@@ -1473,8 +1474,12 @@ class _EuStreetRecognizer(RegexRecognizer):
         if not any(c.isdigit() for c in text):
             return []
         out = []
+        from .context import is_english_word
+
         for m in EU_STREET_RE.finditer(text):
             g = next(k for k in ("v", "w", "x", "y") if m.group(k))
+            if g == "v" and len(m.group("v").split()) == 2 and is_english_word(m.group("v").split()[0]):
+                continue  # "Spring 2026", "Offering 3": an English word ending like "-ring", "-hof" (eleventh round)
             out.append(PatternHit("STREET_ADDRESS", m.start(g), m.end(g), self.score, self.name))
         return out
 

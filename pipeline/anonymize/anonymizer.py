@@ -49,7 +49,8 @@ from .config import PiiConfig, default_config, domain_vocabulary, normalize_key
 from .ids import IdFinder
 from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conversation_values, csv_name_fields, find_handles,
                       handle_template, in_gazetteer, in_person_slot, in_signature, is_common_word, is_english_word, is_foreign,
-                      is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs, place_gazetteer)
+                      is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs, place_gazetteer,
+                      surname_shaped)
 from .pseudonymizer import Pseudonymizer, match_case, normalize
 
 #: Environment variable: default number of detector worker processes (1 when unset).
@@ -1037,8 +1038,7 @@ class Anonymizer:
                                          or (_NUMBER_LAST_RE.search(value) and _CAPITALIZED_NEXT_RE.match(text, e))
                                          or _QUANTITY_AFTER_RE.match(text, e)
                                          or _PRODUCT_AFTER_RE.match(text, e) or _CAMEL_WORD_RE.search(value)
-                                         or (" " not in value.strip() and _firm_pair(text, s, e))
-                                         or (" " not in value.strip() and _thing_noun_after(text, s, e))):
+                                         or (" " not in value.strip() and _firm_pair(text, s, e))):
                         # "the Madison Avenue store", "the Grand Canyon tour": a road or landmark;
                         # "Dell XPS", "Bose QuietComfort", "Marks & Spencer": a brand or a firm
                         runs = []
@@ -1100,12 +1100,10 @@ class Anonymizer:
                         if foreign:
                             runs = [r for r in runs if _foreign_ner_run_ok(text, s, e, r)]
                     if runs and not strong:
-                        # "Malmö Hyllie", "Soffan Göteborg": a word only a place has and no first
-                        # name ("Lorenzo Castiglioni" stays a person); "Kiel und
+                        # "Malmö Hyllie", "Soffan Göteborg": a place's run; "Kiel und
                         # Lübeck", "Madrid, Barcelona o Valencia": one word listed with a place
                         # "São Paulo", "Buenos Aires": a whole place
-                        runs = [r for r in runs if not (any(_only_place(w) for w in r.split())
-                                                        and not any(w.lower() in name_gazetteer()[0] for w in r.split()))
+                        runs = [r for r in runs if not _place_run(r)
                                 and not (" " in r and _is_place(r))
                                 # "Ground Handling": English words only, none a first name
                                 and not (rec_name == "SpacyRecognizer" and " " in r and all(
@@ -1773,6 +1771,20 @@ def _labelled_name_after(text: str, colon: int) -> bool:
     return bool(re.fullmatch(r"[^\W\d_][\w'-]* [^\W\d_][\w'-]*", v)) and labelled_name_ok(v)
 
 
+def _place_run(run: str) -> bool:
+    """A run with a word only a place has (:func:`_only_place`) and no other name evidence: no
+    first name, no family-name ending, no other word a family name ("Malmö Hyllie", "Soffan
+    Göteborg", "Jönköping Centrallager"; not "Lorenzo Castiglioni", "Borna Dujmović", "Veere
+    Boes"): eleventh round."""
+    words = run.split()
+    places = [w for w in words if _only_place(w)]
+    if not places:
+        return False
+    firsts, lasts = name_gazetteer()
+    return not any(w.lower() in firsts or surname_shaped(w) or (w not in places and w.lower() in lasts)
+                   for w in words)
+
+
 def _is_place(words: str) -> bool:
     """``words`` (any case, accents or none: "São Paulo" / "Sao Paulo") is a place of the place
     gazetteer."""
@@ -1811,21 +1823,6 @@ def _run_listed_with_place(text: str, s: int, value: str, run: str) -> bool:
     ("tienda de Madrid, Barcelona o Valencia": the run "Madrid" of the span "tienda de Madrid")."""
     i = value.find(run)
     return i >= 0 and _listed_with_place(text, s + i, s + i + len(run))
-
-
-_NEXT_WORD_RE = re.compile(r"[ \t]+([A-Z][a-z]{2,})(?![\w-])")
-
-
-def _thing_noun_after(text: str, start: int, end: int) -> bool:
-    """One name-shaped word that is also a word or a place of its own, followed by a Capitalized
-    English word that is no family name: the pair names a thing or a place, not a person ("Madison
-    Floor Lamp", "Hudson Valley Throw", "Austin Domain", "Brooklyn Arc Lamp"; not "Jordan Baker",
-    "Austin Reed", "Shawna Delacroix"): eleventh round."""
-    word = text[start:end].strip()
-    if not (is_english_word(word) or _is_place(word)):
-        return False
-    m = _NEXT_WORD_RE.match(text, end)
-    return bool(m) and is_english_word(m.group(1).lower()) and m.group(1).lower() not in name_gazetteer()[1]
 
 
 def _firm_pair(text: str, start: int, end: int) -> bool:

@@ -104,6 +104,20 @@ DOB_CONTEXT_RE = re.compile(
     r"|" + _DAY + r"(?i:st|nd|rd|th|er|e|\.)? (?:(?i:of|de) )?" + _MONTH_WORD + r"\.?,? (?:(?i:de) )?(?:\d{4}|'?\d{2})"
     r"|" + _DAY + r"-?" + _MONTH_WORD + r"-?(?:\d{4}|\d{2})"  # "DOB 14-Aug-1991", "dob 12JUN77" (eleventh round)
     r")(?![\w-])")
+#: A birth date after a birth word of Japanese, Chinese or Korean ("生年月日：1987年3月22日",
+#: "생년월일: 1987년 3월 22일", "出生日期 1987-03-22"): eleventh round.
+DOB_CJK_RE = re.compile(
+    r"(?:生年月日|誕生日|生日|出生日期|出生年月日|생년월일|생일)[ \t]*[:：]?[ \t]*"
+    r"(?P<v>(?:19|20)\d{2}(?:[年/.-][ \t]?\d{1,2}[月/.-][ \t]?\d{1,2}日?|년[ \t]?\d{1,2}월[ \t]?\d{1,2}일))")
+#: A Japanese postcode after its mark ("〒150-0002") and the address line after it ("〒150-0002
+#: 東京都渋谷区渋谷2-21-1"): eleventh round.
+JP_POSTCODE_RE = re.compile(r"〒[ \t]?(?P<v>\d{3}-?\d{4})")
+JP_ADDRESS_RE = re.compile(r"〒[ \t]?\d{3}-?\d{4}[ \t]*(?P<v>[^\s,、。][^\n,、。]{3,60}?\d[^\n,、。]{0,20}?)(?=[ \t]*(?:$|\n|,|、|。))",
+                           re.M)
+#: A device's MAC address ("a4:5e:60:d2:1f:09", "A4-5E-60-D2-1F-09"): a customer's router or phone.
+MAC_ADDRESS_RE = re.compile(r"(?<![\w:-])(?P<v>(?:[0-9A-Fa-f]{2}([:-]))(?:[0-9A-Fa-f]{2}\2){4}[0-9A-Fa-f]{2})(?![\w:-])")
+
+
 def _street_suffixes() -> str:
     """Street suffixes: common abbreviations plus Faker's en_US list (the USPS suffixes,
     "Circles", "Pines", "Views"...), longest first."""
@@ -989,15 +1003,20 @@ def _prefixed_id_score(text: str, m: re.Match) -> Optional[float]:
 #: TC kimlik, Brazilian CPF, Romanian CNP, Belgian national number, Swedish personnummer, Danish
 #: CPR, Czech / Slovak rodné číslo, Finnish HETU, French NIR (tenth round: "tata ma
 #: 41020312476", "conductor_dni": "73219486K"); Italian codice fiscale, Indian PAN and Aadhaar,
-#: Argentine CUIL, South African ID, Malaysian NRIC, Chilean RUT, Mexican CURP (eleventh round).
+#: Argentine CUIL, South African ID, Malaysian NRIC, Chilean RUT, Mexican CURP, Norwegian
+#: fødselsnummer, Greek AMKA, German Steuer-ID, Estonian isikukood, Icelandic kennitala, Japanese
+#: My Number, Slovenian EMŠO, Korean RRN, Swiss AHV, Chinese resident id, Portuguese CC (eleventh
+#: round; where a random number of the layout passes the check often - Croatian OIB, Austrian
+#: VNR, Canadian SIN, 10-digit ids - only after their labels).
 NATIONAL_ID_RES = (
     (re.compile(r"(?<![\w-])(?P<v>\d{8}-?[A-Z])(?![\w-])"), ("es.dni",)),
     (re.compile(r"(?<![\w-])(?P<v>[XYZ]-?\d{7}-?[A-Z])(?![\w-])"), ("es.nie",)),
-    (re.compile(r"(?<![\w.+-])(?P<v>\d{11})(?![\w-]|[.,]\d)"), ("pl.pesel", "tr.tckimlik", "br.cpf")),
+    (re.compile(r"(?<![\w.+-])(?P<v>\d{11})(?![\w-]|[.,]\d)"), ("pl.pesel", "tr.tckimlik", "br.cpf", "no.fodselsnummer",
+                                                                "gr.amka", "de.idnr", "ee.ik")),
     (re.compile(r"(?<![\w.-])(?P<v>\d{3}\.\d{3}\.\d{3}-\d{2})(?![\w-])"), ("br.cpf",)),
     (re.compile(r"(?<![\w.+-])(?P<v>[1-8]\d{12})(?![\w-]|[.,]\d)"), ("ro.cnp",)),
     (re.compile(r"(?<![\w.-])(?P<v>\d{2}\.\d{2}\.\d{2}-\d{3}\.\d{2})(?![\w-])"), ("be.nn",)),
-    (re.compile(r"(?<![\w.+-])(?P<v>(?:19|20)?\d{6}[-+]\d{4})(?![\w-])"), ("se.personnummer", "dk.cpr")),
+    (re.compile(r"(?<![\w.+-])(?P<v>(?:19|20)?\d{6}[-+]\d{4})(?![\w-])"), ("se.personnummer", "dk.cpr", "is_.kennitala")),
     (re.compile(r"(?<![\w./-])(?P<v>\d{6}/\d{3,4})(?![\w/-])"), ("cz.rc",)),
     (re.compile(r"(?<![\w-])(?P<v>\d{6}[-+A]\d{3}[0-9A-Y])(?![\w-])"), ("fi.hetu",)),
     (re.compile(r"(?<![\w+-])(?P<v>[12] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2})(?![\w-])"), ("fr.nir",)),
@@ -1005,9 +1024,14 @@ NATIONAL_ID_RES = (
     # Argentine CUIL / CUIT, South African ID, Malaysian NRIC, Chilean RUT, Mexican CURP
     (re.compile(r"(?<![\w-])(?P<v>[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z])(?![\w-])"), ("it.codicefiscale",)),
     (re.compile(r"(?<![\w-])(?P<v>[A-Z]{5}\d{4}[A-Z])(?![\w-])"), ("in_.pan",)),
-    (re.compile(r"(?<![\w.+-])(?<!\d )(?P<v>[2-9]\d{3} \d{4} \d{4})(?![\w-]| \d)"), ("in_.aadhaar",)),
+    (re.compile(r"(?<![\w.+-])(?<!\d )(?P<v>\d{4} \d{4} \d{4})(?![\w-]| \d)"), ("in_.aadhaar", "jp.in_")),
     (re.compile(r"(?<![\w.-])(?P<v>\d{2}-\d{8}-\d)(?![\w-])"), ("ar.cuit",)),
-    (re.compile(r"(?<![\w.+-])(?P<v>\d{13})(?![\w-]|[.,]\d)"), ("za.idnr",)),
+    (re.compile(r"(?<![\w.+-])(?P<v>\d{13})(?![\w-]|[.,]\d)"), ("za.idnr", "si.emso")),
+    # Korean resident number, Swiss AHV number, Chinese resident id, Portuguese Cartão de Cidadão
+    (re.compile(r"(?<![\w.-])(?P<v>\d{6}-\d{7})(?![\w-])"), ("kr.rrn",)),
+    (re.compile(r"(?<![\w.-])(?P<v>756\.\d{4}\.\d{4}\.\d{2})(?![\w-]|\.\d)"), ("ch.ssn",)),
+    (re.compile(r"(?<![\w.+-])(?P<v>\d{17}[\dX])(?![\w-])"), ("cn.ric",)),
+    (re.compile(r"(?<![\w-])(?P<v>\d{8} ?\d ?[A-Z]{2}\d)(?![\w-])"), ("pt.cc",)),
     (re.compile(r"(?<![\w.-])(?P<v>\d{6}-\d{2}-\d{4})(?![\w-])"), ("my.nric",)),
     (re.compile(r"(?<![\w.-])(?P<v>\d{1,2}\.\d{3}\.\d{3}-[\dkK])(?![\w-])"), ("cl.rut",)),
     (re.compile(r"(?<![\w-])(?P<v>[A-Z]{4}\d{6}[HM][A-Z]{5}[0-9A-Z]\d)(?![\w-])"), ("mx.curp",)),
@@ -1140,20 +1164,29 @@ class RegexRecognizer(EntityRecognizer):
         ]
 
 
+def _stdnum_valid(mod: str, value: str) -> bool:
+    """python-stdnum's ``is_valid`` of module ``stdnum.<mod>``; False where the module itself fails
+    on odd input (``cn.ric`` raises KeyError for an unknown county)."""
+    import importlib
+
+    try:
+        return bool(importlib.import_module("stdnum." + mod).is_valid(value))
+    except Exception:  # noqa: BLE001 - a validator's own bug is no valid number
+        return False
+
+
 class _NationalIdRecognizer(RegexRecognizer):
     """:data:`NATIONAL_ID_RES`, each match kept when one of its python-stdnum modules validates it."""
 
     def __init__(self, name: str, entity: str, score: float):
         super().__init__(name, entity, [rx for rx, _ in NATIONAL_ID_RES], score)
 
-    def hits(self, text: str) -> list[PatternHit]:
-        import importlib
-
+    def hits(self, text: str) -> list[PatternHit]:  # noqa: D102
         out = []
         for rx, mods in NATIONAL_ID_RES:
             for m in rx.finditer(text):
                 v = m.group("v")
-                if any(importlib.import_module("stdnum." + mod).is_valid(v) for mod in mods):
+                if any(_stdnum_valid(mod, v) for mod in mods):
                     out.append(PatternHit(self.supported_entities[0], m.start("v"), m.end("v"), self.score, self.name))
         return out
 
@@ -1607,7 +1640,9 @@ def personal_recognizers() -> list[RegexRecognizer]:
     """Fresh instances of the regex recognizers for personal data in free text."""
     return [
         RegexRecognizer("LastFourRecognizer", "LAST_FOUR", LAST_FOUR_RES, 0.8),
-        RegexRecognizer("DateOfBirthRecognizer", "DATE_OF_BIRTH", [DOB_RE, DOB_CONTEXT_RE], 0.7),
+        RegexRecognizer("DateOfBirthRecognizer", "DATE_OF_BIRTH", [DOB_RE, DOB_CONTEXT_RE, DOB_CJK_RE], 0.7),
+        RegexRecognizer("JpAddressRecognizer", "STREET_ADDRESS", [JP_ADDRESS_RE], 0.7),
+        RegexRecognizer("MacAddressRecognizer", "ACCOUNT_ID", [MAC_ADDRESS_RE], 0.7),
         RegexRecognizer("StreetAddressRecognizer", "STREET_ADDRESS", [STREET_RE], 0.7,
                         validate=_street_score),
         _EuStreetRecognizer("EuStreetRecognizer", "STREET_ADDRESS", [EU_STREET_RE], 0.7),
@@ -1620,7 +1655,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
                         validate=_zip_before_place_score),
         RegexRecognizer("ZipAfterStateRecognizer", "ZIP", [ZIP_AFTER_STATE_RE], 0.6,
                         validate=_zip_after_state_score),
-        RegexRecognizer("ZipShapeRecognizer", "ZIP", [ZIP_SHAPED_RE, ZIP_LABEL_AFTER_RE], 0.6),
+        RegexRecognizer("ZipShapeRecognizer", "ZIP", [ZIP_SHAPED_RE, ZIP_LABEL_AFTER_RE, JP_POSTCODE_RE], 0.6),
         RegexRecognizer("ZipLowerCaseRecognizer", "ZIP", [ZIP_LOWER_RE], 0.6, validate=_zip_lower_score),
         RegexRecognizer("PhoneContextRecognizer", "PHONE_NUMBER", [PHONE_CONTEXT_RE], 0.7,
                         validate=_phone_context_score),

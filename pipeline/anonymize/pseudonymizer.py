@@ -527,12 +527,18 @@ class Pseudonymizer:
                 self._faker_for("IP", normalize(value), a).ipv6() if ":" in value
                 else self._faker_for("IP", normalize(value), a).ipv4_public()))
 
+        # a MAC address or another hex id ("a4:5e:60:d2:1f:09"): hex digits stay hex (eleventh round)
+        hexa = re.fullmatch(r"[0-9A-Fa-f]{2}(?:[:-][0-9A-Fa-f]{2}){5}", value) is not None
+
         def gen(attempt: int) -> str:
             rng = self._rng(group, normalize(value), attempt)
             out = []
             first = True
             for c in value:
-                if c.isdigit():
+                if hexa and c.isalnum():
+                    ch = rng.choice("0123456789abcdef")
+                    out.append(ch.upper() if c.isupper() else ch)
+                elif c.isdigit():
                     out.append(c if (first and c == "0") else str(rng.randint(1 if first else 0, 9)))
                     first = False
                 elif c.isascii() and c.isalpha():

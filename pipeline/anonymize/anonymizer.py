@@ -33,7 +33,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Optional
@@ -45,7 +44,7 @@ from .engine import (_AMOUNT_RE, _MAIL_HEADER_LABELS, _PHONE_FORMAT_RE, _TITLE_C
                      NICKNAME_NAME_RE, UPPER, NAME_PARTICLES, NAME_WORD, PHONE_WORD_BEFORE_RE, PRESIDIO_PHONE_RECOGNIZERS,
                      SECRET_CONTEXT_RES, SPACY_MODEL, STREET_SUFFIXES, STRONG_NAME_CONTEXT_RE, ZIP_AFTER_UNIT_RE, ZIP_LABEL_RE, Detector, DetectorPool,
                      build_analyzer, detect_patterns)
-from .config import PiiConfig, default_config, domain_vocabulary, normalize_key
+from .config import PiiConfig, default_config, domain_vocabulary, normalize_key, strip_accents
 from .ids import IdFinder
 from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conversation_values, csv_name_fields, find_handles,
                       handle_template, in_gazetteer, in_person_slot, in_signature, is_common_word, is_english_word, is_foreign,
@@ -181,9 +180,9 @@ _ZIP_BEFORE_LOC_RE = re.compile(r"(?<![\w.,$-])(?P<v>\d{4,6}|\d{2,3}-\d{3}|\d{4,
 #: an identifier made of an optional prefix and a number (``#W1234567``, ``ORD-58120``): the
 #: number alone is the same identifier ("order 1234567")
 _ORDER_ID_RE = re.compile(r"^(#?[A-Za-z]{0,4}[-_]?)(\d{5,})$")
-#: Context patterns that lift a year-like number (1990) to a value: card and secret contexts.
 #: an Australian postcode after its state, year-like or not ("Darlinghurst NSW 2010"): eleventh round
 _AU_STATE_ZIP_RE = re.compile(r"\b(?:NSW|VIC|QLD|TAS|ACT|WA|SA|NT) (?P<v>\d{4})(?![\w-]|[.,]\d)")
+#: Context patterns that lift a year-like number (1990) to a value: card and secret contexts.
 _YEAR_CONTEXT_RES = (tuple(LAST_FOUR_RES) + tuple(rx for rxs in SECRET_CONTEXT_RES.values() for rx in rxs)
                      + (ZIP_LABEL_RE, ZIP_AFTER_UNIT_RE, _AU_STATE_ZIP_RE))  # "ZIP: 2043", "Bondi NSW 2026"
 
@@ -1100,15 +1099,7 @@ class Anonymizer:
                         if foreign:
                             runs = [r for r in runs if _foreign_ner_run_ok(text, s, e, r)]
                     if runs and not strong:
-                        # "Malmö Hyllie", "Soffan Göteborg": a place's run; "Kiel und
-                        # Lübeck", "Madrid, Barcelona o Valencia": one word listed with a place
-                        # "São Paulo", "Buenos Aires": a whole place
-                        runs = [r for r in runs if not _place_run(r)
-                                and not (" " in r and _is_place(r))
-                                # "Ground Handling": English words only, none a first name
-                                and not (rec_name == "SpacyRecognizer" and " " in r and all(
-                                    is_english_word(w) and w.lower() not in name_gazetteer()[0] for w in r.split()))
-                                and not (" " not in r and _run_listed_with_place(text, s, value, r))]
+                        runs = [r for r in runs if not _place_or_vocabulary_run(text, s, value, r, rec_name)]
                     if not runs:
                         stats["person_spans_dropped"] += 1
                     for run in runs:
@@ -1771,6 +1762,18 @@ def _labelled_name_after(text: str, colon: int) -> bool:
     return bool(re.fullmatch(r"[^\W\d_][\w'-]* [^\W\d_][\w'-]*", v)) and labelled_name_ok(v)
 
 
+def _place_or_vocabulary_run(text: str, s: int, value: str, run: str, rec_name: str) -> bool:
+    """A run of a person span with no strong context (``value`` = ``text[s:...]``, ``run`` a run
+    of it) that names a place or is vocabulary: a place's run (:func:`_place_run`: "Malmö
+    Hyllie"), a whole place ("São Paulo", "Buenos Aires"), English words only and none a first
+    name from spaCy ("Ground Handling"), one word listed with a place ("Kiel und Lübeck", "tienda
+    de Madrid, Barcelona o Valencia"). Eleventh round (clean records of red-team 6)."""
+    if " " in run:
+        return _place_run(run) or _is_place(run) or (rec_name == "SpacyRecognizer" and all(
+            is_english_word(w) and w.lower() not in name_gazetteer()[0] for w in run.split()))
+    return _place_run(run) or _run_listed_with_place(text, s, value, run)
+
+
 def _place_run(run: str) -> bool:
     """A run with a word only a place has (:func:`_only_place`) and no other name evidence: no
     first name, no family-name ending, no other word a family name ("Malmö Hyllie", "Soffan
@@ -1792,7 +1795,7 @@ def _is_place(words: str) -> bool:
     places = place_gazetteer()
     if lw in places:
         return True
-    plain = "".join(c for c in unicodedata.normalize("NFKD", lw) if not unicodedata.combining(c))
+    plain = strip_accents(lw)
     return plain != lw and plain in places
 
 

@@ -44,6 +44,12 @@ _CAMEL_2 = re.compile(r"([A-Z]+)([A-Z][a-z])")
 
 
 @lru_cache(maxsize=65536)
+def strip_accents(text: str) -> str:
+    """``text`` without combining marks (Unicode NFKD): "São Paulo" -> "Sao Paulo", "prénom" ->
+    "prenom"."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
 def normalize_key(key: Optional[str]) -> Optional[str]:
     """``homePhone`` -> ``home_phone``, ``last4Digits`` -> ``last4_digits``, ``E-Mail`` ->
     ``e_mail``, ``postalCode`` -> ``postal_code``, ``SSN`` -> ``ssn``, ``Prénom`` -> ``prenom``,
@@ -51,8 +57,7 @@ def normalize_key(key: Optional[str]) -> Optional[str]:
     if not isinstance(key, str):
         return None
     if not key.isascii():  # "prénom" -> "prenom", "Straße" -> "strasse", "teléfono" -> "telefono"
-        key = "".join(c for c in unicodedata.normalize("NFKD", key.replace("ß", "ss"))
-                      if not unicodedata.combining(c))
+        key = strip_accents(key.replace("ß", "ss"))
     k = _CAMEL_2.sub(r"\1_\2", _CAMEL_1.sub(r"\1_\2", key.strip()))
     k = re.sub(r"[\s.\-]+", "_", k).lower()
     return re.sub(r"_+", "_", k).strip("_")

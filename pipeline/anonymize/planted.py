@@ -91,6 +91,24 @@ TITLED_LAST = ["Zwickauer-Brandt", "Rauschenbach-Moller", "Tiefenbrunnerl", "Lam
                "Pfistererl", "Sauerwaldt", "Brommelkampf", "Kuhnelts", "Hohenlohr"]
 NICK = ["Gerrita", "Hennie", "Joostje", "Marloesa", "Sietskea", "Wietske", "Femkea", "Anoukje",
         "Lieke", "Roosje", "Tessae", "Noortje", "Fleurtje", "Ilseke"]
+#: issue 11, eleventh round: a name in capitals with particles under an owner object, a subscriber
+#: number under "msisdn", a codice fiscale and a UPI handle with no label, a lower-case name in an
+#: e-mail header, a plot-number street, a year-like Australian postcode, a router's MAC address
+CAPS_FIRST = ["ESMERALDINA", "FILOMENIA", "GUMERSINDA", "HERMENEGILDA", "IRMENGARDA", "JUSTINIANA",
+              "LEOVIGILDA", "MAXIMILIANA", "NEPOMUCENA", "OTILDEA", "PRISCILIANA", "QUITERIANA",
+              "ROSENDINA", "SATURNINA"]
+CAPS_LAST = ["QUINTANILLAZ", "VILLASECARRA", "BARRIONUEVOZ", "CASTRILLONES", "ALBARRACINEZ",
+             "MONTESDEOCAS", "PEÑALOSARES", "VALDERRAMOZ", "ZORRILLAGAS", "ARRIZABALAGO",
+             "ECHEVERRITZ", "GOICOECHEAS", "LIZARRAGOITI", "URQUIZABALD"]
+HDR_FIRST = ["ottolinde", "wilhelmeen", "geertruida", "hendrikje", "jacomijntje", "aaltjemien",
+             "reinoutje", "sjoerdina", "tjitskea", "wobbelina", "fokeltje", "hiltjemien", "jeltsjea",
+             "trijntjea"]
+HDR_LAST = ["vandermeulenbergh", "oostenbrinckx", "wijngaardenhove", "kortenhoevel", "zuidervaartje",
+            "hoogstratenus", "lanckhorstink", "rietveldtsma", "boekhorstinga", "dijkhuizenius",
+            "spijkerboerma", "woltersumink", "haverkampsma", "stellingwerfa"]
+PLOT_STREET = ["Adetokunboh", "Olumuyiwah", "Babatundeh", "Oluwaseyih", "Ayodejih", "Chukwuemekah",
+               "Ikechukwuh", "Nnamdikah", "Obafemih", "Temitopeh", "Oluwadamih", "Akinwandeh",
+               "Ifeanyichukh", "Abiodunh"]
 N_PERSONAS = 12  # personas in the canary test
 MAX_PERSONAS = len(FIRST)
 POLICY = ("# Airline support policy (sample)\nConfirm the customer's user id before any change. "
@@ -198,7 +216,21 @@ def persona(i: int) -> dict:
         "pesel": _pesel(i), "discord": f"{LAST[i].lower()[:6]}#{4471 + i}",
         "fr_plate": f"G{'ABCDEFGHJKLMNPQRSTVWXYZ'[i % 23]}-{418 + i}-T{'ABCDEFGHJKLMNPQRSTVWXYZ'[i % 23]}",
         "csv_phone": f"07555 {284 + i:03d} {190 + i:03d}",
+        # issue 11, eleventh round
+        "caps_first": CAPS_FIRST[i], "caps_last": CAPS_LAST[i], "msisdn": f"447700900{310 + i * 7:03d}",
+        "codice_fiscale": _codice_fiscale(i), "upi": f"98450{32117 + i * 113}@okaxis",
+        "hdr_first": HDR_FIRST[i], "hdr_last": HDR_LAST[i],
+        "plot_street": f"Plot {14 + i}, {PLOT_STREET[i]} Way", "au_postcode": f"NSW {2010 + i}",
+        "mac": f"a4:5e:{60 + i:02d}:d2:1f:{10 + i:02d}",
     }
+
+
+def _codice_fiscale(i: int) -> str:
+    """A valid Italian codice fiscale (check letter by python-stdnum) unique to persona ``i``."""
+    from stdnum.it import codicefiscale
+
+    body = f"{'BCDFGLMNPRSTVZ'[i % 14]}RSMRA{80 + i % 10:02d}T{10 + i:02d}A562"
+    return body + codicefiscale.calc_check_digit(body)
 
 
 def _pesel(i: int) -> str:
@@ -215,21 +247,24 @@ def typed_values(p: dict) -> dict[str, list[str]]:
                  p["friend_last"], p["payee"], p["lower_first"], p["lower_last"], p["sign_first"], p["sign_last"],
                  p["quote_last"], p["bracket_first"], p["intro_first"], p["intro_last"], p["pnr_last"],
                  p["pnr_first"], p["tr_first"], p["tr_last"], p["appl_first"], p["appl_last"],
-                 p["note_first"], p["note_last"], p["titled_first"], p["titled_last"], p["nick"]],
+                 p["note_first"], p["note_last"], p["titled_first"], p["titled_last"], p["nick"],
+                 p["caps_first"], p["caps_last"], p["hdr_first"], p["hdr_last"]],
         "EMAIL": [p["email"]], "RESERVATION_ID": [p["reservation"]],
         "PAYMENT_ID": [p["payment_id"], p["gift_card"]], "LAST_FOUR": [p["last_four"]],
         "CARD_NUMBER": [p["card"], p["card"].replace(" ", ""), p["card2"]],
         "ADDRESS": [p["street"], p["unit"], p["eu_street"], p["block_street"], p["street3"], p["corner_a"],
-                    p["corner_b"], p["block_street2"]],
-        "ZIP": [p["zip"], p["postcode"], p["block_postcode"], p["postcode3"], p["crm_plz"]], "CITY": [p["city"]],
+                    p["corner_b"], p["block_street2"], p["plot_street"]],
+        "ZIP": [p["zip"], p["postcode"], p["block_postcode"], p["postcode3"], p["crm_plz"], p["au_postcode"][4:]],
+        "CITY": [p["city"]],
         "DOB": [p["dob"], p["companion_dob"], p["eu_dob"]],
         "PHONE": [p["phone"], re.sub(r"\D", "", p["phone"]), p["uk_phone"], p["intl_phone"], p["grouped_phone"],
-                  p["line_phone"], p["fax"], p["csv_phone"]],
+                  p["line_phone"], p["fax"], p["csv_phone"], p["msisdn"]],
         "SECRET": [p["password"], p["api_key"], p["session_id"], p["token"], p["jwt"]],
         "ORDER_ID": [p["order_id"]],
         "IBAN": [p["iban"]], "SSN": [p["ssn"], p["spaced_ssn"]],
-        "ACCOUNT_ID": [p["account"], p["crm_kunde"], p["claim"], p["dni"], p["licence"], p["donor_id"], p["pesel"]],
-        "USER_ID": [p["user_id"], p["handle"], p["discord"]],
+        "ACCOUNT_ID": [p["account"], p["crm_kunde"], p["claim"], p["dni"], p["licence"], p["donor_id"], p["pesel"],
+                       p["codice_fiscale"], p["mac"]],
+        "USER_ID": [p["user_id"], p["handle"], p["discord"], p["upi"]],
         "VEHICLE_ID": [p["plate"], p["fr_plate"]],
     }
 
@@ -248,7 +283,10 @@ def canary_values(p: dict) -> list[str]:
                            "pnr_first", "crm_plz", "crm_kunde", "eu_dob", "spaced_ssn", "claim",
                            "tr_first", "tr_last", "dni", "plate", "appl_first", "appl_last", "note_first",
                            "note_last", "licence", "titled_first", "titled_last", "nick", "donor_id", "pesel",
-                           "discord", "fr_plate", "csv_phone")]
+                           "discord", "fr_plate", "csv_phone", "caps_first", "caps_last", "msisdn",
+                           "codice_fiscale", "upi", "hdr_first", "hdr_last", "plot_street", "mac")]
+    # a year-like postcode alone is no distinctive string: checked with the state before it
+    vals.append(p["au_postcode"])
     # a 3-digit postcode alone is no distinctive string (a log line's "692 ms"): it is checked
     # with the town that stays beside it
     vals.append(f"Þórshöfn {p['postcode3']}")
@@ -381,6 +419,10 @@ def record(i: int) -> dict:
             f"{p['titled_first']} ({p['nick']}) {p['titled_last']}, donor ID {p['donor_id']}, tata ma {p['pesel']}. "
             f"Discord {p['discord']}, la Clio immatriculée {p['fr_plate']}.\n"
             f"D-0{i % 10},{p['titled_first']} {p['titled_last']},Kittiwake,{p['csv_phone']},paid")},
+        {"role": "user", "content": (
+            f"From: {p['hdr_first']} {p['hdr_last']} <{p['hdr_first'][:4]}.{i}@mailbox.example.org>\n"
+            f"Subject: refund\n\nCodice fiscale {p['codice_fiscale']}, paid by UPI {p['upi']}. I'm at "
+            f"{p['plot_street']}, Lekki; the flat is in Surry Hills {p['au_postcode']}. Router mac {p['mac']}.")},
     ]
     if cancel:
         msgs += [_call(f"c{i}c", "cancel_reservation", {"reservation_id": p["reservation"]}),
@@ -406,6 +448,9 @@ def record(i: int) -> dict:
                          "kunde": {"vorname": p["intro_first"], "nachname": p["intro_last"], "plz": p["crm_plz"],
                                    "kundennummer": p["crm_kunde"]},
                          "pnr": {"nm": f"{p['pnr_last']}/{p['pnr_first']} MS"},
+                         # a telecom's line: its owner's name in capitals, the subscriber number
+                         "line": {"owner": {"name": f"{p['caps_first']} DE LA {p['caps_last']}"},
+                                  "msisdn": p["msisdn"]},
                          # a loan system's person object and a document object
                          "application": {"applicants": [{"fn": p["appl_first"], "ln": p["appl_last"],
                                                          "licence": {"no": p["licence"], "state": "WA"}}]}}}

@@ -286,3 +286,7 @@ def test_times_and_item_ids_stay(anon):
 def test_a_mac_address_under_an_address_key_is_a_device_not_a_street(anon):
     out = _tool(anon, {"mac_address": "00:1A:2B:3C:4D:5E"})
     assert re.search(r'"mac_address": "(?:[0-9A-F]{2}:){5}[0-9A-F]{2}"', out) and "00:1A:2B:3C:4D:5E" not in out, out
+
+
+def test_a_possessive_keeps_a_place_named_person_a_person(anon):
+    _assert_gone(_user(anon, "They sang the verses from Salla Mieto's Cautionary Tales."), ["Salla", "Mieto"])

@@ -478,7 +478,8 @@ def _ingest_body(cfg) -> None:
         # a fresh-clone check: every record of a company's own system was set aside and the next
         # stages ran on nothing, with no word about it
         hint = ("records whose tools no installed domain owns need a domain: trajpipe domain init NAME "
-                "--from-logs LOGS (docs/domains.md)" if st["by_reason"].get("INGEST_NO_DOMAIN")
+                "--from-logs LOGS --out DIR, then pip install -e DIR and run ingest again (docs/domains.md)"
+                if st["by_reason"].get("INGEST_NO_DOMAIN")
                 else "see the reasons in quarantine.jsonl")
         console.print(f"warning: no record passed ingest - later stages will have nothing to work on; {hint}",
                       markup=False, highlight=False)

@@ -511,10 +511,15 @@ from pipeline.runner import Context, Reject, Stage, StageResult, register  # noq
 
 
 def _ingest_extra(cfg) -> dict[str, Any]:
+    """The ingest stage's signature beyond its config: the input file's hash and path, and the
+    installed domains (:func:`pipeline.domains.registry_fingerprint`: a new domain package
+    reroutes the logs)."""
+    from pipeline.domains import registry_fingerprint
     from pipeline.runner import file_sha256
 
     path = cfg.ingest.input_path or str(SAMPLE_INPUT)
-    return {"input_sha256": file_sha256(path), "input_path": str(Path(path).resolve())}
+    return {"input_sha256": file_sha256(path), "input_path": str(Path(path).resolve()),
+            "domains": registry_fingerprint()}
 
 
 def _run_ingest(inputs: dict[str, Any], cfg, ctx: Context) -> StageResult:

@@ -290,3 +290,31 @@ def test_a_mac_address_under_an_address_key_is_a_device_not_a_street(anon):
 
 def test_a_possessive_keeps_a_place_named_person_a_person(anon):
     _assert_gone(_user(anon, "They sang the verses from Salla Mieto's Cautionary Tales."), ["Salla", "Mieto"])
+
+
+# a fresh-clone check at the end of the round (a new user's own records)
+def test_a_pan_under_a_pan_key_is_an_indian_tax_id_not_a_card(anon):
+    out = _tool(anon, {"vpa": "9845031276@okaxis", "pan": "AKQPT4471K"})
+    m = re.search(r'"pan": "([A-Z]{5})\d{4}[A-Z]"', out)
+    assert m and m.group(1) != "AKQPT", out
+
+
+@pytest.mark.parametrize("obj,values", [
+    ({"status": "REVERSED", "receiver_name": "WANJIRU KAMAU", "receiver": {"msisdn": "254711002233"}},
+     ["WANJIRU", "KAMAU", "254711002233"]),
+])
+def test_receivers_are_people(anon, obj, values):
+    _assert_gone(_tool(anon, obj), values)
+
+
+@pytest.mark.parametrize("text,values", [
+    ("Row: Liam Ngata,0412 883 019,12 Spit Rd,Mosman NSW,2088,780", ["2088"]),
+    ("生年月日は1987年4月23日です", ["1987年4月23日"]),
+])
+def test_csv_postcodes_after_a_state_and_birth_dates_after_a_particle(anon, text, values):
+    _assert_gone(_user(anon, text), values)
+
+
+def test_a_capitalized_particle_is_no_first_name(anon):
+    out = _user(anon, "Beste meneer Van der Meulen,\n\nMet vriendelijke groet,\nPieter van der Meulen")
+    assert "meneer Van der " in out and "\nPieter" not in out and "Meulen" not in out, out

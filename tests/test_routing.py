@@ -363,3 +363,20 @@ def test_reason_codes_are_registered():
     assert REASONS[INGEST_NO_DOMAIN][0] == "ingest" and REASONS[INGEST_DOMAIN_AMBIGUOUS][0] == "ingest"
     doc = (ROOT / "docs" / "reason-codes.md").read_text()
     assert f"`{INGEST_NO_DOMAIN}`" in doc and f"`{INGEST_DOMAIN_AMBIGUOUS}`" in doc
+
+
+def test_the_ingest_signature_changes_with_the_installed_domains(monkeypatch, tmp_path):
+    """Installing a domain package reroutes the logs (a fresh-clone check: after `trajpipe domain
+    init` + `pip install`, ingest reused its fully quarantined result)."""
+    import pipeline.domains as domains
+    from pipeline.config import RunConfig
+    from pipeline.stages import _ingest_extra
+
+    logs = tmp_path / "logs.jsonl"
+    logs.write_text('{"id": "a", "messages": [{"role": "user", "content": "hi"}]}\n')
+    cfg = RunConfig.model_validate({"ingest": {"input_path": str(logs)}})
+    before = _ingest_extra(cfg)
+    monkeypatch.setattr(domains, "_registry", lambda: {**domains.BUNDLED, "custsvc": "custsvc:DOMAIN"})
+    after = _ingest_extra(cfg)
+    assert before["input_sha256"] == after["input_sha256"] and before["domains"] != after["domains"]
+    assert "custsvc" in after["domains"] and "custsvc" not in before["domains"]

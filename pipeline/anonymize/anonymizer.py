@@ -181,7 +181,7 @@ _ZIP_BEFORE_LOC_RE = re.compile(r"(?<![\w.,$-])(?P<v>\d{4,6}|\d{2,3}-\d{3}|\d{4,
 #: number alone is the same identifier ("order 1234567")
 _ORDER_ID_RE = re.compile(r"^(#?[A-Za-z]{0,4}[-_]?)(\d{5,})$")
 #: an Australian postcode after its state, year-like or not ("Darlinghurst NSW 2010"): eleventh round
-_AU_STATE_ZIP_RE = re.compile(r"\b(?:NSW|VIC|QLD|TAS|ACT|WA|SA|NT) (?P<v>\d{4})(?![\w-]|[.,]\d)")
+_AU_STATE_ZIP_RE = re.compile(r"\b(?:NSW|VIC|QLD|TAS|ACT|WA|SA|NT)(?: |, ?)(?P<v>\d{4})(?![\w-]|\.\d)")
 #: Context patterns that lift a year-like number (1990) to a value: card and secret contexts.
 _YEAR_CONTEXT_RES = (tuple(LAST_FOUR_RES) + tuple(rx for rxs in SECRET_CONTEXT_RES.values() for rx in rxs)
                      + (ZIP_LABEL_RE, ZIP_AFTER_UNIT_RE, _AU_STATE_ZIP_RE))  # "ZIP: 2043", "Bondi NSW 2026"
@@ -555,9 +555,12 @@ class Anonymizer:
             # "Daviau's": the name is "Daviau"; a family-name particle ("van", "de") is no name word
             words = [w[:-2] if len(w) > 4 and w[-2:] in ("'s", "\u2019s") else w for w in words]
             if len(words) > 1 and any(w[:1].isupper() for w in words):
-                # ("RAMONA DE LA GARZA": in capitals too)
-                words = [w for w in words if w not in NAME_PARTICLES
-                         and not (w.isupper() and w.lower() in NAME_PARTICLES)]
+                # ("RAMONA DE LA GARZA": in capitals too; "meneer Van der Meulen": a Capitalized
+                # particle before another particle - eleventh round)
+                words = [w for i, w in enumerate(words) if w not in NAME_PARTICLES
+                         and not (w.isupper() and w.lower() in NAME_PARTICLES)
+                         and not (w.lower() in NAME_PARTICLES and i + 1 < len(words)
+                                  and words[i + 1].lower() in NAME_PARTICLES)]
             if not words:
                 return
             if len(words) > 1:
@@ -617,8 +620,8 @@ class Anonymizer:
         if key == "address" and isinstance(value, str):
             return "STREET_ADDRESS"
         ent, exact = self.config.key_entity(key)
-        if ent and not exact and not _shape_ok(ent, value):
-            ent = None
+        if ent and (not exact or ent == "CREDIT_CARD") and not _shape_ok(ent, value):
+            ent = None  # (a "pan" that is India's tax id, not a card number: eleventh round)
         if ent in ("FIRST_NAME", "LAST_NAME") and self._person_value_entity(value) == "PERSON" and \
                 len([w for w in value.split() if w.lower() not in NAME_PARTICLES]) >= 3:
             # "nome": "WELLINGTON DE SOUZA PEREIRA", "nombre": "GIMENEZ FACUNDO EZEQUIEL": a whole

@@ -1509,8 +1509,8 @@ def adjacent_name_words(text: str, known: set[str], keep: frozenset[str] | set[s
             continue
         for j, role in ((i - 1, "FIRST_NAME"), (i + 1, "LAST_NAME")):
             step = -1 if role == "FIRST_NAME" else 1
-            while 0 <= j < len(toks) and toks[j].group(0) in NAME_PARTICLES and abs(j - i) <= 2:
-                j += step  # "Sanne de Vries-Bakker": the particles are no neighbour
+            while 0 <= j < len(toks) and toks[j].group(0).lower() in NAME_PARTICLES and abs(j - i) <= 2:
+                j += step  # "Sanne de Vries-Bakker", "meneer Van der Meulen": the particles are no neighbour
             if not 0 <= j < len(toks):
                 continue
             n = toks[j]

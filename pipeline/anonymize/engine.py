@@ -107,7 +107,7 @@ DOB_CONTEXT_RE = re.compile(
 #: A birth date after a birth word of Japanese, Chinese or Korean ("生年月日：1987年3月22日",
 #: "생년월일: 1987년 3월 22일", "出生日期 1987-03-22"): eleventh round.
 DOB_CJK_RE = re.compile(
-    r"(?:生年月日|誕生日|生日|出生日期|出生年月日|생년월일|생일)[ \t]*[:：]?[ \t]*"
+    r"(?:生年月日|誕生日|生日|出生日期|出生年月日|생년월일|생일)[ \t]*(?:[:：]|は|이|은|是|为)?[ \t]*"
     r"(?P<v>(?:19|20)\d{2}(?:[年/.-][ \t]?\d{1,2}[月/.-][ \t]?\d{1,2}日?|년[ \t]?\d{1,2}월[ \t]?\d{1,2}일))")
 #: A Japanese postcode after its mark ("〒150-0002") and the address line after it ("〒150-0002
 #: 東京都渋谷区渋谷2-21-1"): eleventh round.
@@ -1352,6 +1352,8 @@ ZIP_SHAPED_RE = re.compile(
     # ninth round: Australian postcodes after their state ("Bondi NSW 2026"), postcodes with a
     # country prefix ("DK-2900 Hellerup", "CH-8001", "L-1466")
     r"|(?<=(?:NSW|VIC|QLD|TAS|ACT) )\d{4}|(?<=\b(?:WA|SA|NT) )\d{4}(?=,|\s*$|\s+Australia)"
+    # (a CSV row's next field: "Mosman NSW,2088", "Mosman NSW, 2088": eleventh round)
+    r"|(?<=(?:NSW|VIC|QLD|TAS|ACT),)\d{4}|(?<=(?:NSW|VIC|QLD|TAS|ACT), )\d{4}"
     r"|(?:DK|CH|FI|SE|NO|LU|AT|BE|DE|FR|IT|ES|PT|NL|PL|CZ|SK|HU|SI|HR|IS|LI|L|D|F|I|A|B)-\d{3,5}(?= [" + UPPER + r"]))(?![\w-])")
 #: A postcode after a lower-case town, after a comma, in a line that holds a building number and
 #: a street before it ("17 cobblers row, york yo1 7hh", "3390 n halsted st unit 2, chicago 60657"):

@@ -49,6 +49,20 @@ def _registry() -> dict[str, str]:
     return out
 
 
+def registry_fingerprint() -> dict[str, str]:
+    """``{name: "module:OBJECT@version"}`` of every registered domain (bundled ones: the
+    project's version is in the code version already, "bundled"): part of the ingest stage's
+    signature, so installing, removing or upgrading a domain package reroutes the logs instead of
+    reusing a routing made without it (a fresh-clone check: after ``trajpipe domain init`` and
+    ``pip install``, ingest reused its fully quarantined result)."""
+    versions = {}
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        dist = getattr(ep, "dist", None)
+        versions.setdefault(ep.name, getattr(dist, "version", None) or "?")
+    return {name: f"{target}@{'bundled' if name in BUNDLED else versions.get(name, '?')}"
+            for name, target in sorted(_registry().items())}
+
+
 def reload_registry() -> None:
     """Forget the registry and the loaded domain objects (after installing a domain package in
     a running process, e.g. in a test)."""

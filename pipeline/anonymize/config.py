@@ -162,6 +162,7 @@ class PiiConfig:
                 self.phone_regions.append(r)
         self.sources.append(source)
         self._sorted_words = None
+        self._key_cache = {}  # key -> key_entity's answer (a merge changes the answer)
 
     # -- lookups -------------------------------------------------------------------------
     def is_person_key(self, key: Optional[str]) -> bool:
@@ -185,6 +186,13 @@ class PiiConfig:
         ``(None, False)``."""
         if key is None:
             return None, False
+        cache = self.__dict__.setdefault("_key_cache", {})
+        hit = cache.get(key)
+        if hit is None:
+            hit = cache[key] = self._key_entity(key)
+        return hit
+
+    def _key_entity(self, key: str) -> tuple[Optional[str], bool]:
         ent = self.key_rules.get(key)
         if ent:
             return ent, True

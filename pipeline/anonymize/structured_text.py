@@ -1,0 +1,124 @@
+"""Key / value pairs inside free text that is not JSON: XML elements and attributes, log lines
+of ``key=value`` fields, pipe-delimited ``KEY=VALUE`` exports and HL7 v2 segments (twelfth round
+of issue 11: a courier's XML waybill, a food-delivery log line and a hospital's HL7 message
+pasted into a chat kept their addresses, postcodes and birth dates: only JSON keys were read).
+
+The anonymizer judges each pair's key with its PII config, as it does a JSON key; HL7 fields are
+named by their position in the segment (HL7 v2.5, chapter 3 "Patient Administration": PID, NK1,
+GT1 and IN1 segments), so they yield an entity directly.
+"""
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+#: ``<adresa>Str. Observatorului nr. 34</adresa>``: an element holding text only
+XML_ELEMENT_RE = re.compile(
+    r"<(?P<k>[A-Za-z_][\w.-]{0,60})(?:\s[^<>]{0,300})?>(?P<v>[^<>\n]{1,300})</(?P=k)\s*>")
+#: ``<party name="Ioana Munteanu" tel="0745 112 903">``: an attribute inside a tag
+XML_ATTR_RE = re.compile(r"""(?<=\s)(?P<k>[A-Za-z_][\w.-]{0,60})\s*=\s*(?P<q>["'])(?P<v>[^"'<>\n]{1,300})(?P=q)""")
+#: ``addr="Korunní 1208/74, 101 00 Praha 10" tel=+420777215809``: a log line's fields
+LOG_FIELD_RE = re.compile(
+    r"""(?:^|(?<=[\s,;{(\[]))(?P<k>[A-Za-z_][\w.-]{0,40})=(?:"(?P<dq>[^"\n]{1,300})"|'(?P<sq>[^'\n]{1,300})'|(?P<v>[^\s"',;|&)\]}]{1,300}(?: \d{2,5}(?![\w=]))*))""",
+    re.M)
+#: ``CONTRATO=488993531|TITULAR=RUI MIGUEL G PEREIRA|MORADA=...``: a pipe-delimited export
+PIPE_FIELD_RE = re.compile(r"(?:^|\|)[ \t]*(?P<k>[A-Za-z_][\w.-]{0,40})[ \t]*=[ \t]*(?P<v>[^|\n=]{1,300}?)[ \t]*(?=\||$)",
+                           re.M)
+
+
+def xml_fields(text: str) -> Iterator[tuple[str, str]]:
+    """``(key, value)`` of every text-only XML element and every quoted attribute in ``text``
+    (the text need not be a well-formed document: a fragment pasted into a message is read).
+    Values are stripped; empty ones are skipped."""
+    if "<" not in text:
+        return
+    for m in XML_ELEMENT_RE.finditer(text):
+        v = m.group("v").strip()
+        if v:
+            yield m.group("k"), v
+    for tag in re.finditer(r"<[A-Za-z_][^<>]{0,600}>", text):
+        for m in XML_ATTR_RE.finditer(tag.group()):
+            v = m.group("v").strip()
+            if v:
+                yield m.group("k"), v
+
+
+def log_fields(text: str) -> Iterator[tuple[str, str]]:
+    """``(key, value)`` of ``key=value`` fields in log lines (a value quoted or up to the next
+    blank, comma or bracket) and of pipe-delimited ``KEY=VALUE|KEY=VALUE`` exports (a value up
+    to the next pipe, spaces allowed)."""
+    if "=" not in text:
+        return
+    seen: set[tuple[str, str]] = set()
+    if "|" in text:
+        for m in PIPE_FIELD_RE.finditer(text):
+            kv = (m.group("k"), m.group("v").strip())
+            if kv[1] and kv not in seen:
+                seen.add(kv)
+                yield kv
+    for m in LOG_FIELD_RE.finditer(text):
+        v = (m.group("dq") or m.group("sq") or m.group("v") or "").strip()
+        kv = (m.group("k"), v)
+        if v and kv not in seen and not any(v in s and k == kv[0] for k, s in seen):
+            seen.add(kv)
+            yield kv
+
+
+#: HL7 v2 segment fields that hold a person's data: segment -> {field number: kind}. Kinds:
+#: "name" (XPN: family^given^middle), "address" (XAD: street^other^city^state^zip), "phone",
+#: "dob" (YYYYMMDD[HHMM]), "id" (CX: id^check^scheme^authority^type). Source: HL7 v2.5 ch. 3
+#: (PID-3 patient identifier list, PID-5 name, PID-6 mother's maiden name, PID-7 birth date,
+#: PID-11 address, PID-13 / 14 phones, PID-19 SSN, PID-20 driver's licence; NK1-2 / 4 / 5 / 6
+#: next of kin; GT1-3 / 5 / 6 / 7 / 8 / 12 guarantor) and ch. 6 (IN1-16 / 18 / 19 / 49 insured).
+HL7_FIELDS: dict[str, dict[int, str]] = {
+    "PID": {2: "id", 3: "id", 4: "id", 5: "name", 6: "name", 7: "dob", 9: "name", 11: "address",
+            13: "phone", 14: "phone", 18: "id", 19: "id", 20: "id"},
+    "NK1": {2: "name", 4: "address", 5: "phone", 6: "phone", 30: "name", 31: "phone", 32: "address"},
+    "GT1": {2: "id", 3: "name", 4: "name", 5: "address", 6: "phone", 7: "phone", 8: "dob", 12: "id"},
+    "IN1": {16: "name", 18: "dob", 19: "address", 49: "id"},
+}
+_HL7_SEGMENT_RE = re.compile(r"(?m)^\s*(?P<seg>PID|NK1|GT1|IN1)\|(?P<rest>[^\r\n]*)")
+
+
+def hl7_values(text: str) -> Iterator[tuple[str, str, str]]:
+    """``(value, entity, source)`` for the personal fields of HL7 v2 PID / NK1 / GT1 / IN1
+    segments in ``text`` (segments on their own lines; ``|`` fields, ``~`` repetitions, ``^``
+    components). Entities: LAST_NAME / FIRST_NAME (each given and middle name), DATE_OF_BIRTH
+    (the date part, 8 digits), STREET_ADDRESS and ADDRESS_LINE2, ZIP, PHONE_NUMBER, ACCOUNT_ID
+    (identifiers with a digit)."""
+    if "|" not in text:
+        return
+    for m in _HL7_SEGMENT_RE.finditer(text):
+        seg = m.group("seg")
+        fields = m.group("rest").split("|")
+        for num, kind in HL7_FIELDS[seg].items():
+            if num - 1 >= len(fields):
+                continue
+            src = f"hl7:{seg}-{num}"
+            for rep in fields[num - 1].split("~"):
+                comps = [c.strip() for c in rep.split("^")]
+                if not any(comps):
+                    continue
+                if kind == "name":
+                    if comps[0]:
+                        yield comps[0], "LAST_NAME", src
+                    for c in comps[1:3]:
+                        if c and len(c.strip(".")) > 1:
+                            yield c, "FIRST_NAME", src
+                elif kind == "address":
+                    if comps[0]:
+                        yield comps[0], "STREET_ADDRESS", src
+                    if len(comps) > 1 and comps[1]:
+                        yield comps[1], "ADDRESS_LINE2", src
+                    if len(comps) > 4 and comps[4]:
+                        yield comps[4], "ZIP", src
+                elif kind == "dob":
+                    d = re.match(r"\d{8}", comps[0])
+                    if d:
+                        yield d.group(), "DATE_OF_BIRTH", src
+                elif kind == "phone":
+                    if sum(ch.isdigit() for ch in comps[0]) >= 7:
+                        yield comps[0], "PHONE_NUMBER", src
+                elif kind == "id":
+                    if any(ch.isdigit() for ch in comps[0]) and len(comps[0]) >= 4:
+                        yield comps[0], "ACCOUNT_ID", src

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import re
+from functools import partial
 
 import pytest
 
 from pipeline.anonymize import Anonymizer, build_analyzer
 from pipeline.anonymize.config import PiiConfig, PiiConfigError, default_config, normalize_key
-from pipeline.records import LogRecord
+from tests.anon_helpers import assert_gone, one, present, tool, user
 
 
 @pytest.fixture(scope="module")
@@ -23,29 +24,12 @@ def anon():
     return Anonymizer(secret="round10", analyzer=build_analyzer())
 
 
-def _present(text: str, value: str) -> bool:
-    return re.search(r"(?<![A-Za-z0-9])" + re.escape(value) + r"(?![A-Za-z0-9])", text, re.I) is not None
-
-
-def _one(anon, messages, rid="r10"):
-    rec = LogRecord(id=rid, messages=messages)
-    (out,) = anon.anonymize([rec])
-    return out
-
-
-def _user(anon, text):
-    return _one(anon, [{"role": "user", "content": text}]).messages[0]["content"]
-
-
-def _tool(anon, obj):
-    out = _one(anon, [{"role": "user", "content": "hi"},
-                      {"role": "tool", "tool_call_id": "c1", "content": json.dumps(obj, ensure_ascii=False)}])
-    return out.messages[1]["content"]
-
-
-def _assert_gone(text, values):
-    left = [v for v in values if _present(text, v)]
-    assert not left, f"survived {left} in {text!r}"
+# the shared helpers (tests/anon_helpers.py); values are matched in any case
+_present = partial(present, ignore_case=True)
+_assert_gone = partial(assert_gone, ignore_case=True)
+_one = partial(one, rid="r10")
+_user = user
+_tool = partial(tool, with_user=False)
 
 
 @pytest.mark.parametrize("text,values", [

@@ -10,15 +10,15 @@ Real presidio + the spaCy package model; one analyzer for the module.
 """
 from __future__ import annotations
 
-import json
 import re
+from functools import partial
 
 import pytest
 
 from pipeline.anonymize import Anonymizer, build_analyzer
 from pipeline.anonymize.context import is_foreign
 from pipeline.anonymize.engine import NATIONAL_ID_RES
-from pipeline.records import LogRecord
+from tests.anon_helpers import assert_gone, one, present, tool, user
 
 
 @pytest.fixture(scope="module")
@@ -26,28 +26,12 @@ def anon():
     return Anonymizer(secret="round11", analyzer=build_analyzer())
 
 
-def _present(text: str, value: str) -> bool:
-    return re.search(r"(?<![A-Za-z0-9])" + re.escape(value) + r"(?![A-Za-z0-9])", text) is not None
-
-
-def _one(anon, messages, rid="r11"):
-    (out,) = anon.anonymize([LogRecord(id=rid, messages=messages)])
-    return out
-
-
-def _user(anon, text):
-    return _one(anon, [{"role": "user", "content": text}]).messages[0]["content"]
-
-
-def _tool(anon, obj, user="hi"):
-    out = _one(anon, [{"role": "user", "content": user},
-                      {"role": "tool", "tool_call_id": "c1", "content": json.dumps(obj, ensure_ascii=False)}])
-    return out.messages[0]["content"] + "\n" + out.messages[1]["content"]
-
-
-def _assert_gone(text, values):
-    left = [v for v in values if _present(text, v)]
-    assert not left, f"survived {left} in {text!r}"
+# the shared helpers (tests/anon_helpers.py); values are matched as written
+_present = partial(present, ignore_case=False)
+_assert_gone = partial(assert_gone, ignore_case=False)
+_one = partial(one, rid="r11")
+_user = user
+_tool = tool
 
 
 @pytest.mark.parametrize("obj,values", [

@@ -9,12 +9,13 @@ Real presidio + the spaCy package model; one analyzer for the module.
 from __future__ import annotations
 
 import json
-import re
+from functools import partial
 
 import pytest
 
 from pipeline.anonymize import Anonymizer, build_analyzer
 from pipeline.records import LogRecord
+from tests.anon_helpers import assert_gone, one, present, user
 
 
 @pytest.fixture(scope="module")
@@ -22,23 +23,11 @@ def anon():
     return Anonymizer(secret="round9", analyzer=build_analyzer())
 
 
-def _present(text: str, value: str) -> bool:
-    return re.search(r"(?<![A-Za-z0-9])" + re.escape(value) + r"(?![A-Za-z0-9])", text, re.I) is not None
-
-
-def _one(anon, messages, rid="r9"):
-    rec = LogRecord(id=rid, messages=messages)
-    (out,) = anon.anonymize([rec])
-    return out
-
-
-def _user(anon, text):
-    return _one(anon, [{"role": "user", "content": text}]).messages[0]["content"]
-
-
-def _assert_gone(text, values):
-    left = [v for v in values if _present(text, v)]
-    assert not left, f"survived {left} in {text!r}"
+# the shared helpers (tests/anon_helpers.py); values are matched in any case
+_present = partial(present, ignore_case=True)
+_assert_gone = partial(assert_gone, ignore_case=True)
+_one = partial(one, rid="r9")
+_user = user
 
 
 @pytest.mark.parametrize("text,values", [

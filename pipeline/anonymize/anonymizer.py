@@ -41,12 +41,12 @@ from presidio_analyzer import AnalyzerEngine
 
 from ..records import LogRecord
 from .engine import (PNR_NAME_RE, _AMOUNT_RE, _MAIL_HEADER_LABELS, _PHONE_FORMAT_RE, _TITLE_CHAIN, BARE_PHONE_SCORE, EMAIL_SPELLED_RE, LAST_FOUR_RES,
-                     NICKNAME_NAME_RE, UPPER, NAME_PARTICLES, NAME_WORD, PHONE_WORD_BEFORE_RE, PRESIDIO_PHONE_RECOGNIZERS,
+                     NICKNAME_NAME_RE, UPPER, NAME_PARTICLE, NAME_PARTICLES, NAME_WORD, PHONE_WORD_BEFORE_RE, PRESIDIO_PHONE_RECOGNIZERS,
                      SECRET_CONTEXT_RES, SPACY_MODEL, STREET_SUFFIXES, STRONG_NAME_CONTEXT_RE, ZIP_AFTER_UNIT_RE, ZIP_LABEL_RE, Detector, DetectorPool,
                      build_analyzer, detect_patterns)
 from .config import PiiConfig, default_config, domain_vocabulary, normalize_key, strip_accents
 from .ids import IdFinder
-from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, script_aliases, conversation_values, csv_name_fields, find_handles,
+from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, script_aliases, short_forms, conversation_values, csv_name_fields, find_handles,
                       handle_template, in_gazetteer, in_person_slot, in_signature, is_common_word, is_english_word, is_foreign,
                       is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs, place_gazetteer,
                       surname_shaped)
@@ -111,7 +111,7 @@ _BARE_BEFORE_OK = re.compile(r"[\s(\[\"':,;]")
 _BARE_AFTER_OK = re.compile(r"(?:[\s)\]\"',;!?]|[.:](?!\w)|$)")
 #: "Newark (EWR)", "Zurich (ZRH)": a name followed by a code in capitals is a place (a person's
 #: handle in parentheses is lower case: "Bartholomew (bwhitlock)")
-_CODE_AFTER_RE = re.compile(r"\s*\([A-Z]{3}\)")
+_CODE_AFTER_RE = re.compile(r"\s*\((?:[A-Z]{3}|[A-Z]{2}[A-Z2-9]{3})\)")  # IATA airport, UN/LOCODE ("Kobe (JPUKB)")
 #: Capitalized road and landmark nouns that make the Capitalized word before them a place's name
 #: ("the Madison Avenue store", "Sunset Boulevard", "the Grand Canyon tour"): as the word after a
 #: person span, or as the span's own last word. Capitalized only ("ask Mary street vendors" is
@@ -166,6 +166,11 @@ _FIRM_AFTER_RE = re.compile(r",?[ \t]+" + _FIRM_SUFFIX + r"(?![\w-])")
 _FIRM_LAST_RE = re.compile(r"(?:^|\s)" + _FIRM_SUFFIX + r"$")
 #: ... unless what follows says person: a possessive or a family noun ("the Smith family", "in
 #: Maria's name", "the Okafor twins")
+#: a room's or a hall's number or letter after a word, then the field's or the bracket's end
+_ROOM_NUMBER_AFTER_RE = re.compile(r"[ \t](?:\d{1,3}|[A-Z])(?=[),;|\t\n]|$|\.(?:\s|$))")
+#: more of a name after a word: particles and a Capitalized word ("Louelle van den Brandhof")
+_NAME_NEXT_RE = re.compile(r"[ \t]+(?:" + NAME_PARTICLE + r"[ \t]+){0,2}" + NAME_WORD)
+_NAME_BEFORE_RE = re.compile(NAME_WORD + r"[ \t]+(?:" + NAME_PARTICLE + r"[ \t]+){0,2}$")
 _PERSON_AFTER_RE = re.compile(r"(?:['\u2019]s?\b|[ \t]+(?:family|families|household|twins|brothers|sisters|kids|"
                               r"children|parents|couple|siblings|sons|daughters|clan|estate|wedding|funeral|"
                               r"residence|home|house)\b)")
@@ -620,8 +625,8 @@ class Anonymizer:
             return ent if ent in ("PAYMENT_ID", "ORDER_ID", "USER_ID", "ACCOUNT_ID") else None
         if key == "address" and isinstance(value, str):
             return "STREET_ADDRESS"
-        if key in ("cp", "cap") and _CP_VALUE_RE.fullmatch(value.strip()):
-            return "ZIP"  # "cp": "C1193AAF", "cp": "06700" - not "cp": 3 (a count): twelfth round
+        if key == "cp" and _CP_VALUE_RE.fullmatch(value.strip()):
+            return "ZIP"  # "cp": "C1193AAF", "cp": "4050-038" - not "cp": 3 (a count): twelfth round
         ent, exact = self.config.key_entity(key)
         if ent and (not exact or ent == "CREDIT_CARD") and not _shape_ok(ent, value):
             ent = None  # (a "pan" that is India's tax id, not a card number: eleventh round)
@@ -1039,10 +1044,13 @@ class Anonymizer:
                 if ent == "LOCATION":
                     # a postcode right after or before a place spaCy sees ("Lyon, 69003",
                     # "8213 Ljubljana"): the place stays, the postcode is replaced
-                    m = _ZIP_AFTER_LOC_RE.match(text, e) if rec_name == "SpacyRecognizer" else None
+                    m = _ZIP_AFTER_LOC_RE.match(text, e) if rec_name == "SpacyRecognizer" and not re.fullmatch(
+                        r"[A-Z][A-Z0-9]", text[s:e]) else None  # ("SW 2231": an airline's code and a flight)
                     if m and not _YEAR_LIKE_RE.fullmatch(m.group("v")):
                         self._register(scan, m.group("v"), "ZIP", "SpacyRecognizer:place_zip")
                     m = _ZIP_BEFORE_LOC_RE.search(text, max(0, s - 12), s) if rec_name == "SpacyRecognizer" else None
+                    if m and re.search(r"\b[A-Z][A-Z0-9] $", text[max(0, m.start() - 3):m.start()]):
+                        m = None  # "SW 2231 AMS-MAN": a flight number after its airline's code (twelfth round)
                     after = re.match(r"[^\W\d_]+", text[e:].lstrip(" "))
                     if m and not _YEAR_LIKE_RE.fullmatch(m.group("v")) and not any(
                             w.lower() in STREET_SUFFIXES for w in re.findall(r"[^\W\d_]+", text[s:e])
@@ -1109,6 +1117,10 @@ class Anonymizer:
                         # "Sprawca: Krzysztof Malinowski": the label of the name after it; "Von:",
                         # "Betreff:": an e-mail's header (eleventh round)
                         runs = []
+                    elif not strong and " " not in value.strip() and _ROOM_NUMBER_AFTER_RE.match(text, e):
+                        # "BodyPump,Sali 1,Les Mills", "(Sal B)": a hall's or a room's name and number
+                        # (twelfth round)
+                        runs = []
                     elif not strong and _town_beside_postcode(text, s, e):
                         # "Öcsény 7143", "1813 Frederiksberg C", "Gaiola 134 (Montemurro)": a town
                         runs = []
@@ -1154,11 +1166,16 @@ class Anonymizer:
                             foreign = is_foreign(text)
                         if foreign:
                             runs = [r for r in runs if _foreign_ner_run_ok(text, s, e, r)]
-                        if not strong and os.environ.get("TP_VAR1") != "0":
+                        if not strong and not (
+                                _PERSON_AFTER_RE.match(text, e) or text[e:e + 1] == ":"
+                                or _NAME_NEXT_RE.match(text, e) or _NAME_BEFORE_RE.search(text, max(0, s - 40), s)
+                                or in_person_slot(text, s, e)):
                             # one word spaCy calls a person that no name list knows and that has no
                             # family name's ending is a product, a brand, a title or a word of
                             # another language ("Tachipirina", "Datadog", "Yogalärare",
-                            # "Direttrice": twelfth round)
+                            # "Direttrice": twelfth round) - unless it stands where a person does
+                            # ("Gerdine's speech", "Rushisvili: I think so") or beside more of a
+                            # name ("Louelle van den Brandhof", "German Kauzar")
                             runs = [r for r in runs if " " in r or surname_shaped(r) or any(
                                 in_gazetteer(p) for p in r.split("-"))]
                     if runs and not strong:
@@ -1254,6 +1271,10 @@ class Anonymizer:
                         if alias not in scan.values:
                             self._register(scan, alias, "PERSON", "context:script_alias")
                             added = True
+                    for word in short_forms(text, known):  # "Inma" for a known "Inmaculada"
+                        self._register(scan, word, "FIRST_NAME", "context:short_form")
+                        known.add(word.lower())
+                        added = True
                     # "Teles,Marta,+351 ...": a name part as a whole field beside a known one
                     for word in csv_name_fields(text, known):
                         self._register(scan, word, "FIRST_NAME", "context:csv_name_field")
@@ -1749,7 +1770,7 @@ def _town_beside_postcode(text: str, start: int, end: int) -> bool:
 _STRONG_PERSON_RECOGNIZERS = frozenset({"SpeakerLabelRecognizer", "NamePossessiveRecognizer",
                                         "QuoteSpeakerRecognizer", "SpeakerAnyCaseRecognizer",
                                         "PnrNameRecognizer", "DashSignatureRecognizer", "LabelledNameRecognizer",
-                                        "SignatureNameRecognizer", "MailHeaderNameRecognizer"})
+                                        "SignatureNameRecognizer", "MailHeaderNameRecognizer", "ScriptNameContextRecognizer"})
 #: Keys of an object under a person key that hold a part of the person's name ("guest":
 #: {"first": "Anselm", "last": "Whitcombe"}).
 _PERSON_PART_KEYS = {"first": "FIRST_NAME", "given": "FIRST_NAME", "middle": "FIRST_NAME", "last": "LAST_NAME",
@@ -1776,8 +1797,9 @@ _IDENTITY_KEYS = frozenset({"ssn", "nik", "ktp", "nric", "pesel", "dni", "nie", 
 #: the record: identifiers, contacts and whole names, not dates, places or single words
 _SKIP_KEY_REPLACED = frozenset({"ACCOUNT_ID", "PHONE_NUMBER", "EMAIL_ADDRESS", "IBAN_CODE", "CREDIT_CARD", "SSN",
                                 "USER_ID", "VEHICLE_ID", "PERSON", "STREET_ADDRESS"})
-#: a postcode's value under "cp" / "cap": five digits, Portugal's 4+3, Argentina's CPA
-_CP_VALUE_RE = re.compile(r"\d{5}|\d{4}-\d{3}|[A-HJ-NP-Z]\d{4}[A-Z]{3}")
+#: a postcode's value under "cp": Portugal's 4+3 digits, Argentina's CPA (five digits under "cp"
+#: or "cap" are as often a count or a capacity: "cap": 10000)
+_CP_VALUE_RE = re.compile(r"\d{4}-\d{3}|[A-HJ-NP-Z]\d{4}[A-Z]{3}")
 #: keys naming the kind of an identity document's object ("type": "PASSPORT")
 _DOC_TYPE_KEYS = ("type", "kind", "doc_type", "document_type", "id_type", "typ", "tipo", "art")
 #: keys whose object is a name's parts ("name": {"given": "Dolores", "family": "Ybarra"})

@@ -1514,9 +1514,11 @@ def adjacent_name_words(text: str, known: set[str], keep: frozenset[str] | set[s
                 continue
             n = toks[j]
             gap = text[min(n.end(), m.end()):max(n.start(), m.start())]
-            if gap != " " and not _PARTICLE_GAP_RE.fullmatch(gap):
-                continue  # (family-name particles between: "Sanne de Vries-Bakker", eleventh round)
             nw = n.group(0)
+            if gap == "/" and w[:1].isupper() and nw[:1].isupper() and (in_gazetteer(nw) or surname_shaped(nw)):
+                pass  # a household's two names on one bell or box: "Kovářová/Bartoš" (twelfth round)
+            elif gap != " " and not _PARTICLE_GAP_RE.fullmatch(gap):
+                continue  # (family-name particles between: "Sanne de Vries-Bakker", eleventh round)
             if role == "LAST_NAME" and nw.endswith(("'s", "\u2019s")) and len(nw) > 4:
                 nw = nw[:-2]  # "Erik Barth's Cautionary Tales": the neighbour is "Barth"
             if nw.lower() in known or len(nw) < 2:
@@ -1537,6 +1539,25 @@ def adjacent_name_words(text: str, known: set[str], keep: frozenset[str] | set[s
                 # known first name is needed, after one a known first name before it
                 continue
             out.append((nw, role))
+    return out
+
+
+def short_forms(text: str, known: set[str]) -> list[str]:
+    """Short forms of a known name word - a Capitalized word of three letters or more that a known
+    name word starts with and that the first-name gazetteer has ("Inma" for a known "Inmaculada",
+    "Alex" for "Alexandra", "Radek" for "Radoslav" is none): twelfth round, a customer's short name
+    in an agent's note was kept."""
+    firsts = name_gazetteer()[0]
+    longer = [k for k in known if len(k) >= 5]
+    if not longer:
+        return []
+    out = []
+    for m in re.finditer(NAME_WORD, text):
+        w = m.group(0)
+        lw = w.lower()
+        if len(lw) >= 3 and lw not in known and lw in firsts and not is_english_word(lw) and any(
+                k.startswith(lw) and len(k) > len(lw) for k in longer):
+            out.append(w)
     return out
 
 

@@ -526,6 +526,9 @@ PHONE_WORD_BEFORE_RE = re.compile(r"(?i)\b(?:phone|telephone|tel|cell|cellphone|
 #: a value written in a phone layout: digit groups apart ("870.465.5721", "67 818 65 32"), "+", "("
 _PHONE_FORMAT_RE = re.compile(r"\d[\s().-]+\d|^\+|^\(")
 _AMOUNT_RE = re.compile(r"^\d{1,7}[.,]\d{1,2}$")
+#: currency words and codes written after an amount ("32 990 Kč", "18 490 Ft", "1 200 zł")
+CURRENCY_WORDS = frozenset("""kč czk ft huf zł zl pln kr sek nok dkk isk eur usd gbp chf lei ron lev bgn rsd din
+    tl try rs inr rp idr vnd đ php myr rm sgd aud nzd cad mxn brl ars clp cop pen zar ngn kes egp""".split())
 #: e-mail addresses percent-encoded inside URLs (``mia.li%40example.com``).
 EMAIL_URLENC_RE = re.compile(
     r"(?<![A-Za-z0-9._%+-])(?P<v>[A-Za-z0-9._+-]+%40[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})(?![A-Za-z0-9-])")
@@ -577,7 +580,7 @@ NAME_CONTEXT_RE = re.compile(
     r"(?:\b(?i:my name is|my name['\u2019]s|name is|i['\u2019]m|i am|this is|named|call me|passengers?:?|"
     + _FOREIGN_INTRO + r"|"
     r"traveler:?|traveller:?|customer:?|mr\.?|mrs\.?|ms\.?|miss|dr\.?|name on (?:the )?card is|"
-    r"card ?holder:?|account holder:?|holder:|please call|call|contact|ask for|speak (?:to|with)|attn:?|"
+    r"card ?holder:?|account holder:?|holder:|please call|(?<!on-)(?<!on )call|contact|ask for|speak (?:to|with)|attn:?|"
     r"attention:?|invite|add|" + _NAME_QUESTION + r"|said|asked|told|"
     # weaker introductions ("je suis Désolé", "ich bin Kunde" are no names: the usual word checks)
     r"je suis|ich bin|soy|sou|sono|"
@@ -1476,6 +1479,8 @@ def _zip_before_place_score(text: str, m: re.Match) -> Optional[float]:
     if _ambiguous_postcode(m.group("v")) and not _street_right_before(text, m.start()):
         return None  # "Ramos Lake, 355 Ólafsvík", "/ 820 Pietersburg": only after a street, on its line
     words = m.group("place").split()
+    if words[0].rstrip(".,").lower() in CURRENCY_WORDS:
+        return None  # "32 990 Kč", "18 490 Ft": a price (twelfth round)
     if any(w.lower() in STREET_SUFFIXES for w in words) or text[m.end():m.end() + 1] == "'":
         return None
     places = place_gazetteer()

@@ -1,0 +1,170 @@
+"""Issue 11, twelfth round: the kinds red-team set 7 showed once it was read (it had been
+measured unseen in the eleventh round) - keys inside XML, log lines, pipe exports and HL7
+segments, JSON inside a string value, a value known to be personal under a business key, identity
+documents named by their type, the street part of an address, names written again in their own
+script, Greek and Vietnamese introductions, birth dates in words, plates, long ids, postcodes after
+"CP", messenger handles - each tested in sentences written here, never the red-team values, with
+the sentences that must stay.
+
+Real presidio + the spaCy package model; one analyzer for the module.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+
+from pipeline.anonymize import Anonymizer, build_analyzer
+from pipeline.anonymize.anonymizer import _Replacer
+from pipeline.anonymize.structured_text import hl7_values, log_fields, xml_fields
+from tests.anon_helpers import assert_gone, one, present, tool, user
+
+
+@pytest.fixture(scope="module")
+def anon():
+    return Anonymizer(secret="round12", analyzer=build_analyzer())
+
+
+@pytest.mark.parametrize("text,values", [
+    # XML elements and attributes pasted into a message
+    ("<envio><destinatario><nombre>Consuelo Ibarra Ruiz</nombre><telefono>612 448 230</telefono>"
+     "<direccion>Calle Alcalá 188, 3ºB, Madrid</direccion><codigo_postal>28028</codigo_postal>"
+     "</destinatario><estado>EN_REPARTO</estado></envio>",
+     ["Consuelo", "Ibarra", "612 448 230", "Calle Alcalá 188", "28028"]),
+    ('<kunde kundennr="KN-88213" plz="80331" ort="München"/>', ["KN-88213", "80331"]),
+    # a log line's key=value fields, quoted or not, a phone in groups
+    ('2025-03-01 12:00:01 INFO job=dispatch cust=ruta.vaitkute@inbox.lt tel=+370 612 44 871 '
+     'addr="Gedimino pr. 9-14, 01103 Vilnius" status=OK',
+     ["ruta.vaitkute@inbox.lt", "+370 612 44 871", "Gedimino pr. 9-14"]),
+    # a pipe-delimited export, values with spaces
+    ("CLIENTE=774120993|TITULAR=ANA LUISA M FERREIRA|MORADA=Rua do Ouro 44, 2.º Dto|TLM=912 334 556",
+     ["ANA", "LUISA", "FERREIRA", "Rua do Ouro 44", "912 334 556"]),
+])
+def test_keys_inside_xml_log_lines_and_exports(anon, text, values):
+    assert_gone(user(anon, text), values)
+
+
+def test_hl7_segments_by_field_position(anon):
+    msg = ("MSH|^~\\&|ADT|HOSP|||202503011200||ADT^A04|MSG0001|P|2.5\n"
+           "PID|1||MRN55120^^^HOSP^MR||ABERNATHY^QUENTIN^JAMES||19720915|M|||88 Larch Way^Unit 4^Boise^ID^83702"
+           "||(208)555-0172|||||||\n"
+           "NK1|1|ABERNATHY^MARGOT|SPO|88 Larch Way^Unit 4^Boise^ID^83702|(208)555-0199")
+    out = tool(anon, {"hl7": msg})
+    assert_gone(out, ["MRN55120", "ABERNATHY", "QUENTIN", "MARGOT", "19720915", "88 Larch Way", "83702",
+                      "(208)555-0172", "(208)555-0199"])
+    # the fake birth date keeps HL7's compact layout; the segment structure stays
+    pid = next(line for line in out.replace("\\n", "\n").split("\n") if "PID|1|" in line)
+    assert re.search(r"\|\|(?:19|20)\d{6}\|M\|", pid), pid
+    assert "ADT^A04" in out and "MSH|" in out
+
+
+def test_structured_text_readers():
+    assert ("adresa", "Str. Lalelelor 3") in list(xml_fields("<a><adresa>Str. Lalelelor 3</adresa></a>"))
+    assert ("name", "Ioana Pop") in list(xml_fields('<p name="Ioana Pop" id="7">'))
+    assert ("tel", "+420 777 215 809") in list(log_fields("x=1 tel=+420 777 215 809 y=2"))
+    assert ("T", "ANA M SILVA") in list(log_fields("A=1|T=ANA M SILVA|B=2"))
+    got = {(v, e) for v, e, _s in hl7_values("PID|1||123456^^^H^MR||DOE^JANE||19800101|F")}
+    assert {("123456", "ACCOUNT_ID"), ("DOE", "LAST_NAME"), ("JANE", "FIRST_NAME"),
+            ("19800101", "DATE_OF_BIRTH")} <= got
+    assert not list(hl7_values("just a | pipe"))
+
+
+@pytest.mark.parametrize("obj,user_text,values", [
+    # JSON stored as a string value
+    ({"booking": "B-1", "notes": '{"member_id": "GX41A", "note": "window seat"}'}, "hi", ["GX41A"]),
+    # a business key's value, personal because the chat gave it
+    ({"transfer": {"source": "3058812294", "amount": 50000}}, "I sent money from my acct 3058812294 by mistake",
+     ["3058812294"]),
+    # identity documents named by their type
+    ({"documents": [{"type": "PASSPORT", "number": "X7734412"}, {"type": "MEDICARE", "number": "4417 22093 1"},
+                    {"type": "DL_VIC", "number": "031558792"}]}, "hi", ["X7734412", "4417 22093 1", "031558792"]),
+    # the street part of an address, repeated alone in the chat
+    ({"shipping": {"address": "Avenida Paulista, 2201, apto 54"}}, "pode mandar pra Avenida Paulista mesmo",
+     ["Avenida Paulista"]),
+    # keys of other languages and systems
+    ({"fremlejetager": {"navn": "Mikkel Dahl", "tlf": "31647720"}, "vsnr": "65170839J004",
+      "fuehrerschein": "K0410000PB12", "dowod": "CBA512340", "aitwn": {"onoma": "Stavros", "eponymo": "Vlachos"}},
+     "hi", ["Mikkel", "Dahl", "31647720", "65170839J004", "K0410000PB12", "CBA512340", "Stavros", "Vlachos"]),
+    ({"pax": [{"surname": "VAN DER BERG", "given": "JOHANNA MARIA"}], "pnr_name": "KOWALCZYK/AGNIESZKA"}, "hi",
+     ["JOHANNA", "MARIA", "BERG", "KOWALCZYK", "AGNIESZKA"]),
+    ({"wechat": "lin_meiling88", "linked_accounts": ["NightOwl_Kai"], "hwid": "9B2C41AE-5513-4C8F-A0D2-17E6F3B8C401",
+      "steamid64": "76561198204417733"}, "hi",
+     ["lin_meiling88", "NightOwl_Kai", "9B2C41AE-5513-4C8F-A0D2-17E6F3B8C401", "76561198204417733"]),
+    ({"destinatar": {"nume": "POPESCU", "prenume": "MIRUNA"}, "cp": "B1640HXE"}, "hi", ["POPESCU", "MIRUNA", "B1640HXE"]),
+])
+def test_values_under_keys_and_objects(anon, obj, user_text, values):
+    assert_gone(tool(anon, obj, user_text), values)
+
+
+@pytest.mark.parametrize("text,values", [
+    # a name written again in its own script
+    ("Nome do cliente: Sato Haruto (佐藤 陽翔), quarto 512.", ["Sato", "Haruto", "佐藤 陽翔"]),
+    ("Customer: Kim Min-jun (김민준) asked for a refund.", ["Kim", "Min-jun", "김민준"]),
+    # introductions, titles and kin in Greek and Vietnamese
+    ("Καλησπέρα, λέγομαι Δημήτρης Αλεξίου και θέλω βεβαίωση.", ["Δημήτρης", "Αλεξίου"]),
+    ("Ευχαριστώ κύριε Αλεξίου, θα σας καλέσουμε.", ["Αλεξίου"]),
+    ("chào shop, tên tôi là Phạm Văn Long, đơn hàng bị thiếu", ["Phạm Văn Long", "Phạm"]),
+    # a hyphenated family name with Mac inside
+    ("Please add Eilidh Ross-MacKinnon to the rota.", ["Eilidh", "Ross-MacKinnon"]),
+    ("hirer: O. Brennan-McAllister, agr# 5520-91-0034", ["Brennan-McAllister"]),
+    # birth dates in words, and in the Hungarian order
+    ("Patient says she was born the twenty-third of March 1964.", ["twenty-third of March 1964"]),
+    ("Kovács Andrea vagyok, született 1971. október 9.", ["1971. október 9"]),
+    # a Mexican CURP with a mistyped check digit is still a CURP
+    ("mi CURP por si la piden HEGL900512MJCRRS04", ["HEGL900512MJCRRS04"]),
+    # plates: a Spanish plate as a CSV field, a US plate after its state
+    ("RES-1;Gonzalo;Prieto Vidal;+34 611 202 303;7731 GHP;2025-04-02", ["7731 GHP"]),
+    ("the other guy's tag was FL KRD4418, he drove off", ["KRD4418"]),
+    # long ids, labelled or not
+    ("Caller: Um, it's 900164001234567 I think.", ["900164001234567"]),
+    ("{\"steamid64\": \"76561198204417733\"} was banned", ["76561198204417733"]),
+    # postcodes after "CP", messenger ids
+    ("RFC HEGL900512QK7, régimen 612, CP fiscal 45116", ["45116"]),
+    ("Contact me on LINE ID momo_tan22 or WeChat: lin_meiling88.", ["momo_tan22", "lin_meiling88"]),
+    # other languages' labels of accounts and leases
+    ("Vevőkód 300552918, kérem a számlát.", ["300552918"]),
+    ("Jeg bor til leje, lejemål 0833-12TV, og vil opsige.", ["0833-12TV"]),
+    # the address word of other languages
+    ("Ny adress Hagalundsbacken 6 lgh 1102 från första maj.", ["Hagalundsbacken 6"]),
+])
+def test_free_text_kinds(anon, text, values):
+    assert_gone(user(anon, text), values)
+
+
+@pytest.mark.parametrize("text", [
+    "Der Rollout beginnt am Dienstag; Enterprise-Kunden folgen im Juli.",
+    "La consegna è prevista a Settembre, poi di nuovo a Ottobre.",
+    "Detected by Grafana alert and escalated to the Opsgenie rotation.",
+    "Use AND/OR in the query; TCP/IP settings are unchanged; INPUT/OUTPUT ports are fine.",
+    "tracking number 123456789012345678 shows the parcel in transit",
+    "The pump runs at 5000 RPM, event time 1717999999000000.",
+    # a flight after its airline's code, prices before a currency, a port and its UN/LOCODE, an
+    # on-call role, halls with their numbers
+    "Fog at Amsterdam Schiphol caused slot delays; SW 2231 to Manchester departed late.",
+    "V září nabízíme Dubrovník (odjezd 14. 9., 32 990 Kč) a Tatry (18 490 Kč).",
+    "Both containers are loaded at Kobe (JPUKB); ETA Rotterdam on Friday.",
+    "Mitigated by the on-call Site Reliability Engineer rolling back the release.",
+    "HEL-KAMPPI,Saturday,09:00,BodyPump,Sali 1,60 min\nLauantaina Kampissa: BodyPump (Sali 1) ja Jooga (Sali 3).",
+])
+def test_sentences_that_stay(anon, text):
+    assert user(anon, text) == text
+
+
+def test_log_and_xml_business_fields_stay(anon):
+    text = "level=INFO status=DELIVERED <status>SHIPPED</status> <seats cp=\"3\">2</seats>"
+    assert user(anon, text) == text
+    obj_out = tool(anon, {"seats": {"cp": 3}, "status": "OK", "pol": "JPUKB", "pod": "NLRTM"}, with_user=False)
+    assert '"cp": 3' in obj_out and '"pol": "JPUKB"' in obj_out
+
+
+def test_replacer_never_matches_inside_a_longer_word():
+    rep = _Replacer({"Ana": ("Bea", "PERSON"), "Nguy": ("Kurt", "PERSON"), "高橋": ("Mori", "PERSON")}, Counter())
+    assert rep("Ana, Anaïs, Nguyễn, 高橋様") == "Bea, Anaïs, Nguyễn, Mori様"
+
+
+def test_names_of_any_script_get_whole_word_fakes(anon):
+    out = one(anon, [{"role": "user", "content": "em tên Nguyễn Thị Hồng Nhung, cần hỗ trợ"}]).messages[0]["content"]
+    assert not present(out, "Nguyễn") and not present(out, "Nhung")
+    # no fake glued to a leftover letter of the real name ("Kurtễn")
+    assert not re.search(r"[A-Za-z][\u1E00-\u1EFF]", out.split("cần")[0]), out

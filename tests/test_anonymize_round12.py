@@ -158,6 +158,33 @@ def test_log_and_xml_business_fields_stay(anon):
     assert '"cp": 3' in obj_out and '"pol": "JPUKB"' in obj_out
 
 
+@pytest.mark.parametrize("text,values", [
+    # names in CJK and Arabic script by their honorifics, titles and labels
+    ("山本 健一様からのお問い合わせです。", ["山本 健一"]),
+    ("客户王芳女士的订单已发货。", ["王芳"]),
+    ("이서연 고객님, 주문하신 상품이 발송되었습니다.", ["이서연"]),
+    ("氏名: 中村 美咲、会員番号は後で送ります", ["中村 美咲"]),
+    ("السيدة ليلى حداد طلبت استرداد المبلغ", ["ليلى حداد"]),
+    # a name in an attachment's file name, a name spelled out
+    ("attached: scan_passport_tobiasz_wrzesniewski.pdf", ["tobiasz", "wrzesniewski"]),
+    ("see payslip_Okonkwo_Ifeanyi_2024-05.pdf", ["Okonkwo", "Ifeanyi"]),
+    ("my surname is spelled K-O-W-A-L-S-K-A, thanks", ["K-O-W-A-L-S-K-A"]),
+])
+def test_names_in_other_scripts_file_names_and_spelled(anon, text, values):
+    out = user(anon, text)
+    assert_gone(out, values)
+    assert not any(v in out for v in values), out  # (also glued to the text around: "健一様")
+
+
+def test_cjk_fakes_and_the_text_around_them(anon):
+    out = user(anon, "山本 健一様からのお問い合わせです。")
+    assert out.endswith("様からのお問い合わせです。") and re.match(r"[A-Z][a-z]+ [A-Z][a-z]+様", out), out
+    # a customer word before the honorific is no name ("고객님" alone)
+    assert user(anon, "고객님, 주문하신 상품이 발송되었습니다.") == "고객님, 주문하신 상품이 발송되었습니다."
+    # a file name without a person stays
+    assert user(anon, "see invoice_2024-05_final.pdf and scan_front.jpg") == "see invoice_2024-05_final.pdf and scan_front.jpg"
+
+
 def test_replacer_never_matches_inside_a_longer_word():
     rep = _Replacer({"Ana": ("Bea", "PERSON"), "Nguy": ("Kurt", "PERSON"), "高橋": ("Mori", "PERSON")}, Counter())
     assert rep("Ana, Anaïs, Nguyễn, 高橋様") == "Bea, Anaïs, Nguyễn, Mori様"

@@ -46,7 +46,7 @@ from .engine import (PNR_NAME_RE, _AMOUNT_RE, _MAIL_HEADER_LABELS, _PHONE_FORMAT
                      build_analyzer, detect_patterns)
 from .config import PiiConfig, default_config, domain_vocabulary, normalize_key, strip_accents
 from .ids import IdFinder
-from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, script_aliases, short_forms, conversation_values, csv_name_fields, find_handles,
+from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, file_name_people, script_aliases, short_forms, spelled_names, conversation_values, csv_name_fields, find_handles,
                       handle_template, in_gazetteer, in_person_slot, in_signature, is_common_word, is_english_word, is_foreign,
                       is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs, place_gazetteer,
                       surname_shaped)
@@ -1237,6 +1237,14 @@ class Anonymizer:
         words ("Ines" before a known "Quintero", "erikstad" after "dagny"), "Name (handle)"
         pairs, and handles derived from a known person's name ("tokafor482", "bwhitlock")
         anywhere in the record."""
+        for text in scan.strings:
+            for fname, first, last in file_name_people(text):  # "scan_passport_tobiasz_wrzesniewski.pdf"
+                self._register(scan, first, "FIRST_NAME", "context:file_name")
+                self._register(scan, last, "LAST_NAME", "context:file_name")
+                self._register(scan, fname, "FILE_NAME", "context:file_name")
+            for spelled, word in spelled_names(text):  # "spelled K-O-W-A-L-S-K-A"
+                self._register(scan, word, "LAST_NAME", "context:spelled_name")
+                self._register(scan, spelled, "ACCOUNT_ID", "context:spelled_name")
         known = {v.lower() for v, e in scan.values.items() if e in NAME_ENTITIES and " " not in v}
         handles = {v for v, e in scan.values.items() if e == "USER_ID"}
         for v in [v for v, e in scan.values.items() if e == "STREET_ADDRESS" and "," in v]:
@@ -1318,6 +1326,8 @@ class Anonymizer:
     def _variants(self, value: str, ent: str, fake: str) -> dict[str, str]:
         """The spellings of ``value`` to replace in text, each with its fake."""
         if ent in NAME_ENTITIES:
+            if not any(c.isupper() or c.islower() for c in value):
+                return {value: fake}  # a script without letter case ("高橋 結衣", "김민수")
             cap = value[0].upper() + value[1:]
             out = {cap: _capitalized(fake) if value.islower() else match_case(cap, fake)}
             if not value.islower():
@@ -1394,6 +1404,10 @@ class Anonymizer:
                     tmpl = handle_template(value, people)
                     if tmpl is not None:
                         fake = pz.handle(value, tmpl)
+            if ent == "FILE_NAME":  # the file name with each known name word's own fake
+                names = {w.lower() for w, e in scan.values.items() if e in NAME_ENTITIES and " " not in w}
+                fake = re.sub(r"[^\W\d_]+", lambda m: match_case(m.group(0), pz.name_token(m.group(0)))
+                              if m.group(0).lower() in names else m.group(0), value)
             if fake is None:
                 fake = pz.pseudonym(value, ent)
             fakes[value] = fake

@@ -1542,6 +1542,58 @@ def adjacent_name_words(text: str, known: set[str], keep: frozenset[str] | set[s
     return out
 
 
+#: An attachment's file name ("scan_passport_tobiasz_wrzesniewski.pdf", "payslip_Okonkwo_Ifeanyi_2024-05.pdf")
+FILE_NAME_RE = re.compile(r"(?<![\w/.@-])(?P<v>[\w-]+(?:\.[\w-]+)*\.(?i:pdf|jpe?g|png|heic|gif|tiff?|docx?|xlsx?|"
+                          r"csv|txt|odt|rtf|zip|eml|msg|mp3|wav|m4a|mp4|mov))(?![\w.])")
+#: words of file names that are no person's ("scan_passport", "id_front", "payslip")
+_FILE_WORDS = frozenset("""scan scanned passport pass id card front back payslip pay slip invoice receipt statement
+    contract lease copy photo img image pic selfie doc document licence license dl form signed sig signature final
+    draft version new old bill letter cv resume report claim proof address utility bank""".split())
+
+
+def file_name_people(text: str) -> list[tuple[str, str, str]]:
+    """People named in attachments' file names: ``[(file name, first name, family name)]`` for a
+    first name of the gazetteer (no English word) beside a word of three letters or more that is
+    no English word and no document word, in either order ("scan_passport_tobiasz_wrzesniewski.pdf",
+    "payslip_Okonkwo_Ifeanyi_2024-05.pdf"): twelfth round - the name in a file name was kept."""
+    if "." not in text:
+        return []
+    firsts = name_gazetteer()[0]
+    out = []
+    for m in FILE_NAME_RE.finditer(text):
+        toks = [t for t in re.split(r"[_\-.\s]+|(?<=[a-z])(?=[A-Z])", m.group("v").rsplit(".", 1)[0]) if t]
+        for a, b in zip(toks, toks[1:]):
+            la, lb = a.lower(), b.lower()
+            if not (a.isalpha() and b.isalpha() and len(a) >= 3 and len(b) >= 3) or la in _FILE_WORDS or lb in _FILE_WORDS:
+                continue
+            if la in firsts and not is_english_word(la) and not is_english_word(lb):
+                out.append((m.group("v"), a, b))
+                break
+            if lb in firsts and not is_english_word(lb) and not is_english_word(la):
+                out.append((m.group("v"), b, a))
+                break
+    return out
+
+
+#: A name spelled out letter by letter after a spelling word ("spelled K-O-W-A-L-S-K-A",
+#: "buchstabiert M-E-I-E-R", "se escribe G.O.N.Z.A.L.E.Z")
+SPELLED_NAME_RE = re.compile(
+    r"(?i:\b(?:spell(?:ed|t|ing)?|buchstabiert|se escribe|deletreo|deletreado|s['\u2019]écrit|épel[ée]|si scrive|"
+    r"spelas|stavet|staves|pisze si[ęe]|wordt gespeld)\b)[^\n]{0,20}?(?P<v>(?<![\w-])[A-Za-z](?:[-.][A-Za-z]){3,}\.?)(?![\w-])")
+
+
+def spelled_names(text: str) -> list[tuple[str, str]]:
+    """``[(spelled form, the word it spells)]`` for names spelled out after a spelling word
+    ("my surname is spelled K-O-W-A-L-S-K-A" -> ("K-O-W-A-L-S-K-A", "Kowalska")): twelfth round."""
+    out = []
+    for m in SPELLED_NAME_RE.finditer(text):
+        v = m.group("v").rstrip(".")
+        word = re.sub(r"[-.]", "", v)
+        if len(word) >= 4:
+            out.append((v, word.capitalize()))
+    return out
+
+
 def short_forms(text: str, known: set[str]) -> list[str]:
     """Short forms of a known name word - a Capitalized word of three letters or more that a known
     name word starts with and that the first-name gazetteer has ("Inma" for a known "Inmaculada",

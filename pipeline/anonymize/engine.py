@@ -610,6 +610,25 @@ SCRIPT_NAME_CONTEXT_RE = re.compile(
     + NAME_WORD + r"){1,3})")
 
 
+#: Chinese family names (the hundred most common, one character): a name before 先生 / 女士 /
+#: 小姐 starts with one
+_CN_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢"
+                "姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤")
+_CJK = "\u4E00-\u9FFF\u3400-\u4DBF"
+#: Names in CJK and Arabic script by the honorific or title around them (twelfth round: names
+#: in their own script were kept): Japanese "田中 太郎様" / "佐藤さん" / "山田氏", Chinese
+#: "张伟先生" / "王芳女士", Korean "김민수 고객님" / "박지훈 님" / "이서연씨", labels "氏名: 高橋 結衣",
+#: "姓名：张伟", "이름: 김민수", Arabic "السيد أحمد الفارسي" (Mr / Mrs / Dr before two or three words).
+CJK_NAME_RES = (
+    re.compile(r"(?P<v>[" + _CJK + r"]{1,4}(?:[ \u3000][" + _CJK + r"]{1,4})?)(?=様|さま|さん|氏|殿|くん|ちゃん)"),
+    re.compile(r"(?P<v>[" + _CN_SURNAMES + r"][" + _CJK + r"]{1,2})(?=先生|女士|小姐|老师|同学)"),
+    re.compile(r"(?<![\uAC00-\uD7AF])(?!고객|회원|담당|기사)(?P<v>[\uAC00-\uD7AF]{2,4})(?=[ ]?(?:고객님|고객|님|씨)(?![\uAC00-\uD7AF]))"),
+    re.compile(r"(?:氏名|名前|お名前|姓名|名字|이름|성명)\s*(?:[/:：]|Name:)?\s*(?P<v>[" + _CJK + r"\uAC00-\uD7AF]{1,4}"
+               r"(?:[ \u3000][" + _CJK + r"\uAC00-\uD7AF]{1,4})?)"),
+    re.compile(r"(?:السيد|السيدة|الأستاذ|الأستاذة|الدكتور|الدكتورة|د\.)\s+(?P<v>[\u0621-\u064A]{2,}\s+[\u0621-\u064A]{2,})"),
+)
+
+
 def _name_context_score(text: str, m: re.Match) -> Optional[float]:
     """The word after a name context is no stop word ("Customer: My invoice ...", "this is
     It")."""
@@ -1785,7 +1804,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("ZipAfterUnitRecognizer", "ZIP", [ZIP_AFTER_UNIT_RE], 0.6,
                         validate=_zip_after_unit_score),
         RegexRecognizer("NameContextRecognizer", "PERSON", [NAME_CONTEXT_RE], 0.6, validate=_name_context_score),
-        RegexRecognizer("ScriptNameContextRecognizer", "PERSON", [SCRIPT_NAME_CONTEXT_RE], 0.7),
+        RegexRecognizer("ScriptNameContextRecognizer", "PERSON", [SCRIPT_NAME_CONTEXT_RE, *CJK_NAME_RES], 0.7),
         RegexRecognizer("SpeakerLabelRecognizer", "PERSON", [SPEAKER_RE], 0.6, validate=_speaker_score),
         RegexRecognizer("SpeakerAnyCaseRecognizer", "PERSON", [SPEAKER_ANY_CASE_RE], 0.6,
                         validate=_speaker_any_case_score),

@@ -251,7 +251,9 @@ class Pseudonymizer:
                 if cand.isalpha():
                     return cand
             return cand
-        return match_case(token, self._draw("NAME", token, gen))
+        fake = self._draw("NAME", token, gen)
+        # a name of a script without letter case ("高橋", "김민수") gets the fake as Faker writes it
+        return match_case(token, fake) if any(c.isupper() or c.islower() for c in token) else fake
 
     def name(self, value: str, entity: str = "PERSON") -> str:
         """Fake for a name value: each word mapped by :meth:`name_token`; separators kept.

@@ -92,6 +92,8 @@ def test_structured_text_readers():
       "steamid64": "76561198204417733"}, "hi",
      ["lin_meiling88", "NightOwl_Kai", "9B2C41AE-5513-4C8F-A0D2-17E6F3B8C401", "76561198204417733"]),
     ({"destinatar": {"nume": "POPESCU", "prenume": "MIRUNA"}, "cp": "B1640HXE"}, "hi", ["POPESCU", "MIRUNA", "B1640HXE"]),
+    ({"cust": "Ingrid Solberg", "adr": "Storgata 12, 0155 Oslo", "nm": "Kari Nordmann", "nm_units": 350}, "hi",
+     ["Ingrid", "Solberg", "Storgata 12", "Kari", "Nordmann"]),
 ])
 def test_values_under_keys_and_objects(anon, obj, user_text, values):
     assert_gone(tool(anon, obj, user_text), values)
@@ -125,6 +127,17 @@ def test_values_under_keys_and_objects(anon, obj, user_text, values):
     # other languages' labels of accounts and leases
     ("Vevőkód 300552918, kérem a számlát.", ["300552918"]),
     ("Jeg bor til leje, lejemål 0833-12TV, og vil opsige.", ["0833-12TV"]),
+    # national ids of more countries, with their check digits (python-stdnum)
+    ("CNPJ do MEI: 11.222.333/0001-81, pode emitir a nota", ["11.222.333/0001-81"]),
+    ("Mano asmens kodas 38603150005, prašau patikrinti.", ["38603150005"]),
+    ("My PPS is 8765432S and I moved to Galway.", ["8765432S"]),
+    ("RFC GALM880415QK7 para la factura", ["GALM880415QK7"]),
+    ("CNIC 35202-1234567-3 verified at the branch", ["35202-1234567-3"]),
+    # birth words of more languages
+    ("Ik ben geboren op 3 maart 1985 in Utrecht.", ["3 maart 1985"]),
+    ("Nama saya Dewi, lahir 17 Agustus 1990 di Bandung.", ["17 Agustus 1990"]),
+    ("tôi sinh ngày 03/04/1992 ở Huế", ["03/04/1992"]),
+    ("Paciente: F. Nac. 12/07/1979", ["12/07/1979"]),
     # the address word of other languages
     ("Ny adress Hagalundsbacken 6 lgh 1102 från första maj.", ["Hagalundsbacken 6"]),
 ])

@@ -79,7 +79,9 @@ _MONTHS_OTHER = ("janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[uû]t|septe
                  "|janu[áa]r|febru[áa]r|m[áa]rcius|[áa]prilis|m[áa]jus|j[úu]nius|j[úu]lius|augusztus"
                  "|szeptember|okt[óo]ber|stycznia|lutego|marca|kwietnia|maja|czerwca|lipca|sierpnia"
                  "|wrze[śs]nia|pa[źz]dziernika|listopada|grudnia|ledna|[úu]nora|b[řr]ezna|dubna|kv[ěe]tna"
-                 "|[čc]ervna|[čc]ervence|srpna|z[áa][řr][íi]|[řr][íi]jna|prosince|augusti|maj|oktober")
+                 "|[čc]ervna|[čc]ervence|srpna|z[áa][řr][íi]|[řr][íi]jna|prosince|augusti|maj|oktober"
+                 # Indonesian
+                 "|maret|agustus|desember")
 _DAY = r"(?:0?[1-9]|[12]\d|3[01])"
 #: a day of the month in English words ("twelfth", "twenty-first")
 _DAY_WORD = (r"(?i:(?:twenty|thirty)?[- ]?(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|"
@@ -107,8 +109,11 @@ DOB_CONTEXT_RE = re.compile(
     # tenth round: Czech, Polish, Portuguese, Romanian, Turkish, Swedish, Danish birth words
     r"|nar|narozen[áa]?|datum narozen[íi]|ur|urodzon[ya]|data urodzenia|nascid[oa](?: em)?|data de nascimento"
     r"|n[ăa]scut[ăa]?(?: la)?|data na[șs]terii|do[ğg]um tarihi|f[öo]dd|f[öo]delsedatum|f[øo]dt|f[øo]dselsdato"
-    # twelfth round: Hungarian birth words
-    r"|sz[üu]letett|sz[üu]l\.|sz[üu]let[ée]si (?:id[őo]|d[áa]tum)))"
+    # twelfth round: Hungarian, Dutch "geboren op", Indonesian, Vietnamese, Greek, Finnish birth
+    # words, Spanish abbreviations ("F. Nac.")
+    r"|sz[üu]letett|sz[üu]l\.|sz[üu]let[ée]si (?:id[őo]|d[áa]tum)|geboren op|(?:tanggal |tgl\.? )?lahir"
+    r"|sinh ng[àa]y|ng[àa]y sinh|γεννήθηκα|γεννημένος|γεννημένη|ημερομηνία γέννησης|syntynyt|syntym[äa]aika"
+    r"|f\. ?nac\.?|fec\. ?nac\.?|fecha nac\.?|geb\.-?datum))"
     r"\b\.?[ \t]*[:#-]?[ \t]*(?:(?i:given|is|was|provided|stated|listed|on file)[ \t]+)?(?P<v>"
     r"\d{1,4}([./-])\d{1,2}\2\d{2,4}"
     # spaced day-first dates ("19. 4. 1999")
@@ -1100,7 +1105,7 @@ NATIONAL_ID_RES = (
     (re.compile(r"(?<![\w-])(?P<v>\d{8}-?[A-Z])(?![\w-])"), ("es.dni",)),
     (re.compile(r"(?<![\w-])(?P<v>[XYZ]-?\d{7}-?[A-Z])(?![\w-])"), ("es.nie",)),
     (re.compile(r"(?<![\w.+-])(?P<v>\d{11})(?![\w-]|[.,]\d)"), ("pl.pesel", "tr.tckimlik", "br.cpf", "no.fodselsnummer",
-                                                                "gr.amka", "de.idnr", "ee.ik")),
+                                                                "gr.amka", "de.idnr", "ee.ik", "lt.asmens")),
     (re.compile(r"(?<![\w.-])(?P<v>\d{3}\.\d{3}\.\d{3}-\d{2})(?![\w-])"), ("br.cpf",)),
     (re.compile(r"(?<![\w.+-])(?P<v>[1-8]\d{12})(?![\w-]|[.,]\d)"), ("ro.cnp",)),
     (re.compile(r"(?<![\w.-])(?P<v>\d{2}\.\d{2}\.\d{2}-\d{3}\.\d{2})(?![\w-])"), ("be.nn",)),
@@ -1123,6 +1128,13 @@ NATIONAL_ID_RES = (
     (re.compile(r"(?<![\w.-])(?P<v>\d{6}-\d{2}-\d{4})(?![\w-])"), ("my.nric",)),
     (re.compile(r"(?<![\w.-])(?P<v>\d{1,2}\.\d{3}\.\d{3}-[\dkK])(?![\w-])"), ("cl.rut",)),
     (re.compile(r"(?<![\w-])(?P<v>[A-Z]{4}\d{6}[HM][A-Z]{5}[0-9A-Z]\d)(?![\w-])"), ("mx.curp~shape",)),
+    # twelfth round: a Brazilian CNPJ (a sole trader's), a person's Mexican RFC (a birth date
+    # inside), an Irish PPS number, a Pakistani CNIC in its 5-7-1 layout (python-stdnum; random
+    # numbers of these layouts pass 1-4% of the time, and the layouts are rare in business text)
+    (re.compile(r"(?<![\w.-])(?P<v>\d{2}\.\d{3}\.\d{3}/\d{4}-\d{2})(?![\w-])"), ("br.cnpj",)),
+    (re.compile(r"(?<![\w-])(?P<v>[A-ZÑ&]{4}\d{6}[A-Z0-9]{3})(?![\w-])"), ("mx.rfc~shape",)),
+    (re.compile(r"(?<![\w-])(?P<v>\d{7}[A-W][ABWTXZ]?)(?![\w-])"), ("ie.pps",)),
+    (re.compile(r"(?<![\w-])(?P<v>\d{5}-\d{7}-\d)(?![\w-])"), ("pk.cnic",)),
 )
 
 

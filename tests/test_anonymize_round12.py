@@ -140,6 +140,8 @@ def test_values_under_keys_and_objects(anon, obj, user_text, values):
     ("Paciente: F. Nac. 12/07/1979", ["12/07/1979"]),
     # the address word of other languages
     ("Ny adress Hagalundsbacken 6 lgh 1102 från första maj.", ["Hagalundsbacken 6"]),
+    # a middle initial after a first name is no room's letter
+    ("I want to add Yuri T. Bulgakov as a beneficiary to my account", ["Yuri"]),
 ])
 def test_free_text_kinds(anon, text, values):
     assert_gone(user(anon, text), values)

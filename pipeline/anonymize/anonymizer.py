@@ -167,7 +167,7 @@ _FIRM_LAST_RE = re.compile(r"(?:^|\s)" + _FIRM_SUFFIX + r"$")
 #: ... unless what follows says person: a possessive or a family noun ("the Smith family", "in
 #: Maria's name", "the Okafor twins")
 #: a room's or a hall's number or letter after a word, then the field's or the bracket's end
-_ROOM_NUMBER_AFTER_RE = re.compile(r"[ \t](?:\d{1,3}|[A-Z])(?=[),;|\t\n]|$|\.(?:\s|$))")
+_ROOM_NUMBER_AFTER_RE = re.compile(r"[ \t](?:\d{1,3}(?=[),;|\t\n]|$|\.(?:\s|$))|[A-Z](?=[),;|\t\n]|$))")  # not "Yuri T. Bulgakov"
 #: more of a name after a word: particles and a Capitalized word ("Louelle van den Brandhof")
 _NAME_NEXT_RE = re.compile(r"[ \t]+(?:" + NAME_PARTICLE + r"[ \t]+){0,2}" + NAME_WORD)
 _NAME_BEFORE_RE = re.compile(NAME_WORD + r"[ \t]+(?:" + NAME_PARTICLE + r"[ \t]+){0,2}$")
@@ -557,6 +557,11 @@ class Anonymizer:
         if not value:
             return
         if entity in NAME_ENTITIES:
+            if "/" in value:  # "KOWALCZYK/AGNIESZKA MS": a booking's name element, its title no name,
+                value = re.sub(r"\s+(?:MR|MRS|MS|MISS|MSTR|DR|PROF|CHD|INF)$", "", value)
+                if entity == "PERSON" and PNR_NAME_RE.fullmatch(value):  # the given names first
+                    surname, given = value.split("/", 1)
+                    value = f"{given} {surname}"
             words = re.findall(r"[^\W\d_]+(?:['-][^\W\d_]+)*", value)
             # "Daviau's": the name is "Daviau"; a family-name particle ("van", "de") is no name word
             words = [w[:-2] if len(w) > 4 and w[-2:] in ("'s", "\u2019s") else w for w in words]
@@ -569,6 +574,8 @@ class Anonymizer:
                                   and words[i + 1].lower() in NAME_PARTICLES)]
             if not words:
                 return
+            if len(words) > 1 and not any(c.isupper() or c.islower() for c in value):
+                scan.values.setdefault(value, entity)  # "森 紬": a name in a script without case, whole
             if len(words) > 1:
                 scan.extra_digests.add(self.digest(" ".join(words)))
                 if entity == "PERSON":
@@ -1841,6 +1848,11 @@ _STREET_LEAD_WORDS = frozenset("""rua via viale calle carrer rue avenue avenida 
     corso chemin allée quai estrada rodovia carrera calzada""".split())
 
 
+#: words of a unit or a plot before the street ("Flat 2, 19 Ashgrove Road")
+_UNIT_WORDS = frozenset("plot flat apt apartment unit suite no house lot block building bldg floor fl room rm "
+                        "piso apto depto dpto wohnung lgh".split())
+
+
 def _street_of_address(value: str) -> Optional[str]:
     """The street part of a whole address registered from a key ("Rua Cardeal Arcoverde, 1842,
     apto 71" -> "Rua Cardeal Arcoverde"; "1875 boul. Saint-Martin Ouest, app. 604, Laval QC" ->
@@ -1852,6 +1864,8 @@ def _street_of_address(value: str) -> Optional[str]:
     if len(words) < 2 or len(first) < 6 or first == value.strip():
         return None
     low = [w.lower() for w in words]
+    if low[0].rstrip(".") in _UNIT_WORDS:
+        return None  # "Plot 14, Admiralty Way", "Flat 2, 19 Ashgrove Road": a unit, not the street
     if any(c.isdigit() for c in first) or low[0] in _STREET_LEAD_WORDS or low[-1].rstrip(".") in STREET_SUFFIXES:
         return first
     return None

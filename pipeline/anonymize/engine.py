@@ -619,7 +619,7 @@ SCRIPT_NAME_CONTEXT_RE = re.compile(
 #: 小姐 starts with one
 _CN_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢"
                 "姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤")
-_CJK = "\u4E00-\u9FFF\u3400-\u4DBF"
+_CJK = "\u4E00-\u9FFF\u3400-\u4DBF\u3005"  # (々: "佐々木")
 #: Names in CJK and Arabic script by the honorific or title around them (twelfth round: names
 #: in their own script were kept): Japanese "田中 太郎様" / "佐藤さん" / "山田氏", Chinese
 #: "张伟先生" / "王芳女士", Korean "김민수 고객님" / "박지훈 님" / "이서연씨", labels "氏名: 高橋 結衣",

@@ -90,6 +90,7 @@ ENTITY_CATEGORY = {
     "ORDER_ID": "ORDER_ID", "CITY": "CITY", "PASSWORD": "SECRET", "API_KEY": "SECRET",
     "ACCESS_TOKEN": "SECRET", "SESSION_ID": "SECRET", "SECRET": "SECRET",
     "ACCOUNT_ID": "ACCOUNT_ID", "VEHICLE_ID": "VEHICLE_ID", "IBAN_CODE": "IBAN", "SSN": "SSN", "US_SSN": "SSN",
+    "FILE_NAME": "NAME",  # an attachment's file name replaced for the person named in it
 }
 _BY_TYPE_PERSONAL = {"EMAIL", "PHONE", "CARD_NUMBER", "SECRET", "PAYMENT_ID", "IBAN", "SSN"}
 
@@ -507,6 +508,8 @@ def is_personal(entity: str, original: str, truth_forms: set[str], db_personal: 
     if v in truth_forms or (not v.isdigit() and v in db_personal):
         return True, True
     cat = ENTITY_CATEGORY.get(entity, "OTHER")
+    if entity == "FILE_NAME":  # an attachment's name is personal when it holds a personal name word
+        return any(w in truth_forms or w in db_personal for w in re.findall(r"[^\W\d_]+", v)), False
     if cat == "NAME":
         words = re.findall(r"[^\W\d_]+", v)
         return bool(words) and all(w in lexicon or w in db_personal for w in words), False

@@ -109,6 +109,29 @@ HDR_LAST = ["vandermeulenbergh", "oostenbrinckx", "wijngaardenhove", "kortenhoev
 PLOT_STREET = ["Adetokunboh", "Olumuyiwah", "Babatundeh", "Oluwaseyih", "Ayodejih", "Chukwuemekah",
                "Ikechukwuh", "Nnamdikah", "Obafemih", "Temitopeh", "Oluwadamih", "Akinwandeh",
                "Ifeanyichukh", "Abiodunh"]
+#: issue 11, twelfth round: an XML waybill's recipient and postcode, an HL7 PID segment (family and
+#: given name, compact birth date, record number), a person in an attachment's file name, a name
+#: in kanji before 様, a 17-digit game account id with no label
+XML_LAST = ["MUNTEANUSCU", "POPOVICESCU", "DRAGOMIRESCU", "IONASCUTEL", "VLADUTESCU", "CONSTANTINIU",
+            "MARINESCOVA", "STANCULESCA", "BALANESCUL", "ENACHESCUS", "GHEORGHITAS", "TANASESCUR",
+            "RADULESCUTA", "NEAGOESCUM"]
+HL7_FIRST = ["QUENTILLA", "ROSAMUNDE", "EGLANTINA", "FLORIZELLE", "GWENDOLYNE", "HYACINTHA", "ISOLDINE",
+             "JESSAMINA", "LAVINIANE", "MIRABELLIA", "NERISSANE", "OPHELINDA", "PERPETUINA", "ROSALINDEA"]
+HL7_LAST = ["ABERNATHYS", "BLACKADDERS", "CRICHTONSON", "DALRYMPLES", "ELPHINSTONE", "FOTHERINGAM",
+            "GILLESPIEZ", "HALDANESON", "INGLISBURN", "JARDINESON", "KINNAIRDS", "LIVINGSTOUN",
+            "MONCRIEFFE", "NAPIERTON"]
+FILE_FIRST = ["tobiasz", "radoslaw", "przemyslaw", "wojciech", "grzegorz", "zbigniew", "miroslaw", "boguslaw",
+              "jaroslaw", "wieslaw", "slawomir", "mieczyslaw", "czeslaw", "bronislaw"]
+FILE_LAST = ["wrzesniewskik", "brzeczyszczyk", "szczepankiewiczl", "grzybowskiew", "chrzanowskiex",
+             "wojciechowskiey", "przybylskiez", "zdziebkowskia", "kwiatkowskieb", "pietrzykowskic",
+             "szymanowskied", "jablonowskief", "sobieszczanskig", "lewandowskieh"]
+KANJI = ["山本 健一", "中村 美咲", "小林 翔太", "加藤 陽菜", "吉田 大輔", "山田 結愛", "佐々木 蓮", "松本 葵",
+         "井上 颯", "木村 凛", "林 悠真", "清水 芽依", "山崎 湊", "森 紬"]
+#: the twelfth round's kinds are planted from this persona on: personas 0-2 keep their earlier
+#: records, whose name words have no first-fake collision across records (the consistency test
+#: in tests/test_anonymize_structure.py needs that; more name words per record make collisions
+#: likely)
+TWELFTH_FROM = 3
 N_PERSONAS = 12  # personas in the canary test
 MAX_PERSONAS = len(FIRST)
 POLICY = ("# Airline support policy (sample)\nConfirm the customer's user id before any change. "
@@ -222,6 +245,11 @@ def persona(i: int) -> dict:
         "hdr_first": HDR_FIRST[i], "hdr_last": HDR_LAST[i],
         "plot_street": f"Plot {14 + i}, {PLOT_STREET[i]} Way", "au_postcode": f"NSW {2010 + i}",
         "mac": f"a4:5e:{60 + i:02d}:d2:1f:{10 + i:02d}",
+        # issue 11, twelfth round
+        "xml_last": XML_LAST[i], "xml_zip": f"{400301 + i * 7}", "hl7_first": HL7_FIRST[i], "hl7_last": HL7_LAST[i],
+        "hl7_dob": f"19{60 + i}0{1 + i % 9}{10 + i}", "mrn": f"MRN{55120 + i * 13}",
+        "file_first": FILE_FIRST[i], "file_last": FILE_LAST[i], "kanji": KANJI[i],
+        "steam": f"7656119820{4417733 + i * 1013:07d}", "twelfth": i >= TWELFTH_FROM,
     }
 
 
@@ -240,6 +268,11 @@ def _pesel(i: int) -> str:
     return body + str(check)
 
 
+def _twelfth(p: dict, *keys: str) -> list[str]:
+    """The twelfth round's values of persona ``p`` (planted from :data:`TWELFTH_FROM` on)."""
+    return [p[k] for k in keys] if p["twelfth"] else []
+
+
 def typed_values(p: dict) -> dict[str, list[str]]:
     """A persona's planted values per evaluation type (see :data:`pipeline.anonymize.eval.CATEGORIES`)."""
     return {
@@ -248,22 +281,24 @@ def typed_values(p: dict) -> dict[str, list[str]]:
                  p["quote_last"], p["bracket_first"], p["intro_first"], p["intro_last"], p["pnr_last"],
                  p["pnr_first"], p["tr_first"], p["tr_last"], p["appl_first"], p["appl_last"],
                  p["note_first"], p["note_last"], p["titled_first"], p["titled_last"], p["nick"],
-                 p["caps_first"], p["caps_last"], p["hdr_first"], p["hdr_last"]],
+                 p["caps_first"], p["caps_last"], p["hdr_first"], p["hdr_last"],
+                 *_twelfth(p, "xml_last", "hl7_first", "hl7_last", "file_first", "file_last", "kanji")],
         "EMAIL": [p["email"]], "RESERVATION_ID": [p["reservation"]],
         "PAYMENT_ID": [p["payment_id"], p["gift_card"]], "LAST_FOUR": [p["last_four"]],
         "CARD_NUMBER": [p["card"], p["card"].replace(" ", ""), p["card2"]],
         "ADDRESS": [p["street"], p["unit"], p["eu_street"], p["block_street"], p["street3"], p["corner_a"],
                     p["corner_b"], p["block_street2"], p["plot_street"]],
-        "ZIP": [p["zip"], p["postcode"], p["block_postcode"], p["postcode3"], p["crm_plz"], p["au_postcode"][4:]],
+        "ZIP": [p["zip"], p["postcode"], p["block_postcode"], p["postcode3"], p["crm_plz"], p["au_postcode"][4:],
+                *_twelfth(p, "xml_zip")],
         "CITY": [p["city"]],
-        "DOB": [p["dob"], p["companion_dob"], p["eu_dob"]],
+        "DOB": [p["dob"], p["companion_dob"], p["eu_dob"], *_twelfth(p, "hl7_dob")],
         "PHONE": [p["phone"], re.sub(r"\D", "", p["phone"]), p["uk_phone"], p["intl_phone"], p["grouped_phone"],
                   p["line_phone"], p["fax"], p["csv_phone"], p["msisdn"]],
         "SECRET": [p["password"], p["api_key"], p["session_id"], p["token"], p["jwt"]],
         "ORDER_ID": [p["order_id"]],
         "IBAN": [p["iban"]], "SSN": [p["ssn"], p["spaced_ssn"]],
         "ACCOUNT_ID": [p["account"], p["crm_kunde"], p["claim"], p["dni"], p["licence"], p["donor_id"], p["pesel"],
-                       p["codice_fiscale"], p["mac"]],
+                       p["codice_fiscale"], p["mac"], *_twelfth(p, "mrn", "steam")],
         "USER_ID": [p["user_id"], p["handle"], p["discord"], p["upi"]],
         "VEHICLE_ID": [p["plate"], p["fr_plate"]],
     }
@@ -285,6 +320,8 @@ def canary_values(p: dict) -> list[str]:
                            "note_last", "licence", "titled_first", "titled_last", "nick", "donor_id", "pesel",
                            "discord", "fr_plate", "csv_phone", "caps_first", "caps_last", "msisdn",
                            "codice_fiscale", "upi", "hdr_first", "hdr_last", "plot_street", "mac")]
+    vals += _twelfth(p, "xml_last", "xml_zip", "hl7_first", "hl7_last", "hl7_dob", "mrn", "file_first", "file_last",
+                     "kanji", "steam")
     # a year-like postcode alone is no distinctive string: checked with the state before it
     vals.append(p["au_postcode"])
     # a 3-digit postcode alone is no distinctive string (a log line's "692 ms"): it is checked
@@ -424,6 +461,12 @@ def record(i: int) -> dict:
             f"Subject: refund\n\nCodice fiscale {p['codice_fiscale']}, paid by UPI {p['upi']}. I'm at "
             f"{p['plot_street']}, Lekki; the flat is in Surry Hills {p['au_postcode']}. Router mac {p['mac']}.")},
     ]
+    if i >= TWELFTH_FROM:
+        msgs += [{"role": "user", "content": (
+            f"<awb><destinatar><nume>{p['xml_last']}</nume><cod_postal>{p['xml_zip']}</cod_postal></destinatar></awb>\n"
+            f"PID|1||{p['mrn']}^^^HOSP^MR||{p['hl7_last']}^{p['hl7_first']}||{p['hl7_dob']}|F\n"
+            f"attached scan_passport_{p['file_first']}_{p['file_last']}.pdf; {p['kanji']}様の件です. "
+            f"my old account was {p['steam']} before the ban")}]
     if cancel:
         msgs += [_call(f"c{i}c", "cancel_reservation", {"reservation_id": p["reservation"]}),
                  _tool(f"c{i}c", "cancel_reservation", {**reservation, "status": "cancelled"}),

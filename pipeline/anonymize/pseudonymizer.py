@@ -272,7 +272,8 @@ class Pseudonymizer:
                 role = "last" if (i == len(tokens) - 1 and len(tokens) > 1) else "first"
             out.append(value[pos:m.start()])
             tok = m.group()
-            out.append(tok if len(tok) < 2 else self.name_token(tok, role))  # O'Neil: keep "O"
+            # O'Neil: keep "O"; a one-character name of a script without case is a name ("森 紬")
+            out.append(tok if len(tok) < 2 and (tok.isupper() or tok.islower()) else self.name_token(tok, role))
             pos = m.end()
         out.append(value[pos:])
         return "".join(out)

@@ -152,6 +152,7 @@ def test_free_text_kinds(anon, text, values):
     "La consegna è prevista a Settembre, poi di nuovo a Ottobre.",
     "Detected by Grafana alert and escalated to the Opsgenie rotation.",
     "Use AND/OR in the query; TCP/IP settings are unchanged; INPUT/OUTPUT ports are fine.",
+    "USA, California and UK, London are markets. NOTE, Please read.",
     "tracking number 123456789012345678 shows the parcel in transit",
     "The pump runs at 5000 RPM, event time 1717999999000000.",
     # a flight after its airline's code, prices before a currency, a port and its UN/LOCODE, an
@@ -180,6 +181,13 @@ def test_log_and_xml_business_fields_stay(anon):
     ("이서연 고객님, 주문하신 상품이 발송되었습니다.", ["이서연"]),
     ("氏名: 中村 美咲、会員番号は後で送ります", ["中村 美咲"]),
     ("السيدة ليلى حداد طلبت استرداد المبلغ", ["ليلى حداد"]),
+    ("श्री राजेश कुमार ने रिफंड माँगा", ["राजेश", "कुमार"]),
+    ("คุณสมชาย ใจดี ติดต่อมา", ["สมชาย"]),
+    ("Здравствуйте, меня зовут Ирина Соколова, заказ 4471", ["Ирина", "Соколова"]),
+    ("שלום, גב' רחל כהן ביקשה החזר", ["רחל כהן"]),
+    # a family name in capitals before a comma and a given name
+    ("Customer: LEE, Min-seo (DOB 1990-03-04)", ["LEE", "Min-seo"]),
+    ("Patient OKONKWO, Ifeoma Adaeze admitted today.", ["OKONKWO", "Ifeoma"]),
     # a name in an attachment's file name, a name spelled out
     ("attached: scan_passport_tobiasz_wrzesniewski.pdf", ["tobiasz", "wrzesniewski"]),
     ("see payslip_Okonkwo_Ifeanyi_2024-05.pdf", ["Okonkwo", "Ifeanyi"]),

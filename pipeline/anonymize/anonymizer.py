@@ -166,6 +166,10 @@ _FIRM_AFTER_RE = re.compile(r",?[ \t]+" + _FIRM_SUFFIX + r"(?![\w-])")
 _FIRM_LAST_RE = re.compile(r"(?:^|\s)" + _FIRM_SUFFIX + r"$")
 #: ... unless what follows says person: a possessive or a family noun ("the Smith family", "in
 #: Maria's name", "the Okafor twins")
+#: a name's words as registered: letters of any script, Indic and Thai vowel signs inside
+#: ("राजेश"), apostrophes and hyphens between ("O'Neil", "Ross-MacKinnon")
+_LETTERS = r"(?:[^\W\d_]|[\u0900-\u0DFF\u0E00-\u0E7F])+"
+_NAME_PART_RE = re.compile(_LETTERS + r"(?:['-]" + _LETTERS + r")*")
 #: a room's or a hall's number or letter after a word, then the field's or the bracket's end
 _ROOM_NUMBER_AFTER_RE = re.compile(r"[ \t](?:\d{1,3}(?=[),;|\t\n]|$|\.(?:\s|$))|[A-Z](?=[),;|\t\n]|$))")  # not "Yuri T. Bulgakov"
 #: more of a name after a word: particles and a Capitalized word ("Louelle van den Brandhof")
@@ -562,7 +566,7 @@ class Anonymizer:
                 if entity == "PERSON" and PNR_NAME_RE.fullmatch(value):  # the given names first
                     surname, given = value.split("/", 1)
                     value = f"{given} {surname}"
-            words = re.findall(r"[^\W\d_]+(?:['-][^\W\d_]+)*", value)
+            words = re.findall(_NAME_PART_RE, value)
             # "Daviau's": the name is "Daviau"; a family-name particle ("van", "de") is no name word
             words = [w[:-2] if len(w) > 4 and w[-2:] in ("'s", "\u2019s") else w for w in words]
             if len(words) > 1 and any(w[:1].isupper() for w in words):
@@ -1140,7 +1144,8 @@ class Anonymizer:
                         # "Gerrit (Gert) Hoogeveen": the full name and the nickname
                         m = NICKNAME_NAME_RE.fullmatch(value)
                         runs = [f"{m.group('f')} {m.group('l')}", m.group("n")] if m else [value]
-                    elif rec_name in ("SpeakerAnyCaseRecognizer", "DashSignatureRecognizer", "MailHeaderNameRecognizer"):
+                    elif rec_name in ("SpeakerAnyCaseRecognizer", "DashSignatureRecognizer", "MailHeaderNameRecognizer",
+                                      "CapsCommaNameRecognizer"):
                         runs = [value]  # "cormac:", "BJÖRN:": the label as written (no Capitalized run)
                     elif rec_name == "NameContextRecognizer" or rec_name in _STRONG_PERSON_RECOGNIZERS:
                         # "add Marina Rivas": the context says person; spaCy calling "Marina" a
@@ -1791,7 +1796,8 @@ def _town_beside_postcode(text: str, start: int, end: int) -> bool:
 _STRONG_PERSON_RECOGNIZERS = frozenset({"SpeakerLabelRecognizer", "NamePossessiveRecognizer",
                                         "QuoteSpeakerRecognizer", "SpeakerAnyCaseRecognizer",
                                         "PnrNameRecognizer", "DashSignatureRecognizer", "LabelledNameRecognizer",
-                                        "SignatureNameRecognizer", "MailHeaderNameRecognizer", "ScriptNameContextRecognizer"})
+                                        "SignatureNameRecognizer", "MailHeaderNameRecognizer", "ScriptNameContextRecognizer",
+                                        "CapsCommaNameRecognizer"})
 #: Keys of an object under a person key that hold a part of the person's name ("guest":
 #: {"first": "Anselm", "last": "Whitcombe"}).
 _PERSON_PART_KEYS = {"first": "FIRST_NAME", "given": "FIRST_NAME", "middle": "FIRST_NAME", "last": "LAST_NAME",

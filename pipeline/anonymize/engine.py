@@ -631,7 +631,34 @@ CJK_NAME_RES = (
     re.compile(r"(?:氏名|名前|お名前|姓名|名字|이름|성명)\s*(?:[/:：]|Name:)?\s*(?P<v>[" + _CJK + r"\uAC00-\uD7AF]{1,4}"
                r"(?:[ \u3000][" + _CJK + r"\uAC00-\uD7AF]{1,4})?)"),
     re.compile(r"(?:السيد|السيدة|الأستاذ|الأستاذة|الدكتور|الدكتورة|د\.)\s+(?P<v>[\u0621-\u064A]{2,}\s+[\u0621-\u064A]{2,})"),
+    # Devanagari after Shri / Shrimati / Dr, Thai after "Khun", Cyrillic after "my name is" / Mr / Mrs,
+    # Hebrew after Mr / Mrs
+    re.compile(r"(?:श्री|श्रीमती|सुश्री|डॉ\.?)\s+(?P<v>[\u0900-\u097F]{2,}(?:\s+[\u0900-\u097F]{2,})?)"),
+    re.compile(r"คุณ\s?(?P<v>[\u0E00-\u0E7F]{2,}(?:\s[\u0E00-\u0E7F]{2,})?)"),
+    re.compile(r"(?i:меня зовут|моё имя|мое имя|господин|госпожа|г-н|г-жа)\s+(?P<v>[\u0410-\u042F\u0401][\u0430-\u044F\u0451]+"
+               r"(?:\s+[\u0410-\u042F\u0401][\u0430-\u044F\u0451]+){0,2})"),
+    re.compile(r"(?:מר|גב'|גברת|ד\"ר)\s+(?P<v>[\u05D0-\u05EA]{2,}\s+[\u05D0-\u05EA]{2,})"),
 )
+
+
+#: A name written family name first, in capitals, then a comma ("LEE, Min-seo", "OKONKWO, Ifeoma
+#: Adaeze"): twelfth round - the capitals were kept while the given name was replaced
+CAPS_COMMA_NAME_RE = re.compile(
+    r"(?<![\w,])(?P<v>[A-Z][A-Z'-]+(?: [A-Z][A-Z'-]+)?, " + NAME_WORD + r"(?: " + NAME_WORD + r")?)(?![\w-])")
+
+
+def _caps_comma_name_score(text: str, m: re.Match) -> Optional[float]:
+    """The capitals are a family name (no English word, no place, no code of 2 letters) and the
+    word after the comma a gazetteer first name."""
+    from .context import is_english_word, name_gazetteer, place_gazetteer
+
+    family, given = m.group("v").split(", ", 1)
+    firsts, lasts = name_gazetteer()
+    if any(len(w) < 2 or (is_english_word(w.lower()) and w.lower() not in lasts) or w.lower() in place_gazetteer()
+           for w in family.split()):
+        return None
+    first = given.split()[0].lower()
+    return 0.7 if first in firsts or first.split("-")[0] in firsts else None  # ("Min-seo": "min")
 
 
 def _name_context_score(text: str, m: re.Match) -> Optional[float]:
@@ -1817,6 +1844,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
                         validate=_zip_after_unit_score),
         RegexRecognizer("NameContextRecognizer", "PERSON", [NAME_CONTEXT_RE], 0.6, validate=_name_context_score),
         RegexRecognizer("ScriptNameContextRecognizer", "PERSON", [SCRIPT_NAME_CONTEXT_RE, *CJK_NAME_RES], 0.7),
+        RegexRecognizer("CapsCommaNameRecognizer", "PERSON", [CAPS_COMMA_NAME_RE], 0.7, validate=_caps_comma_name_score),
         RegexRecognizer("SpeakerLabelRecognizer", "PERSON", [SPEAKER_RE], 0.6, validate=_speaker_score),
         RegexRecognizer("SpeakerAnyCaseRecognizer", "PERSON", [SPEAKER_ANY_CASE_RE], 0.6,
                         validate=_speaker_any_case_score),

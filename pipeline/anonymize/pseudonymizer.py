@@ -168,7 +168,9 @@ def gen_plain(pz: "Pseudonymizer", digits: str):
         area = rng.choice([a for a in range(1, 900) if a != 666])
         return f"{area:03d}{rng.randint(1, 99):02d}{rng.randint(1, 9999):04d}"
     return gen
-_NAME_TOKEN_RE = re.compile(r"[^\W\d_]+")  # letters of any script ("Nguyễn", "高橋", "Καραμανλίδης")
+#: a name word: letters of any script ("Nguyễn", "高橋", "Καραμανλίδης") and the vowel signs of
+#: Indic and Thai scripts inside it ("राजेश", "สมชาย")
+_NAME_TOKEN_RE = re.compile(r"(?:[^\W\d_]|[\u0900-\u0DFF\u0E00-\u0E7F])+")
 _SAFE_EMAIL_DOMAINS = {"example.com", "example.org", "example.net", "gmail.com", "yahoo.com",
                        "outlook.com", "hotmail.com", "icloud.com", "aol.com", "proton.me"}
 

@@ -46,7 +46,8 @@ from .engine import (PNR_NAME_RE, _AMOUNT_RE, _MAIL_HEADER_LABELS, _PHONE_FORMAT
                      build_analyzer, detect_patterns)
 from .config import PiiConfig, default_config, domain_vocabulary, normalize_key, strip_accents
 from .ids import IdFinder
-from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, file_name_people, script_aliases, short_forms, spelled_names, conversation_values, csv_name_fields, find_handles,
+from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conversation_values, csv_name_fields,
+                      file_name_people, find_handles, script_aliases, short_forms, spelled_names,
                       handle_template, in_gazetteer, in_person_slot, in_signature, is_common_word, is_english_word, is_foreign,
                       is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs, place_gazetteer,
                       surname_shaped)
@@ -1084,8 +1085,10 @@ class Anonymizer:
                     continue
                 if ent == "PERSON" and rec_name == "ScriptNameContextRecognizer" and not _NAME_WORD_RE.match(
                         value.split()[0]):
-                    # a Greek name after its introduction ("Ονομάζομαι Παναγιώτης Καραμανλίδης"): the
-                    # English-shaped word checks below cannot read it; each word is a name word too
+                    # a name in another script after its introduction, title or honorific
+                    # ("Ονομάζομαι Παναγιώτης Καραμανλίδης", "山本 健一様", "меня зовут Ирина
+                    # Соколова"): the Latin-shaped word checks below cannot read it; each word is
+                    # a name word too
                     self._register(scan, value, "PERSON", rec_name)
                     for w in value.split():
                         for part in w.split("-"):

@@ -478,7 +478,9 @@ def _ingest_body(cfg) -> None:
         # a fresh-clone check: every record of a company's own system was set aside and the next
         # stages ran on nothing, with no word about it
         hint = ("records whose tools no installed domain owns need a domain: trajpipe domain init NAME "
-                "--from-logs LOGS --out DIR, then pip install -e DIR and run ingest again (docs/domains.md)"
+                "--from-logs LOGS --out DIR, then pip install -e DIR and run ingest again with --domain NAME "
+                "(docs/domains.md); a record's own metadata.domain must name an installed domain too - "
+                "quarantine.jsonl's detail says which tools or domain it lacked"
                 if st["by_reason"].get("INGEST_NO_DOMAIN")
                 else "see the reasons in quarantine.jsonl")
         console.print(f"warning: no record passed ingest - later stages will have nothing to work on; {hint}",
@@ -502,8 +504,10 @@ def _anonymize_body(cfg, eval_: bool = False, tau: Optional[Path] = None, eval_l
     # anonymizer here would load presidio (~10 s) before a missing ingest output is reported
     res = _run_stages(cfg, ["anonymize"])["anonymize"]
     audit = (res.outputs.get("anonymization_report") or {}).get("audit") or {}
-    console.print(f"audit: {audit.get('leaks', {}).get('count', 0)} leaks, "
-                  f"{audit.get('suspects', {}).get('count', 0)} suspects (values never shown)")
+    leaks, suspects = audit.get('leaks', {}).get('count', 0), audit.get('suspects', {}).get('count', 0)
+    console.print(f"audit: {leaks} leaks, {suspects} suspects (values never shown)"
+                  + ("; see them in masked context with --review, and extend the PII config (--pii-config) "
+                     "for what it missed" if (leaks or suspects) and not review else ""))
     if not os.environ.get("TRAJPIPE_SECRET"):  # a fresh user's check of a clone: it said nothing
         warn(SECRET_NOTE, prefix="Note:")
     if review:

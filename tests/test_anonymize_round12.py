@@ -199,6 +199,27 @@ def test_names_in_other_scripts_file_names_and_spelled(anon, text, values):
     assert not any(v in out for v in values), out  # (also glued to the text around: "健一様")
 
 
+def test_fresh_clone_findings(anon):
+    """A new user's own records (a fresh-clone check of the round): an address under an XML key,
+    a My Number and a SNILS under their keys, bare CJK birth dates, a Russian introduction, street
+    and SNILS, a Brazilian CEP, and an attachment whose first word is a document word."""
+    out = tool(anon, {"xml": "<subscriber><address>東京都世田谷区桜新町2-14-7</address>"
+                             "<mynumber>739204185625</mynumber></subscriber>", "customer": "佐藤 健太"}, "1991年4月3日です。")
+    assert_gone(out, ["東京都世田谷区桜新町2-14-7", "739204185625", "1991年4月3日", "佐藤 健太"])
+    assert_gone(user(anon, "1988년 9월 27일이고 연락처는 나중에 드릴게요."), ["1988년 9월 27일"])
+    ru = tool(anon, {"snils": "236-914-805 87", "delivery": "Москва, ул. Профсоюзная, д. 56, кв. 112"},
+              "Здравствуйте, я Екатерина Смирнова, заказ 4471. Мой СНИЛС 112-233-445 95.")
+    assert_gone(ru, ["Екатерина", "Смирнова", "236-914-805 87", "ул. Профсоюзная, д. 56, кв. 112", "112-233-445 95"])
+    assert_gone(user(anon, "O novo é Rua Visconde de Pirajá 330, apto 702, Rio de Janeiro - RJ, CEP 22410-002."),
+                ["22410-002"])
+    text = "Mein Name ist Jonas Brenner. Bitte laden Sie Ihren Kontoauszug hoch. Auf meinem Konto fehlt Geld."
+    out = one(anon, [{"role": "user", "content": text},
+                     {"role": "user", "content": "Ich habe Kontoauszug_Jonas_Brenner_2024-04.pdf angehängt."}])
+    first, second = (m["content"] for m in out.messages)
+    assert "Ihren Kontoauszug hoch" in first and "meinem Konto fehlt" in first, first
+    assert second.startswith("Ich habe Kontoauszug_") and "2024-04.pdf" in second and "Jonas" not in second, second
+
+
 def test_cjk_fakes_and_the_text_around_them(anon):
     out = user(anon, "山本 健一様からのお問い合わせです。")
     assert out.endswith("様からのお問い合わせです。") and re.match(r"[A-Z][a-z]+ [A-Z][a-z]+様", out), out

@@ -47,7 +47,7 @@ from .engine import (PNR_NAME_RE, _AMOUNT_RE, _MAIL_HEADER_LABELS, _PHONE_FORMAT
 from .config import PiiConfig, default_config, domain_vocabulary, normalize_key, strip_accents
 from .ids import IdFinder
 from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conversation_values, csv_name_fields,
-                      file_name_people, find_handles, script_aliases, short_forms, spelled_names,
+                      FILE_NAME_RE, file_name_people, find_handles, script_aliases, short_forms, spelled_names,
                       handle_template, in_gazetteer, in_person_slot, in_signature, is_common_word, is_english_word, is_foreign,
                       is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs, place_gazetteer,
                       surname_shaped)
@@ -167,6 +167,8 @@ _FIRM_AFTER_RE = re.compile(r",?[ \t]+" + _FIRM_SUFFIX + r"(?![\w-])")
 _FIRM_LAST_RE = re.compile(r"(?:^|\s)" + _FIRM_SUFFIX + r"$")
 #: ... unless what follows says person: a possessive or a family noun ("the Smith family", "in
 #: Maria's name", "the Okafor twins")
+#: a word of CJK letters (a name of a script without letter case: "佐藤", "김민수")
+_NO_CASE_LETTERS_RE = re.compile(r"[\u4E00-\u9FFF\u3400-\u4DBF\u3005\u3040-\u30FF\uAC00-\uD7AF]+")
 #: a name's words as registered: letters of any script, Indic and Thai vowel signs inside
 #: ("राजेश"), apostrophes and hyphens between ("O'Neil", "Ross-MacKinnon")
 _LETTERS = r"(?:[^\W\d_]|[\u0900-\u0DFF\u0E00-\u0E7F])+"
@@ -546,7 +548,14 @@ class Anonymizer:
             # "Username: tokafor482", "Order ID: 5810273946", "account 7302918845"; identifiers
             # by shape (the config's id_patterns and the domains' formats)
             hits = [(ent, s, e, "label:" + ent.lower()) for ent, s, e in self._labels.find(text)]
-            hits += self._ids.find(text)
+            ids = self._ids.find(text)
+            if ids and "." in text:
+                # an id's shape inside an attachment's file name ("Kontoauszug_Jonas_Brenner_2024-04.pdf"
+                # is no user id "Kontoauszug_Jonas_Brenner_2024": its document word became a name) -
+                # the file name's people are read by file_name_people (twelfth round)
+                files = [(m.start(), m.end()) for m in FILE_NAME_RE.finditer(text)]
+                ids = [h for h in ids if h[0] != "USER_ID" or not any(a <= h[1] and h[2] <= b for a, b in files)]
+            hits += ids
             if len(self._label_cache) > self.NER_CACHE_MAX:
                 self._label_cache.clear()
             self._label_cache[text] = hits
@@ -683,6 +692,9 @@ class Anonymizer:
         if 1 <= len(words) <= 5 and core and all(_NAME_WORD_RE.match(w) for w in core) and not all(
                 w.lower() in self._keep_words for w in core):
             return "PERSON"
+        if 1 <= len(words) <= 3 and all(1 <= len(w) <= 5 for w in words) and all(
+                _NO_CASE_LETTERS_RE.fullmatch(w) for w in words):
+            return "PERSON"  # "佐藤 健太", "김민수": a name in a script without letter case
         if len(words) == 1 and looks_like_handle(v, self._keep_words):
             return "USER_ID"
         return None
@@ -773,6 +785,8 @@ class Anonymizer:
                     self._collect_text_fields(scan, s)
                 else:
                     self._collect_patterns(scan, s, structured_only=False)
+                    if "</" in s or "=" in s:  # "<subscriber><address>東京都...</address>" with no blank
+                        self._collect_text_fields(scan, s)
 
     def _doc_type_entity(self, nk: dict[str, Any]) -> Optional[str]:
         """An identity document's object named by its type, not its key ("docs": [{"type":
@@ -873,7 +887,10 @@ class Anonymizer:
             if key in self.skip_keys:
                 continue
             ent = self._key_entity(key, v)
-            if ent and _shape_ok(ent, v):
+            # (an exact key says what its value is, as in JSON - "<address>東京都世田谷区...</address>" -
+            # but a phone still needs its digits: "tel=+420 777 ..." read up to a blank is "+420")
+            exact = key == "address" or self.config.key_entity(key)[1]
+            if ent and (_shape_ok(ent, v) or (exact and ent != "PHONE_NUMBER")):
                 self._register(scan, v, ent, f"{kind}:{key}")
         if "|" in text:
             for value, ent, src in hl7_values(text):

@@ -1558,20 +1558,20 @@ def file_name_people(text: str) -> list[tuple[str, str, str]]:
     "payslip_Okonkwo_Ifeanyi_2024-05.pdf"): twelfth round - the name in a file name was kept."""
     if "." not in text:
         return []
-    firsts = name_gazetteer()[0]
+    firsts, lasts = name_gazetteer()
     out = []
     for m in FILE_NAME_RE.finditer(text):
         toks = [t for t in re.split(r"[_\-.\s]+|(?<=[a-z])(?=[A-Z])", m.group("v").rsplit(".", 1)[0]) if t]
-        for a, b in zip(toks, toks[1:]):
-            la, lb = a.lower(), b.lower()
-            if not (a.isalpha() and b.isalpha() and len(a) >= 3 and len(b) >= 3) or la in _FILE_WORDS or lb in _FILE_WORDS:
-                continue
-            if la in firsts and not is_english_word(la) and not is_english_word(lb):
-                out.append((m.group("v"), a, b))
-                break
-            if lb in firsts and not is_english_word(lb) and not is_english_word(la):
-                out.append((m.group("v"), b, a))
-                break
+        pairs = [(a, b) for a, b in zip(toks, toks[1:])
+                 if a.isalpha() and b.isalpha() and len(a) >= 3 and len(b) >= 3
+                 and a.lower() not in _FILE_WORDS and b.lower() not in _FILE_WORDS
+                 and not is_english_word(a.lower()) and not is_english_word(b.lower())]
+        # the given name first ("tobiasz_wrzesniewski"), else a family name the lists know before it
+        # ("Okonkwo_Ifeanyi"; not a document word: "Kontoauszug_Jonas_Brenner")
+        hit = next(((a, b) for a, b in pairs if a.lower() in firsts), None) or next(
+            ((b, a) for a, b in pairs if b.lower() in firsts and (a.lower() in lasts or surname_shaped(a))), None)
+        if hit:
+            out.append((m.group("v"), hit[0], hit[1]))
     return out
 
 
@@ -1600,7 +1600,7 @@ def short_forms(text: str, known: set[str]) -> list[str]:
     "Alex" for "Alexandra", "Radek" for "Radoslav" is none): twelfth round, a customer's short name
     in an agent's note was kept."""
     firsts = name_gazetteer()[0]
-    longer = [k for k in known if len(k) >= 5]
+    longer = [k for k in known if len(k) >= 5 and k in firsts]  # a known first name
     if not longer:
         return []
     out = []

@@ -131,6 +131,17 @@ DOB_CONTEXT_RE = re.compile(
 DOB_CJK_RE = re.compile(
     r"(?:生年月日|誕生日|生日|出生日期|出生年月日|생년월일|생일)[ \t]*(?:[:：]|は|이|은|是|为)?[ \t]*"
     r"(?P<v>(?:19|20)\d{2}(?:[年/.-][ \t]?\d{1,2}[月/.-][ \t]?\d{1,2}日?|년[ \t]?\d{1,2}월[ \t]?\d{1,2}일))")
+#: A full CJK date of a birth year with no birth word, as :data:`DOB_RE` reads Latin ones ("1991年4月3日
+#: です", "1988년 9월 27일이고": a fresh-clone check, twelfth round)
+DOB_CJK_BARE_RE = re.compile(r"(?<!\d)(?P<v>" + _BIRTH_YEAR + r"(?:年[ \t]?\d{1,2}月[ \t]?\d{1,2}日|년[ \t]?\d{1,2}월[ \t]?\d{1,2}일))")
+#: A Russian street, house and flat ("ул. Профсоюзная, д. 56, кв. 112", "проспект Мира д. 5"):
+#: twelfth round
+RU_STREET_RE = re.compile(
+    r"(?P<v>(?:ул\.|улица|пр-т|пр\.|проспект|пер\.|переулок|ш\.|шоссе|наб\.|набережная|бул\.|бульвар|пл\.|площадь)"
+    r"[ \t]*[\u0410-\u042F\u0401][\u0430-\u044F\u0451-]+(?:[ \t][\u0410-\u042F\u0401\u0430-\u044F\u0451-]+){0,2},?"
+    r"[ \t]*(?:д\.|дом)[ \t]*\d{1,4}[а-я]?(?:,?[ \t]*(?:корп\.|стр\.)[ \t]*\d{1,3})?(?:,?[ \t]*(?:кв\.|квартира)[ \t]*\d{1,4})?)")
+#: A Russian SNILS in its layout ("236-914-805 87"): the layout is rare in business text
+SNILS_RE = re.compile(r"(?<![\w-])(?P<v>\d{3}-\d{3}-\d{3}[ -]\d{2})(?![\w-])")
 #: A Japanese postcode after its mark ("〒150-0002") and the address line after it ("〒150-0002
 #: 東京都渋谷区渋谷2-21-1"): eleventh round.
 JP_POSTCODE_RE = re.compile(r"〒[ \t]?(?P<v>\d{3}-?\d{4})")
@@ -363,7 +374,7 @@ def _street_noun_score(text: str, m: re.Match) -> Optional[float]:
 #: "postcode 4760-712", "post code: SW1A 1AA").
 ZIP_LABEL_RE = re.compile(
     r"(?i:(?:\b(?:zip\s*code|zip|postal\s*code|postcode|post\s*code|plz|eircode|pin\s*code|pincode|"
-    r"code\s+postal|c[oó]digo\s+postal|postleitzahl|postnummer|postinumero)\b|(?<![\w.])c\.\s?p\.)"
+    r"code\s+postal|c[oó]digo\s+postal|postleitzahl|postnummer|postinumero|cep)\b|(?<![\w.])c\.\s?p\.)"
     # "the zipcode of my parents is 31-870", "postal code there is 662 19"
     r"(?:(?:\s+[a-z']+){1,4}?\s+(?:is|was)\b)?\s*(?:is|:|#|no\.?)?\s*)"
     r"(?P<v>[A-Za-z0-9]{2,5}(?:[ -][A-Za-z0-9]{2,4})?)(?![\w-])")
@@ -635,7 +646,7 @@ CJK_NAME_RES = (
     # Hebrew after Mr / Mrs
     re.compile(r"(?:श्री|श्रीमती|सुश्री|डॉ\.?)\s+(?P<v>[\u0900-\u097F]{2,}(?:\s+[\u0900-\u097F]{2,})?)"),
     re.compile(r"คุณ\s?(?P<v>[\u0E00-\u0E7F]{2,}(?:\s[\u0E00-\u0E7F]{2,})?)"),
-    re.compile(r"(?i:меня зовут|моё имя|мое имя|господин|госпожа|г-н|г-жа)\s+(?P<v>[\u0410-\u042F\u0401][\u0430-\u044F\u0451]+"
+    re.compile(r"(?:(?i:меня зовут|моё имя|мое имя|господин|госпожа|г-н|г-жа)|(?<!\w)[яЯ](?= [\u0410-\u042F\u0401]))\s+(?P<v>[\u0410-\u042F\u0401][\u0430-\u044F\u0451]+"
                r"(?:\s+[\u0410-\u042F\u0401][\u0430-\u044F\u0451]+){0,2})"),
     re.compile(r"(?:מר|גב'|גברת|ד\"ר)\s+(?P<v>[\u05D0-\u05EA]{2,}\s+[\u05D0-\u05EA]{2,})"),
 )
@@ -1798,7 +1809,9 @@ def personal_recognizers() -> list[RegexRecognizer]:
     """Fresh instances of the regex recognizers for personal data in free text."""
     return [
         RegexRecognizer("LastFourRecognizer", "LAST_FOUR", LAST_FOUR_RES, 0.8),
-        RegexRecognizer("DateOfBirthRecognizer", "DATE_OF_BIRTH", [DOB_RE, DOB_CONTEXT_RE, DOB_CJK_RE], 0.7),
+        RegexRecognizer("DateOfBirthRecognizer", "DATE_OF_BIRTH", [DOB_RE, DOB_CONTEXT_RE, DOB_CJK_RE, DOB_CJK_BARE_RE], 0.7),
+        RegexRecognizer("RuStreetRecognizer", "STREET_ADDRESS", [RU_STREET_RE], 0.7),
+        RegexRecognizer("SnilsRecognizer", "ACCOUNT_ID", [SNILS_RE], 0.7),
         RegexRecognizer("JpAddressRecognizer", "STREET_ADDRESS", [JP_ADDRESS_RE], 0.7, needs="〒"),
         RegexRecognizer("MacAddressRecognizer", "ACCOUNT_ID", [MAC_ADDRESS_RE], 0.7),
         RegexRecognizer("StreetAddressRecognizer", "STREET_ADDRESS", [STREET_RE], 0.7,

@@ -40,7 +40,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 from presidio_analyzer import AnalyzerEngine
 
 from ..records import LogRecord
-from .engine import (PNR_NAME_RE, _AMOUNT_RE, _MAIL_HEADER_LABELS, _PHONE_FORMAT_RE, _TITLE_CHAIN, BARE_PHONE_SCORE, EMAIL_SPELLED_RE, LAST_FOUR_RES,
+from .engine import (_CJK, PNR_NAME_RE, _AMOUNT_RE, _MAIL_HEADER_LABELS, _PHONE_FORMAT_RE, _TITLE_CHAIN, BARE_PHONE_SCORE, EMAIL_SPELLED_RE, LAST_FOUR_RES,
                      NICKNAME_NAME_RE, UPPER, NAME_PARTICLE, NAME_PARTICLES, NAME_WORD, PHONE_WORD_BEFORE_RE, PRESIDIO_PHONE_RECOGNIZERS,
                      SECRET_CONTEXT_RES, SPACY_MODEL, STREET_SUFFIXES, STRONG_NAME_CONTEXT_RE, ZIP_AFTER_UNIT_RE, ZIP_LABEL_RE, Detector, DetectorPool,
                      build_analyzer, detect_patterns)
@@ -52,7 +52,7 @@ from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conve
                       is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs, place_gazetteer,
                       surname_shaped)
 from .structured_text import hl7_values, log_fields, xml_fields
-from .pseudonymizer import Pseudonymizer, match_case, normalize
+from .pseudonymizer import NAME_TOKEN_RE, Pseudonymizer, match_case, normalize
 
 #: Environment variable: default number of detector worker processes (1 when unset).
 WORKERS_ENV = "TRAJPIPE_ANON_WORKERS"
@@ -168,11 +168,10 @@ _FIRM_LAST_RE = re.compile(r"(?:^|\s)" + _FIRM_SUFFIX + r"$")
 #: ... unless what follows says person: a possessive or a family noun ("the Smith family", "in
 #: Maria's name", "the Okafor twins")
 #: a word of CJK letters (a name of a script without letter case: "佐藤", "김민수")
-_NO_CASE_LETTERS_RE = re.compile(r"[\u4E00-\u9FFF\u3400-\u4DBF\u3005\u3040-\u30FF\uAC00-\uD7AF]+")
-#: a name's words as registered: letters of any script, Indic and Thai vowel signs inside
-#: ("राजेश"), apostrophes and hyphens between ("O'Neil", "Ross-MacKinnon")
-_LETTERS = r"(?:[^\W\d_]|[\u0900-\u0DFF\u0E00-\u0E7F])+"
-_NAME_PART_RE = re.compile(_LETTERS + r"(?:['-]" + _LETTERS + r")*")
+_NO_CASE_LETTERS_RE = re.compile(f"[{_CJK}\u3040-\u30FF\uAC00-\uD7AF]+")
+#: a name's words as registered: the pseudonymizer's name tokens (letters of any script, Indic
+#: and Thai vowel signs inside: "राजेश"), apostrophes and hyphens between ("O'Neil", "Ross-MacKinnon")
+_NAME_PART_RE = re.compile(NAME_TOKEN_RE.pattern + r"(?:['-]" + NAME_TOKEN_RE.pattern + r")*")
 #: a room's or a hall's number or letter after a word, then the field's or the bracket's end
 _ROOM_NUMBER_AFTER_RE = re.compile(r"[ \t](?:\d{1,3}(?=[),;|\t\n]|$|\.(?:\s|$))|[A-Z](?=[),;|\t\n]|$))")  # not "Yuri T. Bulgakov"
 #: more of a name after a word: particles and a Capitalized word ("Louelle van den Brandhof")

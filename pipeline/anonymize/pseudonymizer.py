@@ -170,7 +170,7 @@ def gen_plain(pz: "Pseudonymizer", digits: str):
     return gen
 #: a name word: letters of any script ("Nguyễn", "高橋", "Καραμανλίδης") and the vowel signs of
 #: Indic and Thai scripts inside it ("राजेश", "สมชาย")
-_NAME_TOKEN_RE = re.compile(r"(?:[^\W\d_]|[\u0900-\u0DFF\u0E00-\u0E7F])+")
+NAME_TOKEN_RE = re.compile(r"(?:[^\W\d_]|[\u0900-\u0DFF\u0E00-\u0E7F])+")
 _SAFE_EMAIL_DOMAINS = {"example.com", "example.org", "example.net", "gmail.com", "yahoo.com",
                        "outlook.com", "hotmail.com", "icloud.com", "aol.com", "proton.me"}
 
@@ -263,7 +263,7 @@ class Pseudonymizer:
         ``FIRST_NAME`` words use the first-name pool, ``LAST_NAME`` the last-name pool, and a
         ``PERSON`` span uses the first-name pool except for its last word.
         """
-        tokens = list(_NAME_TOKEN_RE.finditer(value))
+        tokens = list(NAME_TOKEN_RE.finditer(value))
         out, pos = [], 0
         for i, m in enumerate(tokens):
             if entity == "LAST_NAME":

@@ -31,6 +31,7 @@ undecodable bytes), a free text longer than ``max_text_chars`` or JSON nested de
 from __future__ import annotations
 
 import json
+from urllib.parse import unquote_plus
 import os
 import re
 from collections import Counter
@@ -47,11 +48,11 @@ from .engine import (_CJK, PNR_NAME_RE, _AMOUNT_RE, _MAIL_HEADER_LABELS, _PHONE_
 from .config import PiiConfig, default_config, domain_vocabulary, normalize_key, strip_accents
 from .ids import IdFinder
 from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conversation_values, csv_name_fields,
-                      FILE_NAME_RE, file_name_people, find_handles, script_aliases, short_forms, spelled_names,
+                      FILE_NAME_RE, file_name_people, find_handles, script_aliases, short_forms, spaced_known_names, spelled_names,
                       handle_template, in_gazetteer, in_person_slot, in_signature, is_common_word, is_english_word, is_foreign,
                       is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs, place_gazetteer,
                       surname_shaped)
-from .structured_text import hl7_values, log_fields, xml_fields
+from .structured_text import table_rows, yaml_document, hl7_values, log_fields, xml_fields
 from .pseudonymizer import NAME_TOKEN_RE, Pseudonymizer, match_case, normalize
 
 #: Environment variable: default number of detector worker processes (1 when unset).
@@ -251,6 +252,8 @@ def _shape_ok(ent: str, value: str) -> bool:
     if ent == "ACCOUNT_ID":
         # an id: 4+ digits, and letters beside them or 5+ digits ("RX6620194", "F-228134"; not
         # "num_seats": 150, an amount "1234.50" or a link)
+        if "*" in v and digits >= 3 and re.fullmatch(r"[A-Za-z0-9*•xX .-]+", v):
+            return True  # a masked id keeps its last digits ("S****567D": thirteenth round)
         return (3 <= len(v) <= 64 and v.count(" ") <= 6 and digits >= 4 and "://" not in v
                 and not re.fullmatch(r"-?\d+[.,]\d{1,2}", v)
                 and (digits >= 5 or any(c.isalpha() for c in v)))
@@ -684,7 +687,8 @@ class Anonymizer:
         if v.count(",") == 1 and re.fullmatch(r"[^,\s]+(?: [^,\s]+)?, [^,]+", v):
             surname, given = v.split(",")
             v = (surname.title() if surname.isupper() else surname) + given  # "OKONKWO" as a word
-        words = v.split()
+        # a nickname in quotes or brackets inside ('William "Bill" O'Brien': thirteenth round)
+        words = [w.strip("\"\u201c\u201d\u00ab\u00bb()") if len(w) > 2 and w[0] in "\"\u201c\u00ab(" else w for w in v.split()]
         # name words, with family-name particles and initials inside ("Maartje van der Zee",
         # "E. Thornbury"); at least one a name word that is no keep-word
         core = [w for w in words if w not in NAME_PARTICLES and not re.fullmatch(r"[A-Z]\.?", w)]
@@ -699,14 +703,27 @@ class Anonymizer:
         return None
 
     def _collect_url_params(self, scan: _Scan, text: str) -> None:
-        """``?email=...&session_id=...``: URL parameters whose name is a key rule."""
-        for m in _URL_PARAM_RE.finditer(text):
-            key = _norm_key(m.group("k"))
-            ent = self._key_entity(key, m.group("v"))
+        """``?email=...&session_id=...``: URL parameters whose name is a key rule; a ``name``
+        beside an e-mail, a phone, a postcode, an address or a birth date is a person's when its
+        decoded value has a name's shape
+        (``?customer_email=..&name=Bill%20O%27Brien``: thirteenth round)."""
+        params = [(_norm_key(m.group("k")), m.group("v")) for m in _URL_PARAM_RE.finditer(text)]
+        contact = any(self.config.key_entity(k)[0] in ("EMAIL_ADDRESS", "PHONE_NUMBER", "ZIP", "STREET_ADDRESS",
+                                                       "DATE_OF_BIRTH") for k, _ in params)
+        for key, v in params:
+            ent = self._key_entity(key, v)
+            if ent is None and contact and key in ("name", "full_name", "customer", "nombre", "nom", "nome") and \
+                    self._person_value_entity(unquote_plus(v)) == "PERSON":
+                ent = "PERSON"
             if ent and key not in self.skip_keys:
-                value = m.group("v")
+                value = v
                 if ent in NAME_ENTITIES:
-                    value = value.replace("+", " ").replace("%20", " ")
+                    if "%" in value:  # "name=Bill%20O%27Brien": the encoded form too (thirteenth round)
+                        self._register(scan, value, ent, f"url:{key}")
+                        parts = [p for p in re.split(r"%20|\+", value) if "%" in p and len(p) > 3]
+                        for part in parts:  # "O%27Brien" said alone
+                            self._register(scan, part, "ACCOUNT_ID", f"url:{key}")  # (no name word: "%27")
+                    value = unquote_plus(value)
                 self._register(scan, value, ent, f"url:{key}")
 
     def _collect_obj(self, scan: _Scan, obj: Any, key: Optional[str], where: str) -> None:
@@ -722,6 +739,9 @@ class Anonymizer:
             # ("name": {"given": .., "family": ..}), or one holding a name's two parts
             # ("first" + "last", "fn" + "ln") whatever its key
             person_parent = (self.config.is_person_key(key) or key in _NAME_PARENT_KEYS
+                             # a billing / shipping object's name (thirteenth round: "billing_details":
+                             # {"name": 'William "Bill" O'Brien', ..})
+                             or (key in _NAME_HOLDER_KEYS and isinstance(nk.get("name"), str))
                              or any(isinstance(nk.get(a), str) and isinstance(nk.get(b), str)
                                     and self._person_value_entity(nk[a]) == "PERSON"
                                     and self._person_value_entity(nk[b]) == "PERSON"
@@ -779,6 +799,8 @@ class Anonymizer:
             elif isinstance(obj, str):
                 if "=" in s:
                     self._collect_url_params(scan, s)
+                if where in ("table", "yaml"):
+                    return  # a cell of a table or a YAML text: its whole text goes through the detector
                 if any(c.isspace() for c in s.strip()):
                     self._add_text(scan, s, where)
                     self._collect_text_fields(scan, s)
@@ -894,6 +916,19 @@ class Anonymizer:
         if "|" in text:
             for value, ent, src in hl7_values(text):
                 self._register(scan, value, ent, src)
+        if "\n" in text and any(sep in text for sep in "\t;|,"):
+            # a CSV / TSV export, a markdown table, a SQL result: each row read as a JSON object
+            # is, by its column names (thirteenth round)
+            for row in table_rows(text):
+                self._collect_obj(scan, row, None, "table")
+                for head, cell in row.items():  # a product's, a store's column: business words
+                    key = _norm_key(head)
+                    if key in self.skip_keys or any(w in self.config.key_words_exclude for w in key.split("_")):
+                        scan.business_words.update(w.lower() for w in re.findall(r"[^\W\d_]{3,}", cell))
+        if "\n" in text and ":" in text:
+            doc = yaml_document(text)  # a tool result written as YAML (thirteenth round)
+            if doc is not None:
+                self._collect_obj(scan, doc, None, "yaml")
 
     def _collect_record(self, rec: LogRecord) -> _Scan:
         scan = _Scan()
@@ -1278,6 +1313,9 @@ class Anonymizer:
                 self._register(scan, spelled, "ACCOUNT_ID", "context:spelled_name")
         known = {v.lower() for v, e in scan.values.items() if e in NAME_ENTITIES and " " not in v}
         handles = {v for v, e in scan.values.items() if e == "USER_ID"}
+        for text in scan.texts:
+            for spelled in spaced_known_names(text, known) if " " in text else ():
+                self._register(scan, spelled, "ACCOUNT_ID", "context:spelled_name")  # "i y e r"
         for v in [v for v, e in scan.values.items() if e == "STREET_ADDRESS" and "," in v]:
             street = _street_of_address(v)
             if street:  # "Rua Cardeal Arcoverde, 1842, apto 71" -> "Rua Cardeal Arcoverde" alone
@@ -1831,7 +1869,9 @@ _PERSON_PART_KEYS = {"first": "FIRST_NAME", "given": "FIRST_NAME", "middle": "FI
                      "naam": "PERSON", "nama": "PERSON", "namn": "PERSON", "navn": "PERSON", "nimi": "PERSON",
                      "nome": "PERSON", "nombre": "PERSON", "nom": "PERSON", "imie": "PERSON", "jmeno": "PERSON",
                      "isim": "PERSON", "ad_soyad": "PERSON", "nev": "PERSON", "ho_ten": "PERSON",
-                     "nome_completo": "PERSON", "nombre_completo": "PERSON"}
+                     "nome_completo": "PERSON", "nombre_completo": "PERSON",
+                     # thirteenth round: South Slavic / Russian "ime" / "imya" / "fio"
+                     "ime": "PERSON", "imya": "PERSON", "fio": "PERSON", "ime_prezime": "PERSON"}
 #: Keys of identity numbers only a person has: an object holding one beside a name is a person's
 #: (eleventh round: "akun": {"nama": "SITI RAHAYU WULANDARI", "nik": ..}).
 _IDENTITY_KEYS = frozenset({"ssn", "nik", "ktp", "nric", "pesel", "dni", "nie", "cpf", "curp", "aadhaar", "aadhar",
@@ -1848,6 +1888,10 @@ _SKIP_KEY_REPLACED = frozenset({"ACCOUNT_ID", "PHONE_NUMBER", "EMAIL_ADDRESS", "
 _CP_VALUE_RE = re.compile(r"\d{4}-\d{3}|[A-HJ-NP-Z]\d{4}[A-Z]{3}")
 #: keys naming the kind of an identity document's object ("type": "PASSPORT")
 _DOC_TYPE_KEYS = ("type", "kind", "doc_type", "document_type", "id_type", "typ", "tipo", "art")
+#: keys of objects whose ``name`` is a person's: billing and shipping details (thirteenth round)
+_NAME_HOLDER_KEYS = frozenset({"billing", "billing_details", "billing_address", "bill_to", "shipping",
+                               "shipping_details", "shipping_address", "ship_to", "delivery", "delivery_address",
+                               "sold_to", "facturacion", "facturation", "rechnung", "lieferadresse"})
 #: keys whose object is a name's parts ("name": {"given": "Dolores", "family": "Ybarra"})
 _NAME_PARENT_KEYS = frozenset({"name", "names", "full_name", "legal_name", "person_name", "nombre", "nom"})
 #: a name's two parts side by side make an object a person's ("applicants": [{"first": .., "last": ..}])

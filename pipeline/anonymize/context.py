@@ -855,7 +855,8 @@ class LabelFinder:
     ``labels``: entity -> label regexes (the config's ``id_labels``); between label and value up to
     three of ``is`` (and "est", "es", "ist", "è", "era", "war"), ``=``, ``:``, ``-``, ``#``, ``n°``,
     ``nr.``, ``no.`` ("commande n° FR-778120", "numero client est 4471-0093"). A value of ``ORDER_ID`` /
-    ``ACCOUNT_ID`` needs at least 5 digits; a ``USER_ID`` value must look like a handle
+    ``ACCOUNT_ID`` needs at least 5 digits (a document number of 7-12 characters 4 digits and 3
+    letters); an ``ACCOUNT_ID`` label may also stand up to five words before a number of 8+ digits; a ``USER_ID`` value must look like a handle
     (:func:`looks_like_handle`: "and", "you", "issues" are not); a ``PERSON`` label needs a colon
     and 1-3 Capitalized words, outer words that are keep-words, stop words or English words but no
     gazetteer names trimmed ("Contact: Customer Care", "Customer: My invoice" are none)."""
@@ -864,17 +865,27 @@ class LabelFinder:
         self.keep = frozenset(keep)
         self.rx = []
         self.person_rx = None
+        self.gap_rx = None
         for ent, labs in labels.items():
             if ent == "PERSON":  # "Beneficiary: Zacco", "Owner: Ines Quintero" (a colon needed)
                 alt = "|".join(f"(?:{lab})" for lab in labs)
                 self.person_rx = re.compile(
-                    r"(?i:(?<![\w-])(?:" + alt + r"))\s*:\s*(?P<v>" + NAME_WORD + r"(?: " + NAME_WORD + r"){0,2})")
+                    r"(?i:(?<![\w-])(?:" + alt + r"))[ \t]*:[ \t]*(?P<v>" + NAME_WORD + r"(?:[ \t]{1,3}" + NAME_WORD + r"){0,2})")
                 continue
             alt = "|".join(f"(?:{lab})" for lab in labs)
             # upper-case groups apart ("KP19 XHZ", "JT 48 19 27 B", "M-RW 2219") only after the
             # labels of documents, accounts and vehicles ("Order 123 456 789" is read as before)
             groups = (r"(?-i:[A-Z0-9]{1,8}(?:[ -][A-Z0-9]{1,8}){1,6})(?![\w-])|"
                       if ent in ("ACCOUNT_ID", "VEHICLE_ID") else "")
+            if ent == "ACCOUNT_ID":
+                # a few words between the label and a number of 8+ digits ("my BVN if you need am
+                # 22184710395", "bsn had ik al gestuurd: 172385465", "PPO नंबर 1234560078912",
+                # "passport PK AB1234567"): thirteenth round; no sentence's end between
+                self.gap_rx = re.compile(
+                    r"(?i)(?<![\w-])(?:" + alt + r")(?![\w-])(?:[ \t,:]+[^\s\d.?!;]+){1,6}[ \t,:]+"
+                    r"(?P<v>\d(?:[ .-]?\d){7,24}|(?-i:[A-Z]{1,3})\d{6,12}(?-i:[A-Z])?"
+                    # a document number of 7-12 capitals and digits, four digits or more ("C7KX2M4P1")
+                    r"|(?-i:(?=(?:[A-Z]*\d){4})(?=(?:\d*[A-Z]){2})[A-Z0-9]{7,12}))(?![\w-])")
             self.rx.append((ent, re.compile(
                 r"(?i)(?<![\w-])(?:" + alt + r")(?![\w-])\s*(?:(?:(?:is|was|est|es|ist|è|é|era|war)(?=[\s:])|=|:|-|#|['\"\u2018\u201c\u00ab]"
                 r"|n\.?\s?[°º]\.?|nr\.?|no\.(?=\s))\s*){0,3}"
@@ -904,9 +915,14 @@ class LabelFinder:
                     trail = re.search(r"[ -][A-Z]{2,}$", v) if " " in v else None
                     if trail:
                         v, end = v[:trail.start()], start + trail.start()
-                    if sum(c.isdigit() for c in v) < 5:
-                        continue
+                    digits = sum(c.isdigit() for c in v)
+                    if digits < 5 and not (digits == 4 and sum(c.isalpha() for c in v) >= 3 and 7 <= len(v) <= 12):
+                        continue  # (a passport "C4JX7R2M1": four digits among letters - thirteenth round)
                 out.append((ent, start, end))
+        if self.gap_rx is not None:
+            for m in self.gap_rx.finditer(text):
+                if not re.fullmatch(r"\d{1,4}([./-])\d{1,2}\1\d{1,4}", m.group("v")):  # not a date
+                    out.append(("ACCOUNT_ID", m.start("v"), m.end("v")))
         if self.person_rx is not None and ":" in text:
             from spacy.lang.en.stop_words import STOP_WORDS
 
@@ -1579,19 +1595,39 @@ def file_name_people(text: str) -> list[tuple[str, str, str]]:
 #: "buchstabiert M-E-I-E-R", "se escribe G.O.N.Z.A.L.E.Z")
 SPELLED_NAME_RE = re.compile(
     r"(?i:\b(?:spell(?:ed|t|ing)?|buchstabiert|se escribe|deletreo|deletreado|s['\u2019]écrit|épel[ée]|si scrive|"
-    r"spelas|stavet|staves|pisze si[ęe]|wordt gespeld)\b)[^\n]{0,20}?(?P<v>(?<![\w-])[A-Za-z](?:[-.][A-Za-z]){3,}\.?)(?![\w-])")
+    r"spelas|stavet|staves|pisze si[ęe]|wordt gespeld)\b)[^\n]{0,40}?(?:\n[^\n]{0,20}?)?"
+    r"(?P<v>(?<![\w-])[A-Za-z](?:[-.][A-Za-z]){3,}\.?|(?<![\w-])[A-Za-z](?: [A-Za-z]){3,})(?![\w-])")
+#: letters spaced out in a speech-to-text transcript or an OCR scan ("surname iyer i y e r", "T ó t h")
+SPACED_LETTERS_RE = re.compile(r"(?<![\w-])[^\W\d_](?: [^\W\d_]){2,}(?![\w-])")
+
+
+_NATO = ("Alpha|Alfa|Bravo|Charlie|Delta|Echo|Foxtrot|Golf|Hotel|India|Juliett?|Kilo|Lima|Mike|November|Oscar|"
+         "Papa|Quebec|Romeo|Sierra|Tango|Uniform|Victor|Whiske?y|X-?ray|Yankee|Zulu")
+#: a word spelled in the NATO alphabet ("Sierra Alpha Lima Alpha Zulu Alpha Romeo": thirteenth round)
+NATO_SPELLED_RE = re.compile(r"(?<![\w-])(?P<v>(?i:" + _NATO + r")(?:[ ,-]+(?i:" + _NATO + r")){3,})(?![\w-])")
 
 
 def spelled_names(text: str) -> list[tuple[str, str]]:
     """``[(spelled form, the word it spells)]`` for names spelled out after a spelling word
-    ("my surname is spelled K-O-W-A-L-S-K-A" -> ("K-O-W-A-L-S-K-A", "Kowalska")): twelfth round."""
+    ("my surname is spelled K-O-W-A-L-S-K-A" -> ("K-O-W-A-L-S-K-A", "Kowalska")): twelfth round;
+    letters spaced out by a speech-to-text transcript, the spelling word on the line before ("could
+    you spell the first name" / "caller p r i y a n k a"): thirteenth round."""
     out = []
     for m in SPELLED_NAME_RE.finditer(text):
         v = m.group("v").rstrip(".")
-        word = re.sub(r"[-.]", "", v)
+        word = re.sub(r"[-. ]", "", v)
         if len(word) >= 4:
             out.append((v, word.capitalize()))
+    for m in NATO_SPELLED_RE.finditer(text):
+        v = m.group("v")
+        out.append((v, "".join(w[0] for w in re.split(r"[ ,-]+", v) if w).capitalize()))
     return out
+
+
+def spaced_known_names(text: str, known: set[str]) -> list[str]:
+    """Letters spaced out that spell a known name word ("surname iyer i y e r" once "Iyer" is
+    known; "T ó t h" in an OCR scan): thirteenth round."""
+    return [m.group() for m in SPACED_LETTERS_RE.finditer(text) if m.group().replace(" ", "").lower() in known]
 
 
 def short_forms(text: str, known: set[str]) -> list[str]:
@@ -1632,10 +1668,10 @@ def csv_name_fields(text: str, known: set[str]) -> list[str]:
 
 
 #: "<known> (<Nick>) <known>": a nickname in brackets between a person's first and family name
-_BRACKET_NICK_RE = re.compile(r"(?P<a>[^\W\d_][\w'-]*) \((?P<n>" + NAME_WORD + r")\) (?P<b>[^\W\d_][\w'-]*)")
+_BRACKET_NICK_RE = re.compile(r"(?P<a>[^\W\d_][\w'-]*) \([\"\u201c']?(?P<n>" + NAME_WORD + r")[\"\u201d']?\) (?P<b>[^\W\d_][\w'-]*)")
 #: "<known> <known> (<Nick>)": a nickname in brackets after a person's full name ("Wellington
 #: Souza (Tom)": eleventh round)
-_BRACKET_NICK_AFTER_RE = re.compile(r"(?P<a>[^\W\d_][\w'-]*) (?P<b>[^\W\d_][\w'-]*) \((?P<n>" + NAME_WORD + r")\)")
+_BRACKET_NICK_AFTER_RE = re.compile(r"(?P<a>[^\W\d_][\w'-]*) (?P<b>[^\W\d_][\w'-]*) \([\"\u201c']?(?P<n>" + NAME_WORD + r")[\"\u201d']?\)")
 
 
 #: letters of scripts other than Latin: Greek, Cyrillic, Hebrew, Arabic, Devanagari, Thai, kana,

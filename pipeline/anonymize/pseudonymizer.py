@@ -44,6 +44,19 @@ _MDY_RE = re.compile(r"^([A-Za-z]+)(\.?) (\d{1,2})(st|nd|rd|th)?(,?) (\d{4})$")
 _DMY_RE = re.compile(r"^(\d{1,2})(st|nd|rd|th)? (of )?([A-Za-z]+)(\.?)(,?) (\d{4})$")
 
 
+#: digits spoken one by one, per language (a speech-to-text transcript's "nine eight four five ..."):
+#: the recognizer's words (engine.SPOKEN_DIGITS_RE) and the fake's
+SPOKEN_DIGIT_WORDS = {
+    "en": ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"),
+    "es": ("cero", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve"),
+    "pt": ("zero", "um", "dois", "três", "quatro", "cinco", "seis", "sete", "oito", "nove"),
+    "fr": ("zéro", "un", "deux", "trois", "quatre", "cinq", "six", "sept", "huit", "neuf"),
+    "de": ("null", "eins", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht", "neun"),
+    "it": ("zero", "uno", "due", "tre", "quattro", "cinque", "sei", "sette", "otto", "nove"),
+}
+_SPOKEN_LANG = {w: lang for lang, ws in reversed(list(SPOKEN_DIGIT_WORDS.items())) for w in ws}
+
+
 def _ordinal(n: int) -> str:
     if 11 <= n % 100 <= 13:
         return "th"
@@ -536,6 +549,23 @@ class Pseudonymizer:
                 self._faker_for("IP", normalize(value), a).ipv6() if ":" in value
                 else self._faker_for("IP", normalize(value), a).ipv4_public()))
 
+        words = re.findall(r"[^\W\d_]+", value.lower())
+        if sum(1 for w in words if w in _SPOKEN_LANG) >= 4:
+            # digits spoken one by one ("nine eight four five ..."): other digits in the same
+            # language's words, spelled letters other letters (thirteenth round)
+            def spoken(attempt: int) -> str:
+                rng = self._rng(group, normalize(value), attempt)
+
+                def sub(m: re.Match) -> str:
+                    w = m.group()
+                    lang = _SPOKEN_LANG.get(w.lower())
+                    if lang:
+                        return match_case(w, rng.choice(SPOKEN_DIGIT_WORDS[lang]))
+                    if len(w) == 1:
+                        return match_case(w, rng.choice("abcdefghijklmnopqrstuvwxyz"))
+                    return w
+                return re.sub(r"[^\W\d_]+", sub, value)
+            return self._draw(group, value, spoken)
         # a MAC address or another hex id ("a4:5e:60:d2:1f:09"): hex digits stay hex (eleventh round)
         hexa = re.fullmatch(r"[0-9A-Fa-f]{2}(?:[:-][0-9A-Fa-f]{2}){5}", value) is not None
 

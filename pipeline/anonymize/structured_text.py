@@ -69,13 +69,13 @@ def log_fields(text: str) -> Iterator[tuple[str, str]]:
 #: "dob" (YYYYMMDD[HHMM]), "id" (CX: id^check^scheme^authority^type). Source: HL7 v2.5 ch. 3
 #: (PID-3 patient identifier list, PID-5 name, PID-6 mother's maiden name, PID-7 birth date,
 #: PID-11 address, PID-13 / 14 phones, PID-19 SSN, PID-20 driver's licence; NK1-2 / 4 / 5 / 6
-#: next of kin; GT1-3 / 5 / 6 / 7 / 8 / 12 guarantor) and ch. 6 (IN1-16 / 18 / 19 / 49 insured).
+#: next of kin; GT1-3 / 5 / 6 / 7 / 8 / 12 guarantor) and ch. 6 (IN1-16 / 18 / 19 / 49 insured, IN1-36 policy number: a Medicare MBI).
 HL7_FIELDS: dict[str, dict[int, str]] = {
     "PID": {2: "id", 3: "id", 4: "id", 5: "name", 6: "name", 7: "dob", 9: "name", 11: "address",
             13: "phone", 14: "phone", 18: "id", 19: "id", 20: "id"},
     "NK1": {2: "name", 4: "address", 5: "phone", 6: "phone", 30: "name", 31: "phone", 32: "address"},
     "GT1": {2: "id", 3: "name", 4: "name", 5: "address", 6: "phone", 7: "phone", 8: "dob", 12: "id"},
-    "IN1": {16: "name", 18: "dob", 19: "address", 49: "id"},
+    "IN1": {16: "name", 18: "dob", 19: "address", 36: "id", 49: "id"},
 }
 _HL7_SEGMENT_RE = re.compile(r"(?m)^\s*(?P<seg>PID|NK1|GT1|IN1)\|(?P<rest>[^\r\n]*)")
 
@@ -122,3 +122,95 @@ def hl7_values(text: str) -> Iterator[tuple[str, str, str]]:
                 elif kind == "id":
                     if any(ch.isdigit() for ch in comps[0]) and len(comps[0]) >= 4:
                         yield comps[0], "ACCOUNT_ID", src
+
+
+#: a table's rule line: markdown ``|---|:--:|`` or psql ``-------+------``
+_RULE_LINE_RE = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:[|+]\s*:?-{3,}:?\s*)*\|?\s*")
+#: a header cell: a column's name (letters, at most two digits, no e-mail / URL)
+_HEADER_CELL_RE = re.compile(r"(?=[^\d\n]*(?:\d[^\d\n]*){0,2}$)[^\W\d_][^@/\n]{0,39}")
+
+
+def _split_row(line: str, sep: str, framed: bool = False) -> list[str]:
+    if sep in ",;":
+        import csv
+
+        try:
+            return [c.strip() for c in next(csv.reader([line], delimiter=sep, skipinitialspace=True))]
+        except (csv.Error, StopIteration):
+            return [c.strip() for c in line.split(sep)]
+    if framed:  # a markdown row "| a | b |" (a psql row has no frame: "a | b |" ends in an empty cell)
+        line = line.strip()
+        if line.startswith("|"):
+            line = line[1:]
+        if line.endswith("|"):
+            line = line[:-1]
+    return [c.strip() for c in line.split(sep)]
+
+
+def table_rows(text: str) -> Iterator[dict[str, str]]:
+    """Each data row of a delimited table inside ``text`` as ``{column name: cell}``: a header line
+    of 3+ column names split by one of ``tab ; | ,`` (a CSV / TSV export, a markdown table, a psql
+    result; ``|---|`` and ``---+---`` rule lines skipped) followed by rows with as many cells. A
+    column name repeated gets a suffix (``name``, ``name_2``); empty cells are left out.
+    Thirteenth round of issue 11: a payroll export's ``nm;vl;BSN;gebdat`` rows, a markdown table
+    of a family's names and birth dates and a SQL result kept their people - each row is read as a
+    JSON object is, by its keys."""
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines) - 1:
+        line = lines[i]
+        sep = max("\t;|,", key=line.count)
+        if line.count(sep) < 2 or _RULE_LINE_RE.fullmatch(line):
+            i += 1
+            continue
+        framed = sep == "|" and line.strip().startswith("|")
+        header = _split_row(line, sep, framed)
+        if len(header) < 3 or not all(_HEADER_CELL_RE.fullmatch(h) for h in header if h) or \
+                sum(1 for h in header if h) < 3:
+            i += 1
+            continue
+        names, seen = [], {}
+        for h in header:
+            seen[h] = seen.get(h, 0) + 1
+            names.append(h if seen[h] == 1 else f"{h}_{seen[h]}")
+        j, rows = i + 1, 0
+        while j < len(lines):
+            row_line = lines[j]
+            if _RULE_LINE_RE.fullmatch(row_line) and rows == 0:
+                j += 1
+                continue
+            cells = _split_row(row_line, sep, framed) if row_line.count(sep) else []
+            if len(cells) != len(names):
+                break
+            rows += 1
+            yield {n: c for n, c in zip(names, cells) if n and c}
+            j += 1
+        i = j if rows else i + 1
+
+
+#: a YAML mapping line: ``key: value`` / ``- key: value`` / ``key:`` (a block follows)
+_YAML_KEY_LINE_RE = re.compile(r"[ \t]*(?:-[ \t]+)?[^\s:#\-][^:\n]{0,40}:(?:[ \t]|$)")
+#: a nested line: indented under a key, or an item of a block list
+_YAML_NESTED_RE = re.compile(r"(?m)^(?:[ \t]+\S|[ \t]*-[ \t]+\S)")
+
+
+def yaml_document(text: str) -> object:
+    """The mapping or list a YAML document in ``text`` holds (a tool result or a config pasted as
+    YAML), or None: the text must be mostly ``key: value`` lines (60% of its non-blank lines, 3
+    or more) with some nesting (an indented line or a ``- item``; a chat transcript of ``Agent:
+    ...`` lines is no document) and parse with PyYAML's base loader (every scalar a string, as
+    written: "0412", not 412). Thirteenth round of issue 11: a letting agent's YAML application
+    kept an applicant's first name."""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) < 3 or text.lstrip()[:1] in "{[" or not _YAML_NESTED_RE.search(text):
+        return None
+    keyed = sum(1 for ln in lines if _YAML_KEY_LINE_RE.match(ln))
+    if keyed < 3 or keyed < 0.6 * len(lines):
+        return None
+    import yaml
+
+    try:
+        doc = yaml.load(text, Loader=getattr(yaml, "CBaseLoader", yaml.BaseLoader))  # scalars as written
+    except yaml.YAMLError:
+        return None
+    return doc if isinstance(doc, (dict, list)) else None

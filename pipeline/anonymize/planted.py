@@ -127,6 +127,15 @@ FILE_LAST = ["wrzesniewskik", "brzeczyszczyk", "szczepankiewiczl", "grzybowskiew
              "szymanowskied", "jablonowskief", "sobieszczanskig", "lewandowskieh"]
 KANJI = ["山本 健一", "中村 美咲", "小林 翔太", "加藤 陽菜", "吉田 大輔", "山田 結愛", "佐々木 蓮", "松本 葵",
          "井上 颯", "木村 凛", "林 悠真", "清水 芽依", "山崎 湊", "森 紬"]
+TABLE_FIRST = ["Wietske", "Gerlof", "Hiltje", "Sjoerdtje", "Jildou", "Durkje", "Tjitske", "Wopke", "Ysbrand",
+               "Oepke", "Lolkje", "Tsjalling", "Rinske", "Wybren"]
+TABLE_LAST = ["Hoekstraat", "Dijkstraan", "Bergsmaar", "Postmaen", "Wiersmaat", "Zijlstrael", "Kuipersma",
+              "Veenstrao", "Bosmaeren", "Terpstraal", "Hiemstrae", "Nautaer", "Faberstra", "Jellemaar"]
+HINDI = ["कविता वर्मा", "सुनील यादव", "अनीता मिश्रा", "राजेश गुप्ता", "पूजा तिवारी", "मनोज पाण्डेय", "रेखा चौहान",
+         "विकास ठाकुर", "सीमा दुबे", "अजय सक्सेना", "नेहा श्रीवास्तव", "दीपक जोशी", "ममता रस्तोगी", "संजय भार्गव"]
+#: the thirteenth round's kinds are planted from this persona on (a table, a Hindi introduction,
+#: digits spoken in a transcript, an id a few words after its label)
+THIRTEENTH_FROM = 6
 #: the twelfth round's kinds are planted from this persona on: personas 0-2 keep their earlier
 #: records, whose name words have no first-fake collision across records (the consistency test
 #: in tests/test_anonymize_structure.py needs that; more name words per record make collisions
@@ -250,6 +259,12 @@ def persona(i: int) -> dict:
         "hl7_dob": f"19{60 + i}0{1 + i % 9}{10 + i}", "mrn": f"MRN{55120 + i * 13}",
         "file_first": FILE_FIRST[i], "file_last": FILE_LAST[i], "kanji": KANJI[i],
         "steam": f"7656119820{4417733 + i * 1013:07d}", "twelfth": i >= TWELFTH_FROM,
+        # issue 11, thirteenth round
+        "tbl_first": TABLE_FIRST[i], "tbl_last": TABLE_LAST[i], "tbl_bsn": f"{311402115 + i * 97}",
+        "tbl_dob": f"19{70 + i}-0{1 + i % 9}-{12 + i}", "hindi": HINDI[i], "bvn": f"{22150918376 + i * 10103}",
+        "spoken": " ".join(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")[int(d)]
+                           for d in f"07{700 + i * 13}9{31 + i:02d}08"),
+        "thirteenth": i >= THIRTEENTH_FROM,
     }
 
 
@@ -273,6 +288,11 @@ def _twelfth(p: dict, *keys: str) -> list[str]:
     return [p[k] for k in keys] if p["twelfth"] else []
 
 
+def _thirteenth(p: dict, *keys: str) -> list[str]:
+    """The thirteenth round's values of persona ``p`` (planted from :data:`THIRTEENTH_FROM` on)."""
+    return [p[k] for k in keys] if p["thirteenth"] else []
+
+
 def typed_values(p: dict) -> dict[str, list[str]]:
     """A persona's planted values per evaluation type (see :data:`pipeline.anonymize.eval.CATEGORIES`)."""
     return {
@@ -282,7 +302,8 @@ def typed_values(p: dict) -> dict[str, list[str]]:
                  p["pnr_first"], p["tr_first"], p["tr_last"], p["appl_first"], p["appl_last"],
                  p["note_first"], p["note_last"], p["titled_first"], p["titled_last"], p["nick"],
                  p["caps_first"], p["caps_last"], p["hdr_first"], p["hdr_last"],
-                 *_twelfth(p, "xml_last", "hl7_first", "hl7_last", "file_first", "file_last", "kanji")],
+                 *_twelfth(p, "xml_last", "hl7_first", "hl7_last", "file_first", "file_last", "kanji"),
+                 *_thirteenth(p, "tbl_first", "tbl_last", "hindi")],
         "EMAIL": [p["email"]], "RESERVATION_ID": [p["reservation"]],
         "PAYMENT_ID": [p["payment_id"], p["gift_card"]], "LAST_FOUR": [p["last_four"]],
         "CARD_NUMBER": [p["card"], p["card"].replace(" ", ""), p["card2"]],
@@ -291,14 +312,15 @@ def typed_values(p: dict) -> dict[str, list[str]]:
         "ZIP": [p["zip"], p["postcode"], p["block_postcode"], p["postcode3"], p["crm_plz"], p["au_postcode"][4:],
                 *_twelfth(p, "xml_zip")],
         "CITY": [p["city"]],
-        "DOB": [p["dob"], p["companion_dob"], p["eu_dob"], *_twelfth(p, "hl7_dob")],
+        "DOB": [p["dob"], p["companion_dob"], p["eu_dob"], *_twelfth(p, "hl7_dob"), *_thirteenth(p, "tbl_dob")],
         "PHONE": [p["phone"], re.sub(r"\D", "", p["phone"]), p["uk_phone"], p["intl_phone"], p["grouped_phone"],
                   p["line_phone"], p["fax"], p["csv_phone"], p["msisdn"]],
         "SECRET": [p["password"], p["api_key"], p["session_id"], p["token"], p["jwt"]],
         "ORDER_ID": [p["order_id"]],
         "IBAN": [p["iban"]], "SSN": [p["ssn"], p["spaced_ssn"]],
         "ACCOUNT_ID": [p["account"], p["crm_kunde"], p["claim"], p["dni"], p["licence"], p["donor_id"], p["pesel"],
-                       p["codice_fiscale"], p["mac"], *_twelfth(p, "mrn", "steam")],
+                       p["codice_fiscale"], p["mac"], *_twelfth(p, "mrn", "steam"),
+                       *_thirteenth(p, "tbl_bsn", "bvn", "spoken")],
         "USER_ID": [p["user_id"], p["handle"], p["discord"], p["upi"]],
         "VEHICLE_ID": [p["plate"], p["fr_plate"]],
     }
@@ -322,6 +344,7 @@ def canary_values(p: dict) -> list[str]:
                            "codice_fiscale", "upi", "hdr_first", "hdr_last", "plot_street", "mac")]
     vals += _twelfth(p, "xml_last", "xml_zip", "hl7_first", "hl7_last", "hl7_dob", "mrn", "file_first", "file_last",
                      "kanji", "steam")
+    vals += _thirteenth(p, "tbl_first", "tbl_last", "tbl_bsn", "tbl_dob", "hindi", "bvn", "spoken")
     # a year-like postcode alone is no distinctive string: checked with the state before it
     vals.append(p["au_postcode"])
     # a 3-digit postcode alone is no distinctive string (a log line's "692 ms"): it is checked
@@ -467,6 +490,11 @@ def record(i: int) -> dict:
             f"PID|1||{p['mrn']}^^^HOSP^MR||{p['hl7_last']}^{p['hl7_first']}||{p['hl7_dob']}|F\n"
             f"attached scan_passport_{p['file_first']}_{p['file_last']}.pdf; {p['kanji']}様の件です. "
             f"my old account was {p['steam']} before the ban")}]
+    if i >= THIRTEENTH_FROM:
+        msgs += [{"role": "user", "content": (
+            f"payroll export:\n\npersnr;nm;voornaam;BSN;gebdat\n{700120 + i};{p['tbl_last']};{p['tbl_first']};"
+            f"{p['tbl_bsn']};{p['tbl_dob']}\n\nनमस्ते, मेरा नाम {p['hindi']} है। my BVN in case you need it is "
+            f"{p['bvn']}\nagent may i have your mobile\ncaller {p['spoken']}")}]
     if cancel:
         msgs += [_call(f"c{i}c", "cancel_reservation", {"reservation_id": p["reservation"]}),
                  _tool(f"c{i}c", "cancel_reservation", {**reservation, "status": "cancelled"}),

@@ -228,3 +228,15 @@ def test_url_encoded_name_and_quoted_nickname(anon):
 def test_quoted_nickname_in_brackets_after_a_known_name(anon):
     out = user(anon, 'My name is Lourdes Villanueva ("Lulu" to friends: Lourdes Villanueva ("Lulu"))')
     assert not present(out, "Lulu"), out
+
+
+# ------------------------------------------------------------------------------------ accents
+def test_a_name_with_and_without_its_accents(anon):
+    out = one(anon, [
+        {"role": "user", "content": "Dobrý den, jsem Radovan Dvořák, file smlouva_Dvorak_Radovan.pdf"},
+        {"role": "assistant", "content": "Thanks Mr Dvorak; Radovan, we will call."},
+        {"role": "user", "content": "ok, I attached kar_bejelento_Szabo_Erzsebet.pdf; a kárbejelentő: Szabó Erzsébet"},
+    ])
+    text = "\n".join(m["content"] for m in out.messages)
+    assert_gone(text, ["Dvořák", "Dvorak", "Radovan", "Szabó", "Erzsébet", "Szabo", "Erzsebet"])
+    assert "smlouva_" in text and "kar_bejelento_" in text  # the document words of the file names stay

@@ -1303,8 +1303,10 @@ class Anonymizer:
         words ("Ines" before a known "Quintero", "erikstad" after "dagny"), "Name (handle)"
         pairs, and handles derived from a known person's name ("tokafor482", "bwhitlock")
         anywhere in the record."""
+        known_plain = frozenset(strip_accents(w.lower()) for v, e in scan.values.items() if e in NAME_ENTITIES
+                                for w in v.split() if len(w) >= 3)
         for text in scan.strings:
-            for fname, first, last in file_name_people(text):  # "scan_passport_tobiasz_wrzesniewski.pdf"
+            for fname, first, last in file_name_people(text, known_plain):  # "scan_passport_tobiasz_wrzesniewski.pdf"
                 self._register(scan, first, "FIRST_NAME", "context:file_name")
                 self._register(scan, last, "LAST_NAME", "context:file_name")
                 self._register(scan, fname, "FILE_NAME", "context:file_name")
@@ -1313,9 +1315,17 @@ class Anonymizer:
                 self._register(scan, spelled, "ACCOUNT_ID", "context:spelled_name")
         known = {v.lower() for v, e in scan.values.items() if e in NAME_ENTITIES and " " not in v}
         handles = {v for v, e in scan.values.items() if e == "USER_ID"}
+        folded = {strip_accents(k): k for k in known if k.isascii()}
         for text in scan.texts:
             for spelled in spaced_known_names(text, known) if " " in text else ():
                 self._register(scan, spelled, "ACCOUNT_ID", "context:spelled_name")  # "i y e r"
+            if folded and not text.isascii():
+                # a known name written with its accents elsewhere ("Toth_Erzsebet.pdf" known, "Tóth
+                # Erzsébet" in the scan): the accented word too (thirteenth round)
+                for m in NAME_TOKEN_RE.finditer(text):
+                    w = m.group()
+                    if not w.isascii() and w.lower() not in known and strip_accents(w).lower() in folded:
+                        self._register(scan, w, "FIRST_NAME", "derived:accent_variant")
         for v in [v for v, e in scan.values.items() if e == "STREET_ADDRESS" and "," in v]:
             street = _street_of_address(v)
             if street:  # "Rua Cardeal Arcoverde, 1842, apto 71" -> "Rua Cardeal Arcoverde" alone
@@ -1409,6 +1419,11 @@ class Anonymizer:
             if len(value) >= 3 and not any(is_common_word(w) or w.lower() in self._keep_words
                                            for w in words):
                 out[value.lower()] = fake.lower()  # "tamsin", "castro": no verb/adjective/stop word
+            plain = strip_accents(value)
+            if plain != value and len(plain) >= 3 and plain.isascii():
+                # "José García" typed as "Jose Garcia" (thirteenth round)
+                for v, f in list(out.items()):
+                    out.setdefault(strip_accents(v), f)
             return out
         out = {value: fake}
         if ent in _ANY_CASE:

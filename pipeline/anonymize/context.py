@@ -19,6 +19,7 @@ import re
 from functools import lru_cache
 from typing import Iterable, Iterator, Optional
 
+from .config import strip_accents
 from .engine import NAME_PARTICLE, NAME_PARTICLES, NAME_WORD, SIGN_OFFS_OTHER
 
 _SUFFIXES = ("'s", "s", "es", "ed", "ing", "ly", "er", "ers")
@@ -1567,11 +1568,13 @@ _FILE_WORDS = frozenset("""scan scanned passport pass id card front back payslip
     draft version new old bill letter cv resume report claim proof address utility bank""".split())
 
 
-def file_name_people(text: str) -> list[tuple[str, str, str]]:
+def file_name_people(text: str, known: frozenset[str] = frozenset()) -> list[tuple[str, str, str]]:
     """People named in attachments' file names: ``[(file name, first name, family name)]`` for a
     first name of the gazetteer (no English word) beside a word of three letters or more that is
     no English word and no document word, in either order ("scan_passport_tobiasz_wrzesniewski.pdf",
-    "payslip_Okonkwo_Ifeanyi_2024-05.pdf"): twelfth round - the name in a file name was kept."""
+    "payslip_Okonkwo_Ifeanyi_2024-05.pdf"): twelfth round - the name in a file name was kept; or
+    beside a name word of ``known`` (lower case, accents stripped: "smlouva_Dvorak_Radovan.pdf" once
+    "Dvořák" is known: thirteenth round)."""
     if "." not in text:
         return []
     firsts, lasts = name_gazetteer()
@@ -1585,7 +1588,13 @@ def file_name_people(text: str) -> list[tuple[str, str, str]]:
         # the given name first ("tobiasz_wrzesniewski"), else a family name the lists know before it
         # ("Okonkwo_Ifeanyi"; not a document word: "Kontoauszug_Jonas_Brenner")
         hit = next(((a, b) for a, b in pairs if a.lower() in firsts), None) or next(
-            ((b, a) for a, b in pairs if b.lower() in firsts and (a.lower() in lasts or surname_shaped(a))), None)
+            ((b, a) for a, b in pairs if b.lower() in firsts and (a.lower() in lasts or surname_shaped(a))), None) or next(
+            ((a, b) for a, b in zip(toks, toks[1:]) if known and a.isalpha() and b.isalpha()
+             and all(strip_accents(t.lower()) in known or (len(t) >= 3 and t.lower() not in _FILE_WORDS
+                                                            and not is_english_word(t.lower())
+                                                            and (t.lower() in firsts or t.lower() in lasts))
+                     for t in (a, b))
+             and any(strip_accents(t.lower()) in known for t in (a, b))), None)
         if hit:
             out.append((m.group("v"), hit[0], hit[1]))
     return out
@@ -1671,7 +1680,7 @@ def csv_name_fields(text: str, known: set[str]) -> list[str]:
 _BRACKET_NICK_RE = re.compile(r"(?P<a>[^\W\d_][\w'-]*) \([\"\u201c']?(?P<n>" + NAME_WORD + r")[\"\u201d']?\) (?P<b>[^\W\d_][\w'-]*)")
 #: "<known> <known> (<Nick>)": a nickname in brackets after a person's full name ("Wellington
 #: Souza (Tom)": eleventh round)
-_BRACKET_NICK_AFTER_RE = re.compile(r"(?P<a>[^\W\d_][\w'-]*) (?P<b>[^\W\d_][\w'-]*) \([\"\u201c']?(?P<n>" + NAME_WORD + r")[\"\u201d']?\)")
+_BRACKET_NICK_AFTER_RE = re.compile(r"(?P<a>[^\W\d_][\w'-]*\.?) (?P<b>[^\W\d_][\w'-]*) \([\"\u201c']?(?P<n>" + NAME_WORD + r")[\"\u201d']?\)")
 
 
 #: letters of scripts other than Latin: Greek, Cyrillic, Hebrew, Arabic, Devanagari, Thai, kana,
@@ -1707,10 +1716,11 @@ def script_aliases(text: str, known: set[str]) -> list[str]:
 def bracket_nicknames(text: str, known: set[str]) -> list[str]:
     """Nicknames in brackets between two known name words ("Hendrik (Henk) Wijnstra" once
     "Hendrik" and "Wijnstra" are known): tenth round (the nickname was kept); or after them
-    ("Wellington Souza (Tom)": eleventh round)."""
+    ("Wellington Souza (Tom)": eleventh round), in quotes or after an abbreviated first name
+    ('Ma. Lourdes ("Lulu")': thirteenth round)."""
     return [m.group("n") for rx in (_BRACKET_NICK_RE, _BRACKET_NICK_AFTER_RE) for m in rx.finditer(text)
-            if m.group("a").lower() in known and m.group("b").lower() in known
-            and m.group("n").lower() not in known]
+            if (m.group("a").lower() in known or m.group("a").endswith("."))  # ('Ma. Lourdes ("Lulu")')
+            and m.group("b").lower() in known and m.group("n").lower() not in known]
 
 
 @lru_cache(maxsize=4096)

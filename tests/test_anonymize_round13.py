@@ -240,3 +240,18 @@ def test_a_name_with_and_without_its_accents(anon):
     text = "\n".join(m["content"] for m in out.messages)
     assert_gone(text, ["Dvořák", "Dvorak", "Radovan", "Szabó", "Erzsébet", "Szabo", "Erzsebet"])
     assert "smlouva_" in text and "kar_bejelento_" in text  # the document words of the file names stay
+
+
+# --------------------------------------------------------------------------- places (GeoNames)
+@pytest.mark.parametrize("text", [
+    "The fastest train leaves at 10:00 and arrives at Edinburgh Waverley at 14:20.",
+    "We meet at Manchester Arndale by the tram stop, then walk to Deansgate.",
+])
+def test_places_of_geonames_cities_stay(anon, text):
+    assert user(anon, text) == text
+
+
+def test_a_person_beside_a_city_word_is_still_a_person(anon):
+    out = user(anon, "Please call me back, my name is Paris Whitlock and I live in Leeds.")
+    assert_gone(out, ["Paris Whitlock", "Whitlock"])
+    assert "Leeds" in out

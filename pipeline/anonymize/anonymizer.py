@@ -31,12 +31,12 @@ undecodable bytes), a free text longer than ``max_text_chars`` or JSON nested de
 from __future__ import annotations
 
 import json
-from urllib.parse import unquote_plus
 import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Optional
+from urllib.parse import unquote_plus
 
 from presidio_analyzer import AnalyzerEngine
 
@@ -48,11 +48,12 @@ from .engine import (_CJK, PNR_NAME_RE, _AMOUNT_RE, _MAIL_HEADER_LABELS, _PHONE_
 from .config import PiiConfig, default_config, domain_vocabulary, normalize_key, strip_accents
 from .ids import IdFinder
 from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conversation_values, csv_name_fields,
-                      FILE_NAME_RE, file_name_people, find_handles, script_aliases, short_forms, spaced_known_names, spelled_names,
+                      FILE_NAME_RE, file_name_people, find_handles, script_aliases, short_forms, spaced_known_names,
+                      spelled_names,
                       handle_template, in_gazetteer, in_person_slot, in_signature, is_common_word, is_english_word, is_foreign,
                       is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs, place_gazetteer,
                       surname_shaped)
-from .structured_text import table_rows, yaml_document, hl7_values, log_fields, xml_fields
+from .structured_text import hl7_values, log_fields, table_rows, xml_fields, yaml_document
 from .pseudonymizer import NAME_TOKEN_RE, Pseudonymizer, match_case, normalize
 
 #: Environment variable: default number of detector worker processes (1 when unset).
@@ -1315,16 +1316,16 @@ class Anonymizer:
                 self._register(scan, spelled, "ACCOUNT_ID", "context:spelled_name")
         known = {v.lower() for v, e in scan.values.items() if e in NAME_ENTITIES and " " not in v}
         handles = {v for v, e in scan.values.items() if e == "USER_ID"}
-        folded = {strip_accents(k): k for k in known if k.isascii()}
+        plain_known = {k for k in known if k.isascii()}
         for text in scan.texts:
             for spelled in spaced_known_names(text, known) if " " in text else ():
                 self._register(scan, spelled, "ACCOUNT_ID", "context:spelled_name")  # "i y e r"
-            if folded and not text.isascii():
+            if plain_known and not text.isascii():
                 # a known name written with its accents elsewhere ("Toth_Erzsebet.pdf" known, "Tóth
                 # Erzsébet" in the scan): the accented word too (thirteenth round)
                 for m in NAME_TOKEN_RE.finditer(text):
                     w = m.group()
-                    if not w.isascii() and w.lower() not in known and strip_accents(w).lower() in folded:
+                    if not w.isascii() and w.lower() not in known and strip_accents(w).lower() in plain_known:
                         self._register(scan, w, "FIRST_NAME", "derived:accent_variant")
         for v in [v for v, e in scan.values.items() if e == "STREET_ADDRESS" and "," in v]:
             street = _street_of_address(v)

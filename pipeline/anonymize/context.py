@@ -870,8 +870,10 @@ class LabelFinder:
     ``labels``: entity -> label regexes (the config's ``id_labels``); between label and value up to
     three of ``is`` (and "est", "es", "ist", "è", "era", "war"), ``=``, ``:``, ``-``, ``#``, ``n°``,
     ``nr.``, ``no.`` ("commande n° FR-778120", "numero client est 4471-0093"). A value of ``ORDER_ID`` /
-    ``ACCOUNT_ID`` needs at least 5 digits (a document number of 7-12 characters 4 digits and 3
-    letters); an ``ACCOUNT_ID`` label may also stand up to five words before a number of 8+ digits; a ``USER_ID`` value must look like a handle
+    ``ACCOUNT_ID`` needs at least 5 digits (a document number of 7-12 characters: 4 digits and 3
+    letters); an ``ACCOUNT_ID`` label may also stand up to six words before a number of 8+ digits
+    or a document number (no date); a ``ZIP`` value has a postcode's length and a digit (no year
+    alone); a ``USER_ID`` value must look like a handle
     (:func:`looks_like_handle`: "and", "you", "issues" are not); a ``PERSON`` label needs a colon
     and 1-3 Capitalized words, outer words that are keep-words, stop words or English words but no
     gazetteer names trimmed ("Contact: Customer Care", "Customer: My invoice" are none)."""
@@ -1612,15 +1614,26 @@ def file_name_people(text: str, known: frozenset[str] = frozenset()) -> list[tup
         # ("Okonkwo_Ifeanyi"; not a document word: "Kontoauszug_Jonas_Brenner")
         hit = next(((a, b) for a, b in pairs if a.lower() in firsts), None) or next(
             ((b, a) for a, b in pairs if b.lower() in firsts and (a.lower() in lasts or surname_shaped(a))), None) or next(
-            ((a, b) for a, b in zip(toks, toks[1:]) if known and a.isalpha() and b.isalpha()
-             and all(strip_accents(t.lower()) in known or (len(t) >= 3 and t.lower() not in _FILE_WORDS
-                                                            and not is_english_word(t.lower())
-                                                            and (t.lower() in firsts or t.lower() in lasts))
-                     for t in (a, b))
-             and any(strip_accents(t.lower()) in known for t in (a, b))), None)
+            ((a, b) for a, b in zip(toks, toks[1:]) if known and _known_name_pair(a, b, known)), None)
         if hit:
             out.append((m.group("v"), hit[0], hit[1]))
     return out
+
+
+def _known_name_pair(a: str, b: str, known: frozenset[str]) -> bool:
+    """Two words of a file name that are a known name word (accents stripped, English words too:
+    "Dvorak") and a known or listed name word (no English or document word)."""
+    firsts, lasts = name_gazetteer()
+
+    def is_known(t: str) -> bool:
+        return strip_accents(t.lower()) in known
+
+    def listed(t: str) -> bool:
+        lt = t.lower()
+        return len(t) >= 3 and lt not in _FILE_WORDS and not is_english_word(lt) and (lt in firsts or lt in lasts)
+
+    return (a.isalpha() and b.isalpha() and (is_known(a) or is_known(b))
+            and all(is_known(t) or listed(t) for t in (a, b)))
 
 
 #: A name spelled out letter by letter after a spelling word ("spelled K-O-W-A-L-S-K-A",

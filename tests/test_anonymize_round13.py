@@ -16,7 +16,7 @@ import re
 import pytest
 
 from pipeline.anonymize import Anonymizer, build_analyzer
-from pipeline.anonymize.structured_text import table_rows, yaml_document
+from pipeline.anonymize.structured_text import fixed_width_rows, table_rows, yaml_document
 from tests.anon_helpers import assert_gone, one, present, tool, user
 
 
@@ -275,3 +275,29 @@ def test_postcodes_after_their_labels(anon, text, values):
 ])
 def test_no_postcode_after_a_label_stays(anon, text):
     assert user(anon, text) == text
+
+
+# ---------------------------------------------------------------------- fixed-width reports
+def test_fixed_width_rows_by_header_columns():
+    text = ("MEMBER_ID  TITLE NAME_LAST        NAME_FIRST   TOWN\n"
+            "GB4471203  MS    HARGREAVES       PENELOPE     Whitby\n"
+            "GB4471288  DR    OYELARAN         TOBI         Leeds\n")
+    rows = list(fixed_width_rows(text))
+    assert rows[0] == {"MEMBER_ID": "GB4471203", "TITLE": "MS", "NAME_LAST": "HARGREAVES",
+                       "NAME_FIRST": "PENELOPE", "TOWN": "Whitby"}
+    assert len(rows) == 2
+    # prose with double blanks is no report
+    assert list(fixed_width_rows("Thanks  for the call today\nWe will  send the form soon ok")) == []
+
+
+def test_a_fixed_width_report_is_read_by_its_columns(anon):
+    out = one(anon, [
+        {"role": "user", "content": "find Mrs Hargreaves please"},
+        {"role": "tool", "tool_call_id": "c1", "content":
+            "SUPP_ID   TITLE SURNAME          FORENAME      ADDRESS1                  POSTCODE  DD_AMT\n"
+            "WHT550120 MRS   HARGREAVES       PENELOPE      Ivy House, 2 Kiln Lane    YO21 3DT  12.00\n"
+            "WHT550187 MR    OYELARAN         TOBI          14 Headingley Rise        LS6 2AB   5.00"},
+    ]).messages[1]["content"]
+    assert_gone(out, ["WHT550120", "HARGREAVES", "PENELOPE", "OYELARAN", "TOBI", "Ivy House, 2 Kiln Lane", "YO21 3DT",
+                      "14 Headingley Rise", "LS6 2AB"])
+    assert out.startswith("SUPP_ID   TITLE SURNAME")

@@ -53,7 +53,7 @@ from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conve
                       handle_template, in_gazetteer, in_person_slot, in_signature, is_common_word, is_english_word, is_foreign,
                       is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs, place_gazetteer,
                       surname_shaped)
-from .structured_text import hl7_values, log_fields, table_rows, xml_fields, yaml_document
+from .structured_text import fixed_width_rows, hl7_values, log_fields, table_rows, xml_fields, yaml_document
 from .pseudonymizer import NAME_TOKEN_RE, Pseudonymizer, match_case, normalize
 
 #: Environment variable: default number of detector worker processes (1 when unset).
@@ -917,10 +917,11 @@ class Anonymizer:
         if "|" in text:
             for value, ent, src in hl7_values(text):
                 self._register(scan, value, ent, src)
-        if "\n" in text and any(sep in text for sep in "\t;|,"):
-            # a CSV / TSV export, a markdown table, a SQL result: each row read as a JSON object
-            # is, by its column names (thirteenth round)
-            for row in table_rows(text):
+        if "\n" in text and (any(sep in text for sep in "\t;|,") or "  " in text):
+            # a CSV / TSV export, a markdown table, a SQL result, a fixed-width report: each row
+            # read as a JSON object is, by its column names (thirteenth round)
+            rows = list(table_rows(text)) if any(sep in text for sep in "\t;|,") else []
+            for row in rows + (list(fixed_width_rows(text)) if "  " in text else []):
                 self._collect_obj(scan, row, None, "table")
                 for head, cell in row.items():  # a product's, a store's column: business words
                     key = _norm_key(head)

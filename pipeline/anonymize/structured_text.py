@@ -214,3 +214,39 @@ def yaml_document(text: str) -> object:
     except yaml.YAMLError:
         return None
     return doc if isinstance(doc, (dict, list)) else None
+
+
+#: a fixed-width header's column name: one token of letters (digits, "_", ".", "#", "-" inside)
+_FIXED_HEADER_TOKEN_RE = re.compile(r"[^\W\d_][\w.#/-]{0,29}")
+
+
+def fixed_width_rows(text: str) -> Iterator[dict[str, str]]:
+    """Each data row of a fixed-width report inside ``text`` as ``{column name: cell}``: a header
+    line of 3+ one-token column names ("SUPP_ID   TITLE SURNAME          FORENAME", two blanks or
+    more between some of them) followed by rows whose cells start where the column names start (a
+    blank before each column's start). Thirteenth round of issue 11: a charity's fixed-width donor
+    export kept its donors' ids and given names (red-team 7)."""
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines) - 1:
+        line = lines[i].rstrip()
+        tokens = list(re.finditer(r"\S+", line))
+        if len(tokens) < 3 or "  " not in line.strip() or not all(
+                _FIXED_HEADER_TOKEN_RE.fullmatch(t.group()) and sum(c.isdigit() for c in t.group()) <= 2
+                for t in tokens):
+            i += 1
+            continue
+        starts = [t.start() for t in tokens]
+        names = [t.group() for t in tokens]
+        j, rows = i + 1, 0
+        while j < len(lines):
+            row = lines[j].rstrip()
+            if len(row) <= starts[-1] or any(row[s - 1] != " " for s in starts[1:]) or row[:starts[0]].strip():
+                break
+            cells = [row[s:e].strip() for s, e in zip(starts, starts[1:] + [len(row)])]
+            if sum(1 for c in cells if c) < 3:
+                break
+            rows += 1
+            yield {n: c for n, c in zip(names, cells) if c}
+            j += 1
+        i = j if rows else i + 1

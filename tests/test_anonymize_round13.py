@@ -16,7 +16,7 @@ import re
 import pytest
 
 from pipeline.anonymize import Anonymizer, build_analyzer
-from pipeline.anonymize.structured_text import fixed_width_rows, table_rows, yaml_document
+from pipeline.anonymize.structured_text import fixed_width_rows, html_fields, html_table_rows, table_rows, yaml_document
 from tests.anon_helpers import assert_gone, one, present, tool, user
 
 
@@ -301,3 +301,34 @@ def test_a_fixed_width_report_is_read_by_its_columns(anon):
     assert_gone(out, ["WHT550120", "HARGREAVES", "PENELOPE", "OYELARAN", "TOBI", "Ivy House, 2 Kiln Lane", "YO21 3DT",
                       "14 Headingley Rise", "LS6 2AB"])
     assert out.startswith("SUPP_ID   TITLE SURNAME")
+
+
+# ------------------------------------------------------------------------------------- HTML
+def test_html_fields_and_tables_are_read():
+    form = ('<form><input type="text" name="first_name" value="Ottilie"><input name=\'phone\' value=\'0161 496 0725\'>'
+            '<dl><dt>Date of birth</dt><dd><b>14/02/1987</b></dd></dl></form>')
+    assert list(html_fields(form)) == [("first_name", "Ottilie"), ("phone", "0161 496 0725"),
+                                       ("Date of birth", "14/02/1987")]
+    table = ("<table><tr><th>Member</th><th>Email</th></tr><tr><td>Ottilie Brandt</td>"
+             "<td>o.brandt@example.net</td></tr></table><table><tr><th>Phone</th><td>0161 496 0725</td></tr></table>")
+    assert list(html_table_rows(table)) == [{"Member": "Ottilie Brandt", "Email": "o.brandt@example.net"},
+                                            {"Phone": "0161 496 0725"}]
+
+
+def test_an_html_form_and_table_pasted_in_a_ticket(anon):
+    text = ('Customer pasted the form:\n<form><input name="surname" value="Brandtmeier"><input name="dob" '
+            'value="1987-02-14"><input name="postcode" value="M14 5TQ"></form>\n<table><tr><th>Name</th>'
+            '<th>Mobile</th><th>Plan</th></tr><tr><td>Ottilie Brandtmeier</td><td>07700 900 461</td><td>Gold</td></tr>'
+            '</table>')
+    out = user(anon, text)
+    assert_gone(out, ["Brandtmeier", "1987-02-14", "M14 5TQ", "Ottilie", "07700 900 461"])
+    assert "<td>Gold</td>" in out
+
+
+def test_a_german_form_and_table_in_html(anon):
+    text = ('Formular:\n<input name="nachname" value="Tjadenhorst"><input name="geburtsdatum" value="14.02.87">\n'
+            '<table><tr><th>Kundennr</th><th>Vorname</th><th>Ort</th></tr><tr><td>KD-88120</td><td>Wiebke</td>'
+            '<td>Oldenburg</td></tr></table>')
+    out = user(anon, text)
+    assert_gone(out, ["Tjadenhorst", "14.02.87", "KD-88120", "Wiebke"])
+    assert "<td>Oldenburg</td>" in out  # a town alone stays

@@ -53,7 +53,8 @@ from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conve
                       handle_template, in_gazetteer, in_person_slot, in_signature, is_common_word, is_english_word, is_foreign,
                       city_gazetteer, is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs, place_gazetteer,
                       surname_shaped)
-from .structured_text import fixed_width_rows, hl7_values, log_fields, table_rows, xml_fields, yaml_document
+from .structured_text import (fixed_width_rows, hl7_values, html_fields, html_table_rows, log_fields, table_rows,
+                              xml_fields, yaml_document)
 from .pseudonymizer import NAME_TOKEN_RE, Pseudonymizer, match_case, normalize
 
 #: Environment variable: default number of detector worker processes (1 when unset).
@@ -902,6 +903,7 @@ class Anonymizer:
         pairs = []
         if "</" in text or '="' in text:
             pairs += [(k, v, "xml") for k, v in xml_fields(text)]
+            pairs += [(k, v, "html") for k, v in html_fields(text)]
         if "=" in text:
             pairs += [(k, v, "log") for k, v in log_fields(text)]
         for k, v, kind in pairs:
@@ -917,10 +919,11 @@ class Anonymizer:
         if "|" in text:
             for value, ent, src in hl7_values(text):
                 self._register(scan, value, ent, src)
-        if "\n" in text and (any(sep in text for sep in "\t;|,") or "  " in text):
+        if ("\n" in text and (any(sep in text for sep in "\t;|,") or "  " in text)) or "</t" in text.lower():
             # a CSV / TSV export, a markdown table, a SQL result, a fixed-width report: each row
             # read as a JSON object is, by its column names (thirteenth round)
             rows = list(table_rows(text)) if any(sep in text for sep in "\t;|,") else []
+            rows += list(html_table_rows(text)) if "</t" in text.lower() else []
             for row in rows + (list(fixed_width_rows(text)) if "  " in text else []):
                 self._collect_obj(scan, row, None, "table")
                 for head, cell in row.items():  # a product's, a store's column: business words

@@ -250,3 +250,60 @@ def fixed_width_rows(text: str) -> Iterator[dict[str, str]]:
             yield {n: c for n, c in zip(names, cells) if c}
             j += 1
         i = j if rows else i + 1
+
+
+_TAG_RE = re.compile(r"<[^<>]{0,600}>")
+_ATTR_RE = re.compile(r"""(?P<k>[A-Za-z_:][\w:.-]{0,60})\s*=\s*(?:"(?P<dq>[^"<>\n]{0,300})"|'(?P<sq>[^'<>\n]{0,300})')""")
+_HTML_ROW_RE = re.compile(r"(?is)<tr\b[^>]*>(.*?)</tr\s*>")
+_HTML_CELL_RE = re.compile(r"(?is)<(t[hd])\b[^>]*>(.*?)</t[hd]\s*>")
+_HTML_DEF_RE = re.compile(r"(?is)<dt\b[^>]*>(?P<k>.*?)</dt\s*>\s*<dd\b[^>]*>(?P<v>.*?)</dd\s*>")
+
+
+def _html_text(fragment: str) -> str:
+    import html
+
+    return html.unescape(re.sub(r"\s+", " ", _TAG_RE.sub(" ", fragment))).strip()
+
+
+def html_fields(text: str) -> Iterator[tuple[str, str]]:
+    """``(key, value)`` of an HTML form's fields and definition lists: an ``<input>`` /
+    ``<textarea>`` / ``<select>`` tag's ``name`` (or ``id``) with its ``value``, a ``<dt>`` term
+    with its ``<dd>`` (tags inside stripped, entities decoded). Thirteenth round of issue 11: a
+    form pasted as HTML holds its values in ``value="..."`` attributes, which the XML reader pairs
+    with the attribute's own name."""
+    if "<" not in text:
+        return
+    for tag in re.finditer(r"(?i)<(?:input|textarea|select|option|data|meta)\b[^<>]{0,600}>", text):
+        attrs = {m.group("k").lower(): (m.group("dq") if m.group("dq") is not None else m.group("sq") or "")
+                 for m in _ATTR_RE.finditer(tag.group())}
+        key = attrs.get("name") or attrs.get("id") or attrs.get("itemprop")
+        value = (attrs.get("value") or attrs.get("content") or "").strip()
+        if key and value:
+            yield key, value
+    for m in _HTML_DEF_RE.finditer(text):
+        k, v = _html_text(m.group("k")), _html_text(m.group("v"))
+        if k and v and len(k) <= 60:
+            yield k, v
+
+
+def html_table_rows(text: str) -> Iterator[dict[str, str]]:
+    """Each data row of an HTML ``<table>`` as ``{column name: cell}``: the column names from the
+    first row of ``<th>`` cells (a row of ``<td>`` only is data), cells' tags stripped and
+    entities decoded; a row with a ``<th>`` first and ``<td>`` after ("<tr><th>Phone</th><td>...")
+    is one ``{name: value}`` pair. Thirteenth round of issue 11 (tables pasted as HTML)."""
+    if "<t" not in text.lower():
+        return
+    header: list[str] = []
+    for row in _HTML_ROW_RE.finditer(text):
+        cells = [(tag.lower(), _html_text(body)) for tag, body in _HTML_CELL_RE.findall(row.group(1))]
+        if not cells:
+            continue
+        if all(tag == "th" for tag, _ in cells):
+            header = [c for _, c in cells]
+            continue
+        if cells[0][0] == "th" and len(cells) == 2:  # a vertical table: <th>Phone</th><td>...</td>
+            if cells[0][1] and cells[1][1]:
+                yield {cells[0][1]: cells[1][1]}
+            continue
+        if header and len(header) == len(cells):
+            yield {h: c for h, (_, c) in zip(header, cells) if h and c}

@@ -332,3 +332,15 @@ def test_a_german_form_and_table_in_html(anon):
     out = user(anon, text)
     assert_gone(out, ["Tjadenhorst", "14.02.87", "KD-88120", "Wiebke"])
     assert "<td>Oldenburg</td>" in out  # a town alone stays
+
+
+# -------------------------------------------------------------------------------- precision
+def test_conditions_named_after_people_and_drug_brands_stay(anon):
+    text = ("My GP mentioned Hashimoto's and Addison's; is Parkinson's related? "
+            "They suggested Humira (adalimumab) or Stelara.")
+    assert user(anon, text) == text
+
+
+def test_a_person_with_an_eponymous_name_is_still_a_person(anon):
+    out = user(anon, "Please check Mr Addison's refund, his email is j.addison@example.org")
+    assert not present(out, "Addison"), out

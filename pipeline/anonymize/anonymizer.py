@@ -1251,6 +1251,9 @@ class Anonymizer:
                                 in_gazetteer(p) for p in r.split("-"))]
                     if runs and not strong:
                         runs = [r for r in runs if not _place_or_vocabulary_run(text, s, value, r, rec_name)]
+                    if runs and not strong and text[e:e + 2] in ("'s", "\u2019s") and \
+                            value.lower() in self.config.eponyms and not _TITLE_BEFORE_RE.search(text[max(0, s - 12):s]):
+                        runs = []  # "Hashimoto's", "Addison's": a condition named after its finder (not "Mr Addison's")
                     if not runs:
                         stats["person_spans_dropped"] += 1
                     for run in runs:
@@ -1908,6 +1911,8 @@ _SKIP_KEY_REPLACED = frozenset({"ACCOUNT_ID", "PHONE_NUMBER", "EMAIL_ADDRESS", "
 _CP_VALUE_RE = re.compile(r"\d{4}-\d{3}|[A-HJ-NP-Z]\d{4}[A-Z]{3}")
 #: keys naming the kind of an identity document's object ("type": "PASSPORT")
 _DOC_TYPE_KEYS = ("type", "kind", "doc_type", "document_type", "id_type", "typ", "tipo", "art")
+#: a title right before a name ("Mr Addison's account" is a person's, "Addison's disease" is none)
+_TITLE_BEFORE_RE = re.compile(r"(?i)\b(?:mr|mrs|ms|miss|mx|dr|prof|herr|frau|mme|m|sr|sra|dott|sig)\.?[ \t]+$")
 #: keys of objects whose ``name`` is a person's: billing and shipping details (thirteenth round)
 _NAME_HOLDER_KEYS = frozenset({"billing", "billing_details", "billing_address", "bill_to", "shipping",
                                "shipping_details", "shipping_address", "ship_to", "delivery", "delivery_address",

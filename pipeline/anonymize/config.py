@@ -32,7 +32,7 @@ KNOWN_ENTITIES = frozenset({
     "ORDER_ID", "PAYMENT_ID", "LAST_FOUR", "CREDIT_CARD", "IBAN_CODE", "SSN", "PASSWORD",
     "API_KEY", "ACCESS_TOKEN", "SESSION_ID", "VEHICLE_ID"})
 _SECTIONS = ("key_rules", "key_words", "key_words_exclude", "person_keys", "skip_keys",
-             "keep_words", "place_words", "id_labels", "id_patterns", "phone_regions")
+             "keep_words", "place_words", "id_labels", "id_patterns", "phone_regions", "eponyms")
 
 
 class PiiConfigError(ValueError):
@@ -88,7 +88,8 @@ class PiiConfig:
     words never taken as names; ``id_labels``: entity -> label regexes for "<label> <value>" in
     text; ``id_patterns``: entity -> regexes of whole identifiers (``first_last_1234``);
     ``place_words``: words that make a Capitalized span a place ("International Airport");
-    ``phone_regions``: presidio phone regions tried besides the US.
+    ``phone_regions``: presidio phone regions tried besides the US; ``eponyms``: lower-case names
+    that, followed by "'s", name a medical condition, not a person ("Hashimoto's").
     """
 
     key_rules: dict[str, str] = field(default_factory=dict)
@@ -101,6 +102,7 @@ class PiiConfig:
     id_patterns: dict[str, list[str]] = field(default_factory=dict)
     place_words: set[str] = field(default_factory=set)
     phone_regions: list[str] = field(default_factory=list)
+    eponyms: set[str] = field(default_factory=set)
     sources: list[str] = field(default_factory=list)
 
     # -- loading -------------------------------------------------------------------------
@@ -140,6 +142,7 @@ class PiiConfig:
         self.person_keys.update(normalize_key(k) for k in _strings(data.get("person_keys"), "person_keys", source))
         self.skip_keys.update(normalize_key(k) for k in _strings(data.get("skip_keys"), "skip_keys", source))
         self.keep_words.update(w.lower() for w in _strings(data.get("keep_words"), "keep_words", source))
+        self.eponyms.update(w.lower() for w in _strings(data.get("eponyms"), "eponyms", source))
         for ent, labels in _mapping(data, "id_labels", source).items():
             for lab in _strings(labels, f"id_labels.{ent}", source):
                 try:

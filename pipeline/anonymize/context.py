@@ -1499,6 +1499,14 @@ _PAREN_HANDLE_RE = re.compile(
     r"\s*\(\s*@?(?P<h>[A-Za-z][A-Za-z0-9._-]{1,39})\s*\)")
 
 
+#: stems of the WHO's International Nonproprietary Names that end a generic drug name
+#: ("adalimumab", "imatinib", "lisinopril", "losartan", "atorvastatin", "omeprazole"; WHO, "The use
+#: of stems in the selection of INNs for pharmaceutical substances", 2018)
+_INN_STEM_RE = re.compile(r"(?:mab|tinib|nib|pril|sartan|olol|statin|prazole|azole|cillin|mycin|cycline|floxacin|vir|"
+                          r"gliptin|gliflozin|glutide|parin|dronate|semide|thiazide|dipine|oxetine|pramine|setron|"
+                          r"tidine|lukast|afil|caine|dazole|profen|coxib|sone|solone)$")
+
+
 def name_handle_pairs(text: str, keep: frozenset[str] | set[str] = frozenset(),
                       handles: frozenset[str] | set[str] = frozenset()) -> list[tuple[str, str]]:
     """"Bartholomew (bwhitlock)" -> ``[("Bartholomew", "bwhitlock")]``: a Capitalized name
@@ -1509,6 +1517,8 @@ def name_handle_pairs(text: str, keep: frozenset[str] | set[str] = frozenset(),
         marked = any(c.isdigit() for c in h) or "_" in h or "." in h
         if h[:1].isupper() and not marked:
             continue  # "Vacuum Cleaner (Bagless)": a product and its option
+        if not marked and _INN_STEM_RE.search(h):
+            continue  # "Humira (adalimumab)": a medicine's brand and its generic name (thirteenth round)
         words = name.split()
         while len(words) > 1 and (is_english_word(words[0]) or words[0].lower() in keep):
             words = words[1:]  # "Invite Olaf (olaf_k55)": the verb is not part of the name

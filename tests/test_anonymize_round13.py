@@ -344,3 +344,23 @@ def test_conditions_named_after_people_and_drug_brands_stay(anon):
 def test_a_person_with_an_eponymous_name_is_still_a_person(anon):
     out = user(anon, "Please check Mr Addison's refund, his email is j.addison@example.org")
     assert not present(out, "Addison"), out
+
+
+# ------------------------------------------------------------------------------------ handles
+@pytest.mark.parametrize("text,values", [
+    ("add me on snap: mira_k22, thanks", ["mira_k22"]),
+    ("Reported for spam; alt account nightowl2009 as well", ["nightowl2009"]),
+    ('Player "FrostyLynx77" (ID 5512093) was banned; his friend MoonPie_88 too', ["FrostyLynx77", "MoonPie_88"]),
+    ("Forum post by u/throwaway_4471 about the refund", ["throwaway_4471"]),
+    ("Xbox gamertag: Gr8Gabe 42, reviewed by kdvorak-dev", ["Gr8Gabe", "kdvorak-dev"]),
+])
+def test_handles_after_player_friend_and_network_words(anon, text, values):
+    assert_gone(user(anon, text), values)
+
+
+@pytest.mark.parametrize("text", [
+    "My friend will call back tomorrow about the player settings.",
+    "The Xbox gamertag field is empty in the form.",
+])
+def test_sentences_with_handle_words_stay(anon, text):
+    assert user(anon, text) == text

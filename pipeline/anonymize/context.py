@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Iterable, Iterator, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 from .config import strip_accents
 from .engine import NAME_PARTICLE, NAME_PARTICLES, NAME_WORD, SIGN_OFFS_OTHER
@@ -872,6 +872,22 @@ def looks_like_handle(value: str, keep: frozenset[str] | set[str] = frozenset())
 
 
 # ---------------------------------------------------------------------------- labels
+def _matches(rx: re.Pattern, text: str, is_label: Callable[[re.Match], bool]) -> Iterator[re.Match]:
+    """``rx``'s matches in ``text``; a match whose value is itself a label is skipped and the
+    search goes on from that label ("Xbox gamertag: Gr8Gabe": "gamertag" is no value of "Xbox",
+    but the label of "Gr8Gabe" - thirteenth round)."""
+    pos = 0
+    while True:
+        m = rx.search(text, pos)
+        if m is None:
+            return
+        if is_label(m):
+            pos = m.start("v")
+            continue
+        yield m
+        pos = max(m.end(), pos + 1)
+
+
 class LabelFinder:
     """"<label> <value>" in text -> (entity, start, end) (see the module doc).
 
@@ -891,6 +907,8 @@ class LabelFinder:
         self.rx = []
         self.person_rx = None
         self.gap_rx = None
+        self._label_only = re.compile(
+            "(?i:" + "|".join(f"(?:{lab})" for labs in labels.values() for lab in labs) + ")")
         for ent, labs in labels.items():
             if ent == "PERSON":  # "Beneficiary: Zacco", "Owner: Ines Quintero" (a colon needed)
                 alt = "|".join(f"(?:{lab})" for lab in labs)
@@ -925,7 +943,7 @@ class LabelFinder:
         """Every labelled value in ``text`` as ``(entity, start, end)``."""
         out = []
         for ent, rx in self.rx:
-            for m in rx.finditer(text):
+            for m in _matches(rx, text, lambda m: self._label_only.fullmatch(m.group("v")) is not None):
                 v = m.group("v")
                 start, end = m.start("v"), m.end("v")
                 if ent == "USER_ID":

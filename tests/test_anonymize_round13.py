@@ -364,3 +364,18 @@ def test_handles_after_player_friend_and_network_words(anon, text, values):
 ])
 def test_sentences_with_handle_words_stay(anon, text):
     assert user(anon, text) == text
+
+
+# ---------------------------------------------------------------------------------- addresses
+@pytest.mark.parametrize("text,values", [
+    ("my home is Flat 7C, Tower 3, Sobha Dewflower, Whitefield, Bengaluru 560066", ["Flat 7C", "Sobha Dewflower"]),
+    ("condo 88/12 Moo 4, Sukhumvit Rd, Bangkok 10110", ["88/12 Moo 4", "Sukhumvit Rd"]),
+    ("moved to 3 Chome-14-2 Ebisu, Shibuya-ku, Tokyo 150-0013", ["Chome-14-2 Ebisu", "150-0013"]),
+])
+def test_flats_towers_moo_and_chome_addresses(anon, text, values):
+    assert_gone(user(anon, text), values)
+
+
+def test_a_phone_fragment_is_no_japanese_postcode(anon):
+    text = "Our Tokyo office hours are 9-17; the line 555-0199 is for the US desk."
+    assert "Tokyo" in user(anon, text)

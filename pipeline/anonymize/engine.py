@@ -852,6 +852,21 @@ PLOT_STREET_RE = re.compile(
     r"(?<![\w-])(?P<v>(?i:plot|no\.?|house(?: no\.?)?|h\.? ?no\.?|door(?: no\.?)?|flat|shop|block)\s?#?\d{1,5}"
     r"(?:[/-]\d{1,5})*[A-Za-z]?,[ \t]*(?:\d{1,5}[A-Za-z]?[ \t]+)?(?:(?:\d{1,3}(?:st|nd|rd|th)|[" + UPPER + r"][" + LOWER
     + r"]+)[ \t]+){0,3}(?:" + _STREET_SUFFIX + r"|Cross|Main|Marg|Nagar|Layout|Salai|Estate)\b\.?)")
+#: A flat and its tower or block, then the building's or society's name ("Flat 4B, Tower 2,
+#: Prestige Shantiniketan", "Apt 12, Block C, Green Meadows"), a house number with its Thai "Moo"
+#: and street ("123/45 Moo 6, Sukhumvit Rd") and a Japanese chome address ("4 Chome-2-8 Shibakoen"):
+#: thirteenth round (red-team 7's Indian flat was kept)
+UNIT_BUILDING_RE = re.compile(
+    r"(?<![\w-])(?P<v>(?i:flat|apt\.?|apartment|unit|villa|h\.? ?no\.?)\s?#?[A-Za-z]?\d{1,5}[A-Za-z]?"
+    r"(?:,[ \t]*(?i:tower|block|blk|wing|building|bldg\.?|floor|phase|sector)\s?[A-Za-z0-9-]{1,4})+"
+    r"(?:,[ \t]*[" + UPPER + r"][" + LOWER + r"]+(?: [" + UPPER + r"][" + LOWER + r"]+){0,3})?"
+    r"|\d{1,5}/\d{1,5} (?:Moo|Mu|Soi) \d{1,3},[ \t]*(?:[" + UPPER + r"][" + LOWER + r"]+ ){1,3}(?:Rd|Road)\.?"
+    r"|\d{1,2}[ -]?(?i:chome)[ -]\d{1,3}(?:-\d{1,3})?(?:,? [" + UPPER + r"][" + LOWER + r"]+(?:-(?:ku|cho|machi))?)?)"
+    r"(?![\w-])")
+#: a Japanese postcode after a Japanese city or ward in Latin letters ("Tokyo 105-0011")
+JP_ZIP_AFTER_CITY_RE = re.compile(
+    r"(?:Tokyo|Osaka|Kyoto|Yokohama|Nagoya|Sapporo|Fukuoka|Kobe|Kawasaki|Saitama|Hiroshima|Sendai|Chiba|Japan|"
+    r"[A-Z][a-z]+-(?:ku|shi|ken))(?:,)?[ \t]+(?P<v>\d{3}-\d{4})(?!\d)")
 #: The two streets of a corner ("at the corner of Hollis Avenue and Brantley Crossing", "the
 #: intersection of Delmont Trail & Orwell Knoll St."): whatever their words, streets.
 CORNER_RE = re.compile(
@@ -1909,6 +1924,8 @@ def personal_recognizers() -> list[RegexRecognizer]:
                         validate=_street_score),
         _EuStreetRecognizer("EuStreetRecognizer", "STREET_ADDRESS", [EU_STREET_RE], 0.7),
         RegexRecognizer("PlotStreetRecognizer", "STREET_ADDRESS", [PLOT_STREET_RE], 0.7),
+        RegexRecognizer("UnitBuildingRecognizer", "STREET_ADDRESS", [UNIT_BUILDING_RE], 0.7),
+        RegexRecognizer("JpZipRecognizer", "ZIP", [JP_ZIP_AFTER_CITY_RE], 0.7),
         RegexRecognizer("StreetContextRecognizer", "STREET_ADDRESS", [STREET_CONTEXT_RE], 0.65,
                         validate=_street_context_score),
         RegexRecognizer("ZipAfterPlaceRecognizer", "ZIP", [ZIP_AFTER_PLACE_RE], 0.6,

@@ -379,3 +379,10 @@ def test_flats_towers_moo_and_chome_addresses(anon, text, values):
 def test_a_phone_fragment_is_no_japanese_postcode(anon):
     text = "Our Tokyo office hours are 9-17; the line 555-0199 is for the US desk."
     assert "Tokyo" in user(anon, text)
+
+
+def test_companies_in_a_customer_column_and_products_of_other_languages_stay(anon):
+    text = ("Ritten morgen:\n\nRIT     VERTREK  KLANT                 PALLETS\n"
+            "R-7712  05:30    Tata Steel            22\nR-7713  06:15    Jumbo Groep DC        18\n\n"
+            "| SKU | Prodotto | Giacenza |\n|---|---|---|\n| 034012 | Bepanthenol Pasta Lenitiva | 4 |\n")
+    assert user(anon, text) == text

@@ -693,6 +693,8 @@ class Anonymizer:
         words = [w.strip("\"\u201c\u201d\u00ab\u00bb()") if len(w) > 2 and w[0] in "\"\u201c\u00ab(" else w for w in v.split()]
         # name words, with family-name particles and initials inside ("Maartje van der Zee",
         # "E. Thornbury"); at least one a name word that is no keep-word
+        if _is_company(v):
+            return None  # "Thyssenkrupp Steel", "Rewe Group DC": a company under a customer key (thirteenth round)
         core = [w for w in words if w not in NAME_PARTICLES and not re.fullmatch(r"[A-Z]\.?", w)]
         if 1 <= len(words) <= 5 and core and all(_NAME_WORD_RE.match(w) for w in core) and not all(
                 w.lower() in self._keep_words for w in core):
@@ -926,9 +928,10 @@ class Anonymizer:
             rows += list(html_table_rows(text)) if "</t" in text.lower() else []
             for row in rows + (list(fixed_width_rows(text)) if "  " in text else []):
                 self._collect_obj(scan, row, None, "table")
-                for head, cell in row.items():  # a product's, a store's column: business words
+                for head, cell in row.items():  # a product's, a store's column, a company: business words
                     key = _norm_key(head)
-                    if key in self.skip_keys or any(w in self.config.key_words_exclude for w in key.split("_")):
+                    if key in self.skip_keys or any(w in self.config.key_words_exclude for w in key.split("_")) \
+                            or _is_company(cell):
                         scan.business_words.update(w.lower() for w in re.findall(r"[^\W\d_]{3,}", cell))
         if "\n" in text and ":" in text:
             doc = yaml_document(text)  # a tool result written as YAML (thirteenth round)
@@ -1911,6 +1914,25 @@ _SKIP_KEY_REPLACED = frozenset({"ACCOUNT_ID", "PHONE_NUMBER", "EMAIL_ADDRESS", "
 _CP_VALUE_RE = re.compile(r"\d{4}-\d{3}|[A-HJ-NP-Z]\d{4}[A-Z]{3}")
 #: keys naming the kind of an identity document's object ("type": "PASSPORT")
 _DOC_TYPE_KEYS = ("type", "kind", "doc_type", "document_type", "id_type", "typ", "tipo", "art")
+#: legal forms of companies, as written ("GmbH", "Ltd", "BV"), and words that name a company's trade
+#: or a group of companies ("Thyssenkrupp Steel", "Colruyt Group"): a value with one is no person's
+_COMPANY_FORMS = frozenset({"AG", "SA", "AB", "AS", "BV", "B.V.", "NV", "N.V.", "KG", "SE", "DC", "LLC", "PLC", "plc",
+                            "GmbH", "Ltd", "Ltd.", "Inc", "Inc.", "Co.", "Corp", "Corp.", "Pty", "Oy", "ApS", "SpA",
+                            "S.p.A.", "SRL", "S.r.l.", "SAS", "SARL", "S.A.", "Sp.", "LLP", "GbR", "OHG",
+                            "e.V.", "eG", "KGaA", "SL", "S.L.", "Ltda", "Ltda.", "S.A.S.", "AE", "A/S", "Tbk"})
+_COMPANY_WORDS = frozenset({"group", "gruppe", "groep", "grupo", "gruppo", "groupe", "holding", "holdings", "logistics",
+                            "logistik", "logistica", "logística", "steel", "bank", "foods", "labs", "technologies",
+                            "solutions", "services", "systems", "industries", "company", "corporation", "limited",
+                            "partners", "transport", "transporte", "transportes", "spedition", "handel", "trading",
+                            "enterprises", "ventures", "consulting", "pharma", "motors", "airlines", "airways",
+                            "insurance", "versicherung", "bakery", "restaurant", "hotel", "hotels", "store", "stores",
+                            "supermarket", "supermarkt", "markt", "market", "shop", "studio", "agency", "foundation"})
+def _is_company(value: str) -> bool:
+    """``value`` has a company's legal form or a word of a company's trade (:data:`_COMPANY_FORMS`,
+    :data:`_COMPANY_WORDS`): "Tata Steel", "Jumbo Groep DC", "Acme GmbH"."""
+    return any(w in _COMPANY_FORMS or w.lower() in _COMPANY_WORDS for w in value.split())
+
+
 #: a title right before a name ("Mr Addison's account" is a person's, "Addison's disease" is none)
 _TITLE_BEFORE_RE = re.compile(r"(?i)\b(?:mr|mrs|ms|miss|mx|dr|prof|herr|frau|mme|m|sr|sra|dott|sig)\.?[ \t]+$")
 #: keys of objects whose ``name`` is a person's: billing and shipping details (thirteenth round)

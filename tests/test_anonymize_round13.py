@@ -386,3 +386,14 @@ def test_companies_in_a_customer_column_and_products_of_other_languages_stay(ano
             "R-7712  05:30    Tata Steel            22\nR-7713  06:15    Jumbo Groep DC        18\n\n"
             "| SKU | Prodotto | Giacenza |\n|---|---|---|\n| 034012 | Bepanthenol Pasta Lenitiva | 4 |\n")
     assert user(anon, text) == text
+
+
+# ------------------------------------------------------------- the fresh-clone check's kinds
+def test_fresh_clone_kinds_spoken_postcode_twitch_key_and_tax_code(anon):
+    out = one(anon, [
+        {"role": "user", "content": "caller yeah the post code is m k nine four d w and that's it\n"
+                                    "Il mio codice fiscale, quello aggiornato, è FRRGLI92C45F205X"},
+        {"role": "tool", "tool_call_id": "c1", "content": '{"linked": true, "twitch": "zoe_rk_plays"}'},
+    ])
+    text = "\n".join(m["content"] for m in out.messages)
+    assert_gone(text, ["m k nine four d w", "FRRGLI92C45F205X", "zoe_rk_plays"])

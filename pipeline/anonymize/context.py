@@ -929,8 +929,9 @@ class LabelFinder:
                 self.gap_rx = re.compile(
                     r"(?i)(?<![\w-])(?:" + alt + r")(?![\w-])(?:[ \t,:]+[^\s\d.?!;]+){1,6}[ \t,:]+"
                     r"(?P<v>\d(?:[ .-]?\d){7,24}|(?-i:[A-Z]{1,3})\d{6,12}(?-i:[A-Z])?"
-                    # a document number of 7-12 capitals and digits, four digits or more ("C7KX2M4P1")
-                    r"|(?-i:(?=(?:[A-Z]*\d){4})(?=(?:\d*[A-Z]){2})[A-Z0-9]{7,12}))(?![\w-])")
+                    # a document number of 7-16 capitals and digits, four digits or more ("C7KX2M4P1",
+                    # a codice fiscale "FRRGLI92C45F205X")
+                    r"|(?-i:(?=(?:[A-Z]*\d){4})(?=(?:\d*[A-Z]){2})[A-Z0-9]{7,16}))(?![\w-])")
             self.rx.append((ent, re.compile(
                 r"(?i)(?<![\w-])(?:" + alt + r")(?![\w-])\s*(?:(?:(?:is|was|est|es|ist|è|é|era|war)(?=[\s:])|=|:|-|#|['\"\u2018\u201c\u00ab]"
                 r"|n\.?\s?[°º]\.?|nr\.?|no\.(?=\s))\s*){0,3}"

@@ -174,6 +174,19 @@ SPOKEN_DIGITS_RE = re.compile(
     r"(?i)(?<![\w-])(?P<v>(?:(?:" + _SPOKEN_DIGIT + r"|[a-z])[ ,-]+){5,}(?:" + _SPOKEN_DIGIT + r"|[a-z]))(?![\w-])")
 
 
+#: a postcode spoken letter by letter after its label ("post code is l s six two a b": a fresh-clone
+#: check, thirteenth round): four to eight tokens, a digit word among them
+SPOKEN_ZIP_RE = re.compile(
+    r"(?i)\b(?:post\s?code|postal code|zip(?: code)?|eircode)(?: is)?[ \t:,]+(?P<v>(?:(?:" + _SPOKEN_DIGIT
+    + r"|[a-z])[ ,-]+){3,7}(?:" + _SPOKEN_DIGIT + r"|[a-z]))(?![\w-])")
+
+
+def _spoken_zip_score(text: str, m: re.Match) -> Optional[float]:
+    """A digit word among the tokens ("l s six two a b"; not "is a b c d")."""
+    words = re.findall(r"[^\W\d_]+", m.group("v").lower())
+    return 0.7 if any(re.fullmatch(_SPOKEN_DIGIT, w) for w in words) and sum(len(w) == 1 for w in words) >= 2 else None
+
+
 def _spoken_digits_score(text: str, m: re.Match) -> Optional[float]:
     """Four digit words or more among the tokens (not "a b c d e f")."""
     words = re.findall(r"[^\W\d_]+", m.group("v").lower())
@@ -1914,6 +1927,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
         _GroupsRecognizer("DateOfBirthOtherRecognizer", "DATE_OF_BIRTH", [DOB_ERA_RE, SPOKEN_DATE_RE], 0.7),
         RegexRecognizer("SpokenDigitsRecognizer", "ACCOUNT_ID", [SPOKEN_DIGITS_RE], 0.7,
                         validate=_spoken_digits_score),
+        RegexRecognizer("SpokenZipRecognizer", "ACCOUNT_ID", [SPOKEN_ZIP_RE], 0.7, validate=_spoken_zip_score),
         RegexRecognizer("RuStreetRecognizer", "STREET_ADDRESS", [RU_STREET_RE], 0.7),
         RegexRecognizer("SnilsRecognizer", "ACCOUNT_ID", [SNILS_RE], 0.7),
         RegexRecognizer("JpAddressRecognizer", "STREET_ADDRESS", [JP_ADDRESS_RE], 0.7, needs="〒"),

@@ -261,6 +261,7 @@ def persona(i: int) -> dict:
         "steam": f"7656119820{4417733 + i * 1013:07d}", "twelfth": i >= TWELFTH_FROM,
         # issue 11, thirteenth round
         "tbl_first": TABLE_FIRST[i], "tbl_last": TABLE_LAST[i], "tbl_bsn": f"{311402115 + i * 97}",
+        "tbl_persnr": f"{700120 + i}",
         "tbl_dob": f"19{70 + i}-0{1 + i % 9}-{12 + i}", "hindi": HINDI[i], "bvn": f"{22150918376 + i * 10103}",
         "spoken": " ".join(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")[int(d)]
                            for d in f"07{700 + i * 13}9{31 + i:02d}08"),
@@ -320,7 +321,7 @@ def typed_values(p: dict) -> dict[str, list[str]]:
         "IBAN": [p["iban"]], "SSN": [p["ssn"], p["spaced_ssn"]],
         "ACCOUNT_ID": [p["account"], p["crm_kunde"], p["claim"], p["dni"], p["licence"], p["donor_id"], p["pesel"],
                        p["codice_fiscale"], p["mac"], *_twelfth(p, "mrn", "steam"),
-                       *_thirteenth(p, "tbl_bsn", "bvn", "spoken")],
+                       *_thirteenth(p, "tbl_persnr", "tbl_bsn", "bvn", "spoken")],
         "USER_ID": [p["user_id"], p["handle"], p["discord"], p["upi"]],
         "VEHICLE_ID": [p["plate"], p["fr_plate"]],
     }
@@ -492,7 +493,7 @@ def record(i: int) -> dict:
             f"my old account was {p['steam']} before the ban")}]
     if i >= THIRTEENTH_FROM:
         msgs += [{"role": "user", "content": (
-            f"payroll export:\n\npersnr;nm;voornaam;BSN;gebdat\n{700120 + i};{p['tbl_last']};{p['tbl_first']};"
+            f"payroll export:\n\npersnr;nm;voornaam;BSN;gebdat\n{p['tbl_persnr']};{p['tbl_last']};{p['tbl_first']};"
             f"{p['tbl_bsn']};{p['tbl_dob']}\n\nनमस्ते, मेरा नाम {p['hindi']} है। my BVN in case you need it is "
             f"{p['bvn']}\nagent may i have your mobile\ncaller {p['spoken']}")}]
     if cancel:

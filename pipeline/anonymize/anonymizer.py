@@ -1916,10 +1916,11 @@ _CP_VALUE_RE = re.compile(r"\d{4}-\d{3}|[A-HJ-NP-Z]\d{4}[A-Z]{3}")
 _DOC_TYPE_KEYS = ("type", "kind", "doc_type", "document_type", "id_type", "typ", "tipo", "art")
 #: legal forms of companies, as written ("GmbH", "Ltd", "BV"), and words that name a company's trade
 #: or a group of companies ("Thyssenkrupp Steel", "Colruyt Group"): a value with one is no person's
-_COMPANY_FORMS = frozenset({"AG", "SA", "AB", "AS", "BV", "B.V.", "NV", "N.V.", "KG", "SE", "DC", "LLC", "PLC", "plc",
+#: (not "SA", "AS", "SE": a family name in capitals, "MARIA SA" for Sá, reads the same)
+_COMPANY_FORMS = frozenset({"AG", "AB", "BV", "B.V.", "NV", "N.V.", "KG", "DC", "LLC", "PLC", "plc",
                             "GmbH", "Ltd", "Ltd.", "Inc", "Inc.", "Co.", "Corp", "Corp.", "Pty", "Oy", "ApS", "SpA",
                             "S.p.A.", "SRL", "S.r.l.", "SAS", "SARL", "S.A.", "Sp.", "LLP", "GbR", "OHG",
-                            "e.V.", "eG", "KGaA", "SL", "S.L.", "Ltda", "Ltda.", "S.A.S.", "AE", "A/S", "Tbk"})
+                            "e.V.", "eG", "KGaA", "S.L.", "Ltda", "Ltda.", "S.A.S.", "A/S", "Tbk"})
 _COMPANY_WORDS = frozenset({"group", "gruppe", "groep", "grupo", "gruppo", "groupe", "holding", "holdings", "logistics",
                             "logistik", "logistica", "logística", "steel", "bank", "foods", "labs", "technologies",
                             "solutions", "services", "systems", "industries", "company", "corporation", "limited",

@@ -397,3 +397,22 @@ def test_fresh_clone_kinds_spoken_postcode_twitch_key_and_tax_code(anon):
     ])
     text = "\n".join(m["content"] for m in out.messages)
     assert_gone(text, ["m k nine four d w", "FRRGLI92C45F205X", "zoe_rk_plays"])
+
+
+# ------------------------------------------------------------------- Cyrillic names and patronymics
+@pytest.mark.parametrize("text,values", [
+    ("Гость: Соколова Ирина Павловна, паспорт 4510 123456", ["Соколова", "Ирина", "Павловна"]),
+    ("Здравствуйте, Ирина Павловна! Ваш номер готов.", ["Ирина Павловна"]),
+    ("Клиент Громов Денис Олегович просит вернуть деньги", ["Громов Денис Олегович"]),
+    ("Шановний Тарасе Бондаренко, ваше замовлення готове.", ["Бондаренко"]),
+])
+def test_cyrillic_names_with_patronymics_and_salutations(anon, text, values):
+    assert_gone(user(anon, text), values)
+
+
+@pytest.mark.parametrize("text", [
+    "Отель находится на Московском проспекте, рядом с метро Парк Победы.",
+    "Добрый день! Тариф Стандарт действует до конца месяца.",
+])
+def test_cyrillic_sentences_without_people_stay(anon, text):
+    assert user(anon, text) == text

@@ -706,6 +706,8 @@ SCRIPT_NAME_CONTEXT_RE = re.compile(
     + NAME_WORD + r"){1,3})")
 
 
+#: a Capitalized word of Cyrillic letters (Russian, Ukrainian, Bulgarian)
+_CYR_WORD = "[\u0410-\u042F\u0401\u0404\u0406\u0407][\u0430-\u044F\u0451\u0454\u0456\u0457'\u2019-]+"
 #: Chinese family names (the hundred most common, one character): a name before 先生 / 女士 /
 #: 小姐 starts with one
 _CN_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢"
@@ -730,7 +732,14 @@ CJK_NAME_RES = (
     # Chinese consignee / contact / customer label ("收货人王晓明，"), a Vietnamese name of three or
     # four words opening with a common family name ("Shipper Trần Văn Đức")
     re.compile(r"(?:मेरा नाम|मेरी नाम|मैं)\s+(?P<v>[\u0900-\u097F]{2,}(?:\s+[\u0900-\u097F]{2,}){0,2}?)(?=\s+(?:है|हूँ|हूं)|\s*[,।])"),
-    re.compile(r"(?i:аз съм|казвам се|името ми е|мене звати|мене звуть|моє ім['’]я|мое име је|зовем се|ја сам)\s+"
+    # a Russian / Ukrainian name with its patronymic ("Смирнова Анна Игоревна", "Сергей Викторович
+    # Петров", "Анна Игоревна!"): the patronymic's ending is a person's
+    re.compile(r"(?<![\u0400-\u04FF])(?P<v>(?:" + _CYR_WORD + r" )?" + _CYR_WORD + r" [\u0410-\u042F\u0401\u0404\u0406\u0407]"
+               r"[\u0430-\u044F\u0451\u0454\u0456\u0457]+(?:ович|евич|йович|ович|ьич|овна|евна|ична|ївна|іївна|инична)"
+               r"(?: " + _CYR_WORD + r")?)(?![\u0400-\u04FF])"),
+    re.compile(r"(?i:аз съм|казвам се|името ми е|мене звати|мене звуть|моє ім['’]я|мое име је|зовем се|ја сам|"
+               r"уважаем(?:ый|ая)|дорог(?:ой|ая)|шановн(?:ий|а)|фио:?|гость:|клиент(?:ка)?:|пациент(?:ка)?:|"
+               r"получатель:|отправитель:|отримувач:|одержувач:)\s+"
                r"(?P<v>[\u0410-\u042F\u0401\u0404\u0406\u0407][\u0430-\u044F\u0451\u0454\u0456\u0457'’]+"
                r"(?:\s+[\u0410-\u042F\u0401\u0404\u0406\u0407][\u0430-\u044F\u0451\u0454\u0456\u0457'’]+){0,2})"),
     re.compile(r"(?:收货人|收件人|联系人|聯絡人|寄件人|客户|客戶|持卡人|申请人|申請人|患者|乘客|住客|租客|业主|業主|户主|戶主)"

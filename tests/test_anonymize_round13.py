@@ -416,3 +416,18 @@ def test_cyrillic_names_with_patronymics_and_salutations(anon, text, values):
 ])
 def test_cyrillic_sentences_without_people_stay(anon, text):
     assert user(anon, text) == text
+
+
+# ----------------------------------------------------------------- chat exports and labels
+def test_chat_nicks_quoted_surname_first_senders_and_names_in_capitals(anon):
+    out = user(anon, '[10:02] <kwheelerx> can you reset the MFA?\nFrom: "Okafor, Chidinma" <c.okafor@corp-example.com>\n'
+                     "Cardholder: JANE A DOEWORTH, exp 09/27")
+    assert_gone(out, ["kwheelerx", "Okafor", "Chidinma", "JANE", "DOEWORTH"])
+
+
+@pytest.mark.parametrize("text", [
+    "Contact: IT SUPPORT for the VPN, @channel please read the notice.",
+    "Owner: N/A (the asset is in storage)",
+])
+def test_labels_before_vocabulary_in_capitals_stay(anon, text):
+    assert user(anon, text) == text

@@ -872,6 +872,11 @@ def looks_like_handle(value: str, keep: frozenset[str] | set[str] = frozenset())
 
 
 # ---------------------------------------------------------------------------- labels
+#: a name word after a person label: Capitalized, or in capitals ("Cardholder: JANE A DOEWORTH":
+#: thirteenth round)
+_LABEL_NAME_WORD = "(?:" + NAME_WORD + "|(?-i:[A-Z][A-Z'-]+)(?![a-z]))"
+
+
 def _matches(rx: re.Pattern, text: str, is_label: Callable[[re.Match], bool]) -> Iterator[re.Match]:
     """``rx``'s matches in ``text``; a match whose value is itself a label is skipped and the
     search goes on from that label ("Xbox gamertag: Gr8Gabe": "gamertag" is no value of "Xbox",
@@ -913,7 +918,8 @@ class LabelFinder:
             if ent == "PERSON":  # "Beneficiary: Zacco", "Owner: Ines Quintero" (a colon needed)
                 alt = "|".join(f"(?:{lab})" for lab in labs)
                 self.person_rx = re.compile(
-                    r"(?i:(?<![\w-])(?:" + alt + r"))[ \t]*:[ \t]*(?P<v>" + NAME_WORD + r"(?:[ \t]{1,3}" + NAME_WORD + r"){0,2})")
+                    r"(?i:(?<![\w-])(?:" + alt + r"))[ \t]*:[ \t]*(?P<v>" + _LABEL_NAME_WORD + r"(?:[ \t]{1,3}(?:"
+                    + _LABEL_NAME_WORD + r"|[A-Z]\.?)){0,3})")
                 continue
             alt = "|".join(f"(?:{lab})" for lab in labs)
             # upper-case groups apart ("KP19 XHZ", "JT 48 19 27 B", "M-RW 2219") only after the

@@ -926,7 +926,11 @@ SSN_LABEL_RE = re.compile(r"(?i:\b(?:ssn|ss#|ss no\.?|social security(?: number|
 
 #: A mention of a user by handle in chat or ticket text ("Reassign it from @tobias.ekwueme to
 #: @rgallardo"): not inside an e-mail address ("ana@example.com") or a word.
-MENTION_RE = re.compile(r"(?<![\w@.+-])@(?P<v>[A-Za-z][A-Za-z0-9._-]{1,38}[A-Za-z0-9])(?![\w@]|\.\w)")
+MENTION_RE = re.compile(r"(?<![\w@.+-])@(?!(?:channel|here|everyone|all|team)\b)"
+                        r"(?P<v>[A-Za-z][A-Za-z0-9._-]{1,38}[A-Za-z0-9])(?![\w@]|\.\w)")
+#: a chat nick in angle brackets at a line's start, after an optional time (IRC and Slack exports:
+#: "[10:02] <kwheeler> can you reset ...": thirteenth round)
+CHAT_NICK_RE = re.compile(r"(?m)^[ \t]*(?:[\[(]?\d{1,2}:\d{2}(?::\d{2})?[\])]?[ \t]+)?<(?P<v>[A-Za-z][A-Za-z0-9_.|-]{1,30})>[ \t]")
 
 
 #: The user name in a social profile's address ("linkedin.com/in/rhiannon-castell-4b1a7",
@@ -1109,7 +1113,7 @@ NAME_BEFORE_EMAIL_RE = re.compile(
     r"[ \t]*<[^<>@\s]+@[^<>\s]+>")
 MAIL_HEADER_NAME_RE = re.compile(
     r"(?im)^[ \t>]*(?:from|to|cc|bcc|reply-to|sender|von|an|de|para|van|aan|da|fr[åa]n|till|fra|til|od|do|kimden|kime)"
-    r"[ \t]*:[ \t]*[\"']?(?P<v>[^\W\d_][^\W\d_'-]*(?:['-][^\W\d_]+)*(?:[ \t]+(?:[^\W\d_]\.|[^\W\d_][^\W\d_'-]*"
+    r"[ \t]*:[ \t]*[\"']?(?P<v>[^\W\d_][^\W\d_'-]*(?:['-][^\W\d_]+)*,?(?:[ \t]+(?:[^\W\d_]\.|[^\W\d_][^\W\d_'-]*"
     r"(?:['-][^\W\d_]+)*)){0,3})[\"']?[ \t]*<[^<>@\s]+@[^<>\s]+>")
 
 
@@ -1992,7 +1996,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("SpeakerLabelRecognizer", "PERSON", [SPEAKER_RE], 0.6, validate=_speaker_score),
         RegexRecognizer("SpeakerAnyCaseRecognizer", "PERSON", [SPEAKER_ANY_CASE_RE], 0.6,
                         validate=_speaker_any_case_score),
-        RegexRecognizer("MentionRecognizer", "USER_ID", [MENTION_RE], 0.7),
+        RegexRecognizer("MentionRecognizer", "USER_ID", [MENTION_RE, CHAT_NICK_RE], 0.7),
         RegexRecognizer("ProfileUrlRecognizer", "USER_ID", [PROFILE_URL_RE], 0.8),
         RegexRecognizer("IpAddressRecognizer", "ACCOUNT_ID", [IP_ADDRESS_RE], 0.8, validate=_ip_address_score),
         RegexRecognizer("NicknameNameRecognizer", "PERSON", [NICKNAME_NAME_RE], 0.75, validate=_nickname_name_score),

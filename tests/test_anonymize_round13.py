@@ -431,3 +431,13 @@ def test_chat_nicks_quoted_surname_first_senders_and_names_in_capitals(anon):
 ])
 def test_labels_before_vocabulary_in_capitals_stay(anon, text):
     assert user(anon, text) == text
+
+
+@pytest.mark.parametrize("text,values", [
+    ("RRN 900101-1234567 for the ticket", ["900101-1234567"]),
+    ("teudat zehut 123456782", ["123456782"]),
+    ("code meli 0013542419 lotfan", ["0013542419"]),
+    ("身份证号码 110101199003074514，谢谢", ["110101199003074514"]),
+])
+def test_national_numbers_after_their_labels(anon, text, values):
+    assert_gone(user(anon, text), values)

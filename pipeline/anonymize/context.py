@@ -954,10 +954,13 @@ class LabelFinder:
                 v = m.group("v")
                 start, end = m.start("v"), m.end("v")
                 if ent == "USER_ID":
-                    # a handle, or a numeric user id ("user id 7720391"); not a first or family name
-                    # of the lists ("my friend Kevin Baker" is a person, found as one: thirteenth round)
-                    if (not looks_like_handle(v, self.keep) and not re.fullmatch(r"\d{5,}", v)) or (
-                            re.fullmatch(NAME_WORD, v) and in_gazetteer(v)):
+                    # a handle, or a numeric user id ("user id 7720391"); a first or family name of
+                    # the lists is a person's name, not a handle ("my friend Kevin Baker", "wheelchair
+                    # user: Cian Mac Giolla Phádraig": thirteenth round)
+                    if re.fullmatch(NAME_WORD, v) and in_gazetteer(v):
+                        out.append(("PERSON", start, end))
+                        continue
+                    if not looks_like_handle(v, self.keep) and not re.fullmatch(r"\d{5,}", v):
                         continue
                 elif ent == "ZIP":
                     # a postcode: 3-8 letters and digits, a digit among them, no year-like run of

@@ -957,7 +957,8 @@ class LabelFinder:
                     # a handle, or a numeric user id ("user id 7720391"); a first or family name of
                     # the lists is a person's name, not a handle ("my friend Kevin Baker", "wheelchair
                     # user: Cian Mac Giolla Phádraig": thirteenth round)
-                    if re.fullmatch(NAME_WORD, v) and in_gazetteer(v):
+                    if re.fullmatch(NAME_WORD, v) and in_gazetteer(v) and not is_english_word(v) and \
+                            v.lower() not in self.keep:  # ("Customer: My invoice": "My" is in the lists too)
                         out.append(("PERSON", start, end))
                         continue
                     if not looks_like_handle(v, self.keep) and not re.fullmatch(r"\d{5,}", v):

@@ -289,6 +289,10 @@ class _Scan:
     # words of values under business keys ("brand": ["Dyson", "Miele"]): no names in this record
     business_words: set[str] = field(default_factory=set)
 
+    def add_business_words(self, text: str) -> None:
+        """The words (3+ letters) of a business value: never taken as name words in this record."""
+        self.business_words.update(w.lower() for w in re.findall(r"[^\W\d_]{3,}", text))
+
 
 class Anonymizer:
     """Pseudonymize :class:`LogRecord` s consistently within one run.
@@ -785,7 +789,7 @@ class Anonymizer:
                 scan.business.add(str(obj).strip())  # "item_id": "1008292230"
             if key in self.skip_keys:
                 if isinstance(obj, str) and len(obj) <= 40:
-                    scan.business_words.update(w.lower() for w in re.findall(r"[^\W\d_]{3,}", obj))
+                    scan.add_business_words(obj)
                 return
             s = str(obj)
             if isinstance(obj, str):
@@ -921,18 +925,19 @@ class Anonymizer:
         if "|" in text:
             for value, ent, src in hl7_values(text):
                 self._register(scan, value, ent, src)
-        if ("\n" in text and (any(sep in text for sep in "\t;|,") or "  " in text)) or "</t" in text.lower():
-            # a CSV / TSV export, a markdown table, a SQL result, a fixed-width report: each row
-            # read as a JSON object is, by its column names (thirteenth round)
-            rows = list(table_rows(text)) if any(sep in text for sep in "\t;|,") else []
-            rows += list(html_table_rows(text)) if "</t" in text.lower() else []
-            for row in rows + (list(fixed_width_rows(text)) if "  " in text else []):
-                self._collect_obj(scan, row, None, "table")
-                for head, cell in row.items():  # a product's, a store's column, a company: business words
-                    key = _norm_key(head)
-                    if key in self.skip_keys or any(w in self.config.key_words_exclude for w in key.split("_")) \
-                            or _is_company(cell):
-                        scan.business_words.update(w.lower() for w in re.findall(r"[^\W\d_]{3,}", cell))
+        # a CSV / TSV export, a markdown table, a SQL result, a fixed-width report, an HTML table:
+        # each row read as a JSON object is, by its column names (thirteenth round)
+        multi_line = "\n" in text
+        rows = [*(table_rows(text) if multi_line and any(sep in text for sep in "\t;|,") else ()),
+                *(html_table_rows(text) if "</t" in text or "</T" in text else ()),
+                *(fixed_width_rows(text) if multi_line and "  " in text else ())]
+        for row in rows:
+            self._collect_obj(scan, row, None, "table")
+            for head, cell in row.items():  # a product's, a store's column, a company: business words
+                key = _norm_key(head)
+                if key in self.skip_keys or any(w in self.config.key_words_exclude for w in key.split("_")) \
+                        or _is_company(cell):
+                    scan.add_business_words(cell)
         if "\n" in text and ":" in text:
             doc = yaml_document(text)  # a tool result written as YAML (thirteenth round)
             if doc is not None:

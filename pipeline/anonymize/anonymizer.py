@@ -379,6 +379,16 @@ class Anonymizer:
                                           + places + r")\b)")
         # right before it: "Fundação Gulbenkian", "Uniwersytet Gdański", "Museo del Prado"
         self._place_before_re = re.compile(r"(?i:\b(?:" + places + r"))[ \t]+(?:(?:de|da|do|del|della|di|der|des|van|of)[ \t]+)?$")
+        things = "|".join(sorted(map(re.escape, self.config.thing_nouns), key=len, reverse=True)) or "(?!)"
+        # "Ted Baker blazer", "the Django admin"; after "'s" a Capitalized noun ("King's Road")
+        # ("the Lincoln and Jefferson plants", "the Marie Curie Fellowship": a Capitalized word or
+        # two between, or the first of a pair too)
+        self._thing_after_re = re.compile(r"(?:,?[ \t]+(?:and|&|or|und|et|y|e)[ \t]+[A-Z][\w'\u2019-]+|(?:[ \t]+[A-Z][\w\u2019-]+){1,2}"
+                                          r"(?=[ \t]+[A-Z]))?"
+                                          r"(?:['\u2019]s[ \t]+(?=[A-Z])|[ \t]+)(?i:" + things + r")(?![\w'\u2019-])")
+        self._thing_last_re = re.compile(r"[ \t](?i:" + things + r")$")
+        dishes = "|".join(sorted(map(re.escape, self.config.dish_words), key=len, reverse=True)) or "(?!)"
+        self._dish_before_re = re.compile(r"(?i:(?<![\w-])(?:" + dishes + r"))[ \t]+$")
         self._label_cache: dict[str, list[tuple[str, int, int]]] = {}
         self._audit_counts: Counter = Counter()
         self._audit_items: list[dict[str, str]] = []
@@ -571,6 +581,16 @@ class Anonymizer:
             self._register(scan, text[s:e], ent, src)
 
     # -- phase 1: collect --------------------------------------------------------------------
+    def _thing_after(self, text: str, end: int) -> bool:
+        """A noun of the config's ``thing_nouns`` follows the name ending at ``end`` ("the Ted Baker
+        blazer", "King's Road", "the Lincoln and Jefferson plants"), and is no family name of the
+        gazetteer right after it ("Lois Lane", "John Cross" are people)."""
+        m = self._thing_after_re.match(text, end)
+        if m is None:
+            return False
+        noun = m.group().split()[-1]
+        return not (noun[:1].isupper() and "'" not in m.group() and "\u2019" not in m.group() and in_gazetteer(noun))
+
     def _register(self, scan: _Scan, value: str, entity: str, source: str) -> None:
         entity = _ENTITY_ALIASES.get(entity, entity)
         value = value.strip()
@@ -1147,16 +1167,18 @@ class Anonymizer:
                     # phonenumbers or an issuer's range says
                     stats["phone_spans_dropped"] += 1
                     continue
-                if ent == "PERSON" and rec_name == "ScriptNameContextRecognizer" and not _NAME_WORD_RE.match(
+                if ent == "PERSON" and rec_name in _SCRIPT_NAME_RECOGNIZERS and not _NAME_WORD_RE.match(
                         value.split()[0]):
                     # a name in another script after its introduction, title or honorific
                     # ("Ονομάζομαι Παναγιώτης Καραμανλίδης", "山本 健一様", "меня зовут Ирина
-                    # Соколова"): the Latin-shaped word checks below cannot read it; each word is
-                    # a name word too
+                    # Соколова"), or a run of its script's names ("منى عبد الحميد السيد"): the
+                    # Latin-shaped word checks below cannot read it; each word is a name word too
+                    # (not the "son of" / "servant of" links of Arabic and Hebrew names)
                     self._register(scan, value, "PERSON", rec_name)
                     for w in value.split():
                         for part in w.split("-"):
-                            self._register(scan, part, "FIRST_NAME", rec_name + ":part")
+                            if part not in _NAME_LINKS:
+                                self._register(scan, part, "FIRST_NAME", rec_name + ":part")
                     continue
                 if ent == "PERSON":
                     strong = ((rec_name == "NameContextRecognizer" and
@@ -1179,9 +1201,13 @@ class Anonymizer:
                                          or (_NUMBER_LAST_RE.search(value) and _CAPITALIZED_NEXT_RE.match(text, e))
                                          or _QUANTITY_AFTER_RE.match(text, e)
                                          or _PRODUCT_AFTER_RE.match(text, e) or _CAMEL_WORD_RE.search(value)
+                                         or self._thing_after(text, e)
+                                         or self._dish_before_re.search(text, max(0, s - 12), s)
                                          or (" " not in value.strip() and _firm_pair(text, s, e))):
                         # "the Madison Avenue store", "the Grand Canyon tour": a road or landmark;
-                        # "Dell XPS", "Bose QuietComfort", "Marks & Spencer": a brand or a firm
+                        # "Dell XPS", "Bose QuietComfort", "Marks & Spencer": a brand or a firm;
+                        # "the Ted Baker blazer", "Eggs Benedict", "King's Road": a thing
+                        # (config thing_nouns, dish_words)
                         runs = []
                     elif (not strong and rec_name in ("SpacyRecognizer", "NameShapeRecognizer")
                           and not _PERSON_AFTER_RE.match(text, e)
@@ -1258,7 +1284,9 @@ class Anonymizer:
                             runs = [r for r in runs if " " in r or surname_shaped(r) or any(
                                 in_gazetteer(p) for p in r.split("-"))]
                     if runs and not strong:
-                        runs = [r for r in runs if not _place_or_vocabulary_run(text, s, value, r, rec_name)]
+                        runs = [r for r in runs if not _place_or_vocabulary_run(text, s, value, r, rec_name)
+                                # a run ending in a thing's noun ("Margherita Pizza", "Mariahilfer Straße")
+                                and not (self._thing_last_re.search(r) and not in_gazetteer(r.split()[-1]))]
                     if runs and not strong and text[e:e + 2] in ("'s", "\u2019s") and \
                             value.lower() in self.config.eponyms and not _TITLE_BEFORE_RE.search(text[max(0, s - 12):s]):
                         runs = []  # "Hashimoto's", "Addison's": a condition named after its finder (not "Mr Addison's")
@@ -1342,10 +1370,12 @@ class Anonymizer:
                     w = m.group()
                     if not w.isascii() and w.lower() not in known and strip_accents(w).lower() in plain_known:
                         self._register(scan, w, "FIRST_NAME", "derived:accent_variant")
-        for v in [v for v, e in scan.values.items() if e == "STREET_ADDRESS" and "," in v]:
+        for v in [v for v, e in scan.values.items() if e == "STREET_ADDRESS" and ("," in v or "\u060C" in v)]:
             street = _street_of_address(v)
             if street:  # "Rua Cardeal Arcoverde, 1842, apto 71" -> "Rua Cardeal Arcoverde" alone
                 self._register(scan, street, "STREET_ADDRESS", "derived:address_street")
+            for zip_code in _postcodes_of_address(v):  # "..., 1324 София" -> "1324" wherever it stands
+                self._register(scan, zip_code, "ZIP", "derived:address_zip")
         for text in scan.strings:
             if "(" in text:
                 for name, h in name_handle_pairs(text, self._keep_words, handles):
@@ -1746,8 +1776,10 @@ class _Replacer:
 
     # word characters of the alphabetic scripts: a value never matches inside a longer word of
     # them ("Ana" in "Anaïs", "Nguy" in "Nguyễn": twelfth round); scripts without spaces (CJK)
-    # have no boundary ("高橋 結衣様")
-    _W = "A-Za-z0-9_\u00C0-\u024F\u1E00-\u1EFF\u0370-\u03FF\u0400-\u04FF"
+    # have no boundary ("高橋 結衣様"); fourteenth round: Arabic, Hebrew, Indic, Ethiopic, Georgian
+    # and Armenian letters too ("דוד" of "אבי בן-דוד" is not in "באשדוד")
+    _W = ("A-Za-z0-9_\u00C0-\u024F\u1E00-\u1EFF\u0370-\u03FF\u0400-\u04FF\u0531-\u0587\u05D0-\u05EA"
+          "\u0620-\u064A\u066E-\u06D3\u06D5\u06FA-\u06FF\u0900-\u0963\u0966-\u09FF\u0B80-\u0BFF\u10A0-\u10FF\u1200-\u135A")
     _GEN = r"(?<![" + _W + r"])(?:{})(?![" + _W + r"])"
     # lower-case name words: never inside an e-mail, a URL or a file name ("tamsin.okafor@...")
     _SOFT = r"(?<![" + _W + r".@%+/-])(?:{})(?![" + _W + r"@]|[.-][A-Za-z0-9])"
@@ -1879,13 +1911,19 @@ def _town_beside_postcode(text: str, start: int, end: int) -> bool:
             or (_NUMBER_BRACKET_BEFORE_RE.search(before) is not None and text[end:end + 1] == ")"))
 
 
+#: Person recognizers of names in other scripts than Latin (their words are no Latin name words)
+_SCRIPT_NAME_RECOGNIZERS = frozenset({"ScriptNameContextRecognizer", "ScriptIntroNameRecognizer",
+                                      "ScriptNameRunRecognizer"})
+#: Links inside Arabic and Hebrew names ("son of", "daughter of", "father of", "servant of"):
+#: part of a found name, never a name word of their own elsewhere in the record
+_NAME_LINKS = frozenset("بن بنت ابن إبن أبو ابو أم عبد ال בן בת אבו".split())
 #: Person recognizers whose pattern itself says person ("Einar's address", "Vedrana: Are we",
 #: '," says Torvik.', "cormac: thx"): strong context, no place veto inside the span.
 _STRONG_PERSON_RECOGNIZERS = frozenset({"SpeakerLabelRecognizer", "NamePossessiveRecognizer",
                                         "QuoteSpeakerRecognizer", "SpeakerAnyCaseRecognizer",
                                         "PnrNameRecognizer", "DashSignatureRecognizer", "LabelledNameRecognizer",
                                         "SignatureNameRecognizer", "MailHeaderNameRecognizer", "ScriptNameContextRecognizer",
-                                        "CapsCommaNameRecognizer"})
+                                        "CapsCommaNameRecognizer", "ScriptIntroNameRecognizer"})
 #: Keys of an object under a person key that hold a part of the person's name ("guest":
 #: {"first": "Anselm", "last": "Whitcombe"}).
 _PERSON_PART_KEYS = {"first": "FIRST_NAME", "given": "FIRST_NAME", "middle": "FIRST_NAME", "last": "LAST_NAME",
@@ -1975,13 +2013,50 @@ _UNIT_WORDS = frozenset("plot flat apt apartment unit suite no house lot block b
                         "piso apto depto dpto wohnung lgh".split())
 
 
+#: A postcode beside its town in a comma part of an address ("1324 София", "LV-1001", "אשדוד
+#: 7752021", "47300 Petaling Jaya", "80-827 Gdańsk"); group ``v``
+_ADDRESS_PART_ZIP_RE = re.compile(
+    r"^(?P<v>\d{4,6}|\d{2}-\d{3}|\d{3} \d{2}|[A-Z]{2}-\d{4,5})(?:\s+[^\W\d_][\w.\u2019'-]*){1,3}$"
+    r"|^(?P<x>[A-Z]{2}-\d{4,5})$"
+    r"|^(?P<t>[^\W\d_][\w\u2019'-]*)(?:\s+[^\W\d_][\w\u2019'-]*){0,2},?\s+(?P<y>\d{4,7})$")
+
+
+def _postcodes_of_address(value: str) -> list[str]:
+    """Postcodes in the comma parts after the first of a whole address (fourteenth round: "ж.к.
+    Люлин 7, бл. 713, ап. 38, 1324 София" -> ["1324"], "Brīvības iela 118-23, Rīga, LV-1001" ->
+    ["LV-1001"]); a number after a unit word is none ("Suite 1200", "Box 1184"). The first part
+    holds the house number ("4417 Glenwood Avenue")."""
+    out = []
+    parts = [p.strip() for p in re.split(r"[,\u060C]", value)]
+
+    def place(words: str) -> bool:
+        w = words.lower().rstrip(".")
+        return w in place_gazetteer() or w in city_gazetteer()
+
+    # the Hungarian / German order first ("1052 Budapest, Váci utca 36"): a postcode and a known
+    # town, no street; a postcode alone after a known town at the end ("..., Stellenbosch, 7600")
+    first = re.fullmatch(r"(\d{4,6})\s+(\D{3,30})", parts[0])
+    if first and place(first.group(2)):
+        out.append(first.group(1))
+    if len(parts) >= 3 and re.fullmatch(r"\d{4,6}", parts[-1]) and place(parts[-2]):
+        out.append(parts[-1])
+    for part in parts[1:]:
+        m = _ADDRESS_PART_ZIP_RE.match(part)
+        if m is None:
+            continue
+        if m.group("t") and m.group("t").lower().rstrip(".") in _UNIT_WORDS | {"box", "suite", "ste", "floor", "room"}:
+            continue
+        out.extend(g for g in m.group("v", "x", "y") if g)
+    return out
+
+
 def _street_of_address(value: str) -> Optional[str]:
     """The street part of a whole address registered from a key ("Rua Cardeal Arcoverde, 1842,
     apto 71" -> "Rua Cardeal Arcoverde"; "1875 boul. Saint-Martin Ouest, app. 604, Laval QC" ->
     "1875 boul. Saint-Martin Ouest"): its first comma part when it has two words or more and a
     house number or a street noun - the form a chat repeats later ("send it to Rua Cardeal
     Arcoverde"). None otherwise (a building's or a firm's name first: "Acme Ltd, 12 Main St")."""
-    first = value.split(",", 1)[0].strip()
+    first = re.split(r"[,\u060C]", value, maxsplit=1)[0].strip()
     words = first.split()
     if len(words) < 2 or len(first) < 6 or first == value.strip():
         return None

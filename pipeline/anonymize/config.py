@@ -32,7 +32,8 @@ KNOWN_ENTITIES = frozenset({
     "ORDER_ID", "PAYMENT_ID", "LAST_FOUR", "CREDIT_CARD", "IBAN_CODE", "SSN", "PASSWORD",
     "API_KEY", "ACCESS_TOKEN", "SESSION_ID", "VEHICLE_ID"})
 _SECTIONS = ("key_rules", "key_words", "key_words_exclude", "person_keys", "skip_keys",
-             "keep_words", "place_words", "id_labels", "id_patterns", "phone_regions", "eponyms")
+             "keep_words", "place_words", "id_labels", "id_patterns", "phone_regions", "eponyms", "thing_nouns",
+             "dish_words")
 
 
 class PiiConfigError(ValueError):
@@ -89,7 +90,10 @@ class PiiConfig:
     text; ``id_patterns``: entity -> regexes of whole identifiers (``first_last_1234``);
     ``place_words``: words that make a Capitalized span a place ("International Airport");
     ``phone_regions``: presidio phone regions tried besides the US; ``eponyms``: lower-case names
-    that, followed by "'s", name a medical condition, not a person ("Hashimoto's").
+    that, followed by "'s", name a medical condition, not a person ("Hashimoto's"); ``thing_nouns``:
+    lower-case nouns that, right after a name (or after its "'s", Capitalized), make it a brand,
+    a dish, a venue or an event ("Ted Baker blazer", "Caesar salad", "King's Road");
+    ``dish_words``: words that, right before a name, make it a dish ("Eggs Benedict", "Peach Melba").
     """
 
     key_rules: dict[str, str] = field(default_factory=dict)
@@ -103,6 +107,8 @@ class PiiConfig:
     place_words: set[str] = field(default_factory=set)
     phone_regions: list[str] = field(default_factory=list)
     eponyms: set[str] = field(default_factory=set)
+    thing_nouns: set[str] = field(default_factory=set)
+    dish_words: set[str] = field(default_factory=set)
     sources: list[str] = field(default_factory=list)
 
     # -- loading -------------------------------------------------------------------------
@@ -143,6 +149,8 @@ class PiiConfig:
         self.skip_keys.update(normalize_key(k) for k in _strings(data.get("skip_keys"), "skip_keys", source))
         self.keep_words.update(w.lower() for w in _strings(data.get("keep_words"), "keep_words", source))
         self.eponyms.update(w.lower() for w in _strings(data.get("eponyms"), "eponyms", source))
+        self.thing_nouns.update(w.lower() for w in _strings(data.get("thing_nouns"), "thing_nouns", source))
+        self.dish_words.update(w.lower() for w in _strings(data.get("dish_words"), "dish_words", source))
         for ent, labels in _mapping(data, "id_labels", source).items():
             for lab in _strings(labels, f"id_labels.{ent}", source):
                 try:

@@ -83,7 +83,15 @@ _MONTHS_OTHER = ("janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[uû]t|septe
                  "|wrze[śs]nia|pa[źz]dziernika|listopada|grudnia|ledna|[úu]nora|b[řr]ezna|dubna|kv[ěe]tna"
                  "|[čc]ervna|[čc]ervence|srpna|z[áa][řr][íi]|[řr][íi]jna|prosince|augusti|maj|oktober"
                  # Indonesian
-                 "|maret|agustus|desember")
+                 "|maret|agustus|desember"
+                 # fourteenth round (red-team 9 read): Turkish, Romanian, Croatian, Russian and
+                 # Ukrainian (genitive), Arabic
+                 "|ocak|[şs]ubat|mart|nisan|may[ıi]s|haziran|temmuz|a[ğg]ustos|eyl[üu]l|ekim|kas[ıi]m|aral[ıi]k"
+                 "|ianuarie|februarie|martie|aprilie|iunie|iulie|septembrie|noiembrie|decembrie"
+                 "|sije[čc]nja|velja[čc]e|o[žz]ujka|travnja|svibnja|lipnja|srpnja|kolovoza|rujna|studenoga|prosinca"
+                 "|января|февраля|марта|апреля|мая|июня|июля|августа|сентября|октября|ноября|декабря"
+                 "|січня|лютого|березня|квітня|травня|червня|липня|серпня|вересня|жовтня|листопада|грудня"
+                 "|يناير|فبراير|مارس|أبريل|ابريل|مايو|يونيو|يوليو|أغسطس|اغسطس|سبتمبر|أكتوبر|اكتوبر|نوفمبر|ديسمبر")
 _DAY = r"(?:0?[1-9]|[12]\d|3[01])"
 #: a day of the month in English words ("twelfth", "twenty-first")
 _DAY_WORD = (r"(?i:(?:twenty|thirty)?[- ]?(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|"
@@ -98,7 +106,7 @@ DOB_RE = re.compile(
     + r"|" + _MONTH_NUM + r"([/.-])" + _DAY + r"\3" + _BIRTH_YEAR  # US: 3/14/1982, 03-14-1982
     + r"|" + _DAY + r"([/.-])" + _MONTH_NUM + r"\4" + _BIRTH_YEAR  # day first: 17/04/1979, 30.11.1969
     + r"|" + _MONTH_WORD + r"\.? " + _DAY + r"(?i:st|nd|rd|th)?,? " + _BIRTH_YEAR
-    + r"|" + _DAY + r"(?i:st|nd|rd|th|er|e|\.)? (?:(?i:of|de) )?" + _MONTH_WORD + r"\.?,? (?:(?i:de) )?" + _BIRTH_YEAR
+    + r"|" + _DAY + r"(?i:st|nd|rd|th|er|e|\.|°|º)? (?:(?i:of|de) )?" + _MONTH_WORD + r"\.?,? (?:(?i:de) )?" + _BIRTH_YEAR
     + r"|" + _DAY + r"-" + _MONTH_WORD + r"-" + _BIRTH_YEAR  # 14-Aug-1991 (eleventh round)
     + r")(?![\w-])"
 )
@@ -128,6 +136,18 @@ DOB_CONTEXT_RE = re.compile(
     r"|(?i:the )?" + _DAY_WORD + r" (?i:of )?" + _MONTH_WORD + r",? (?:\d{4}|'?\d{2})"
     r"|(?:19|20)\d{2}\. ?" + _MONTH_WORD + r" " + _DAY +
     r")(?![\w-])")
+#: A birth date in Hebrew, Thai, or in Arabic-Indic / Persian digits after a birth word
+#: (fourteenth round, red-team 9 read: "נולדתי ב-5 ביוני 1993", "เกิดวันที่ 12 มีนาคม 2490" - a
+#: Buddhist-era year -, "تاريخ الميلاد ١٤٠٥/٠٣/١٢ هـ", "تاریخ تولد ۱۳۶۸/۰۵/۲۱"); a Thai date with a
+#: Buddhist-era birth year (2480-2549) also without one.
+_EASTERN_DIGIT = "[0-9\u0660-\u0669\u06F0-\u06F9]"
+_THAI_MONTHS = "มกราคม|กุมภาพันธ์|มีนาคม|เมษายน|พฤษภาคม|มิถุนายน|กรกฎาคม|สิงหาคม|กันยายน|ตุลาคม|พฤศจิกายน|ธันวาคม"
+DOB_SCRIPT_RE = re.compile(
+    r"(?:נולדתי|נולד|נולדה|תאריך לידה|ת\. לידה)[ \t:]*(?:ב-?)?(?P<v>\d{1,2}[ \t]+ב?(?:ינואר|פברואר|מרץ|מרס|אפריל|מאי|"
+    r"יוני|יולי|אוגוסט|ספטמבר|אוקטובר|נובמבר|דצמבר)[ \t]+\d{4}|\d{1,2}[./]\d{1,2}[./]\d{2,4})"
+    r"|(?:تاريخ الميلاد|تاريخ ميلاد|تاريخ الولادة|مواليد|تاریخ تولد|متولد|تاريخ ميلادي)[ \t:：]*(?P<w>" + _EASTERN_DIGIT
+    + r"{1,4}[/.-]" + _EASTERN_DIGIT + r"{1,2}[/.-]" + _EASTERN_DIGIT + r"{1,4})"
+    r"|(?<!\d)(?P<x>\d{1,2}[ \t]*(?:" + _THAI_MONTHS + r")[ \t]*(?:พ\.ศ\.[ \t]*)?(?:24[89]\d|25[0-4]\d|19\d\d|200\d))(?!\d)")
 #: A birth date after a birth word of Japanese, Chinese or Korean ("生年月日：1987年3月22日",
 #: "생년월일: 1987년 3월 22일", "出生日期 1987-03-22"): eleventh round.
 DOB_CJK_RE = re.compile(
@@ -196,9 +216,13 @@ def _spoken_digits_score(text: str, m: re.Match) -> Optional[float]:
 #: A Russian street, house and flat ("ул. Профсоюзная, д. 56, кв. 112", "проспект Мира д. 5"):
 #: twelfth round
 RU_STREET_RE = re.compile(
-    r"(?P<v>(?:ул\.|улица|пр-т|пр\.|проспект|пер\.|переулок|ш\.|шоссе|наб\.|набережная|бул\.|бульвар|пл\.|площадь)"
-    r"[ \t]*[\u0410-\u042F\u0401][\u0430-\u044F\u0451-]+(?:[ \t][\u0410-\u042F\u0401\u0430-\u044F\u0451-]+){0,2},?"
-    r"[ \t]*(?:д\.|дом)[ \t]*\d{1,4}[а-я]?(?:,?[ \t]*(?:корп\.|стр\.)[ \t]*\d{1,3})?(?:,?[ \t]*(?:кв\.|квартира)[ \t]*\d{1,4})?)")
+    r"(?P<v>(?:ул\.|улица|пр-т|пр\.|проспект|пер\.|переулок|ш\.|шоссе|наб\.|набережная|бул\.|бульвар|пл\.|площадь"
+    # fourteenth round: Ukrainian ("вул. Городоцька, буд. 174, кв. 31")
+    r"|вул\.|вулиця|просп\.|пров\.|провулок|бульв\.)"
+    r"[ \t]*[\u0410-\u042F\u0401\u0404\u0406\u0407][\u0430-\u044F\u0451\u0454\u0456\u0457'’-]+"
+    r"(?:[ \t][\u0410-\u042F\u0401\u0404\u0406\u0407\u0430-\u044F\u0451\u0454\u0456\u0457'’-]+){0,2},?"
+    r"[ \t]*(?:д\.|дом|буд\.|будинок)[ \t]*\d{1,4}[а-яі]?(?:,?[ \t]*(?:корп\.|стр\.)[ \t]*\d{1,3})?"
+    r"(?:,?[ \t]*(?:кв\.|квартира)[ \t]*\d{1,4})?)")
 #: A Russian SNILS in its layout ("236-914-805 87"): the layout is rare in business text
 SNILS_RE = re.compile(r"(?<![\w-])(?P<v>\d{3}-\d{3}-\d{3}[ -]\d{2})(?![\w-])")
 #: A Japanese postcode after its mark ("〒150-0002") and the address line after it ("〒150-0002
@@ -213,15 +237,27 @@ JP_ADDRESS_RE = re.compile(r"〒[ \t]?\d{3}-?\d{4}[ \t]*(?P<v>[^\s,、。][^\n,�
 #: sentence's end (a full stop after a word of four letters, not "бл." / "u."), or to the next label
 #: after a comma; it must hold a digit
 LABELLED_ADDRESS_RE = re.compile(
-    r"(?:收货地址|收貨地址|送货地址|送貨地址|地址|住址|住所|주소|पता|(?i:адрес(?:а|ът)?|адреса|διεύθυνση|địa chỉ|dia chi|"
-    r"lakc[íi]m|ที่อยู่)|כתובת|العنوان)[ \t]*[:：][ \t]*"
-    r"(?P<v>(?=[^\n]{0,120}?\d)[^\s,，][^\n]{3,120}?)"
-    r"(?=[ \t]*(?:$|\n|[。；;।]|[，,][ \t]*(?:邮编|郵編|邮政编码|电话|電話|手机|手機|身份证|身份證|मोबाइल|फोन|(?i:тел|ЕГН))"
-    r"|\.(?<=[^\W\d_]{4}\.)(?:[ \t]|$)))", re.M)
+    r"(?:(?:收货地址|收貨地址|送货地址|送貨地址|地址|住址|住所|주소|पता|(?i:адрес(?:а|ът)?|адреса|διεύθυνση|địa chỉ|dia chi|"
+    r"lakc[íi]m|ที่อยู่)|כתובת|العنوان)(?:[ \t]*[:：][ \t]*|[ \t]+(?=[\dА-ЯЁЂЈЉЊЋЏІЇЄ]))"
+    # fourteenth round (red-team 9 read): the labels of Latin-script languages, with a colon
+    # ("Adrese: Brīvības iela 118-23, Rīga", "Adresse : 3470, rue Saint-Urbain", "Alamat: No. 27,
+    # Jalan SS 2/64"; not an e-mail's, an IP's or a MAC's; English "Address:" is read by the street
+    # recognizers, which leave a town beside its postcode - sixth round); a Cyrillic label without one
+    # before a Capital or a digit ("адреса Булевар краља Александра 73/12"), an Arabic one before
+    # a number ("العنوان ١٤ شارع الطيران")
+    r"|(?<![\w-])(?<!mail )(?<!IP )(?<!ip )(?<!MAC )(?<!mac )(?i:adresse|adres|adrese|adresa|adresas|"
+    r"anschrift|wohnadresse|wohnanschrift|direcci[óo]n|domicilio|endere[çc]o|morada|indirizzo|alamat|osoite|c[íi]m"
+    r"|naslov|adressa)[ \t]*[:：][ \t]*)"
+    r"(?P<v>(?=[^\n]{0,120}?\d)(?![^\s,]*@)[^\s,，][^\n]{3,120}?)"
+    r"(?=[ \t]*(?:$|\n|[。；;।]|[，,،][ \t]*(?:邮编|郵編|邮政编码|电话|電話|手机|手機|身份证|身份證|मोबाइल|फोन|(?i:тел|ЕГН|tel|phone|mob))"
+    # the sentence's end: a full stop after a word of four letters or after a number ("LV-1001. Tālr.")
+    r"|\.(?<=[^\W\d_]{4}\.)(?:[ \t]|$)|(?<=\d)\.(?:[ \t]|$)))", re.M)
 #: a postcode after its label in another script ("邮编 518057", "우편번호 06236", "पिन कोड 302019")
 LABELLED_ZIP_RE = re.compile(
-    r"(?:邮编|郵編|邮政编码|郵遞區號|郵便番号|우편번호|पिन ?कोड|पिनकोड|(?i:пощенски код|почтовый индекс|индекс|"
+    r"(?:邮编|郵編|邮政编码|郵遞區號|郵便番号|우편번호|पिन ?कोड|पिनकोड|(?i:пощенски код|почтовый индекс|индекс|індекс|поштовий індекс|"
     r"ταχυδρομικός κώδικας|τ\.κ\.))[ \t]*[:：]?[ \t]*(?P<v>\d{3}[ -]?\d{2,3})(?!\d)")
+#: A Singapore postcode in its written form "S(640418)" / "S 640418" (fourteenth round)
+SG_ZIP_RE = re.compile(r"(?<![\w(])S[( ](?P<v>\d{6})\)?(?![\w-])")
 MAC_ADDRESS_RE = re.compile(r"(?<![\w:-])(?P<v>(?:[0-9A-Fa-f]{2}([:-]))(?:[0-9A-Fa-f]{2}\2){4}[0-9A-Fa-f]{2})(?![\w:-])")
 
 
@@ -260,8 +296,11 @@ EU_STREET_RE = re.compile(
     r"(?<![\w-])(?P<v>(?:\d{1,5} )?(?:" + _STREET_WORD + r" ){0,2}[" + UPPER + r"][" + LOWER + r"'-]*?"
     r"(?:stra(?:ß|ss)e|gatan|gata|gade|gyden|vej|vegen|veien|vägen|väg|weg|laan|straat|gasse|allee|"
     r"platz|ring|damm|katu|tie|utca|ulica|ulice|cesta|iela|gatve|tänav|stræde|plein|kade|steeg|gracht|singel|"
-    r"dijk|dreef|hof|vejen|gaden|gade|gasse|ská|ská třída|ova|owa|ego)"
-    r" \d{1,4}(?:[a-zA-Z]|-(?:I{1,3}|hs|bis|[A-Z])|/\d{1,4}[a-zA-Z]?)?)(?![\w-])"
+    r"dijk|dreef|hof|vejen|gaden|gade|gasse|ská|ská třída|ova|owa|ego|"
+    # fourteenth round: "Hauptstr. 5", Icelandic "Laugavegur 54", a German street noun as a word
+    # of its own ("Mariahilfer Straße 47/2/9": an Austrian door after the house number)
+    r"str\.|vegur|gata|braut|stígur|stræti| Stra(?:ß|ss)e| Gasse| Allee| Platz| Weg| Ring| Damm| Ufer)"
+    r" \d{1,4}(?:[a-zA-Z]|-(?:I{1,3}|hs|bis|[A-Z])|(?:/\d{1,4}[a-zA-Z]?){1,3})?)(?![\w-])"
     r"|(?<![\w-])(?P<w>(?:\d{1,5} )?(?:\d{1,5} )?(?:Via|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Rua|Avenida|Travessa|"
     r"Calle|Carrer|Paseo|Plaza|Camino|Rue|Avenue|Boulevard|Chemin|Allée|Place|Impasse|Quai|Strada|"
     r"Ulica|Aleja|C/|"
@@ -414,7 +453,9 @@ def _street_called_score(text: str, m: re.Match) -> Optional[float]:
 #: Post office boxes ("P.O. Box 101", "PO Box 22", "Postfach 12", "Postbox 17"), with a number
 #: before them when an address line gives one ("012 P.O. Box 259").
 PO_BOX_RE = re.compile(r"(?<![\w-])(?P<v>(?:\d{1,6} )?(?i:p\.?\s?o\.?\s?box|post\s+office\s+box|postfach|"
-                       r"post\s?box|postboks|apartado)\s+\d{1,6})(?![\w-])")
+                       r"post\s?box|postboks|apartado|s\.?l\.?p\.?)\s+\d{1,6}(?:-\d{5})?"
+                       # fourteenth round: a Kenyan box with its postcode ("Box 1184-20100 Nakuru")
+                       r"|(?-i:Box) \d{1,6}-\d{5})(?![\w-])")
 _ANY_WORD = r"[^\W\d_][\w'\u2019-]*"
 #: Streets whose street noun is a word of its own, in lower case, after the name ("Opplands gate
 #: 8", "Budaörsi út 14", "Gosposka ulica 47", "Fredbo allé 14") or before it ("ul. Szczytnowska
@@ -721,7 +762,7 @@ CJK_NAME_RES = (
     re.compile(r"(?P<v>[" + _CJK + r"]{1,4}(?:[ \u3000][" + _CJK + r"]{1,4})?)(?=様|さま|さん|氏|殿|くん|ちゃん)"),
     re.compile(r"(?P<v>[" + _CN_SURNAMES + r"][" + _CJK + r"]{1,2})(?=先生|女士|小姐|老师|同学)"),
     re.compile(r"(?<![\uAC00-\uD7AF])(?!고객|회원|담당|기사)(?P<v>[\uAC00-\uD7AF]{2,4})(?=[ ]?(?:고객님|고객|님|씨)(?![\uAC00-\uD7AF]))"),
-    re.compile(r"(?:氏名|名前|お名前|姓名|名字|이름|성명)\s*(?:[/:：]|Name:)?\s*(?P<v>[" + _CJK + r"\uAC00-\uD7AF]{1,4}"
+    re.compile(r"(?:氏名|名前|お名前|姓名|名字|이름(?![은는이가을를의])|성명(?![은는이가을를의]))\s*(?:[/:：]|Name:)?\s*(?P<v>[" + _CJK + r"\uAC00-\uD7AF]{1,4}"
                r"(?:[ \u3000][" + _CJK + r"\uAC00-\uD7AF]{1,4})?)"),
     re.compile(r"(?:السيد|السيدة|الأستاذ|الأستاذة|الدكتور|الدكتورة|د\.)\s+(?P<v>[\u0621-\u064A]{2,}\s+[\u0621-\u064A]{2,})"),
     # Devanagari after Shri / Shrimati / Dr, Thai after "Khun", Cyrillic after "my name is" / Mr / Mrs,
@@ -748,7 +789,7 @@ CJK_NAME_RES = (
     re.compile(r"(?<![\w/])(?P<v>(?:Nguyễn|Nguyen|Trần|Tran|Phạm|Pham|Hoàng|Hoang|Huỳnh|Huynh|Phan|Vũ|Võ|Đặng|Dang|Bùi|"
                r"Bui|Đỗ|Hồ|Ngô|Ngo|Dương|Duong|Lý|Đinh|Dinh|Trương|Truong|Đào|Lê)"
                r"(?: [" + UPPER + r"][" + LOWER + r"]*){2,3})(?![\w])"),
-    re.compile(r"คุณ\s?(?P<v>[\u0E00-\u0E7F]{2,}(?:\s[\u0E00-\u0E7F]{2,})?)"),
+    re.compile(r"คุณ(?!พ่อ|แม่|ครู|หมอ|ตา|ยาย|ป้า|ลุง|น้า|อา|ปู่|ย่า|ภาพ|สมบัติ|ค่า|ลักษณะ|ภาวะ)\s?(?P<v>[\u0E00-\u0E7F]{2,}(?:\s[\u0E00-\u0E7F]{2,})?)"),
     re.compile(r"(?:(?i:меня зовут|моё имя|мое имя|господин|госпожа|г-н|г-жа)|(?<!\w)[яЯ](?= [\u0410-\u042F\u0401]))\s+(?P<v>[\u0410-\u042F\u0401][\u0430-\u044F\u0451]+"
                r"(?:\s+[\u0410-\u042F\u0401][\u0430-\u044F\u0451]+){0,2})"),
     re.compile(r"(?:מר|גב'|גברת|ד\"ר)\s+(?P<v>[\u05D0-\u05EA]{2,}\s+[\u05D0-\u05EA]{2,})"),
@@ -1029,6 +1070,23 @@ US_STATE_PLATE_RE = re.compile(
     r"(?:" + "|".join(US_STATES) + r")\s+(?P<v>(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{2,4}[- ]?[A-Z0-9]{2,4})(?![\w-])")
 
 
+#: British plates since 2001 (two letters, the age identifier, three letters: "LK21 RZD") and
+#: Indian plates (a state's code, the district, a series, four digits: "KA 05 MN 4821", "DL3CAB1234"):
+#: fourteenth round - layouts that nothing else has.
+UK_PLATE_RE = re.compile(r"(?<![\w-])(?P<v>[A-HJ-PR-Y]{2}(?:0[2-9]|[1-7]\d) ?[A-HJ-PR-Z]{3})(?![\w-])")
+IN_PLATE_RE = re.compile(
+    r"(?<![\w-])(?P<v>(?:AN|AP|AR|AS|BR|CH|CG|DD|DL|DN|GA|GJ|HP|HR|JH|JK|KA|KL|LA|LD|MH|ML|MN|MP|MZ|NL|OD|OR|PB|PY|RJ|SK|"
+    r"TN|TR|TS|UK|UP|WB)[ -]?\d{1,2}[ -]?[A-Z]{1,3}[ -]?\d{4})(?![\w-])")
+def _uk_plate_score(text: str, m: re.Match) -> Optional[float]:
+    """A British plate's last three letters are no English word ("XR10 PRO", "GT40 MAX" are models)."""
+    from .context import is_english_word
+
+    return None if is_english_word(m.group("v")[-3:].lower()) else 0.7
+
+
+#: A vehicle identification number (ISO 3779: 17 characters without I, O, Q; the last six the
+#: serial, digits for nearly every maker: "WDB2110421A654321"); a manufacturer's code of letters first
+VIN_RE = re.compile(r"(?<![\w-])(?P<v>[A-HJ-NPR-Z][A-HJ-NPR-Z0-9]{10}\d{6})(?![\w-])")
 #: A bare number of 15 to 20 digits: an identifier of a person's account, card, device or pet
 #: (a Steam id "76561198044719283", an IMEI, a microchip "985141002738164", an ICCID): twelfth
 #: round. Shorter numbers need a label (order and tracking numbers stay business ids).
@@ -1902,6 +1960,180 @@ class _CornerRecognizer(RegexRecognizer):
         return out
 
 
+_AR = "\u0620-\u064A\u066E-\u06D3\u06D5\u06FA-\u06FF\u200C"  # Arabic, Persian and Urdu letters (and ZWNJ)
+_AR_WORD = f"[{_AR}]{{2,}}"
+_HE_WORD = "[\u05D0-\u05EA]{2,}(?:[-\u05BE][\u05D0-\u05EA]{2,})?"
+_BN_WORD = "[\u0980-\u09FF]{2,}"
+_ET_WORD = "[\u1200-\u135A]{2,}"
+_HANGUL = "\uAC00-\uD7AF"
+#: The end of an introduced name: punctuation of the scripts, a line's end (the name is all the
+#: words up to it, one to four)
+_NAME_END_ALT = r"[ \t]*(?:[,.!?;:\u060C\u061B\u061F\u06D4\u0964\u1361-\u1368\u3001\u3002\uFF0C\uFF1A)]|$)"
+_NAME_END = "(?=" + _NAME_END_ALT + ")"
+#: Names after introductions, labels and kin words in Arabic, Persian, Urdu, Hebrew, Bengali,
+#: Amharic, Korean, Japanese, Chinese and Thai (fourteenth round, red-team 9 read: "أنا
+#: عبدالرحمن بن فهد القحطاني،", "اسمي منى عبد الحميد السيد،", "میرا نام محمد عمران قریشی ہے",
+#: "نام: فاطمه رضایی‌نژاد،", "שלום, אני יעל כהן-אברהמי,", "সদস্য: রাশিদা খাতুন,", "ስሜ ሰላማዊት ተስፋዬ ነው",
+#: "이름은 정혜린이에요", "名前は 高橋 由美 です", "本名 林佳蓉", "นายสมชาย ใจดีมาก"). Group ``v``; an
+#: introduction that is also an ordinary phrase ("أنا" I am, "אני", "ሹፌሩ" the driver) is group
+#: ``w`` and needs a name of the list first (:func:`_script_intro_score`).
+SCRIPT_INTRO_NAME_RES = (
+    re.compile(r"(?:(?<![" + _AR + r"])(?:اسمي|إسمي|اسمى|اسمه|اسمها|الاسم|الإسم|الاسم الكامل|اسم العميل|اسم المستفيد|"
+               r"میرا نام|میرے شوہر|میری بیوی|نام|نام کامل|اسم من|اسمم)[ \t]*[:：]?[ \t]*"
+               r"(?P<v>" + _AR_WORD + r"(?:[ \t]+" + _AR_WORD + r"){0,3}?)(?=[ \t]+(?:ہے|ہیں|است|هست|هستم|مش|لا|لم|ما)(?![" + _AR + r"])|"
+               + _NAME_END_ALT + r")|"
+               r"(?:(?<![" + _AR + r"])(?:أنا|انا|زوجي|زوجتي|زوجها|زوجته|ابني|ابنتي|همسرم|همسر|شوهرم|خانمم|"
+               r"المندوب|السائق|الكابتن|المريض|المريضة|العميل|العميلة|مشتری|راننده|بیمار)[ \t]+(?:اسمه[ \t]+|اسمها[ \t]+)?)"
+               r"(?P<w>" + _AR_WORD + r"(?:[ \t]+" + _AR_WORD + r"){0,3}?)(?=[ \t]+(?:ہے|است|هست|هستم|مش|لا|لم)(?![" + _AR + r"])|"
+               + _NAME_END_ALT + r"))", re.M),
+    re.compile(r"(?:(?:שמי|קוראים לי|שם מלא|שם הלקוח|שם)[ \t]*:?[ \t]*(?P<v>" + _HE_WORD + r"(?:[ \t]+" + _HE_WORD
+               + r"){0,2}?)" + _NAME_END + r"|(?<![\u05D0-\u05EA])(?:אני|בעלי|אשתי|הבן שלי|הבת שלי|המנהל|המנהלת|הלקוח|הלקוחה)"
+               r"[ \t]+(?P<w>" + _HE_WORD + r"(?:[ \t]+" + _HE_WORD + r"){0,2}?)" + _NAME_END + ")", re.M),
+    re.compile(r"(?:(?:আমার নাম|নাম|সদস্য|সদস্যা|স্বামী|স্ত্রী|গ্রাহক|পিতা|মাতা|অভিভাবক)[ \t]*[:：]?[ \t]*(?P<v>" + _BN_WORD
+               + r"(?:[ \t]+" + _BN_WORD + r"){0,3}?)(?=[ \t]+(?:এবং|আমি)|" + _NAME_END_ALT + "))", re.M),
+    re.compile(r"(?:(?:ስሜ|ስም)[ \t]*:?[ \t]*(?P<v>" + _ET_WORD + r"(?:[ \t]+" + _ET_WORD + r"){0,3}?)(?=[ \t]+ነው|"
+               + _NAME_END_ALT + r")|(?:ሹፌሩ|ሾፌሩ|ባለቤቴ|ደንበኛ)[ \t]+(?P<x>" + _ET_WORD + r"(?:[ \t]+" + _ET_WORD + r"){0,2}?)"
+               r"(?=[ \t]+(?:ከ|ነው|ወደ|አልመለሰም)|" + _NAME_END_ALT + r"))", re.M),
+    re.compile(r"(?:이름은|이름이|성함은|성함이|저는|제 이름은)[ \t]*(?P<v>[" + _HANGUL + r"]{2,4}?)"
+               r"(?=이에요|예요|입니다|이고|이며|이라고|라고|이야|이요|요[.!]?(?:\s|$))"),
+    re.compile(r"(?:名前は|氏名は|私は|わたしは|名義は)[ \t\u3000]*(?P<v>[" + _CJK + r"\u30A0-\u30FF]{1,5}(?:[ \u3000][" + _CJK
+               + r"\u30A0-\u30FF]{1,5})?)[ \t\u3000]*(?=です|と申します|といいます|でございます|と言います)"),
+    re.compile(r"(?:本名|真名|真实姓名|真實姓名|我叫|我是|老公|老婆|丈夫|妻子|爱人|愛人)[ \t]*[:：]?[ \t]*(?P<v>[" + _CN_SURNAMES
+               + "陳張劉楊黃趙吳鄭謝許韓馮鄧蕭葉蘇魏呂盧鍾譚陸範廖賈韋鄒熊邱薛閻龍陶賀顧龔萬錢嚴戴湯"
+               r"][" + _CJK + r"]{1,2})(?![" + _CJK + r"])"),
+    # Thai titles glued to the given name, the family name after a space ("นายสมชาย ใจดีมาก",
+    # "นางสาวพิมพ์ชนก ใจดีมาก", "พญ.วรรณา ศรีสวัสดิ์"); not "นายจ้าง" (employer), "นายหน้า" (broker) ...
+    re.compile(r"(?:นางสาว|นาย(?!จ้าง|หน้า|ทุน|ทะเบียน|อำเภอ|ก(?:รัฐ|เทศ)|ด่าน|ท่า|ตรวจ|ประกัน)|นาง(?!ฟ้า|พยาบาล|แบบ|สาว)|"
+               r"ด\.ช\.|ด\.ญ\.|พญ\.|นพ\.|ทพ\.|ทพญ\.|ดร\.)[ \t]?"
+               r"(?P<v>[\u0E01-\u0E4E]{2,}(?:[ \t][\u0E01-\u0E4E]{2,})?)"),
+)
+
+
+def _script_intro_score(text: str, m: re.Match) -> Optional[float]:
+    """An ordinary-phrase introduction (group ``w``: "أنا" I am, "אני", "ሹፌሩ" the driver) needs
+    its first word in the names of its script (:func:`~pipeline.anonymize.names_data.script_names`:
+    "أنا سعيد جدا" - "I am very happy" - has none); the others pass."""
+    if m.groupdict().get("w") is None:
+        return 0.7
+    from .names_data import script_names
+
+    firsts, lasts = script_names()
+    words = m.group("w").lower().split()
+    if words[0] not in firsts and words[0] not in lasts:
+        return None
+    # every later word a name too ("أنا سعيد جدا" - I am very happy - is no name; a double family
+    # name counts by one of its parts: "כהן-אברהמי")
+    return 0.7 if all(_is_script_name(w, firsts, lasts) for w in words[1:]) else None
+
+
+def _inflected_in(word: str, names: frozenset[str]) -> bool:
+    """``word`` (lower case) or its nominative is in ``names``: Slavic languages decline names
+    ("Ненада Павловића" - of Nenad Pavlović -, "Милицу" - Milica, accusative, "Ивановым"). Only a
+    case ending is taken off ("Тариф" is no "Тара")."""
+    if word in names:
+        return True
+    if len(word) < 5:
+        return False
+    if word.endswith(("ого", "его")):
+        cands: tuple[str, ...] = (word[:-3],)
+    elif word.endswith(("ом", "ем", "ой", "ей", "ым", "им")):
+        cands = (word[:-2], word[:-2] + "а")
+    elif word.endswith(("у", "ю", "е", "и")):
+        cands = (word[:-1] + "а", word[:-1])
+    elif word.endswith(("а", "я")):
+        cands = (word[:-1],)
+    else:
+        return False
+    return any(len(c) >= 4 and c in names for c in cands)
+
+
+def _is_script_name(word: str, firsts: frozenset[str], lasts: frozenset[str]) -> bool:
+    """``word`` (lower case) or a part of it between hyphens is a first or family name."""
+    return word in firsts or word in lasts or ("-" in word and any(p in firsts or p in lasts
+                                                                   for p in word.split("-") if len(p) > 2))
+
+
+#: Runs of two or more words of one script written with spaces (Arabic, Hebrew, Cyrillic, Greek,
+#: Bengali, Devanagari, Tamil, Ethiopic, Georgian, Armenian; :class:`ScriptNameRunRecognizer`)
+_SCRIPT_RUN_RES = tuple(
+    re.compile(f"(?<![{letters}])[{letters}]{{2,}}(?:-[{letters}]{{2,}})?(?:[ \\t]+[{letters}]{{2,}}(?:-[{letters}]{{2,}})?)+(?![{letters}])")
+    for letters in ("\u0620-\u064A\u066E-\u06D3\u06D5\u06FA-\u06FF\u200C", "\u05D0-\u05EA", "\u0400-\u04FF",
+                    "\u0386-\u03CE", "\u0980-\u09FF", "\u0900-\u0963\u0966-\u097F", "\u0B80-\u0BFF", "\u1200-\u135A",
+                    "\u10A0-\u10FF", "\u0531-\u0587"))
+#: Greetings and courtesies that names-dataset also holds as names ("صباح الخير", "שלום"): never
+#: the start of a name run
+_SCRIPT_NOT_NAMES = frozenset("""مرحبا مرحباً صباح مساء الخير النور السلام سلام شكرا شكراً عليكم تحية أهلا اهلا
+    درود خیر بخیر ممنون مرسی سپاس خواهش شب روز عید مبارک رمضان כריסטמס שלום תודה בוקר ערב טוב לילה חג שמח
+    здравствуйте здравствуй привет спасибо добрый доброе добрый день утро вечер пожалуйста уважаемый уважаемая
+    вітаю дякую добрий здрасти здравейте благодаря добър ден поздрав хвала здраво добро јутро вече
+    γεια χαίρετε ευχαριστώ καλημέρα καλησπέρα নমস্কার ধন্যবাদ শুভ সকাল সন্ধ্যা नमस्ते धन्यवाद शुभ""".split())
+
+
+class ScriptNameRunRecognizer(RegexRecognizer):
+    """Names in their own script without a context (fourteenth round: "يعمل معنا الآن منى عبد
+    الحميد السيد", "ጥሪው ከሰላማዊት ..."): a run of two to four words of one script (Arabic, Hebrew,
+    Cyrillic, Greek, Bengali, Devanagari, Tamil, Ethiopic, Georgian, Armenian) whose words are
+    names of names-dataset in that script (:func:`~pipeline.anonymize.names_data.script_names`).
+
+    - Cased scripts (Cyrillic, Greek, Armenian): every word Capitalized, the first a first name
+      or the last a family name ("Десислава Тодорова Петкова", "Милицу Стојановић").
+    - The others: the first word a first name and every later word a first or family name
+      ("منى عبد الحميد السيد": Arabic names chain fathers' names).
+
+    The longest such run from each word on is one PERSON span; a greeting of
+    :data:`_SCRIPT_NOT_NAMES` never starts one. Empty without names-dataset."""
+
+    def __init__(self, score: float = 0.6):
+        super().__init__("ScriptNameRunRecognizer", "PERSON", [], score)
+
+    def hits(self, text: str) -> list[PatternHit]:  # noqa: D102
+        if text.isascii():
+            return []
+        from .names_data import script_names
+
+        firsts, lasts = script_names()
+        if not firsts:
+            return []
+        out: list[PatternHit] = []
+        for rx in _SCRIPT_RUN_RES:
+            for m in rx.finditer(text):
+                words = [(w.group(), m.start() + w.start(), m.start() + w.end()) for w in re.finditer(r"\S+", m.group())]
+                i = 0
+                while i < len(words) - 1:
+                    span = self._run(words, i, firsts, lasts)
+                    if span is None:
+                        i += 1
+                        continue
+                    out.append(PatternHit("PERSON", words[i][1], words[span][2], self.score, self.name))
+                    i = span + 1
+        return out
+
+    @staticmethod
+    def _run(words: list[tuple[str, int, int]], i: int, firsts: frozenset[str], lasts: frozenset[str]) -> Optional[int]:
+        """Index of the last word of the name run starting at word ``i`` (None: none starts there)."""
+        low = [w.lower() for w, _, _ in words]
+        if low[i] in _SCRIPT_NOT_NAMES:
+            return None
+        cased = words[i][0][:1] != low[i][:1]
+        if cased or any(w[:1] != lw[:1] for (w, _, _), lw in zip(words[i:], low[i:])):
+            j = i
+            while j + 1 < len(words) and j - i < 3 and words[j + 1][0][:1].isupper() and words[j + 1][0][1:2].islower():
+                j += 1
+            if not cased or j == i or not words[i][0][1:2].islower():
+                return None
+            if (_inflected_in(low[i], firsts) or _inflected_in(low[j], lasts)
+                    or any(_inflected_in(lw, firsts) for lw in low[i + 1:j + 1])):
+                return j
+            return None
+        if low[i] not in firsts:
+            return None
+        j = i
+        while j + 1 < len(words) and j - i < 3 and _is_script_name(low[j + 1], firsts, lasts) \
+                and low[j + 1] not in _SCRIPT_NOT_NAMES:
+            j += 1
+        return j if j > i else None
+
+
 class NameShapeRecognizer(RegexRecognizer):
     """Person names no context word announces and spaCy's small model misses ("The parcel for
     Łukasz Zięcik goes to ..."): Capitalized runs of 2-3 words that read as a name
@@ -1937,7 +2169,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
     return [
         RegexRecognizer("LastFourRecognizer", "LAST_FOUR", LAST_FOUR_RES, 0.8),
         RegexRecognizer("DateOfBirthRecognizer", "DATE_OF_BIRTH", [DOB_RE, DOB_CONTEXT_RE, DOB_CJK_RE, DOB_CJK_BARE_RE], 0.7),
-        _GroupsRecognizer("DateOfBirthOtherRecognizer", "DATE_OF_BIRTH", [DOB_ERA_RE, SPOKEN_DATE_RE], 0.7),
+        _GroupsRecognizer("DateOfBirthOtherRecognizer", "DATE_OF_BIRTH", [DOB_ERA_RE, SPOKEN_DATE_RE, DOB_SCRIPT_RE], 0.7),
         RegexRecognizer("SpokenDigitsRecognizer", "ACCOUNT_ID", [SPOKEN_DIGITS_RE], 0.7,
                         validate=_spoken_digits_score),
         RegexRecognizer("SpokenZipRecognizer", "ACCOUNT_ID", [SPOKEN_ZIP_RE], 0.7, validate=_spoken_zip_score),
@@ -1945,7 +2177,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("SnilsRecognizer", "ACCOUNT_ID", [SNILS_RE], 0.7),
         RegexRecognizer("JpAddressRecognizer", "STREET_ADDRESS", [JP_ADDRESS_RE], 0.7, needs="〒"),
         RegexRecognizer("LabelledAddressRecognizer", "STREET_ADDRESS", [LABELLED_ADDRESS_RE], 0.7),
-        RegexRecognizer("LabelledZipRecognizer", "ZIP", [LABELLED_ZIP_RE], 0.7),
+        RegexRecognizer("LabelledZipRecognizer", "ZIP", [LABELLED_ZIP_RE, SG_ZIP_RE], 0.7),
         RegexRecognizer("MacAddressRecognizer", "ACCOUNT_ID", [MAC_ADDRESS_RE], 0.7),
         RegexRecognizer("StreetAddressRecognizer", "STREET_ADDRESS", [STREET_RE], 0.7,
                         validate=_street_score),
@@ -1992,6 +2224,9 @@ def personal_recognizers() -> list[RegexRecognizer]:
                         validate=_zip_after_unit_score),
         RegexRecognizer("NameContextRecognizer", "PERSON", [NAME_CONTEXT_RE], 0.6, validate=_name_context_score),
         RegexRecognizer("ScriptNameContextRecognizer", "PERSON", [SCRIPT_NAME_CONTEXT_RE, *CJK_NAME_RES], 0.7),
+        _GroupsRecognizer("ScriptIntroNameRecognizer", "PERSON", list(SCRIPT_INTRO_NAME_RES), 0.7,
+                          validate=_script_intro_score),
+        ScriptNameRunRecognizer(),
         RegexRecognizer("CapsCommaNameRecognizer", "PERSON", [CAPS_COMMA_NAME_RE], 0.7, validate=_caps_comma_name_score),
         RegexRecognizer("SpeakerLabelRecognizer", "PERSON", [SPEAKER_RE], 0.6, validate=_speaker_score),
         RegexRecognizer("SpeakerAnyCaseRecognizer", "PERSON", [SPEAKER_ANY_CASE_RE], 0.6,
@@ -2002,7 +2237,8 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("NicknameNameRecognizer", "PERSON", [NICKNAME_NAME_RE], 0.75, validate=_nickname_name_score),
         RegexRecognizer("LongNumberIdRecognizer", "ACCOUNT_ID", [LONG_NUMBER_ID_RE], 0.6, validate=_long_number_score),
         RegexRecognizer("PlateShapeRecognizer", "VEHICLE_ID", [FR_PLATE_RE, MERCOSUR_PLATE_RE, ES_PLATE_FIELD_RE,
-                                                               US_STATE_PLATE_RE], 0.7),
+                                                               US_STATE_PLATE_RE, IN_PLATE_RE, VIN_RE], 0.7),
+        RegexRecognizer("UkPlateRecognizer", "VEHICLE_ID", [UK_PLATE_RE], 0.7, validate=_uk_plate_score),
         RegexRecognizer("CsvPhoneRecognizer", "PHONE_NUMBER", [CSV_PHONE_RE], 0.75, validate=_csv_phone_score),
         RegexRecognizer("HandleTagRecognizer", "USER_ID", [HANDLE_TAG_RE], 0.7, validate=_handle_tag_score),
         RegexRecognizer("AtHandleRecognizer", "USER_ID", [AT_HANDLE_RE], 0.6, needs="@"),

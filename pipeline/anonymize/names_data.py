@@ -42,8 +42,29 @@ log = logging.getLogger(__name__)
 #: (``$TRAJPIPE_NAMES_DATASET_TOP`` overrides it; 0 turns the extra gazetteer off).
 TOP_RANK = int(os.environ.get("TRAJPIPE_NAMES_DATASET_TOP", "2000"))
 #: Bump when the filter below changes (the cache file name carries it).
-FORMAT = 2
+FORMAT = 3
 _WORD_RE = re.compile("[a-z\u00df-\u024f]{3,}")
+#: Scripts whose words are written with spaces between them, and their letters (fourteenth round:
+#: names in their own script were kept - "منى عبد الحميد السيد", "יעל כהן-אברהמי", "রাশিদা খাতুন",
+#: "Десислава Петкова"). CJK, Hangul, Thai and Khmer are left out: without spaces between words a
+#: name list finds names inside ordinary words.
+SCRIPT_LETTERS = {
+    "arabic": "\u0620-\u064A\u066E-\u06D3\u06D5\u06FA-\u06FF\u200C",  # Arabic, Persian, Urdu
+    "hebrew": "\u05D0-\u05EA",
+    "cyrillic": "\u0400-\u04FF",
+    "greek": "\u0386-\u03CE",
+    "bengali": "\u0980-\u09FF",
+    "devanagari": "\u0900-\u0963\u0966-\u097F",
+    "tamil": "\u0B80-\u0BFF",
+    "ethiopic": "\u1200-\u135A",
+    "georgian": "\u10A0-\u10FF",
+    "armenian": "\u0531-\u0587",
+}
+_SCRIPT_WORD_RES = tuple(re.compile(f"[{letters}]{{2,}}(?:-[{letters}]{{2,}})?") for letters in SCRIPT_LETTERS.values())
+#: spaCy's stop-word lists of the languages written in those scripts (a name list made of public
+#: profiles holds "بدون" or "אני" as names too)
+_SCRIPT_STOP_LANGS = ("ar", "fa", "ur", "he", "ru", "uk", "bg", "sr", "mk", "el", "bn", "hi", "mr", "ne", "ta",
+                      "am", "hy")
 
 
 def _version() -> str | None:
@@ -73,8 +94,15 @@ def build(top: int, out: Path) -> tuple[int, int]:
     from .context import is_english_word, is_foreign_stop_word, place_gazetteer
 
     from collections import Counter
+    import importlib
 
     places = place_gazetteer()
+    script_stop: set[str] = set()
+    for lang in _SCRIPT_STOP_LANGS:
+        try:
+            script_stop.update(w.lower() for w in importlib.import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS)
+        except (ImportError, AttributeError):
+            continue
     # first words of many multi-word places ("san", "los", "porto"): "San Diego" stays a place
     heads = Counter(p.split()[0] for p in places if " " in p)
     places = places | {w for w, n in heads.items() if n >= 3}
@@ -83,7 +111,7 @@ def build(top: int, out: Path) -> tuple[int, int]:
     for tag, fname in (("F", "first_names.pkl.gz"), ("L", "last_names.pkl.gz")):
         with gzip.open(root / fname, "rb") as fh:
             data = pickle.load(fh)
-        words = set()
+        words, script_words = set(), set()
         for name, info in data.items():
             ranks = info.get("rank") or {}
             if not ranks or min(ranks.values()) > top:
@@ -91,10 +119,13 @@ def build(top: int, out: Path) -> tuple[int, int]:
             w = name.lower()
             if _WORD_RE.fullmatch(w):
                 words.add(w)
+            elif any(r.fullmatch(w) for r in _SCRIPT_WORD_RES) and w not in script_stop:
+                script_words.add(w)
         del data
         gc.collect()
         kept[tag] = sorted(w for w in words if w not in places and not is_foreign_stop_word(w)
                            and not is_english_word(w))
+        kept["S" + tag] = sorted(script_words)
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=out.name, suffix=".tmp")
     try:
@@ -109,21 +140,39 @@ def build(top: int, out: Path) -> tuple[int, int]:
     return len(kept["F"]), len(kept["L"])
 
 
-def _read(path: Path) -> tuple[frozenset[str], frozenset[str]]:
-    firsts, lasts = set(), set()
+def _read(path: Path) -> dict[str, frozenset[str]]:
+    """The cache file's names by tag: ``F`` / ``L`` (Latin first / last names), ``SF`` / ``SL``
+    (first / last names in the scripts of :data:`SCRIPT_LETTERS`, lower-cased)."""
+    tags: dict[str, set[str]] = {"F": set(), "L": set(), "SF": set(), "SL": set()}
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         for line in fh:
             tag, _, w = line.rstrip("\n").partition("\t")
-            (firsts if tag == "F" else lasts).add(w)
-    return frozenset(firsts), frozenset(lasts)
+            tags.setdefault(tag, set()).add(w)
+    return {t: frozenset(ws) for t, ws in tags.items()}
+
+
+def extra_names(top: int = TOP_RANK) -> tuple[frozenset[str], frozenset[str]]:
+    """``(first names, last names)`` of names-dataset in Latin script (see the module doc); empty
+    sets when the package is missing or the cache cannot be built."""
+    tags = _names(top)
+    return tags.get("F", frozenset()), tags.get("L", frozenset())
+
+
+def script_names(top: int = TOP_RANK) -> tuple[frozenset[str], frozenset[str]]:
+    """``(first names, last names)`` of names-dataset written in another script than Latin
+    (:data:`SCRIPT_LETTERS`: Arabic, Hebrew, Cyrillic, Greek, Bengali, Devanagari, Tamil, Ethiopic,
+    Georgian, Armenian), lower-cased, without the stop words spaCy lists for their languages;
+    empty sets when the package is missing. A public-profile dump: some are ordinary words
+    ("অচিন পাখি"), so a rule needs two of them side by side or a context."""
+    tags = _names(top)
+    return tags.get("SF", frozenset()), tags.get("SL", frozenset())
 
 
 @lru_cache(maxsize=4)
-def extra_names(top: int = TOP_RANK) -> tuple[frozenset[str], frozenset[str]]:
-    """``(first names, last names)`` of names-dataset (see the module doc); empty sets when the
-    package is missing or the cache cannot be built."""
+def _names(top: int) -> dict[str, frozenset[str]]:
+    """The cache file's names by tag (:func:`_read`), built when missing; ``{}`` without it."""
     if top <= 0:
-        return frozenset(), frozenset()
+        return {}
     path = cache_path(top)
     if path is None:
         log.warning("names-dataset is not installed: the anonymizer's name gazetteer has only "
@@ -145,12 +194,12 @@ def extra_names(top: int = TOP_RANK) -> tuple[frozenset[str], frozenset[str]]:
                                    check=True, timeout=900, stdout=subprocess.DEVNULL)
         except (OSError, subprocess.SubprocessError) as exc:
             log.warning("names-dataset gazetteer not built (%s): Faker's names only", exc)
-            return frozenset(), frozenset()
+            return {}
     try:
         return _read(path)
     except (OSError, EOFError, ValueError) as exc:
         log.warning("names-dataset gazetteer unreadable (%s): Faker's names only", exc)
-        return frozenset(), frozenset()
+        return {}
 
 
 def gazetteer_fingerprint(top: int = TOP_RANK) -> dict[str, Any]:
@@ -180,8 +229,9 @@ def main(argv: list[str] | None = None) -> int:
         print("names-dataset is not installed (pip install names-dataset)", file=sys.stderr)
         return 1
     if out.exists() and not args.force:
-        firsts, lasts = _read(out)
-        print(f"{out}: {len(firsts)} first and {len(lasts)} last names (kept; --force rebuilds)")
+        tags = _read(out)
+        print(f"{out}: {len(tags['F'])} first and {len(tags['L'])} last names, {len(tags['SF'])} / "
+              f"{len(tags['SL'])} in other scripts (kept; --force rebuilds)")
         return 0
     t0 = time.perf_counter()
     n_first, n_last = build(args.top, out)

@@ -1,0 +1,224 @@
+"""Issue 11, fourteenth round: the kinds red-team set 9 showed once it was read (it had been
+measured unseen in the thirteenth round) - names in their own script (Arabic, Persian, Urdu,
+Hebrew, Bengali, Amharic, Korean, Japanese, Chinese, Thai, Bulgarian and Serbian Cyrillic) by
+their introductions and labels or as runs of names-dataset's names of that script, JSON keys in
+those scripts, and the sentences of those languages that must stay. Each is tested in sentences
+written here, never the red-team values.
+
+Real presidio + the spaCy package model; one analyzer for the module. The name runs need the
+names-dataset package (a dependency; its cache is built on first use).
+"""
+from __future__ import annotations
+
+import pytest
+
+from pipeline.anonymize import Anonymizer, build_analyzer
+from pipeline.anonymize.engine import ScriptNameRunRecognizer, detect_patterns
+from pipeline.anonymize.names_data import script_names
+from tests.anon_helpers import assert_gone, present, tool, user
+
+needs_names = pytest.mark.skipif(not script_names()[0], reason="names-dataset is not installed: no names in other scripts")
+
+
+@pytest.fixture(scope="module")
+def anon():
+    return Anonymizer(secret="round14", analyzer=build_analyzer())
+
+
+# ------------------------------------------------------------- introductions and labels
+@pytest.mark.parametrize("text,values", [
+    # Arabic "my name is" / "I am" / "his name is", Egyptian and Gulf
+    ("مساء الخير، اسمي سارة خالد المطيري، عندي مشكلة في الفاتورة.", ["سارة خالد المطيري"]),
+    ("وعليكم السلام، أنا يوسف بن سالم الشهري، رقم الطلب عندي.", ["يوسف بن سالم الشهري", "الشهري"]),
+    ("الفني اسمه حسن عادل ما جاش لحد دلوقتي.", ["حسن عادل"]),
+    # Urdu "my name is ... is", Persian "name:" and "my wife"
+    ("جی، میرا نام عائشہ رحمان ہے اور میرا آرڈر نہیں آیا۔", ["عائشہ رحمان"]),
+    ("مسافر دوم: نام: مریم حسینی، همراه: همسرم رضا کریمی.", ["مریم حسینی", "رضا کریمی"]),
+    # Hebrew "I am ...", a name with a double family name
+    ("בוקר טוב, אני נועה לוי-שפירא, רציתי לבדוק את ההזמנה.", ["נועה לוי-שפירא"]),
+    # Bengali labels: member, husband
+    ("সদস্যা: নাসরিন আক্তার, স্বামী: মোঃ জাহিদ হাসান।", ["নাসরিন আক্তার", "জাহিদ হাসান"]),
+    # Amharic "my name is ... is", the driver
+    ("ሰላም፣ ስሜ ሄለን ታደሰ ነው። ሹፌሩ ሙሉጌታ በቀለ ከመገናኛ አልመለሰም።", ["ሄለን ታደሰ", "ሙሉጌታ በቀለ"]),
+    # Korean "the name is ...-ieyo", Japanese "the name is ... desu", Chinese "real name" / "my husband"
+    ("아빠 이름은 김도윤이에요", ["김도윤"]),
+    ("予約の名前は 中村 美咲 です。", ["中村 美咲"]),
+    ("实名认证：本名 周雨桐，我老公 何志强 也能签收。", ["周雨桐", "何志强"]),
+    # Thai titles glued to the given name
+    ("ผู้ป่วย นางสาวกาญจนา สุขสวัสดิ์ นัดตรวจกับ นพ.ธนพล รุ่งเรือง", ["กาญจนา สุขสวัสดิ์", "ธนพล รุ่งเรือง"]),
+])
+def test_names_by_introductions_in_other_scripts(anon, text, values):
+    assert_gone(user(anon, text), values)
+
+
+@needs_names
+@pytest.mark.parametrize("text,values", [
+    # no introduction: the words are names of their script (Bulgarian, Serbian in a case form)
+    ("Пратката за Радослава Николова Стоянова е върната в офиса.", ["Радослава Николова Стоянова"]),
+    ("Жалба је поднета у име Јелене Марковић против Ненада Павловића.", ["Марковић", "Павловића"]),
+    ("الحجز باسم فاطمة محمد الزهراني مؤكد.", ["فاطمة محمد الزهراني"]),
+    ("העובד החדש הוא דני כהן מהמחסן.", ["דני כהן"]),
+])
+def test_runs_of_names_in_their_own_script(anon, text, values):
+    assert_gone(user(anon, text), values)
+
+
+@pytest.mark.parametrize("text", [
+    # greetings and courtesies that a public-profile name list also holds as names
+    "صباح الخير، أريد تغيير العنوان من فضلك. أنا سعيد جدا بالخدمة.",
+    "مرحبا، شكرا على المساعدة.",
+    "שלום, תודה רבה על העזרה. אני צריך עזרה עם החשבון שלי.",
+    "Добрый день! Спасибо за помощь, всё работает.",
+    # a Thai employer / broker, "father" after the honorific, Korean "name is" with no name
+    "นายจ้างส่งเอกสารให้คุณพ่อแล้ว",
+    "이름은 나중에 알려드릴게요.",
+])
+def test_sentences_of_other_scripts_without_people_stay(anon, text):
+    assert user(anon, text) == text
+
+
+def test_a_name_part_is_not_replaced_inside_a_longer_word(anon):
+    # "דוד" of the found name "אבי בן-דוד" must not change the town "באשדוד"
+    out = user(anon, "המנהל שלי הוא אבי בן-דוד, אני עובדת באשדוד.")
+    assert present(out, "באשדוד") and not present(out, "בן-דוד")
+
+
+@needs_names
+def test_script_name_run_recognizer_spans():
+    text = "تم التحويل إلى منى عبد الحميد السيد اليوم"
+    hits = [h for h in ScriptNameRunRecognizer().hits(text)]
+    assert [text[h.start:h.end] for h in hits] == ["منى عبد الحميد السيد"]
+    assert not ScriptNameRunRecognizer().hits("صباح الخير يا جماعة")
+    assert any(h.recognizer == "ScriptIntroNameRecognizer" for h in detect_patterns("اسمي ليلى حداد، شكرا"))
+
+
+# --------------------------------------------------------------------------- JSON keys
+@pytest.mark.parametrize("obj,values", [
+    ({"العميل": {"الاسم": "نورة سعد العتيبي", "الجوال": "+966 50 123 4467", "العنوان": "حي النرجس، شارع 12، مبنى 4410",
+                 "الرمز_البريدي": "13325"}}, ["نورة سعد العتيبي", "حي النرجس، شارع 12، مبنى 4410", "13325"]),
+    ({"שם_מלא": "תמר אלון", "כתובת": "רחוב ביאליק 14, רמת גן", "מיקוד": "5245112", "ת_ז": "302145678"},
+     ["תמר אלון", "רחוב ביאליק 14", "5245112", "302145678"]),
+    ({"ชื่อ": "วิไลวรรณ", "นามสกุล": "แสงทอง", "ที่อยู่": "45/7 ถนนพหลโยธิน แขวงลาดยาว เขตจตุจักร", "รหัสไปรษณีย์": "10900"},
+     ["วิไลวรรณ", "แสงทอง", "ถนนพหลโยธิน", "10900"]),
+    ({"ПІБ": "Ковальчук Ірина Петрівна", "індекс": "01033", "дата_нар": "1987-03-09"},
+     ["Ковальчук", "01033", "1987-03-09"]),
+    ({"客户": {"收货人": "钱文博", "地址": "朝阳区建国路 88 号 6 栋 1203", "邮编": "100022", "微信号": "wenbo_q88"}},
+     ["钱文博", "建国路 88 号", "100022", "wenbo_q88"]),
+    ({"postaKodu": "06690", "renavam": "00912345678", "bankgiro": "5050-1055"}, ["06690", "00912345678", "5050-1055"]),
+])
+def test_keys_in_other_scripts_and_languages(anon, obj, values):
+    assert_gone(tool(anon, obj), values)
+
+
+# ------------------------------------------------------------ plates, VINs, birth dates, ids
+@pytest.mark.parametrize("text,values", [
+    ("Your resident permit for LK21 RZD ends on Friday.", ["LK21 RZD"]),
+    ("bhaiya cab ka number KA 05 MN 4821 tha, driver ne cancel kar diya", ["KA 05 MN 4821"]),
+    ("gaadi number DL3CAB1234 wali ride mein mera bag reh gaya", ["DL3CAB1234"]),
+    ("Fahrzeug: Skoda Octavia, FIN TMBJG7NE4L0123456, Erstzulassung 2020", ["TMBJG7NE4L0123456"]),
+    ("Mohon dicek, plat nomor D 1842 XYZ tidak sesuai.", ["D 1842 XYZ"]),
+])
+def test_plates_and_vins_by_shape_and_label(anon, text, values):
+    assert_gone(user(anon, text), values)
+
+
+@pytest.mark.parametrize("text", [
+    "The GT40 and the XR10 PRO were discontinued in 2021.",
+    "Build 1A2B3C4D5E6F78901 passed all checks.",
+])
+def test_codes_that_are_no_plates_stay(anon, text):
+    assert user(anon, text) == text
+
+
+@pytest.mark.parametrize("text,values", [
+    ("Kimlik no veriyorum, doğum tarihim 14 Şubat 1989.", ["14 Şubat 1989"]),
+    ("Data nașterii: 3 martie 1979, CNP-ul l-am trimis.", ["3 martie 1979"]),
+    ("Nato a Bari il 1° marzo 1972, residente a Lecce.", ["1° marzo 1972"]),
+    ("Родился 7 августа 1983 года в Казани.", ["7 августа 1983"]),
+    ("נולדתי ב-12 במרץ 1990 בחיפה.", ["12 במרץ 1990"]),
+    ("تاريخ الميلاد ١٩٨٨/٠٧/٢٣ حسب الهوية.", ["١٩٨٨/٠٧/٢٣"]),
+    ("تاریخ تولد ۱۳۷۰/۱۱/۰۴ است.", ["۱۳۷۰/۱۱/۰۴"]),
+    ("ผู้ป่วยเกิดวันที่ 3 กันยายน 2508 ค่ะ", ["3 กันยายน 2508"]),
+])
+def test_birth_dates_in_other_languages_and_digits(anon, text, values):
+    assert_gone(user(anon, text), values)
+
+
+@pytest.mark.parametrize("text,values", [
+    ("[21:40] banned user 'NachtEule_7' (uid 771204) for spam", ["771204"]),
+    ("Please release the reports for student IDs 4410782 and the twins.", ["4410782"]),
+    ("Malipo ya karo: Adm No 2019/3381, kidato cha 2.", ["2019/3381"]),
+])
+def test_ids_after_more_labels(anon, text, values):
+    assert_gone(user(anon, text), values)
+
+
+# ------------------------------------------------------------- brands, dishes and venues
+@pytest.mark.parametrize("text", [
+    "Is the Reiss Darcy blazer back in stock at the Oxford Street and Abbey Road stores?",
+    "Top sellers: Caesar Salad, Eggs Benedict, Peach Melba, Margherita Pizza and Chicken Marengo.",
+    "Pastry now comes from Gail's Bakehouse; the Lincoln and Jefferson plants close at six.",
+    "The Flask app and the Django admin both log to Sentry.",
+    "Traffic around King's Cross was heavy after the Arsenal v Fulham match.",
+])
+def test_brands_dishes_and_venues_stay(anon, text):
+    assert user(anon, text) == text
+
+
+@pytest.mark.parametrize("text,values", [
+    # a person's thing: a lower-case noun after the possessive
+    ("Hello, Priya Raman's jacket was left in room 412, please call Priya Raman.", ["Priya Raman"]),
+    # a name before a word of the list that is no noun of it here
+    ("Ask Tomasz Wieczorek to sign the lease.", ["Tomasz Wieczorek"]),
+])
+def test_people_beside_thing_nouns_are_still_found(anon, text, values):
+    assert_gone(user(anon, text), values)
+
+
+def test_a_family_name_that_is_a_thing_noun_stays_a_name(anon):
+    out = user(anon, "Please send the keys to Lois Lane and the invoice to Adam Cross.")
+    assert_gone(out, ["Lois", "Adam Cross"])
+
+
+# ------------------------------------------------------------------ addresses and postcodes
+@pytest.mark.parametrize("text,values", [
+    # a Latin-script label with a colon, the address to the sentence's end
+    ("Adrese: Elizabetes iela 51-7, Rīga, LV-1010. Paldies!", ["Elizabetes iela 51-7", "LV-1010"]),
+    ("Alamat: No. 12, Jalan Tun Razak 3/1, 50400 Kuala Lumpur", ["Jalan Tun Razak 3/1", "50400"]),
+    ("Adresse : 1215, avenue du Mont-Royal, app. 3, Montréal", ["1215, avenue du Mont-Royal"]),
+    # a Cyrillic label without a colon, a Hebrew and an Arabic one
+    ("адреса Краља Милана 21/4, 11000 Београд, тел. 011 234 5678", ["Краља Милана 21/4", "11000"]),
+    ("הכתובת: רחוב ויצמן 12 דירה 4, כפר סבא 4424512. תודה", ["רחוב ויצמן 12", "4424512"]),
+    ("العنوان ٢٣ شارع التحرير، الدقي، الجيزة.", ["٢٣ شارع التحرير"]),
+    # German and Austrian street forms, an Icelandic one, a Singapore postcode
+    ("Er wohnt in der Goethestr. 12 in Jena.", ["Goethestr. 12"]),
+    ("Lieferung an Wiedner Hauptstraße 18/4/12, 1040 Wien", ["Wiedner Hauptstraße 18/4/12"]),
+    ("Heimilisfang: Hringbraut 119, Reykjavík", ["Hringbraut 119"]),
+    ("my grandma stays at Blk 221, #05-33, S(560221)", ["560221"]),
+    # a Ukrainian street with its house and flat, a postcode after "індекс"; a Kenyan box
+    ("мешкаю: м. Київ, вул. Саксаганського, буд. 41, кв. 7, індекс 01033.", ["Саксаганського", "01033"]),
+    ("Tuma risiti kwa Box 2231-00100 Nairobi tafadhali.", ["Box 2231-00100"]),
+])
+def test_addresses_after_latin_labels_and_more_street_forms(anon, text, values):
+    assert_gone(user(anon, text), values)
+
+
+@pytest.mark.parametrize("note,zip_code", [
+    ("адрес: ж.к. Младост 2, бл. 240, вх. А, 1799 София", "1799"),
+    # the postcode first (Hungarian order), or alone after the town at the end
+    ("Cím: 1061 Budapest, Andrássy út 22. fszt. 1.", "1061"),
+    ("Adres: 4 Dorpstraat, Stellenbosch, 7613.", "7613"),
+])
+def test_a_postcode_of_a_labelled_address_is_replaced_where_it_stands_alone(anon, note, zip_code):
+    out = tool(anon, {"note": note, "zip": zip_code})
+    assert_gone(out, [zip_code])
+    if note.startswith("Cím"):
+        assert present(out, "Cím")  # the Hungarian label stays a label, no name
+
+
+@pytest.mark.parametrize("text", [
+    "Email address: please use the form, IP address: see the router.",
+    "Our office address is on the website; opening hours 9-17.",
+])
+def test_address_labels_without_an_address_leave_the_text(anon, text):
+    assert user(anon, text) == text

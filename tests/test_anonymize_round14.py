@@ -222,3 +222,44 @@ def test_a_postcode_of_a_labelled_address_is_replaced_where_it_stands_alone(anon
 ])
 def test_address_labels_without_an_address_leave_the_text(anon, text):
     assert user(anon, text) == text
+
+
+# ---------------------------------------------- fences, particles, labels with a full-width colon
+def test_yaml_and_json_pasted_in_a_fence_are_read_by_their_keys(anon):
+    text = ("can you tidy this up?\n```yaml\napplicant:\n  full_name: \"Ferreira-Lindqvist, Maja\"\n"
+            "  preferred: Majken\n  links:\n    github: majkenfl\n```\nand this:\n```json\n"
+            "{\"guardian\": {\"name\": \"Tobias Ferreira\", \"phone\": \"+46 70 555 0199\"}}\n```")
+    out = user(anon, text)
+    assert_gone(out, ["Ferreira-Lindqvist", "Majken", "majkenfl", "Tobias Ferreira", "+46 70 555 0199"])
+    assert "```yaml" in out and "applicant:" in out
+
+
+@pytest.mark.parametrize("obj,values", [
+    ({"name": "Ciarán Ó Dálaigh"}, ["Dálaigh"]),
+    ({"reference": {"name": "Aoife Ní Bhriain"}}, ["Bhriain"]),
+])
+def test_irish_particles_join_a_name(anon, obj, values):
+    assert_gone(tool(anon, obj), values)
+
+
+def test_names_with_particles_in_free_text(anon):
+    out = user(anon, "References: Ciarán Ó Dálaigh (Engineering Manager) and Ahmad bin Ismail.")
+    assert_gone(out, ["Ciarán", "Dálaigh", "Ahmad", "Ismail"])
+
+
+@pytest.mark.parametrize("text,values", [
+    ("我要更正資料，LINE ID：mei_chen0921，手機 0928-417-305。", ["mei_chen0921"]),
+    ("[21:05] reported by 'Nachtfalke' (uid 390017)\n[21:06] target account 'MK_Plays' (uid 512339)",
+     ["Nachtfalke", "MK_Plays", "390017", "512339"]),
+])
+def test_handles_after_more_labels(anon, text, values):
+    assert_gone(user(anon, text), values)
+
+
+@pytest.mark.parametrize("text,values", [
+    # a street noun of thing_nouns with a house number is an address, not a venue
+    ("Please send it to 14 Kings Road, Brighton BN1 3QX.", ["14 Kings Road"]),
+    ("Teslimat adresi: Bağdat Caddesi No:48 D:6 Kadıköy", ["Bağdat Caddesi No:48"]),
+])
+def test_streets_named_with_thing_nouns_and_a_house_number_are_addresses(anon, text, values):
+    assert_gone(user(anon, text), values)

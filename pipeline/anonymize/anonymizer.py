@@ -53,7 +53,7 @@ from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conve
                       handle_template, in_gazetteer, in_person_slot, in_signature, is_common_word, is_english_word, is_foreign,
                       city_gazetteer, is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs, place_gazetteer,
                       surname_shaped)
-from .structured_text import (fixed_width_rows, hl7_values, html_fields, html_table_rows, log_fields, table_rows,
+from .structured_text import (fenced_blocks, fixed_width_rows, hl7_values, html_fields, html_table_rows, log_fields, table_rows,
                               xml_fields, yaml_document)
 from .pseudonymizer import NAME_TOKEN_RE, Pseudonymizer, match_case, normalize
 
@@ -581,7 +581,7 @@ class Anonymizer:
             self._register(scan, text[s:e], ent, src)
 
     # -- phase 1: collect --------------------------------------------------------------------
-    def _thing_after(self, text: str, end: int) -> bool:
+    def _thing_after(self, text: str, start: int, end: int) -> bool:
         """A noun of the config's ``thing_nouns`` follows the name ending at ``end`` ("the Ted Baker
         blazer", "King's Road", "the Lincoln and Jefferson plants"), and is no family name of the
         gazetteer right after it ("Lois Lane", "John Cross" are people)."""
@@ -589,6 +589,9 @@ class Anonymizer:
         if m is None:
             return False
         noun = m.group().split()[-1]
+        if noun.lower() in _STREET_NOUNS and (_HOUSE_NUMBER_AFTER_RE.match(text, m.end())
+                                              or _HOUSE_NUMBER_BEFORE_RE.search(text[max(0, start - 12):start])):
+            return False  # "Mill Lane 4", "14 Kings Road": an address - the street recognizers decide
         return not (noun[:1].isupper() and "'" not in m.group() and "\u2019" not in m.group() and in_gazetteer(noun))
 
     def _register(self, scan: _Scan, value: str, entity: str, source: str) -> None:
@@ -962,6 +965,13 @@ class Anonymizer:
             doc = yaml_document(text)  # a tool result written as YAML (thirteenth round)
             if doc is not None:
                 self._collect_obj(scan, doc, None, "yaml")
+        for block in fenced_blocks(text):  # JSON or YAML pasted between ``` lines (fourteenth round)
+            try:
+                doc = json.loads(block)
+            except ValueError:
+                doc = yaml_document(block)
+            if isinstance(doc, (dict, list)):
+                self._collect_obj(scan, doc, None, "fence")
 
     def _collect_record(self, rec: LogRecord) -> _Scan:
         scan = _Scan()
@@ -1201,7 +1211,7 @@ class Anonymizer:
                                          or (_NUMBER_LAST_RE.search(value) and _CAPITALIZED_NEXT_RE.match(text, e))
                                          or _QUANTITY_AFTER_RE.match(text, e)
                                          or _PRODUCT_AFTER_RE.match(text, e) or _CAMEL_WORD_RE.search(value)
-                                         or self._thing_after(text, e)
+                                         or self._thing_after(text, s, e)
                                          or self._dish_before_re.search(text, max(0, s - 12), s)
                                          or (" " not in value.strip() and _firm_pair(text, s, e))):
                         # "the Madison Avenue store", "the Grand Canyon tour": a road or landmark;
@@ -1286,7 +1296,8 @@ class Anonymizer:
                     if runs and not strong:
                         runs = [r for r in runs if not _place_or_vocabulary_run(text, s, value, r, rec_name)
                                 # a run ending in a thing's noun ("Margherita Pizza", "Mariahilfer Straße")
-                                and not (self._thing_last_re.search(r) and not in_gazetteer(r.split()[-1]))]
+                                and not (self._thing_last_re.search(r) and not in_gazetteer(r.split()[-1])
+                                         and not _house_number_beside(text, s, e, r))]
                     if runs and not strong and text[e:e + 2] in ("'s", "\u2019s") and \
                             value.lower() in self.config.eponyms and not _TITLE_BEFORE_RE.search(text[max(0, s - 12):s]):
                         runs = []  # "Hashimoto's", "Addison's": a condition named after its finder (not "Mr Addison's")
@@ -2019,6 +2030,24 @@ _ADDRESS_PART_ZIP_RE = re.compile(
     r"^(?P<v>\d{4,6}|\d{2}-\d{3}|\d{3} \d{2}|[A-Z]{2}-\d{4,5})(?:\s+[^\W\d_][\w.\u2019'-]*){1,3}$"
     r"|^(?P<x>[A-Z]{2}-\d{4,5})$"
     r"|^(?P<t>[^\W\d_][\w\u2019'-]*)(?:\s+[^\W\d_][\w\u2019'-]*){0,2},?\s+(?P<y>\d{4,7})$")
+
+
+#: street nouns (English ones and those of config thing_nouns in other languages)
+_STREET_NOUNS = STREET_SUFFIXES | frozenset("caddesi cad sokak sokağı bulvarı mahallesi straße strasse gasse platz allee "
+                                            "ulica".split())
+#: A house number right before a street's name ("14 Mill Lane", "Flat 2, 7 Kings Road") or after
+#: it ("Bağdat Caddesi No:48", "Mariahilfer Straße 47")
+_HOUSE_NUMBER_BEFORE_RE = re.compile(r"(?<![\w.,])\d{1,5}[A-Za-z]?(?:[/-]\d{1,4})?,?[ \t]+$")
+_HOUSE_NUMBER_AFTER_RE = re.compile(r",?[ \t]*(?:(?i:no|nr|n°)\.?:?[ \t]*)?\d")
+
+
+def _house_number_beside(text: str, start: int, end: int, run: str) -> bool:
+    """``run`` (found in ``text[start:end]``) ends in a street's noun and a house number stands
+    before or after it: an address, not a venue ("14 Kings Road" stays for the street
+    recognizers; "King's Road branch" is a place)."""
+    if run.split()[-1].lower() not in _STREET_NOUNS:
+        return False
+    return bool(_HOUSE_NUMBER_BEFORE_RE.search(text[max(0, start - 12):start]) or _HOUSE_NUMBER_AFTER_RE.match(text, end))
 
 
 def _postcodes_of_address(value: str) -> list[str]:

@@ -939,7 +939,7 @@ class LabelFinder:
                     # a codice fiscale "FRRGLI92C45F205X")
                     r"|(?-i:(?=(?:[A-Z]*\d){4})(?=(?:\d*[A-Z]){2})[A-Z0-9]{7,16}))(?![\w-])")
             self.rx.append((ent, re.compile(
-                r"(?i)(?<![\w-])(?:" + alt + r")(?![\w-])\s*(?:(?:(?:is|was|est|es|ist|è|é|era|war)(?=[\s:])|=|:|-|#|['\"\u2018\u201c\u00ab]"
+                r"(?i)(?<![\w-])(?:" + alt + r")(?![\w-])\s*(?:(?:(?:is|was|est|es|ist|è|é|era|war)(?=[\s:])|=|:|：|-|#|['\"\u2018\u201c\u00ab]"
                 r"|n\.?\s?[°º]\.?|nr\.?|no\.(?=\s))\s*){0,3}"
                 # upper-case groups apart ("KP19 XHZ", "JT 48 19 27 B", "M-RW 2219"), one token, or
                 # digits in groups ("2 74 03 75 115 042 81")

@@ -60,7 +60,10 @@ NAME_WORD = (f"(?:Mc|Mac|O['\u2019])?[{UPPER}][{LOWER}]+(?:['\u2019-](?:Mc|Mac)?
 
 #: Lower-case particles of family names ("Frits van den Heuvel", "Maika E van de Noort", "Ana dos
 #: Santos"): inside a name run they join its Capitalized words; they are never name words alone.
-NAME_PARTICLES = frozenset("van von de der den da di del della dos das du ter ten zu la".split())
+NAME_PARTICLES = frozenset("van von de der den da di del della dos das du ter ten zu la".split()
+                           # fourteenth round: Irish ("Ciarán Ó Dálaigh", "Aoife Ní Bhriain", "Nic", "Uí"),
+                           # Malay and Arabic ("Ahmad bin Ismail", "Siti binti Hassan", "ibn")
+                           + "Ó Ní Nic Uí bin binti bint ibn".split())
 NAME_PARTICLE = "(?:" + "|".join(sorted(NAME_PARTICLES, key=len, reverse=True)) + ")"
 
 _B = r"(?<![A-Za-z0-9_])"  # left boundary: not inside a word or an identifier

@@ -1,5 +1,8 @@
 """A larger name gazetteer from the ``names-dataset`` package (first and last names of 105
 countries with per-country popularity ranks, from a public-profile dump; MIT licence).
+Fourteenth round of issue 11: the names written in other scripts with spaces between words
+(Arabic, Hebrew, Cyrillic, Greek, Indic, Ethiopic, Georgian, Armenian) are kept too, apart
+(:func:`script_names`), for names in their own script.
 
 Faker's person providers (:func:`~pipeline.anonymize.context.name_gazetteer`) know ~26k first
 and ~25k last names, mostly of European locales; customers are of every nationality. This

@@ -133,6 +133,17 @@ TABLE_LAST = ["Hoekstraat", "Dijkstraan", "Bergsmaar", "Postmaen", "Wiersmaat", 
               "Veenstrao", "Bosmaeren", "Terpstraal", "Hiemstrae", "Nautaer", "Faberstra", "Jellemaar"]
 HINDI = ["कविता वर्मा", "सुनील यादव", "अनीता मिश्रा", "राजेश गुप्ता", "पूजा तिवारी", "मनोज पाण्डेय", "रेखा चौहान",
          "विकास ठाकुर", "सीमा दुबे", "अजय सक्सेना", "नेहा श्रीवास्तव", "दीपक जोशी", "ममता रस्तोगी", "संजय भार्गव"]
+#: Names in their own script for the fourteenth round (Arabic after "my name is", Hebrew after
+#: "I am": first and family names of the names-dataset lists)
+ARABIC = ["سلمى فؤاد الحربي", "ليان ماجد العمري", "رنا سامي الدوسري", "هند وليد الشمري", "دانة فهد القرشي",
+          "ريم عادل الزهراني", "جود خالد الغامدي", "لمى ناصر العتيبي", "نوف طارق المالكي", "شهد زياد القحطاني",
+          "غادة باسم الشهري", "مها رائد الحارثي", "سارة هشام البلوي", "عبير سعد الجهني"]
+HEBREW = ["נועה פרידמן", "תמר אזולאי", "מיכל ביטון", "שירה אוחיון", "רוני מזרחי", "ליאור פרץ", "נטע דהן",
+          "הדר כץ", "עדי אברהם", "יעל עמר", "דניאל יוסף", "עומר כהן", "אורי לוי", "יוסף דוד"]
+TR_MONTHS = ["Ocak", "Şubat", "Mart", "Nisan", "Mayıs", "Haziran", "Temmuz", "Ağustos", "Eylül", "Ekim", "Kasım", "Aralık"]
+#: the fourteenth round's kinds are planted from this persona on (names in Arabic and Hebrew
+#: script, a British plate, a VIN, a Turkish birth date, a Latvian address after its label)
+FOURTEENTH_FROM = 8
 #: the thirteenth round's kinds are planted from this persona on (a table, a Hindi introduction,
 #: digits spoken in a transcript, an id a few words after its label)
 THIRTEENTH_FROM = 6
@@ -266,6 +277,12 @@ def persona(i: int) -> dict:
         "spoken": " ".join(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")[int(d)]
                            for d in f"07{700 + i * 13}9{31 + i:02d}08"),
         "thirteenth": i >= THIRTEENTH_FROM,
+        # issue 11, fourteenth round
+        "arabic": ARABIC[i], "hebrew": HEBREW[i], "uk_plate": f"LK{21 + i} X{'ABCDEFGHJKLMNPRSTUVWXY'[i]}Z",
+        "vin": f"WVWZZZ1KZ{'ABCDEFGHJ'[i % 9]}M{412583 + i * 17:06d}",
+        "tr_dob": f"{3 + i} {TR_MONTHS[i % 12]} 19{70 + i}", "lv_street": f"Brīvības iela {118 + i}-{20 + i}",
+        "lv_zip": f"LV-{1001 + i * 7}",
+        "fourteenth": i >= FOURTEENTH_FROM,
     }
 
 
@@ -294,6 +311,11 @@ def _thirteenth(p: dict, *keys: str) -> list[str]:
     return [p[k] for k in keys] if p["thirteenth"] else []
 
 
+def _fourteenth(p: dict, *keys: str) -> list[str]:
+    """The fourteenth round's values of persona ``p`` (planted from :data:`FOURTEENTH_FROM` on)."""
+    return [p[k] for k in keys] if p["fourteenth"] else []
+
+
 def typed_values(p: dict) -> dict[str, list[str]]:
     """A persona's planted values per evaluation type (see :data:`pipeline.anonymize.eval.CATEGORIES`)."""
     return {
@@ -304,16 +326,17 @@ def typed_values(p: dict) -> dict[str, list[str]]:
                  p["note_first"], p["note_last"], p["titled_first"], p["titled_last"], p["nick"],
                  p["caps_first"], p["caps_last"], p["hdr_first"], p["hdr_last"],
                  *_twelfth(p, "xml_last", "hl7_first", "hl7_last", "file_first", "file_last", "kanji"),
-                 *_thirteenth(p, "tbl_first", "tbl_last", "hindi")],
+                 *_thirteenth(p, "tbl_first", "tbl_last", "hindi"), *_fourteenth(p, "arabic", "hebrew")],
         "EMAIL": [p["email"]], "RESERVATION_ID": [p["reservation"]],
         "PAYMENT_ID": [p["payment_id"], p["gift_card"]], "LAST_FOUR": [p["last_four"]],
         "CARD_NUMBER": [p["card"], p["card"].replace(" ", ""), p["card2"]],
         "ADDRESS": [p["street"], p["unit"], p["eu_street"], p["block_street"], p["street3"], p["corner_a"],
-                    p["corner_b"], p["block_street2"], p["plot_street"]],
+                    p["corner_b"], p["block_street2"], p["plot_street"], *_fourteenth(p, "lv_street")],
         "ZIP": [p["zip"], p["postcode"], p["block_postcode"], p["postcode3"], p["crm_plz"], p["au_postcode"][4:],
-                *_twelfth(p, "xml_zip")],
+                *_twelfth(p, "xml_zip"), *_fourteenth(p, "lv_zip")],
         "CITY": [p["city"]],
-        "DOB": [p["dob"], p["companion_dob"], p["eu_dob"], *_twelfth(p, "hl7_dob"), *_thirteenth(p, "tbl_dob")],
+        "DOB": [p["dob"], p["companion_dob"], p["eu_dob"], *_twelfth(p, "hl7_dob"), *_thirteenth(p, "tbl_dob"),
+                *_fourteenth(p, "tr_dob")],
         "PHONE": [p["phone"], re.sub(r"\D", "", p["phone"]), p["uk_phone"], p["intl_phone"], p["grouped_phone"],
                   p["line_phone"], p["fax"], p["csv_phone"], p["msisdn"]],
         "SECRET": [p["password"], p["api_key"], p["session_id"], p["token"], p["jwt"]],
@@ -323,7 +346,7 @@ def typed_values(p: dict) -> dict[str, list[str]]:
                        p["codice_fiscale"], p["mac"], *_twelfth(p, "mrn", "steam"),
                        *_thirteenth(p, "tbl_persnr", "tbl_bsn", "bvn", "spoken")],
         "USER_ID": [p["user_id"], p["handle"], p["discord"], p["upi"]],
-        "VEHICLE_ID": [p["plate"], p["fr_plate"]],
+        "VEHICLE_ID": [p["plate"], p["fr_plate"], *_fourteenth(p, "uk_plate", "vin")],
     }
 
 
@@ -346,6 +369,7 @@ def canary_values(p: dict) -> list[str]:
     vals += _twelfth(p, "xml_last", "xml_zip", "hl7_first", "hl7_last", "hl7_dob", "mrn", "file_first", "file_last",
                      "kanji", "steam")
     vals += _thirteenth(p, "tbl_first", "tbl_last", "tbl_bsn", "tbl_dob", "hindi", "bvn", "spoken")
+    vals += _fourteenth(p, "arabic", "hebrew", "uk_plate", "vin", "tr_dob", "lv_street", "lv_zip")
     # a year-like postcode alone is no distinctive string: checked with the state before it
     vals.append(p["au_postcode"])
     # a 3-digit postcode alone is no distinctive string (a log line's "692 ms"): it is checked
@@ -496,6 +520,11 @@ def record(i: int) -> dict:
             f"payroll export:\n\npersnr;nm;voornaam;BSN;gebdat\n{p['tbl_persnr']};{p['tbl_last']};{p['tbl_first']};"
             f"{p['tbl_bsn']};{p['tbl_dob']}\n\nनमस्ते, मेरा नाम {p['hindi']} है। my BVN in case you need it is "
             f"{p['bvn']}\nagent may i have your mobile\ncaller {p['spoken']}")}]
+    if i >= FOURTEENTH_FROM:
+        msgs += [{"role": "user", "content": (
+            f"مساء الخير، اسمي {p['arabic']}، عندي سؤال عن الحجز.\nשלום, שמי {p['hebrew']}, רציתי לבדוק.\n"
+            f"resident parking permit for {p['uk_plate']}; the rental's FIN {p['vin']}. Doğum tarihim "
+            f"{p['tr_dob']}. Adrese: {p['lv_street']}, Rīga, {p['lv_zip']}. Paldies!")}]
     if cancel:
         msgs += [_call(f"c{i}c", "cancel_reservation", {"reservation_id": p["reservation"]}),
                  _tool(f"c{i}c", "cancel_reservation", {**reservation, "status": "cancelled"}),

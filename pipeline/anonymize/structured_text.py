@@ -194,6 +194,20 @@ _YAML_KEY_LINE_RE = re.compile(r"[ \t]*(?:-[ \t]+)?[^\s:#\-][^:\n]{0,40}:(?:[ \t
 _YAML_NESTED_RE = re.compile(r"(?m)^(?:[ \t]+\S|[ \t]*-[ \t]+\S)")
 
 
+#: A fenced code block of Markdown (CommonMark: three or more backticks or tildes, an optional
+#: info string such as "yaml" or "json", the closing fence of the same character)
+_FENCE_RE = re.compile(r"(?m)^[ \t]{0,3}(?P<f>`{3,}|~{3,})[ \t]*[\w+.-]*[ \t]*\n(?P<body>.*?)^[ \t]{0,3}(?P=f)[ \t]*$", re.S)
+
+
+def fenced_blocks(text: str) -> list[str]:
+    """The bodies of the fenced code blocks in ``text`` (a chat user pasting YAML, JSON or CSV
+    between ```` ``` ```` lines, fourteenth round of issue 11: a YAML candidate profile in a fence
+    kept its candidate's name and handle); [] without fences."""
+    if "```" not in text and "~~~" not in text:
+        return []
+    return [m.group("body") for m in _FENCE_RE.finditer(text)]
+
+
 def yaml_document(text: str) -> object:
     """The mapping or list a YAML document in ``text`` holds (a tool result or a config pasted as
     YAML), or None: the text must be mostly ``key: value`` lines (60% of its non-blank lines, 3

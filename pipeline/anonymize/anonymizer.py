@@ -245,8 +245,9 @@ def _shape_ok(ent: str, value: str) -> bool:
     if ent == "USER_ID":
         return 3 <= len(v) <= 64 and " " not in v
     if ent == "STREET_ADDRESS":  # "Flat 2, 19 Ashgrove Road"; not "00:1A:2B:3C:4D:5E", "0x3f...", a URL
-        return (len(v) <= 200 and " " in v and any(c.isalpha() for c in v) and "@" not in v
-                and "://" not in v)
+        # (a CJK / Hangul address has no blank but a number: "科技园南路88号2栋1203" - fourteenth round)
+        return (len(v) <= 200 and (" " in v or (digits >= 1 and _NO_CASE_LETTERS_RE.search(v) is not None))
+                and any(c.isalpha() for c in v) and "@" not in v and "://" not in v)
     if ent == "VEHICLE_ID":  # a plate or a VIN: a digit and a letter ("1AB 2CD", "KP19 XHZ")
         alnum = re.sub(r"[\s-]", "", v)
         return (4 <= len(alnum) <= 17 and alnum.isalnum() and v.count(" ") <= 2 and digits >= 1
@@ -1248,7 +1249,7 @@ class Anonymizer:
                         m = NICKNAME_NAME_RE.fullmatch(value)
                         runs = [f"{m.group('f')} {m.group('l')}", m.group("n")] if m else [value]
                     elif rec_name in ("SpeakerAnyCaseRecognizer", "DashSignatureRecognizer", "MailHeaderNameRecognizer",
-                                      "CapsCommaNameRecognizer"):
+                                      "CapsCommaNameRecognizer", "MrzRecognizer"):
                         runs = [value]  # "cormac:", "BJÖRN:": the label as written (no Capitalized run)
                     elif rec_name == "NameContextRecognizer" or rec_name in _STRONG_PERSON_RECOGNIZERS:
                         # "add Marina Rivas": the context says person; spaCy calling "Marina" a
@@ -1934,7 +1935,7 @@ _STRONG_PERSON_RECOGNIZERS = frozenset({"SpeakerLabelRecognizer", "NamePossessiv
                                         "QuoteSpeakerRecognizer", "SpeakerAnyCaseRecognizer",
                                         "PnrNameRecognizer", "DashSignatureRecognizer", "LabelledNameRecognizer",
                                         "SignatureNameRecognizer", "MailHeaderNameRecognizer", "ScriptNameContextRecognizer",
-                                        "CapsCommaNameRecognizer", "ScriptIntroNameRecognizer"})
+                                        "CapsCommaNameRecognizer", "ScriptIntroNameRecognizer", "MrzRecognizer"})
 #: Keys of an object under a person key that hold a part of the person's name ("guest":
 #: {"first": "Anselm", "last": "Whitcombe"}).
 _PERSON_PART_KEYS = {"first": "FIRST_NAME", "given": "FIRST_NAME", "middle": "FIRST_NAME", "last": "LAST_NAME",

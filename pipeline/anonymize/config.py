@@ -51,6 +51,11 @@ def strip_accents(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
+#: letters of the scripts written without spaces between words (CJK, kana, Hangul - its jamo too:
+#: keys are normalized by NFD -, Thai)
+_NO_SPACE_SCRIPT_RE = re.compile("[\u1100-\u11FF\u3040-\u30FF\u4E00-\u9FFF\uAC00-\uD7AF\u0E00-\u0E7F]")
+
+
 def normalize_key(key: Optional[str]) -> Optional[str]:
     """``homePhone`` -> ``home_phone``, ``last4Digits`` -> ``last4_digits``, ``E-Mail`` ->
     ``e_mail``, ``postalCode`` -> ``postal_code``, ``SSN`` -> ``ssn``, ``Prénom`` -> ``prenom``,
@@ -66,7 +71,7 @@ def normalize_key(key: Optional[str]) -> Optional[str]:
 
 #: Endings of a key's last word that make it a record's number (tenth round: "donornr",
 #: "kundennummer", "lidnummer", "pakkenr"): the value's shape must confirm an id.
-GLUED_NUMBER_ENDINGS = ("nr", "nummer", "numer", "numero", "number")
+GLUED_NUMBER_ENDINGS = ("nr", "nummer", "numer", "numero", "number", "nro")
 
 #: Person keys too vague to make a longer key a person's by ending it ("http_client", "display",
 #: "users" of "max_users", tau-bench retail's "bluetooth_speaker" item, "smtp_host" are no people).
@@ -222,6 +227,12 @@ class PiiConfig:
         for seq, ent in self._word_rules():
             if len(seq) > 1 and "".join(seq) == joined:
                 return ent, False
+        # keys of scripts written without spaces ("배달주소" - delivery address -, "收货地址", "携帯電話"):
+        # a key word of those scripts inside the key (fourteenth round)
+        if _NO_SPACE_SCRIPT_RE.search(key):
+            for seq, ent in self._word_rules():
+                if len(seq) == 1 and _NO_SPACE_SCRIPT_RE.search(seq[0]) and seq[0] in key:
+                    return ent, False
         # a number's word glued to what it counts ("donornr", "kundennummer", "pakkenr")
         last = words[-1]
         for end in GLUED_NUMBER_ENDINGS:

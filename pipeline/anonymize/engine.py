@@ -62,8 +62,8 @@ NAME_WORD = (f"(?:Mc|Mac|O['\u2019])?[{UPPER}][{LOWER}]+(?:['\u2019-](?:Mc|Mac)?
 #: Santos"): inside a name run they join its Capitalized words; they are never name words alone.
 NAME_PARTICLES = frozenset("van von de der den da di del della dos das du ter ten zu la".split()
                            # fourteenth round: Irish ("Ciarán Ó Dálaigh", "Aoife Ní Bhriain", "Nic", "Uí"),
-                           # Malay and Arabic ("Ahmad bin Ismail", "Siti binti Hassan", "ibn")
-                           + "Ó Ní Nic Uí bin binti bint ibn".split())
+                           # Malay and Arabic ("Siti binti Hassan", "ibn"; not "bin": German "Ich bin Kunde")
+                           + "Ó Ní Nic Uí binti bint ibn".split())
 NAME_PARTICLE = "(?:" + "|".join(sorted(NAME_PARTICLES, key=len, reverse=True)) + ")"
 
 _B = r"(?<![A-Za-z0-9_])"  # left boundary: not inside a word or an identifier
@@ -144,13 +144,20 @@ DOB_CONTEXT_RE = re.compile(
 #: Buddhist-era year -, "تاريخ الميلاد ١٤٠٥/٠٣/١٢ هـ", "تاریخ تولد ۱۳۶۸/۰۵/۲۱"); a Thai date with a
 #: Buddhist-era birth year (2480-2549) also without one.
 _EASTERN_DIGIT = "[0-9\u0660-\u0669\u06F0-\u06F9]"
-_THAI_MONTHS = "มกราคม|กุมภาพันธ์|มีนาคม|เมษายน|พฤษภาคม|มิถุนายน|กรกฎาคม|สิงหาคม|กันยายน|ตุลาคม|พฤศจิกายน|ธันวาคม"
+_THAI_MONTHS = ("มกราคม|กุมภาพันธ์|มีนาคม|เมษายน|พฤษภาคม|มิถุนายน|กรกฎาคม|สิงหาคม|กันยายน|ตุลาคม|พฤศจิกายน|ธันวาคม"
+                r"|ม\.ค\.|ก\.พ\.|มี\.ค\.|เม\.ย\.|พ\.ค\.|มิ\.ย\.|ก\.ค\.|ส\.ค\.|ก\.ย\.|ต\.ค\.|พ\.ย\.|ธ\.ค\.")
+_HINDI_MONTHS = "जनवरी|फ़रवरी|फरवरी|मार्च|अप्रैल|अप्रेल|मई|जून|जुलाई|अगस्त|सितंबर|सितम्बर|अक्टूबर|अक्तूबर|नवंबर|नवम्बर|दिसंबर|दिसम्बर"
 DOB_SCRIPT_RE = re.compile(
     r"(?:נולדתי|נולד|נולדה|תאריך לידה|ת\. לידה)[ \t:]*(?:ב-?)?(?P<v>\d{1,2}[ \t]+ב?(?:ינואר|פברואר|מרץ|מרס|אפריל|מאי|"
     r"יוני|יולי|אוגוסט|ספטמבר|אוקטובר|נובמבר|דצמבר)[ \t]+\d{4}|\d{1,2}[./]\d{1,2}[./]\d{2,4})"
     r"|(?:تاريخ الميلاد|تاريخ ميلاد|تاريخ الولادة|مواليد|تاریخ تولد|متولد|تاريخ ميلادي)[ \t:：]*(?P<w>" + _EASTERN_DIGIT
     + r"{1,4}[/.-]" + _EASTERN_DIGIT + r"{1,2}[/.-]" + _EASTERN_DIGIT + r"{1,4})"
-    r"|(?<!\d)(?P<x>\d{1,2}[ \t]*(?:" + _THAI_MONTHS + r")[ \t]*(?:พ\.ศ\.[ \t]*)?(?:24[89]\d|25[0-4]\d|19\d\d|200\d))(?!\d)")
+    r"|(?<!\d)(?P<x>\d{1,2}[ \t]*(?:" + _THAI_MONTHS + r")[ \t]*(?:พ\.ศ\.[ \t]*)?(?:24[89]\d|25[0-6]\d|19\d\d|20[0-2]\d))(?!\d)"
+    # Hindi after "birth" (जन्म, जन्मतिथि), any year (a child's admission), a Taiwanese date of the
+    # Republic era (民國80年3月14日), a French birth date on the first of a month ("premier avril 1951")
+    r"|(?:जन्म(?:[ \t]*तिथि)?|जन्मतिथि)[ \t:]*(?P<y>\d{1,2}[ \t]+(?:" + _HINDI_MONTHS + r")[ \t]+\d{4}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4})"
+    r"|(?P<z>民國[ \t]?\d{1,3}年[ \t]?\d{1,2}月[ \t]?\d{1,2}日)"
+    r"|(?<![\w-])(?P<t>(?i:premier|1er) " + _MONTH_WORD + r" " + _BIRTH_YEAR + r")(?![\w-])")
 #: A birth date after a birth word of Japanese, Chinese or Korean ("生年月日：1987年3月22日",
 #: "생년월일: 1987년 3월 22일", "出生日期 1987-03-22"): eleventh round.
 DOB_CJK_RE = re.compile(
@@ -224,8 +231,18 @@ RU_STREET_RE = re.compile(
     r"|вул\.|вулиця|просп\.|пров\.|провулок|бульв\.)"
     r"[ \t]*[\u0410-\u042F\u0401\u0404\u0406\u0407][\u0430-\u044F\u0451\u0454\u0456\u0457'’-]+"
     r"(?:[ \t][\u0410-\u042F\u0401\u0404\u0406\u0407\u0430-\u044F\u0451\u0454\u0456\u0457'’-]+){0,2},?"
-    r"[ \t]*(?:д\.|дом|буд\.|будинок)[ \t]*\d{1,4}[а-яі]?(?:,?[ \t]*(?:корп\.|стр\.)[ \t]*\d{1,3})?"
+    r"(?:,[ \t]*|[ \t]*(?:д\.|дом|буд\.|будинок)[ \t]*)\d{1,4}[а-яі]?(?:,?[ \t]*(?:корп\.|стр\.)[ \t]*\d{1,3})?"
     r"(?:,?[ \t]*(?:кв\.|квартира)[ \t]*\d{1,4})?)")
+#: Turkish streets with their number and flat ("Moda Cad. No:54 D:6", "Bağdat Cd. 312/4", "Atatürk
+#: Bulvarı No. 12") and Thai addresses by house number and village ("บ้านเลขที่ 88/14 หมู่ 5 ซอยลาดพร้าว
+#: 101"): fourteenth round (red-team 10 read)
+TR_STREET_RE = re.compile(
+    r"(?<![\w-])(?P<v>[A-ZÇĞİÖŞÜ][a-zçğıöşüâî]+(?:[ \t][A-ZÇĞİÖŞÜ][a-zçğıöşüâî]+){0,2}[ \t]"
+    r"(?:Cad\.|Cd\.|Caddesi|Sok\.|Sk\.|Sokak|Sokağı|Bulvarı|Blv\.|Bulv\.)[ \t]*"
+    r"(?:No[:.]?[ \t]*\d{1,4}[A-Z]?(?:/\d{1,4})?|\d{1,4}(?:/\d{1,4})?)(?:[ \t]*(?:D|Daire|Kat)[:.]?[ \t]*\d{1,4})?)(?![\w/])")
+TH_ADDRESS_RE = re.compile(
+    r"(?P<v>(?:บ้านเลขที่[ \t]*)?\d{1,4}(?:/\d{1,4})?[ \t]+(?:หมู่(?:ที่)?|ม\.)[ \t]*\d{1,3}"
+    r"(?:[ \t]+(?:ซอย|ซ\.|ถนน|ถ\.)[ \t]?[\u0E01-\u0E4E]+(?:[ \t]\d{1,4})?)*)")
 #: A Russian SNILS in its layout ("236-914-805 87"): the layout is rare in business text
 SNILS_RE = re.compile(r"(?<![\w-])(?P<v>\d{3}-\d{3}-\d{3}[ -]\d{2})(?![\w-])")
 #: A Japanese postcode after its mark ("〒150-0002") and the address line after it ("〒150-0002
@@ -308,7 +325,9 @@ EU_STREET_RE = re.compile(
     r"Calle|Carrer|Paseo|Plaza|Camino|Rue|Avenue|Boulevard|Chemin|Allée|Place|Impasse|Quai|Strada|"
     r"Ulica|Aleja|C/|"
     # eleventh round: "Av. Insurgentes Sur 1602", "Jl. Kebon Jeruk Raya No. 27", "Alameda Santos 200"
-    r"Av\.|Avda\.|Jl\.|Jalan|Alameda|Estrada|Rodovia|Carrera|Cra\.|Calz\.|Calzada)"
+    r"Av\.|Avda\.|Jl\.|Jalan|Alameda|Estrada|Rodovia|Carrera|Cra\.|Calz\.|Calzada|"
+    # fourteenth round: the street noun in lower case in a chat ("la calle de Sueca 41")
+    r"calle|carrer|rua|avenida)"
     r"(?: (?:(?:d[aeiou]s?|del|de la|du|des|la|le|di|dei|della|do|dos) )*" + _STREET_WORD +
     r"){0,3},? (?:No\.? ?)?\d{1,4}[a-zA-Z]?(?:/\d{1,4}[a-zA-Z]?)?)(?![\w-])"
     # a compound street in lower case (chat: "wohne in der kastanienallee 58")
@@ -1070,7 +1089,7 @@ ES_PLATE_FIELD_RE = re.compile(r"(?:^|(?<=[;,\t|]))[ \t]*(?P<v>\d{4}[ -]?[BCDFGH
 #: 7KP-2291"): letters and digits, both (twelfth round)
 US_STATE_PLATE_RE = re.compile(
     r"(?i:\b(?:plates?|tags?|licen[cs]e plate|plate number|registration)\b)[^.\n]{0,20}?\b"
-    r"(?:" + "|".join(US_STATES) + r")\s+(?P<v>(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{2,4}[- ]?[A-Z0-9]{2,4})(?![\w-])")
+    r"(?:" + "|".join(US_STATES) + r"):?\s+(?P<v>(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{2,4}[- ]?[A-Z0-9]{2,4})(?![\w-])")
 
 
 #: British plates since 2001 (two letters, the age identifier, three letters: "LK21 RZD") and
@@ -1087,6 +1106,17 @@ def _uk_plate_score(text: str, m: re.Match) -> Optional[float]:
     return None if is_english_word(m.group("v")[-3:].lower()) else 0.7
 
 
+#: Korean plates ("12가 3456", "123나 4567"), Dutch plates of the side codes since 1978 without
+#: the French layout ("7-TRJ-88", "GX-412-K", "12-ABC-3", "X-123-YZ"): fourteenth round
+KR_PLATE_RE = re.compile(r"(?<![\w-])(?P<v>\d{2,3}[\uAC00-\uD7AF] ?\d{4})(?![\w-])")
+NL_PLATE_RE = re.compile(r"(?<![\w-])(?P<v>\d{1,2}-[BDFGHJKLNPRSTVXZ]{3}-\d{1,2}|[BDFGHJKLNPRSTVXZ]{2}-\d{3}-[BDFGHJKLNPRSTVXZ]"
+                         r"|[BDFGHJKLNPRSTVXZ]-\d{3}-[BDFGHJKLNPRSTVXZ]{2}|[BDFGHJKLNPRSTVXZ]{3}-\d{2}-[BDFGHJKLNPRSTVXZ]"
+                         r"|\d-[BDFGHJKLNPRSTVXZ]{3}-\d{2})(?![\w-])")
+#: A Korean resident registration number (birth date, a digit 1-8 for century and sex, six
+#: more: "930715-2481937"); a Czech / Slovak bank account ("19-2000145399/0800": prefix, number,
+#: the bank's four-digit code)
+KR_RRN_RE = re.compile(r"(?<![\w-])(?P<v>\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])-[1-8]\d{6})(?![\w-])")
+CZ_ACCOUNT_RE = re.compile(r"(?<![\w/-])(?P<v>(?:\d{1,6}-)?\d{6,10}/\d{4})(?![\w/-])")
 #: A vehicle identification number (ISO 3779: 17 characters without I, O, Q; the last six the
 #: serial, digits for nearly every maker: "WDB2110421A654321"); a manufacturer's code of letters first
 VIN_RE = re.compile(r"(?<![\w-])(?P<v>[A-HJ-NPR-Z][A-HJ-NPR-Z0-9]{10}\d{6})(?![\w-])")
@@ -1868,11 +1898,12 @@ class _EuStreetRecognizer(RegexRecognizer):
 
 
 class _GroupsRecognizer(RegexRecognizer):
-    """A regex recognizer whose patterns have alternatives with groups ``v``, ``w`` (and ``x``)."""
+    """A regex recognizer whose patterns have alternatives with groups ``v``, ``w`` (and ``x``,
+    ``y``, ``z``, ``t``)."""
 
     def _span(self, m: re.Match) -> tuple[int, int]:
-        """The first of groups ``v``, ``w``, ``x`` that the matching alternative set."""
-        g = next((g for g in ("v", "w", "x") if g in m.re.groupindex and m.group(g)), "v")
+        """The first of groups ``v``, ``w``, ``x``, ``y``, ``z``, ``t`` that the matching alternative set."""
+        g = next((g for g in ("v", "w", "x", "y", "z", "t") if g in m.re.groupindex and m.group(g)), "v")
         return m.start(g), m.end(g)
 
 
@@ -2004,6 +2035,19 @@ SCRIPT_INTRO_NAME_RES = (
     re.compile(r"(?:本名|真名|真实姓名|真實姓名|我叫|我是|老公|老婆|丈夫|妻子|爱人|愛人)[ \t]*[:：]?[ \t]*(?P<v>[" + _CN_SURNAMES
                + "陳張劉楊黃趙吳鄭謝許韓馮鄧蕭葉蘇魏呂盧鍾譚陸範廖賈韋鄒熊邱薛閻龍陶賀顧龔萬錢嚴戴湯"
                r"][" + _CJK + r"]{1,2})(?![" + _CJK + r"])"),
+    # Hindi and Marathi labels ("नाम: अनन्या श्रीवास्तव,"), Tamil "my name is", "I am ... ," and kin
+    # words ("நான் செந்தில்குமார் ராமசாமி,", "என் மகள் கவிதா செந்தில்குமார்,"): fourteenth round
+    re.compile(r"(?:(?:नाम|पूरा नाम|ग्राहक का नाम|ग्राहक|पति|पत्नी|पिता|माता|आवेदक)[ \t]*[:：][ \t]*"
+               r"(?P<v>[\u0900-\u0963\u0966-\u097F]{2,}(?:[ \t]+[\u0900-\u0963\u0966-\u097F]{2,}){0,3}?)" + _NAME_END
+               + r"|(?:என் பெயர்|பெயர்[ \t]*:|நான்|என் மகள்|என் மகன்|என் மனைவி|என் கணவர்|என் அம்மா|என் அப்பா)[ \t]+"
+               r"(?P<x>[\u0B80-\u0BFF]{2,}(?:[ \t]+[\u0B80-\u0BFF]{2,}){0,2}?)(?=[ \t]*[,،]))", re.M),
+    # Thai "name" before a given and a family name ("ชื่อ สมศรี ใจดีงาม")
+    re.compile(r"ชื่อ[ \t]+(?!นาย|นาง|ผู้|บัญชี|เล่น)(?P<v>[\u0E01-\u0E4E]{2,}[ \t][\u0E01-\u0E4E]{2,})(?=[ \t]|$)"),
+    # Japanese labels of forms (applicant, contract holder, emergency contact ...) and a name's
+    # reading in kana in brackets after it ("申込者：佐々木 翔太（ササキ ショウタ）")
+    re.compile(r"(?:申込者|契約者|入居者|名義人|保護者|依頼者|担当者|受取人|差出人|緊急連絡先|連絡先|患者名|お客様名)[ \t]*[:：]?[ \t]*"
+               r"(?P<v>[" + _CJK + r"]{1,4}[ \u3000]?[" + _CJK + r"]{1,3})(?![" + _CJK + r"])"
+               r"|[" + _CJK + r"]{1,4}[ \u3000][" + _CJK + r"]{1,3}[（(](?P<x>[\u30A0-\u30FF]{2,}[ \u3000][\u30A0-\u30FF]{2,})[）)]"),
     # Thai titles glued to the given name, the family name after a space ("นายสมชาย ใจดีมาก",
     # "นางสาวพิมพ์ชนก ใจดีมาก", "พญ.วรรณา ศรีสวัสดิ์"); not "นายจ้าง" (employer), "นายหน้า" (broker) ...
     re.compile(r"(?:นางสาว|นาย(?!จ้าง|หน้า|ทุน|ทะเบียน|อำเภอ|ก(?:รัฐ|เทศ)|ด่าน|ท่า|ตรวจ|ประกัน)|นาง(?!ฟ้า|พยาบาล|แบบ|สาว)|"
@@ -2137,6 +2181,44 @@ class ScriptNameRunRecognizer(RegexRecognizer):
         return j if j > i else None
 
 
+#: A line of a machine-readable zone of a passport or an identity card (ICAO Doc 9303: TD1 lines
+#: of 30 characters, TD2 of 36, TD3 of 44, of capitals, digits and the filler "<")
+_MRZ_LINE_RE = re.compile(r"(?m)^[ \t]*(?P<line>[A-Z0-9<]{28,46})[ \t]*$")
+_MRZ_NAME_LINE_RE = re.compile(r"^(?:P[A-Z<][A-Z<]{3})?(?P<surname>[A-Z]+(?:<[A-Z]+)*)<<(?P<given>[A-Z]+(?:<[A-Z]+)*)<*$")
+
+
+class MrzRecognizer(RegexRecognizer):
+    """The personal fields of a machine-readable zone (ICAO Doc 9303) an OCR'd passport or
+    identity card left in a log (fourteenth round, red-team 10 read: "IDD<<L01X00T471<<<...",
+    "9102085<3109123D<<<...", "SCHWARZKOPF<<FRIEDERIKE<ANNA<<<"): the name line's surname and
+    given names (PERSON, one span each), and on the other lines every run of 6+ capitals and
+    digits with a digit (document number, birth and expiry dates with their check digits) as
+    ACCOUNT_ID. A line counts when it is 28-46 characters of the MRZ alphabet with a "<<"."""
+
+    def __init__(self, score: float = 0.8):
+        super().__init__("MrzRecognizer", "ACCOUNT_ID", [], score)
+
+    def hits(self, text: str) -> list[PatternHit]:  # noqa: D102
+        if "<<" not in text:
+            return []
+        out: list[PatternHit] = []
+        for m in _MRZ_LINE_RE.finditer(text):
+            line, base = m.group("line"), m.start("line")
+            if "<<" not in line:
+                continue
+            nm = _MRZ_NAME_LINE_RE.match(line)
+            if nm and not any(c.isdigit() for c in line):
+                for g in ("surname", "given"):
+                    for w in re.finditer(r"[A-Z]{2,}", nm.group(g)):
+                        out.append(PatternHit("PERSON", base + nm.start(g) + w.start(), base + nm.start(g) + w.end(),
+                                              self.score, self.name))
+                continue
+            for t in re.finditer(r"[A-Z0-9]{6,}", line):
+                if any(c.isdigit() for c in t.group()):
+                    out.append(PatternHit("ACCOUNT_ID", base + t.start(), base + t.end(), self.score, self.name))
+        return out
+
+
 class NameShapeRecognizer(RegexRecognizer):
     """Person names no context word announces and spaCy's small model misses ("The parcel for
     Łukasz Zięcik goes to ..."): Capitalized runs of 2-3 words that read as a name
@@ -2176,7 +2258,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("SpokenDigitsRecognizer", "ACCOUNT_ID", [SPOKEN_DIGITS_RE], 0.7,
                         validate=_spoken_digits_score),
         RegexRecognizer("SpokenZipRecognizer", "ACCOUNT_ID", [SPOKEN_ZIP_RE], 0.7, validate=_spoken_zip_score),
-        RegexRecognizer("RuStreetRecognizer", "STREET_ADDRESS", [RU_STREET_RE], 0.7),
+        RegexRecognizer("RuStreetRecognizer", "STREET_ADDRESS", [RU_STREET_RE, TR_STREET_RE, TH_ADDRESS_RE], 0.7),
         RegexRecognizer("SnilsRecognizer", "ACCOUNT_ID", [SNILS_RE], 0.7),
         RegexRecognizer("JpAddressRecognizer", "STREET_ADDRESS", [JP_ADDRESS_RE], 0.7, needs="〒"),
         RegexRecognizer("LabelledAddressRecognizer", "STREET_ADDRESS", [LABELLED_ADDRESS_RE], 0.7),
@@ -2230,6 +2312,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
         _GroupsRecognizer("ScriptIntroNameRecognizer", "PERSON", list(SCRIPT_INTRO_NAME_RES), 0.7,
                           validate=_script_intro_score),
         ScriptNameRunRecognizer(),
+        MrzRecognizer(),
         RegexRecognizer("CapsCommaNameRecognizer", "PERSON", [CAPS_COMMA_NAME_RE], 0.7, validate=_caps_comma_name_score),
         RegexRecognizer("SpeakerLabelRecognizer", "PERSON", [SPEAKER_RE], 0.6, validate=_speaker_score),
         RegexRecognizer("SpeakerAnyCaseRecognizer", "PERSON", [SPEAKER_ANY_CASE_RE], 0.6,
@@ -2242,6 +2325,8 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("PlateShapeRecognizer", "VEHICLE_ID", [FR_PLATE_RE, MERCOSUR_PLATE_RE, ES_PLATE_FIELD_RE,
                                                                US_STATE_PLATE_RE, IN_PLATE_RE, VIN_RE], 0.7),
         RegexRecognizer("UkPlateRecognizer", "VEHICLE_ID", [UK_PLATE_RE], 0.7, validate=_uk_plate_score),
+        RegexRecognizer("PlateShapeOtherRecognizer", "VEHICLE_ID", [KR_PLATE_RE, NL_PLATE_RE], 0.7),
+        RegexRecognizer("RrnAccountRecognizer", "ACCOUNT_ID", [KR_RRN_RE, CZ_ACCOUNT_RE], 0.7),
         RegexRecognizer("CsvPhoneRecognizer", "PHONE_NUMBER", [CSV_PHONE_RE], 0.75, validate=_csv_phone_score),
         RegexRecognizer("HandleTagRecognizer", "USER_ID", [HANDLE_TAG_RE], 0.7, validate=_handle_tag_score),
         RegexRecognizer("AtHandleRecognizer", "USER_ID", [AT_HANDLE_RE], 0.6, needs="@"),

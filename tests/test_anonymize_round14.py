@@ -15,7 +15,7 @@ import pytest
 from pipeline.anonymize import Anonymizer, build_analyzer
 from pipeline.anonymize.engine import ScriptNameRunRecognizer, detect_patterns
 from pipeline.anonymize.names_data import script_names
-from tests.anon_helpers import assert_gone, present, tool, user
+from tests.anon_helpers import assert_gone, one, present, tool, user
 
 needs_names = pytest.mark.skipif(not script_names()[0], reason="names-dataset is not installed: no names in other scripts")
 
@@ -269,7 +269,7 @@ def test_streets_named_with_thing_nouns_and_a_house_number_are_addresses(anon, t
 # ------------------------------------- red-team 10's kinds (read after its mid-round measure)
 def test_keys_of_professionals_people_and_national_numbers(anon):
     out = tool(anon, {"dept": "cardiology", "doctor": "박서준", "client": {"pib": "Коваль Андрій Іванович",
-                      "rnokpp": "2987654321"}, "cep": "01310-200", "anne_adi": "Gülten", "musterinro": "MX-88213",
+                      "rnokpp": "2987654321"}, "cep": "01310-200", "soyadi": "Gülten", "musterinro": "MX-88213",
                       "owner_nid": "2870512345678", "ngay_sinh": "1999-04-30"}, with_user=False)
     assert_gone(out, ["박서준", "Коваль", "2987654321", "01310-200", "Gülten", "MX-88213", "2870512345678", "1999-04-30"])
     assert "cardiology" in out
@@ -322,3 +322,47 @@ def test_machine_readable_zone_of_an_id_card(anon):
     out = user(anon, text)
     assert_gone(out, ["BRANDHORST", "KLARA", "MARIE", "T22000129", "8403125", "2408014D"])
     assert out.count("<<") == text.count("<<")  # the zone's layout stays
+
+
+@pytest.mark.parametrize("obj,values,kept", [
+    ({"indirizzo": "Via Padova 210", "cap": "20127", "citta": "Milano"}, ["20127"], []),
+    ({"domicilio": {"calle": "Av. Revolución 1425", "colonia": "Tlacopac", "cp": "01040"}}, ["01040"], []),
+    # no street or town beside them: a capacity and a computer stay
+    ({"room": "B12", "cap": "20", "pc": "4412"}, [], ['"cap": "20"', '"pc": "4412"']),
+])
+def test_vague_postcode_keys_beside_an_address(anon, obj, values, kept):
+    out = tool(anon, obj, with_user=False)
+    assert_gone(out, values)
+    assert all(k in out for k in kept)
+
+
+def test_a_vague_postcode_key_beside_an_address_in_a_pipe_export(anon):
+    out = user(anon, "AWB=2290018833|ADR=Str. Memorandumului nr. 21, ap. 4, Cluj-Napoca|CP=400114|RAMBURS=120 RON")
+    assert_gone(out, ["400114", "Memorandumului"])
+    assert "RAMBURS=120 RON" in out
+
+
+@pytest.mark.parametrize("text,values", [
+    ("Bună ziua, colet cu ramburs. Sunt Andreea-Maria Ionescu.", ["Andreea-Maria Ionescu"]),
+    ("Labdien! Esmu Inese Kalniņa, vēlos mainīt līgumu.", ["Inese Kalniņa"]),
+])
+def test_introductions_of_more_languages(anon, text, values):
+    assert_gone(user(anon, text), values)
+
+
+def test_first_names_stay_names_beside_the_new_keys(anon):
+    # words of config keys are vocabulary: no key may hold a first name ("anne_adi" made "Anne" a word)
+    assert_gone(user(anon, "I'm so jealous! said David to Anne"), ["Anne"])
+    assert_gone(user(anon, "Our three founders: Costa, Ana and Elizabeth."), ["Ana"])
+
+
+def test_sunt_without_a_name_stays(anon):
+    assert user(anon, "Sunt de acord cu termenii și condițiile.") == "Sunt de acord cu termenii și condițiile."
+
+
+def test_a_double_name_part_said_alone_and_a_name_spelled_with_hyphens(anon):
+    out = one(anon, [{"role": "user", "content": "Name's Marie-Ève Gagnon-Lapointe, card 4417-220-118."},
+                     {"role": "assistant", "content": "Merci Mme Gagnon. Is Lapointe your second surname?"},
+                     {"role": "user", "content": "Yes. My son is Zachary, Z-A-C-H-A-R-Y, Gagnon."}])
+    text = " ".join(m["content"] for m in out.messages)
+    assert_gone(text, ["Gagnon", "Lapointe", "Marie", "Ève", "Z-A-C-H-A-R-Y"])

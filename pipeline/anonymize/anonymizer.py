@@ -582,6 +582,10 @@ class Anonymizer:
             self._register(scan, text[s:e], ent, src)
 
     # -- phase 1: collect --------------------------------------------------------------------
+    def _address_sibling(self, keys: dict) -> bool:
+        """An object's keys (normalized) hold a street, an address or a town."""
+        return any(self.config.key_entity(k)[0] in ("STREET_ADDRESS", "CITY") for k in keys if k)
+
     def _thing_after(self, text: str, start: int, end: int) -> bool:
         """A noun of the config's ``thing_nouns`` follows the name ending at ``end`` ("the Ted Baker
         blazer", "King's Road", "the Lincoln and Jefferson plants"), and is no family name of the
@@ -642,6 +646,13 @@ class Anonymizer:
                 else:
                     role = entity
                 scan.values.setdefault(w, role)
+                if "-" in w and entity in ("PERSON", "FIRST_NAME", "LAST_NAME"):
+                    # a double name's parts said alone ("Geneviève Tremblay-Roy" ... "Mme Tremblay",
+                    # "Ioana-Cristina" ... "Ioana"): fourteenth round
+                    for part in w.split("-"):
+                        if len(part) >= 3 and part[:1].isupper() and part[1:2].islower() \
+                                and part.lower() not in self._keep_words and not is_english_word(part):
+                            scan.values.setdefault(part, role)
             if entity != "PERSON" and len(words) > 1:
                 scan.values.setdefault(value, entity)
         else:
@@ -803,6 +814,12 @@ class Anonymizer:
                         and _shape_ok(id_ent, str(v)) and sum(c.isdigit() for c in str(v)) >= 3:
                     self._register(scan, str(v), id_ent, f"key:{key}.{ck}")
                     continue
+                if ck in _SIBLING_ZIP_KEYS and isinstance(v, (str, int)) and not isinstance(v, bool) \
+                        and _ZIP_VALUE_RE.fullmatch(str(v).strip()) and self._address_sibling(nk):
+                    # "cap" / "cp" / "pc" / "index" beside a street or a town: a postcode (a capacity,
+                    # a count elsewhere - fourteenth round: "indirizzo" .., "cap": "20141")
+                    self._register(scan, str(v).strip(), "ZIP", f"key:{key}.{ck}")
+                    continue
                 self._collect_obj(scan, v, ck, where)
         elif isinstance(obj, list):
             for v in obj:
@@ -936,8 +953,14 @@ class Anonymizer:
             pairs += [(k, v, "html") for k, v in html_fields(text)]
         if "=" in text:
             pairs += [(k, v, "log") for k, v in log_fields(text)]
+        # a postcode's vague key beside an address's field ("ADR=Str. Avram Iancu nr. 14|CP=400083")
+        address_beside = any(_norm_key(k) in _SIBLING_ZIP_KEYS for k, _v, _kind in pairs) and \
+            self._address_sibling({_norm_key(k) for k, _v, _kind in pairs})
         for k, v, kind in pairs:
             key = _norm_key(k)
+            if address_beside and key in _SIBLING_ZIP_KEYS and _ZIP_VALUE_RE.fullmatch(v.strip()):
+                self._register(scan, v.strip(), "ZIP", f"{kind}:{key}")
+                continue
             if key in self.skip_keys:
                 continue
             ent = self._key_entity(key, v)
@@ -1373,7 +1396,7 @@ class Anonymizer:
         handles = {v for v, e in scan.values.items() if e == "USER_ID"}
         plain_known = {k for k in known if k.isascii()}
         for text in scan.texts:
-            for spelled in spaced_known_names(text, known) if " " in text else ():
+            for spelled in spaced_known_names(text, known) if (" " in text or "-" in text or "." in text) else ():
                 self._register(scan, spelled, "ACCOUNT_ID", "context:spelled_name")  # "i y e r"
             if plain_known and not text.isascii():
                 # a known name written with its accents elsewhere ("Toth_Erzsebet.pdf" known, "Tóth
@@ -2033,6 +2056,10 @@ _ADDRESS_PART_ZIP_RE = re.compile(
     r"|^(?P<t>[^\W\d_][\w\u2019'-]*)(?:\s+[^\W\d_][\w\u2019'-]*){0,2},?\s+(?P<y>\d{4,7})$")
 
 
+#: Keys that hold a postcode only beside an address's street or town (Italian "cap", Spanish /
+#: Romanian "cp", "pc", Russian "index"): alone they are a capacity, a count, a computer
+_SIBLING_ZIP_KEYS = frozenset({"cap", "cp", "pc", "index", "indeks", "c_p", "cod", "kod"})
+_ZIP_VALUE_RE = re.compile(r"\d{3,6}|\d{2,5}[ -]\d{2,4}|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}")
 #: street nouns (English ones and those of config thing_nouns in other languages)
 _STREET_NOUNS = STREET_SUFFIXES | frozenset("caddesi cad sokak sokağı bulvarı mahallesi straße strasse gasse platz allee "
                                             "ulica".split())

@@ -1692,7 +1692,9 @@ SPELLED_NAME_RE = re.compile(
     r"spelas|stavet|staves|pisze si[ęe]|wordt gespeld)\b)[^\n]{0,40}?(?:\n[^\n]{0,20}?)?"
     r"(?P<v>(?<![\w-])[A-Za-z](?:[-.][A-Za-z]){3,}\.?|(?<![\w-])[A-Za-z](?: [A-Za-z]){3,})(?![\w-])")
 #: letters spaced out in a speech-to-text transcript or an OCR scan ("surname iyer i y e r", "T ó t h")
-SPACED_LETTERS_RE = re.compile(r"(?<![\w-])[^\W\d_](?: [^\W\d_]){2,}(?![\w-])")
+SPACED_LETTERS_RE = re.compile(r"(?<![\w-])[^\W\d_](?: [^\W\d_]){2,}(?![\w-])"
+                               # fourteenth round: letters joined by hyphens or dots ("A-L-F-I-E")
+                               r"|(?<![\w-])[^\W\d_](?:([-.])[^\W\d_])(?:\1[^\W\d_]){1,}(?![\w-])")
 
 
 _NATO = ("Alpha|Alfa|Bravo|Charlie|Delta|Echo|Foxtrot|Golf|Hotel|India|Juliett?|Kilo|Lima|Mike|November|Oscar|"
@@ -1720,8 +1722,10 @@ def spelled_names(text: str) -> list[tuple[str, str]]:
 
 def spaced_known_names(text: str, known: set[str]) -> list[str]:
     """Letters spaced out that spell a known name word ("surname iyer i y e r" once "Iyer" is
-    known; "T ó t h" in an OCR scan): thirteenth round."""
-    return [m.group() for m in SPACED_LETTERS_RE.finditer(text) if m.group().replace(" ", "").lower() in known]
+    known; "T ó t h" in an OCR scan): thirteenth round; joined by hyphens or dots ("Alfie,
+    A-L-F-I-E"): fourteenth round."""
+    return [m.group() for m in SPACED_LETTERS_RE.finditer(text)
+            if re.sub(r"[ .-]", "", m.group()).lower() in known]
 
 
 def short_forms(text: str, known: set[str]) -> list[str]:

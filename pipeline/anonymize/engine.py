@@ -591,6 +591,10 @@ _FOREIGN_INTRO = (r"hier ist|hier spricht|mein name ist|ich hei(?:ß|ss)e|mijn n
                   r"pan|pani|pana|panu|panem|pani[ąa]|pane|pan[íi]|fru|domnul(?:ui)?|doamn(?:a|ei)|"
                   r"m[ăa] numesc|numele meu (?:este|e)|jmenuj(?:i|u) se|moje jm[ée]no je|benim ad[ıi]m|"
                   r"ad[ıi]m|nama saya|bapak|ibu|"
+                  # fourteenth round: Romanian "I am", Croatian / Serbian "my name is", Finnish,
+                  # Lithuanian and Latvian introductions, a French phone answer ("Karim à l'appareil"
+                  # is read after the name: see NAME_AFTER_RE)
+                  r"sunt|eu sunt|zovem se|ja sam|nimeni on|mano vardas|mani sauc|esmu|"
                   # a person's role in a contract, an account, a school, a will ("intestatario
                   # Simona Caporaso", "nový držitel Jan Novák", "leerling Daan")
                   r"intestatari[oa]|titular|titulaire|beneficiari[oa]|b[ée]n[ée]ficiaire|beg[üu]nstigter?|"

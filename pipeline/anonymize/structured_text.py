@@ -22,8 +22,8 @@ LOG_FIELD_RE = re.compile(
     r"""(?:^|(?<=[\s,;{(\[]))(?P<k>[A-Za-z_][\w.-]{0,40})=(?:"(?P<dq>[^"\n]{1,300})"|'(?P<sq>[^'\n]{1,300})'|(?P<v>[^\s"',;|&)\]}]{1,300}(?: \d{2,5}(?![\w=]))*))""",
     re.M)
 #: ``CONTRATO=488993531|TITULAR=RUI MIGUEL G PEREIRA|MORADA=...``: a pipe-delimited export
-PIPE_FIELD_RE = re.compile(r"(?:^|\|)[ \t]*(?P<k>[A-Za-z_][\w.-]{0,40})[ \t]*=[ \t]*(?P<v>[^|\n=]{1,300}?)[ \t]*(?=\||$)",
-                           re.M)
+PIPE_FIELD_RE = re.compile(r"(?:^|\|)[ \t]*(?P<k>[^\W\d][\w.-]{0,40})[ \t]*=[ \t]*(?P<v>[^|\n=]{1,300}?)[ \t]*(?=\||$)",
+                           re.M)  # (keys of any script: "판매자=정우성(carking_88)" - fourteenth round)
 
 
 def xml_fields(text: str) -> Iterator[tuple[str, str]]:

@@ -366,3 +366,10 @@ def test_a_double_name_part_said_alone_and_a_name_spelled_with_hyphens(anon):
                      {"role": "user", "content": "Yes. My son is Zachary, Z-A-C-H-A-R-Y, Gagnon."}])
     text = " ".join(m["content"] for m in out.messages)
     assert_gone(text, ["Gagnon", "Lapointe", "Marie", "Ève", "Z-A-C-H-A-R-Y"])
+
+
+def test_an_xml_element_is_also_read_by_its_parent(anon):
+    out = user(anon, '<booking ref="ZX-20931"><guest><name>IOANNA KARALI</name><passport>AE9910234</passport>'
+                     '</guest><room><name>Aegean Suite</name></room></booking>')
+    assert_gone(out, ["IOANNA KARALI", "AE9910234"])
+    assert "<name>Aegean Suite</name>" in out

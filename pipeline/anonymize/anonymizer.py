@@ -582,8 +582,8 @@ class Anonymizer:
             self._register(scan, text[s:e], ent, src)
 
     # -- phase 1: collect --------------------------------------------------------------------
-    def _address_sibling(self, keys: dict) -> bool:
-        """An object's keys (normalized) hold a street, an address or a town."""
+    def _address_sibling(self, keys: Iterable[Optional[str]]) -> bool:
+        """Some of an object's (or a log line's) normalized keys hold a street, an address or a town."""
         return any(self.config.key_entity(k)[0] in ("STREET_ADDRESS", "CITY") for k in keys if k)
 
     def _thing_after(self, text: str, start: int, end: int) -> bool:
@@ -2048,8 +2048,8 @@ _UNIT_WORDS = frozenset("plot flat apt apartment unit suite no house lot block b
                         "piso apto depto dpto wohnung lgh".split())
 
 
-#: A postcode beside its town in a comma part of an address ("1324 София", "LV-1001", "אשדוד
-#: 7752021", "47300 Petaling Jaya", "80-827 Gdańsk"); group ``v``
+#: A postcode beside its town in a comma part of an address ("1324 София", "47300 Petaling Jaya",
+#: "80-827 Gdańsk": group ``v``; "LV-1001" alone: ``x``; "אשדוד 7752021": ``y`` after the town ``t``)
 _ADDRESS_PART_ZIP_RE = re.compile(
     r"^(?P<v>\d{4,6}|\d{2}-\d{3}|\d{3} \d{2}|[A-Z]{2}-\d{4,5})(?:\s+[^\W\d_][\w.\u2019'-]*){1,3}$"
     r"|^(?P<x>[A-Z]{2}-\d{4,5})$"
@@ -2058,7 +2058,7 @@ _ADDRESS_PART_ZIP_RE = re.compile(
 
 #: Keys that hold a postcode only beside an address's street or town (Italian "cap", Spanish /
 #: Romanian "cp", "pc", Russian "index"): alone they are a capacity, a count, a computer
-_SIBLING_ZIP_KEYS = frozenset({"cap", "cp", "pc", "index", "indeks", "c_p", "cod", "kod"})
+_SIBLING_ZIP_KEYS = frozenset({"cap", "cp", "pc", "index", "indeks"})
 _ZIP_VALUE_RE = re.compile(r"\d{3,6}|\d{2,5}[ -]\d{2,4}|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}")
 #: street nouns (English ones and those of config thing_nouns in other languages)
 _STREET_NOUNS = STREET_SUFFIXES | frozenset("caddesi cad sokak sokağı bulvarı mahallesi straße strasse gasse platz allee "

@@ -26,16 +26,47 @@ PIPE_FIELD_RE = re.compile(r"(?:^|\|)[ \t]*(?P<k>[^\W\d][\w.-]{0,40})[ \t]*=[ \t
                            re.M)  # (keys of any script: "판매자=정우성(carking_88)" - fourteenth round)
 
 
+#: child elements whose meaning is their parent's ("<guest><name>", "<licence><no>")
+_XML_GENERIC_CHILDREN = frozenset({"name", "fullname", "full_name", "first", "last", "given", "family", "no",
+                                   "number", "id"})
+_XML_TAG_RE = re.compile(r"<(/?)([A-Za-z_][\w.-]{0,60})(?:\s[^<>]*)?(/?)>")
+
+
+def _xml_parents(text: str) -> dict[int, str]:
+    """For each opening tag's offset in ``text``, the element it is inside of (a stack over the
+    tags; a fragment's unbalanced tags are tolerated)."""
+    stack: list[str] = []
+    out: dict[int, str] = {}
+    for m in _XML_TAG_RE.finditer(text):
+        closing, name, self_closing = m.group(1), m.group(2), m.group(3)
+        if closing:
+            if name in stack:
+                while stack and stack.pop() != name:
+                    pass
+            continue
+        if stack:
+            out[m.start()] = stack[-1]
+        if not self_closing:
+            stack.append(name)
+    return out
+
+
 def xml_fields(text: str) -> Iterator[tuple[str, str]]:
     """``(key, value)`` of every text-only XML element and every quoted attribute in ``text``
     (the text need not be a well-formed document: a fragment pasted into a message is read).
     Values are stripped; empty ones are skipped."""
     if "<" not in text:
         return
+    parents = _xml_parents(text) if "</" in text else {}
     for m in XML_ELEMENT_RE.finditer(text):
         v = m.group("v").strip()
         if v:
             yield m.group("k"), v
+            parent = parents.get(m.start())
+            if parent and m.group("k").lower() in _XML_GENERIC_CHILDREN:
+                # "<guest><name>ELENI PAPADOPOULOU</name>": also as "guest_name" (a person key's
+                # name - fourteenth round)
+                yield f"{parent}_{m.group('k')}", v
     for tag in re.finditer(r"<[A-Za-z_][^<>]{0,600}>", text):
         for m in XML_ATTR_RE.finditer(tag.group()):
             v = m.group("v").strip()

@@ -160,6 +160,7 @@ def test_ids_after_more_labels(anon, text, values):
     "Pastry now comes from Gail's Bakehouse; the Lincoln and Jefferson plants close at six.",
     "The Flask app and the Django admin both log to Sentry.",
     "Traffic around King's Cross was heavy after the Arsenal v Fulham match.",
+    "Qual a diferença entre a Conta Jovem Mais e o cartão Visa Gold Viagens?",
 ])
 def test_brands_dishes_and_venues_stay(anon, text):
     assert user(anon, text) == text

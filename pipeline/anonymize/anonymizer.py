@@ -1319,9 +1319,11 @@ class Anonymizer:
                                 in_gazetteer(p) for p in r.split("-"))]
                     if runs and not strong:
                         runs = [r for r in runs if not _place_or_vocabulary_run(text, s, value, r, rec_name)
-                                # a run ending in a thing's noun ("Margherita Pizza", "Mariahilfer Straße")
+                                # a run ending in a thing's noun ("Margherita Pizza", "Mariahilfer Straße"),
+                                # opening with a dish's or a product's word ("Conta Jovem Mais")
                                 and not (self._thing_last_re.search(r) and not in_gazetteer(r.split()[-1])
-                                         and not _house_number_beside(text, s, e, r))]
+                                         and not _house_number_beside(text, s, e, r))
+                                and not (" " in r and r.split()[0].lower() in self.config.dish_words)]
                     if runs and not strong and text[e:e + 2] in ("'s", "\u2019s") and \
                             value.lower() in self.config.eponyms and not _TITLE_BEFORE_RE.search(text[max(0, s - 12):s]):
                         runs = []  # "Hashimoto's", "Addison's": a condition named after its finder (not "Mr Addison's")

@@ -98,7 +98,8 @@ class PiiConfig:
     that, followed by "'s", name a medical condition, not a person ("Hashimoto's"); ``thing_nouns``:
     lower-case nouns that, right after a name (or after its "'s", Capitalized), make it a brand,
     a dish, a venue or an event ("Ted Baker blazer", "Caesar salad", "King's Road");
-    ``dish_words``: words that, right before a name, make it a dish ("Eggs Benedict", "Peach Melba").
+    ``dish_words``: words that, right before a name or as its first word, make it a dish ("Eggs
+    Benedict", "Peach Melba") or a product ("a Conta Jovem Mais", "Visa Gold Viagens").
     """
 
     key_rules: dict[str, str] = field(default_factory=dict)

@@ -227,19 +227,24 @@ _FOREIGN_LANGS = ("de", "fr", "es", "it", "nl", "pt", "sv", "da", "nb", "pl", "f
                   "cs", "hu", "hr", "sl", "sk", "tr", "id", "lt", "lv", "et")
 
 
-@lru_cache(maxsize=1)
-def _stop_words() -> tuple[frozenset[str], frozenset[str]]:
+def spacy_stop_words(langs: Iterable[str]) -> frozenset[str]:
+    """The lower-cased stop words spaCy lists for the languages ``langs`` (ISO codes: "de",
+    "ar", ...); a language spaCy lacks adds none."""
     import importlib
 
-    from spacy.lang.en.stop_words import STOP_WORDS
-
-    english = frozenset(w.lower() for w in STOP_WORDS)
-    foreign: set[str] = set()
-    for lang in _FOREIGN_LANGS:
+    words: set[str] = set()
+    for lang in langs:
         try:
-            foreign.update(w.lower() for w in importlib.import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS)
+            words.update(w.lower() for w in importlib.import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS)
         except (ImportError, AttributeError):
             continue
+    return frozenset(words)
+
+
+@lru_cache(maxsize=1)
+def _stop_words() -> tuple[frozenset[str], frozenset[str]]:
+    english = spacy_stop_words(("en",))
+    foreign = spacy_stop_words(_FOREIGN_LANGS)
     return english, frozenset(w for w in foreign - english if len(w) >= 2)
 
 

@@ -94,18 +94,12 @@ def build(top: int, out: Path) -> tuple[int, int]:
 
     import names_dataset
 
-    from .context import is_english_word, is_foreign_stop_word, place_gazetteer
-
     from collections import Counter
-    import importlib
+
+    from .context import is_english_word, is_foreign_stop_word, place_gazetteer, spacy_stop_words
 
     places = place_gazetteer()
-    script_stop: set[str] = set()
-    for lang in _SCRIPT_STOP_LANGS:
-        try:
-            script_stop.update(w.lower() for w in importlib.import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS)
-        except (ImportError, AttributeError):
-            continue
+    script_stop = spacy_stop_words(_SCRIPT_STOP_LANGS)
     # first words of many multi-word places ("san", "los", "porto"): "San Diego" stays a place
     heads = Counter(p.split()[0] for p in places if " " in p)
     places = places | {w for w, n in heads.items() if n >= 3}

@@ -331,7 +331,9 @@ def typed_values(p: dict) -> dict[str, list[str]]:
         "PAYMENT_ID": [p["payment_id"], p["gift_card"]], "LAST_FOUR": [p["last_four"]],
         "CARD_NUMBER": [p["card"], p["card"].replace(" ", ""), p["card2"]],
         "ADDRESS": [p["street"], p["unit"], p["eu_street"], p["block_street"], p["street3"], p["corner_a"],
-                    p["corner_b"], p["block_street2"], p["plot_street"], *_fourteenth(p, "lv_street")],
+                    p["corner_b"], p["block_street2"], p["plot_street"], *_fourteenth(p, "lv_street"),
+                    # the whole labelled address as written (the anonymizer replaces it as one value)
+                    *([f"{p['lv_street']}, Rīga, {p['lv_zip']}"] if p["fourteenth"] else [])],
         "ZIP": [p["zip"], p["postcode"], p["block_postcode"], p["postcode3"], p["crm_plz"], p["au_postcode"][4:],
                 *_twelfth(p, "xml_zip"), *_fourteenth(p, "lv_zip")],
         "CITY": [p["city"]],

@@ -503,11 +503,16 @@ def _anonymize_body(cfg, eval_: bool = False, tau: Optional[Path] = None, eval_l
     # a bad --pii-config (PiiConfigError, a ValueError) is reported by _run_stages; importing the
     # anonymizer here would load presidio (~10 s) before a missing ingest output is reported
     res = _run_stages(cfg, ["anonymize"])["anonymize"]
-    audit = (res.outputs.get("anonymization_report") or {}).get("audit") or {}
+    report = res.outputs.get("anonymization_report") or {}
+    audit = report.get("audit") or {}
     leaks, suspects = audit.get('leaks', {}).get('count', 0), audit.get('suspects', {}).get('count', 0)
-    console.print(f"audit: {leaks} leaks, {suspects} suspects (values never shown)"
+    # the residual scan's real values left (a fresh-clone check: a passport zone's surname the
+    # report counted was never printed)
+    residual_real = (report.get("residual") or {}).get("real_values", 0) or 0
+    console.print(f"audit: {leaks} leaks, {suspects} suspects, {residual_real} real values left by the "
+                  f"residual scan (values never shown)"
                   + ("; see them in masked context with --review, and extend the PII config (--pii-config) "
-                     "for what it missed" if (leaks or suspects) and not review else ""))
+                     "for what it missed" if (leaks or suspects or residual_real) and not review else ""))
     if not os.environ.get("TRAJPIPE_SECRET"):  # a fresh user's check of a clone: it said nothing
         warn(SECRET_NOTE, prefix="Note:")
     if review:

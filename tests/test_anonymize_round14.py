@@ -374,3 +374,16 @@ def test_an_xml_element_is_also_read_by_its_parent(anon):
                      '</guest><room><name>Aegean Suite</name></room></booking>')
     assert_gone(out, ["IOANNA KARALI", "AE9910234"])
     assert "<name>Aegean Suite</name>" in out
+
+
+# ---------------------------------------------------------------- the fresh-clone check's misses
+def test_a_passport_zone_surname_glued_to_its_state_and_a_korean_form_label(anon):
+    text = ("voici la bande :\nP<FRADUBREUIL<<AGATHE<LOUISE<<<<<<<<<<<<<<<<<<\n"
+            "27CD481936FRA8811253F3206304<<<<<<<<<<<<<<02\nMme Dubreuil")
+    out = user(anon, text)
+    assert_gone(out, ["DUBREUIL", "Dubreuil", "AGATHE", "27CD481936", "8811253"])
+    assert_gone(user(anon, "반품 신청서:\n주문번호: HM-20250611-0093\n주문자: 박지후\n연락처: 010-4827-3391"), ["박지후"])
+
+
+def test_a_cake_stays(anon):
+    assert user(anon, "Afternoon tea: a Victoria Sponge for two.") == "Afternoon tea: a Victoria Sponge for two."

@@ -1274,6 +1274,14 @@ class Anonymizer:
                     elif rec_name in ("SpeakerAnyCaseRecognizer", "DashSignatureRecognizer", "MailHeaderNameRecognizer",
                                       "CapsCommaNameRecognizer", "MrzRecognizer"):
                         runs = [value]  # "cormac:", "BJÖRN:": the label as written (no Capitalized run)
+                        if rec_name == "MrzRecognizer":
+                            # the zone's name line whole too: its surname is glued to the issuing
+                            # state ("P<FRALEFEBVRE<<...") and no word boundary finds it there
+                            line_start = text.rfind("\n", 0, s) + 1
+                            line_end = text.find("\n", e)
+                            line = text[line_start:line_end if line_end != -1 else len(text)].strip()
+                            if "<<" in line:
+                                self._register(scan, line, "ACCOUNT_ID", rec_name + ":line")
                     elif rec_name == "NameContextRecognizer" or rec_name in _STRONG_PERSON_RECOGNIZERS:
                         # "add Marina Rivas": the context says person; spaCy calling "Marina" a
                         # place elsewhere in the record does not veto it, only inside this span

@@ -788,7 +788,10 @@ CJK_NAME_RES = (
     re.compile(r"(?P<v>[" + _CJK + r"]{1,4}(?:[ \u3000][" + _CJK + r"]{1,4})?)(?=様|さま|さん|氏|殿|くん|ちゃん)"),
     re.compile(r"(?P<v>[" + _CN_SURNAMES + r"][" + _CJK + r"]{1,2})(?=先生|女士|小姐|老师|同学)"),
     re.compile(r"(?<![\uAC00-\uD7AF])(?!고객|회원|담당|기사)(?P<v>[\uAC00-\uD7AF]{2,4})(?=[ ]?(?:고객님|고객|님|씨)(?![\uAC00-\uD7AF]))"),
-    re.compile(r"(?:氏名|名前|お名前|姓名|名字|이름(?![은는이가을를의])|성명(?![은는이가을를의]))\s*(?:[/:：]|Name:)?\s*(?P<v>[" + _CJK + r"\uAC00-\uD7AF]{1,4}"
+    re.compile(r"(?:氏名|名前|お名前|姓名|名字|이름(?![은는이가을를의])|성명(?![은는이가을를의])|"
+               # fourteenth round (a fresh-clone check): Korean form labels of the orderer, the
+               # recipient, the booker, the applicant, the guardian
+               r"(?:주문자|수령인|수취인|받는 ?분|보내는 ?분|예약자|신청자|보호자|고객명)(?=\s*[:：]))\s*(?:[/:：]|Name:)?\s*(?P<v>[" + _CJK + r"\uAC00-\uD7AF]{1,4}"
                r"(?:[ \u3000][" + _CJK + r"\uAC00-\uD7AF]{1,4})?)"),
     re.compile(r"(?:السيد|السيدة|الأستاذ|الأستاذة|الدكتور|الدكتورة|د\.)\s+(?P<v>[\u0621-\u064A]{2,}\s+[\u0621-\u064A]{2,})"),
     # Devanagari after Shri / Shrimati / Dr, Thai after "Khun", Cyrillic after "my name is" / Mr / Mrs,
@@ -2195,9 +2198,11 @@ class MrzRecognizer(RegexRecognizer):
     """The personal fields of a machine-readable zone (ICAO Doc 9303) an OCR'd passport or
     identity card left in a log (fourteenth round, red-team 10 read: "IDD<<L01X00T471<<<...",
     "9102085<3109123D<<<...", "SCHWARZKOPF<<FRIEDERIKE<ANNA<<<"): the name line's surname and
-    given names (PERSON, one span each), and on the other lines every run of 6+ capitals and
-    digits with a digit (document number, birth and expiry dates with their check digits) as
-    ACCOUNT_ID. A line counts when it is 28-46 characters of the MRZ alphabet with a "<<"."""
+    given names (PERSON, one span each; the anonymizer also replaces the name line whole: a
+    passport's surname is glued to the issuing state), on a passport's second line (TD3) the
+    line whole, and on other lines every run of 6+ capitals and digits with a digit (document
+    number, birth and expiry dates with their check digits) as ACCOUNT_ID. A line counts when it
+    is 28-46 characters of the MRZ alphabet with a "<<"."""
 
     def __init__(self, score: float = 0.8):
         super().__init__("MrzRecognizer", "ACCOUNT_ID", [], score)
@@ -2216,6 +2221,11 @@ class MrzRecognizer(RegexRecognizer):
                     for w in re.finditer(r"[A-Z]{2,}", nm.group(g)):
                         out.append(PatternHit("PERSON", base + nm.start(g) + w.start(), base + nm.start(g) + w.end(),
                                               self.score, self.name))
+                continue
+            if len(line) == 44 and re.fullmatch(r"[A-Z0-9<]{9}\d[A-Z<]{3}\d{7}[MFX<]\d{7}.*", line):
+                # a passport's second line (TD3: number, check, nationality, birth date, sex, expiry,
+                # personal number) has its fields glued: the line whole
+                out.append(PatternHit("ACCOUNT_ID", base, base + len(line), self.score, self.name))
                 continue
             for t in re.finditer(r"[A-Z0-9]{6,}", line):
                 if any(c.isdigit() for c in t.group()):

@@ -2001,7 +2001,9 @@ class _CornerRecognizer(RegexRecognizer):
         return out
 
 
-_AR = "\u0620-\u064A\u066E-\u06D3\u06D5\u06FA-\u06FF\u200C"  # Arabic, Persian and Urdu letters (and ZWNJ)
+from .names_data import SCRIPT_LETTERS  # noqa: E402 - the scripts' letters, one table for the name lists and the runs
+
+_AR = SCRIPT_LETTERS["arabic"]  # Arabic, Persian and Urdu letters (and ZWNJ)
 _AR_WORD = f"[{_AR}]{{2,}}"
 _HE_WORD = "[\u05D0-\u05EA]{2,}(?:[-\u05BE][\u05D0-\u05EA]{2,})?"
 _BN_WORD = "[\u0980-\u09FF]{2,}"
@@ -2111,9 +2113,7 @@ def _is_script_name(word: str, firsts: frozenset[str], lasts: frozenset[str]) ->
 #: Bengali, Devanagari, Tamil, Ethiopic, Georgian, Armenian; :class:`ScriptNameRunRecognizer`)
 _SCRIPT_RUN_RES = tuple(
     re.compile(f"(?<![{letters}])[{letters}]{{2,}}(?:-[{letters}]{{2,}})?(?:[ \\t]+[{letters}]{{2,}}(?:-[{letters}]{{2,}})?)+(?![{letters}])")
-    for letters in ("\u0620-\u064A\u066E-\u06D3\u06D5\u06FA-\u06FF\u200C", "\u05D0-\u05EA", "\u0400-\u04FF",
-                    "\u0386-\u03CE", "\u0980-\u09FF", "\u0900-\u0963\u0966-\u097F", "\u0B80-\u0BFF", "\u1200-\u135A",
-                    "\u10A0-\u10FF", "\u0531-\u0587"))
+    for letters in SCRIPT_LETTERS.values())
 #: Greetings and courtesies that names-dataset also holds as names ("صباح الخير", "שלום"): never
 #: the start of a name run
 _SCRIPT_NOT_NAMES = frozenset("""مرحبا مرحباً صباح مساء الخير النور السلام سلام شكرا شكراً عليكم تحية أهلا اهلا

@@ -89,7 +89,9 @@ _ENTITY_ALIASES = {"US_SSN": "SSN"}
 DEFAULT_KEEP_WORDS = frozenset(default_config().keep_words) | {
     w for k in KEY_RULES for w in k.split("_") if len(w) > 2}
 _HONORIFICS = {"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "madam", "hi", "hello", "hey",
-               "dear", "thanks", "thank", "captain", "mx"}
+               "dear", "thanks", "thank", "captain", "mx",
+               # after a given name in Turkish ("Elif Hanım", "Murat Bey"): never a name's tail
+               "hanım", "hanim", "bey", "hanımefendi", "beyefendi"}
 
 _NAME_WORD_RE = re.compile("^" + NAME_WORD + "$")
 _NOT_JSON = object()

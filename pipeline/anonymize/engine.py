@@ -800,7 +800,7 @@ CJK_NAME_RES = (
     # thirteenth round (red-team 8 read): "मेरा नाम सुनीता शर्मा है" (Hindi "my name is ... "), Bulgarian /
     # Ukrainian / Serbian introductions ("Аз съм Георги Петров Димитров", "Мене звати ..."), a
     # Chinese consignee / contact / customer label ("收货人王晓明，"), a Vietnamese name of three or
-    # four words opening with a common family name ("Shipper Trần Văn Đức")
+    # four words opening with a common family name (:data:`VI_FAMILY_NAME_RE`)
     re.compile(r"(?:मेरा नाम|मेरी नाम|मैं)\s+(?P<v>[\u0900-\u097F]{2,}(?:\s+[\u0900-\u097F]{2,}){0,2}?)(?=\s+(?:है|हूँ|हूं)|\s*[,।])"),
     # a Russian / Ukrainian name with its patronymic ("Смирнова Анна Игоревна", "Сергей Викторович
     # Петров", "Анна Игоревна!"): the patronymic's ending is a person's
@@ -815,14 +815,28 @@ CJK_NAME_RES = (
     re.compile(r"(?:收货人|收件人|联系人|聯絡人|寄件人|客户|客戶|持卡人|申请人|申請人|患者|乘客|住客|租客|业主|業主|户主|戶主)"
                r"\s*[:：]?\s*(?P<v>[" + _CN_SURNAMES + "陳張劉楊黃趙吳鄭謝許韓馮鄧蕭葉蘇魏呂盧鍾譚陸範廖賈韋鄒熊邱薛閻龍陶賀顧龔萬錢嚴戴湯"
                r"][" + _CJK + r"]{1,2})(?![" + _CJK + r"])"),
-    re.compile(r"(?<![\w/])(?P<v>(?:Nguyễn|Nguyen|Trần|Tran|Phạm|Pham|Hoàng|Hoang|Huỳnh|Huynh|Phan|Vũ|Võ|Đặng|Dang|Bùi|"
-               r"Bui|Đỗ|Hồ|Ngô|Ngo|Dương|Duong|Lý|Đinh|Dinh|Trương|Truong|Đào|Lê)"
-               r"(?: [" + UPPER + r"][" + LOWER + r"]*){2,3})(?![\w])"),
     re.compile(r"คุณ(?!พ่อ|แม่|ครู|หมอ|ตา|ยาย|ป้า|ลุง|น้า|อา|ปู่|ย่า|ภาพ|สมบัติ|ค่า|ลักษณะ|ภาวะ)\s?(?P<v>[\u0E00-\u0E7F]{2,}(?:\s[\u0E00-\u0E7F]{2,})?)"),
     re.compile(r"(?:(?i:меня зовут|моё имя|мое имя|господин|госпожа|г-н|г-жа)|(?<!\w)[яЯ](?= [\u0410-\u042F\u0401]))\s+(?P<v>[\u0410-\u042F\u0401][\u0430-\u044F\u0451]+"
                r"(?:\s+[\u0410-\u042F\u0401][\u0430-\u044F\u0451]+){0,2})"),
     re.compile(r"(?:מר|גב'|גברת|ד\"ר)\s+(?P<v>[\u05D0-\u05EA]{2,}\s+[\u05D0-\u05EA]{2,})"),
 )
+
+
+#: A Vietnamese name of three or four words opening with a common family name ("Shipper Trần Văn
+#: Đức", thirteenth round); apart from :data:`CJK_NAME_RES` because it can be written in ASCII
+#: ("Nguyen Van Long"), so it runs on every text.
+VI_FAMILY_NAME_RE = re.compile(
+    r"(?<![\w/])(?P<v>(?:Nguyễn|Nguyen|Trần|Tran|Phạm|Pham|Hoàng|Hoang|Huỳnh|Huynh|Phan|Vũ|Võ|Đặng|Dang|Bùi|"
+    r"Bui|Đỗ|Hồ|Ngô|Ngo|Dương|Duong|Lý|Đinh|Dinh|Trương|Truong|Đào|Lê)"
+    r"(?: [" + UPPER + r"][" + LOWER + r"]*){2,3})(?![\w])")
+
+
+#: A name before an honorific that follows it (fifteenth round: "Merhaba Murat Bey", "Elif Hanım"
+#: - Turkish; "Tanaka-san", "Sato-sensei" - Japanese in Latin letters; "Sharma-ji" - Hindi;
+#: "Minji-ssi" - Korean): the one or two Capitalized words before it.
+HONORIFIC_AFTER_RE = re.compile(
+    r"(?<![\w-])(?P<v>" + NAME_WORD + r"(?:[ \t]" + NAME_WORD + r")?)(?:[ \t](?:Hanım|Hanim|Hanımefendi|Beyefendi|Bey)"
+    r"(?![\w'\u2019-])|-(?:san|sama|sensei|kun|chan|ji|ssi|nim)(?![\w-]))")
 
 
 #: A name written family name first, in capitals, then a comma ("LEE, Min-seo", "OKONKWO, Ifeoma
@@ -1487,13 +1501,18 @@ class RegexRecognizer(EntityRecognizer):
     Context lives inside the pattern (e.g. ``ending in (?P<v>\\d{4})``), so the recognizer needs
     no NLP artifacts. ``validate`` may veto a match: it gets ``(text, match)`` and returns a
     score (``None`` to drop the match). ``needs``: a character every match holds ("@", "〒");
-    a text without it is not scanned (speed only, the hits are the same).
+    a text without it is not scanned (speed only, the hits are the same). ``script_patterns``:
+    more patterns every match of which holds a letter outside ASCII (names in their own script),
+    run only on a text that has one (speed only, the hits are the same).
     """
 
     def __init__(self, name: str, entity: str, patterns: Iterable[re.Pattern], score: float,
                  validate: Optional[Callable[[str, re.Match], Optional[float]]] = None,
-                 needs: Optional[str] = None):
+                 needs: Optional[str] = None, script_patterns: Iterable[re.Pattern] = ()):
         self.patterns = tuple(patterns)
+        # patterns every match of which holds a letter outside ASCII (names in their own
+        # script): not run on an ASCII text (speed only, the hits are the same)
+        self.script_patterns = tuple(script_patterns)
         self.score = score
         self.validate = validate
         self.needs = needs  # a character every match holds: texts without it are skipped (speed)
@@ -1507,7 +1526,7 @@ class RegexRecognizer(EntityRecognizer):
         if self.needs is not None and self.needs not in text:
             return []
         out = []
-        for pat in self.patterns:
+        for pat in self.patterns if not self.script_patterns or text.isascii() else self.patterns + self.script_patterns:
             for m in pat.finditer(text):
                 score = self.score if self.validate is None else self.validate(text, m)
                 if score is None:
@@ -1786,8 +1805,17 @@ def _zip_before_place_score(text: str, m: re.Match) -> Optional[float]:
 
 
 def _zip_after_state_score(text: str, m: re.Match) -> Optional[float]:
-    """A 3-4 digit postcode after a state code; never a year."""
-    return None if re.fullmatch(r"(?:19|20)\d\d", m.group("v")) else 0.6
+    """A 3-4 digit postcode after a state code; never a year, and never after a word that is an
+    English word and no place ("Flight AL 312", "Gate CA 12": a code and a number - a fresh-clone
+    check of the fourteenth round)."""
+    if re.fullmatch(r"(?:19|20)\d\d", m.group("v")):
+        return None
+    from .context import is_english_word, place_gazetteer
+
+    before = re.search(r"([A-Za-z]+),? $", text[max(0, m.start() - 30):m.start()])
+    if before and is_english_word(before.group(1).lower()) and before.group(1).lower() not in place_gazetteer():
+        return None
+    return 0.6
 
 
 def _phone_score(text: str, m: re.Match) -> Optional[float]:
@@ -2322,11 +2350,13 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("ZipAfterUnitRecognizer", "ZIP", [ZIP_AFTER_UNIT_RE], 0.6,
                         validate=_zip_after_unit_score),
         RegexRecognizer("NameContextRecognizer", "PERSON", [NAME_CONTEXT_RE], 0.6, validate=_name_context_score),
-        RegexRecognizer("ScriptNameContextRecognizer", "PERSON", [SCRIPT_NAME_CONTEXT_RE, *CJK_NAME_RES], 0.7),
-        _GroupsRecognizer("ScriptIntroNameRecognizer", "PERSON", list(SCRIPT_INTRO_NAME_RES), 0.7,
+        RegexRecognizer("ScriptNameContextRecognizer", "PERSON", [SCRIPT_NAME_CONTEXT_RE, VI_FAMILY_NAME_RE], 0.7,
+                        script_patterns=CJK_NAME_RES),
+        _GroupsRecognizer("ScriptIntroNameRecognizer", "PERSON", [], 0.7, script_patterns=SCRIPT_INTRO_NAME_RES,
                           validate=_script_intro_score),
         ScriptNameRunRecognizer(),
         MrzRecognizer(),
+        RegexRecognizer("HonorificAfterNameRecognizer", "PERSON", [HONORIFIC_AFTER_RE], 0.7),
         RegexRecognizer("CapsCommaNameRecognizer", "PERSON", [CAPS_COMMA_NAME_RE], 0.7, validate=_caps_comma_name_score),
         RegexRecognizer("SpeakerLabelRecognizer", "PERSON", [SPEAKER_RE], 0.6, validate=_speaker_score),
         RegexRecognizer("SpeakerAnyCaseRecognizer", "PERSON", [SPEAKER_ANY_CASE_RE], 0.6,

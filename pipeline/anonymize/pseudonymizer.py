@@ -24,6 +24,7 @@ import os
 import random
 import re
 import secrets as _secrets
+from functools import lru_cache
 from typing import Callable, Optional
 
 from faker import Faker
@@ -106,9 +107,9 @@ def parse_date(text: str) -> Optional[tuple[_dt.date, Callable[[_dt.date], str]]
         m = _NUMERIC_DATE_RE.match(s)
         if m:
             return _numeric_date(m)
+        return _month_word_date(s)
     except ValueError:
         return None
-    return None
 
 
 #: Any all-digit date with one separator: "17/04/1979", "22-09-1975", "1977.05.19", "3/14/82".
@@ -137,6 +138,78 @@ def _numeric_date(m: re.Match) -> tuple[_dt.date, Callable[[_dt.date], str]]:
         yy = f"{x.year % 100:02d}" if short else str(x.year)
         parts = {"ymd": (yy, mm, dd), "dmy": (dd, mm, yy), "mdy": (mm, dd, yy)}[order]
         return sep.join(parts)
+    return date, fmt
+
+
+#: Languages whose month names (CLDR, through Babel) a birth date may be written with: a
+#: fake birth date is written in the same language and style ("14 Mart 1987" -> "3 Eylül 1962";
+#: a fresh-clone check of the fourteenth round: a Turkish birth date became an ISO date).
+MONTH_LOCALES = ("tr", "pl", "cs", "sk", "hu", "ro", "hr", "sr", "sr_Latn", "bs", "sl", "bg", "ru", "uk", "be",
+                 "el", "de", "fr", "es", "it", "pt", "nl", "sv", "da", "nb", "fi", "is", "et", "lv", "lt", "ga",
+                 "cy", "eu", "ca", "gl", "sq", "mk", "id", "ms", "fil", "vi", "sw", "af", "ar", "fa", "ur",
+                 "he", "hi", "bn", "ta", "te", "mr", "th", "ka", "hy", "am", "az", "kk", "uz", "mt", "lb")
+#: a date's digit runs and words (a word of Thai or Indic script holds vowel signs, no letters)
+_DATE_TOKEN_RE = re.compile(r"\d+|[^\s\d.,:;/()\-]+")
+
+
+@lru_cache(maxsize=1)
+def _month_words() -> dict[str, tuple[str, str, str, int]]:
+    """Lower-cased month name (wide and abbreviated, format and stand-alone forms) of each of
+    :data:`MONTH_LOCALES` -> ``(locale, context, width, month)``, the first language listed
+    winning a name two share. Empty without Babel."""
+    try:
+        from babel import Locale
+    except ImportError:  # pragma: no cover - babel is a dependency
+        return {}
+    out: dict[str, tuple[str, str, str, int]] = {}
+    for loc in MONTH_LOCALES:
+        try:
+            months = Locale.parse(loc).months
+        except Exception:  # noqa: BLE001 - a locale this Babel lacks
+            continue
+        for ctx in ("format", "stand-alone"):
+            for width in ("wide", "abbreviated"):
+                for num, name in months[ctx][width].items():
+                    key = name.lower().rstrip(".")
+                    if len(key) >= 3 and key not in _MONTH_LOOKUP:
+                        out.setdefault(key, (loc, ctx, width, num))
+    return out
+
+
+def _month_word_date(s: str) -> Optional[tuple[_dt.date, Callable[[_dt.date], str]]]:
+    """A date written with a month name of another language ("14 Mart 1987", "3. května 1990",
+    "15 de março de 1985", "1987. március 14."): exactly one month name of :func:`_month_words`,
+    a year of four digits (1900-2099) and a day, any order, other words left as they are. The
+    formatter writes another date with the same words, padding and the month in the same
+    language, form and case. None when ``s`` is no such date; ValueError for an impossible day."""
+    toks = list(_DATE_TOKEN_RE.finditer(s))
+    words = _month_words()
+    months = [t for t in toks if not t.group().isdigit() and t.group().lower() in words]
+    nums = [t for t in toks if t.group().isdigit()]
+    if len(months) != 1 or len(nums) != 2:
+        return None
+    years = [t for t in nums if len(t.group()) == 4 and 1900 <= int(t.group()) <= 2099]
+    days = [t for t in nums if len(t.group()) <= 2 and 1 <= int(t.group()) <= 31]
+    if len(years) != 1 or len(days) != 1:
+        return None
+    mon, year, day = months[0], years[0], days[0]
+    loc, ctx, width, num = words[mon.group().lower()]
+    date = _dt.date(int(year.group()), num, int(day.group()))
+    pad = len(day.group()) == 2
+
+    def fmt(x: _dt.date) -> str:
+        from babel import Locale
+
+        name = Locale.parse(loc).months[ctx][width][x.month]
+        if s[mon.end():mon.end() + 1] == ".":  # "14 mar. 1987": the dot is the text's own
+            name = name.rstrip(".")
+        parts = {year.span(): str(x.year), day.span(): f"{x.day:02d}" if pad else str(x.day),
+                 mon.span(): match_case(mon.group(), name)}
+        out, pos = [], 0
+        for (a, b), rep in sorted(parts.items()):
+            out.append(s[pos:a] + rep)
+            pos = b
+        return "".join(out) + s[pos:]
     return date, fmt
 
 

@@ -109,3 +109,33 @@ def test_a_code_and_a_number_after_an_english_word_stay(anon, text):
                                         ("Mail it to Salem, OR 9730 by Friday.", "9730")])
 def test_a_short_postcode_after_a_town_and_state_still_goes(anon, text, value):
     assert_gone(user(anon, text), [value])
+
+
+# ------------------------------------------------------- one odd value never stops the run
+@pytest.mark.parametrize("value", ["GB29NWBK60161331926819'", '"DE89 3704 0044 0532 0130 00.', "GB29 NWBK 6016 1331 9268 19"])
+def test_an_iban_with_a_character_of_the_text_around_it(value):
+    from stdnum import iban as std_iban
+
+    fake = Pseudonymizer("round15").iban(value)
+    compact = re.sub(r"[^0-9A-Za-z]", "", fake)
+    assert std_iban.is_valid(compact) and compact[:2] == re.sub(r"[^0-9A-Za-z]", "", value)[:2]
+    # the characters around it stay where they were
+    assert [c for c in fake if not c.isalnum()] == [c for c in value if not c.isalnum()]
+
+
+def test_a_failing_fake_generator_falls_back_to_the_values_shape(monkeypatch):
+    p = Pseudonymizer("round15")
+
+    def broken(value):
+        raise ValueError("a library refused the value")
+    monkeypatch.setattr(p, "ssn", broken)
+    fake = p.pseudonym("521-44-7893", "US_SSN")
+    assert fake != "521-44-7893" and re.fullmatch(r"\d{3}-\d{2}-\d{4}", fake)
+    assert p.fallbacks["US_SSN"] == 1
+
+
+def test_the_run_goes_on_and_the_report_counts_the_fallback(anon, monkeypatch):
+    monkeypatch.setattr(anon.pseudonymizer, "iban", lambda v: (_ for _ in ()).throw(ValueError("boom")))
+    out = user(anon, "Please refund to GB29 NWBK 6016 1331 9268 19 today.")
+    assert "6016 1331" not in out
+    assert anon.report()["pseudonym_fallbacks"].get("IBAN_CODE", 0) >= 1

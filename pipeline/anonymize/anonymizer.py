@@ -498,7 +498,9 @@ class Anonymizer:
         200), never the values; ``audit``: the independent audit (:mod:`pipeline.anonymize.audit`:
         values under personal keys and high-risk shapes of the input searched for in the
         output) - ``records``, ``leaks`` and ``suspects``, each ``count``, ``by_type`` and
-        ``items`` (``record_id``, ``type``), never the values.
+        ``items`` (``record_id``, ``type``), never the values; ``pseudonym_fallbacks``: values
+        per entity type whose fake generator failed and that were replaced shape for shape
+        (:meth:`~pipeline.anonymize.pseudonymizer.Pseudonymizer.pseudonym`).
         """
         c = self._counts
         return {
@@ -513,6 +515,7 @@ class Anonymizer:
             "ner_cache_hits": c["stats"]["ner_cache_hits"],
             "person_spans_dropped": c["stats"]["person_spans_dropped"],
             "phone_spans_dropped": c["stats"]["phone_spans_dropped"],
+            "pseudonym_fallbacks": dict(sorted(self.pseudonymizer.fallbacks.items())),
             "audit": self._audit_report(),
             "residual": {
                 "enabled": self.residual_scan,

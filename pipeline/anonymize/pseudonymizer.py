@@ -20,15 +20,19 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import hmac
+import logging
 import os
 import random
 import re
 import secrets as _secrets
+from collections import Counter
 from functools import lru_cache
 from typing import Callable, Optional
 
 from faker import Faker
 
+
+log = logging.getLogger(__name__)
 
 SECRET_ENV = "TRAJPIPE_SECRET"
 
@@ -276,6 +280,7 @@ class Pseudonymizer:
     def __init__(self, secret: bytes | str | None = None,
                  is_taken: Optional[Callable[[str], bool]] = None,
                  is_business: Optional[Callable[[str], bool]] = None):
+        self.fallbacks: Counter = Counter()  # generator failures per type (see pseudonym)
         if secret is None:
             secret = os.environ.get(SECRET_ENV) or _secrets.token_bytes(32)
         self._key = secret.encode("utf-8") if isinstance(secret, str) else bytes(secret)
@@ -590,8 +595,10 @@ class Pseudonymizer:
         ``iban.is_valid`` rejects are redrawn, up to 32 times)."""
         from stdnum import iban as std_iban
 
-        compact = re.sub(r"[\s-]", "", value).upper()
-        country = compact[:2]
+        # only its letters and digits count: a detection may hold a quote or a dot of the text
+        # around it ("GB29NWBK60161331926819'", a fifteenth-round crash that stopped the run)
+        compact = re.sub(r"[^0-9A-Za-z]", "", value).upper()
+        country = compact[:2] if compact[:2].isalpha() else "XX"
 
         def gen(attempt: int) -> str:
             rng = self._rng("IBAN", compact, attempt)
@@ -603,7 +610,7 @@ class Pseudonymizer:
                 if std_iban.is_valid(cand):
                     break
             it = iter(cand)
-            return "".join(next(it) if not c.isspace() and c != "-" else c for c in value)
+            return "".join(next(it, c) if c.isascii() and c.isalnum() else c for c in value)
         return self._draw("IBAN_CODE", value, gen)
 
     def ssn(self, value: str) -> str:
@@ -694,7 +701,21 @@ class Pseudonymizer:
     def pseudonym(self, value: str, entity: str) -> str:
         """Consistent fictional replacement for ``value`` of presidio/key-rule type ``entity``. A
         valid IBAN found under another label ("account IT60X05428...") is replaced as an IBAN:
-        same country, length and layout, valid check digits."""
+        same country, length and layout, valid check digits.
+
+        Never raises for an odd value: where the type's generator fails (a library's own check
+        refusing a character the detection took along), the value is replaced shape for shape
+        (:meth:`shape_like`) and the failure counted in :attr:`fallbacks` per type (fifteenth
+        round: one such value stopped a whole run)."""
+        try:
+            return self._pseudonym(value, entity)
+        except Exception:  # noqa: BLE001 - one odd value must not stop the run or stay in place
+            self.fallbacks[entity] += 1
+            log.warning("pseudonym generator for %s failed on one value; replaced shape for shape", entity)
+            return self.shape_like(value, entity + ":fallback")
+
+    def _pseudonym(self, value: str, entity: str) -> str:
+        """:meth:`pseudonym` without its fallback."""
         if entity != "IBAN_CODE" and _is_iban(value):
             entity = "IBAN_CODE"
         if entity in ("PERSON", "FIRST_NAME", "LAST_NAME"):

@@ -139,3 +139,86 @@ def test_the_run_goes_on_and_the_report_counts_the_fallback(anon, monkeypatch):
     out = user(anon, "Please refund to GB29 NWBK 6016 1331 9268 19 today.")
     assert "6016 1331" not in out
     assert anon.report()["pseudonym_fallbacks"].get("IBAN_CODE", 0) >= 1
+
+
+# ------------------------------------------------------- red-team 12's kinds: keys
+@pytest.mark.parametrize("obj,values", [
+    # a name again in another script or transliterated
+    ({"consignee": {"name": "Tan Mei Ling", "name_zh": "陈美玲"}}, ["陈美玲"]),
+    ({"kyc": {"ФИО": "Смирнов Павел Андреевич", "latin": "SMIRNOV PAVEL"}}, ["SMIRNOV", "PAVEL"]),
+    ({"pirovneba": {"saxeli": "ნინო", "latinuri": "Nino Kapanadze"}}, ["Kapanadze"]),
+    ({"ugyfel": {"nev": "Horváth Dóra", "telefon": "+36 30 555 0192"}}, ["Horváth", "Dóra"]),
+    # addresses under keys of other languages, a ride's drop-off
+    ({"misamarti": "რუსთაველის გამზირი 12, ბინა 5", "indexi": "0108"}, ["რუსთაველის გამზირი 12", "0108"]),
+    ({"мекенжай": "Достық даңғылы 97, 12 пәтер", "индекс": "050010"}, ["Достық даңғылы 97", "050010"]),
+    ({"lakcim": {"utca": "Váci út 44. 3/12.", "irsz": "1132", "varos": "Budapest"}}, ["Váci út 44", "1132"]),
+    ({"heimilisfang": {"gata": "Skólavörðustígur 12", "postnumer": "101", "baer": "Reykjavík"}},
+     ["Skólavörðustígur 12", "101"]),
+    ({"ride": {"pickup": "Orion Mall, Gate 2", "drop": "Sobha Dream Acres, Tower 11, Flat 305"}}, ["Flat 305", "Sobha Dream Acres"]),
+    # a postcode's vague key beside a street or a town's key
+    ({"domicilio": {"via": "Calle de Alcalá 120, 2º dcha.", "cp": "28009", "municipio": "Madrid"}}, ["28009"]),
+    ({"dieuthinsi": "Οδός Πατησίων 45", "tk": "104 34", "poli": "Αθήνα"}, ["104 34"]),
+    ({"адрес": "ж.к. Люлин 5, бл. 12, вх. А, ап. 3", "пк": "1324", "град": "София"}, ["1324"]),
+    # a card number under any card key, of other languages (no check digit needed under its key)
+    ({"maksukortti": "5413 3300 8821 9041", "card_guarantee": "4111 2222 3333 4445"},
+     ["5413 3300 8821 9041", "4111 2222 3333 4445"]),
+    ({"карти": [{"номер": "4023 1100 4412 7700", "статус": "активна"}]}, ["4023 1100 4412 7700"]),
+    # a VIN in Italian, Iran's national code
+    ({"veicolo": {"targa": "GH 123 KL", "telaio": "ZFA31200000B12345"}}, ["ZFA31200000B12345", "GH 123 KL"]),
+    ({"customer": {"code_melli": "0012345678"}}, ["0012345678"]),
+])
+def test_keys_of_red_team_12s_kinds(anon, obj, values):
+    from tests.anon_helpers import tool
+
+    assert_gone(tool(anon, obj, with_user=False), values)
+
+
+@pytest.mark.parametrize("obj,kept", [
+    ({"room": {"cap": 4, "via": "lift B"}}, ["4"]),  # a capacity beside a "via" that is no street
+    ({"card_type": "Visa", "card_brand": "Mastercard", "cards_count": "2"}, ["Visa", "Mastercard"]),
+])
+def test_keys_that_stay(anon, obj, kept):
+    import json
+
+    from tests.anon_helpers import tool
+
+    out = tool(anon, obj, with_user=False)
+    for v in kept:
+        assert v in out, out
+    assert json.loads(out).keys() == obj.keys()
+
+
+# ------------------------------------------------------- red-team 12's kinds: names by titles and roles
+@pytest.mark.parametrize("text,values,kept", [
+    ("Panie Bartłomieju, rezerwacja potwierdzona.", ["Bartłomieju"], ["Panie"]),
+    ("Recepta wystawiona przez lek. Katarzynę Wiśniewską wczoraj.", ["Katarzynę", "Wiśniewską"], ["lek."]),
+    ("Шановна пані Галино, посилка чекає у відділенні.", ["Галино"], ["пані"]),
+    ("Галино Петрівно, посилка чекає у відділенні.", ["Галино", "Петрівно"], []),
+    ("Да, моля. Преведете на сестра ми Радослава утре.", ["Радослава"], ["сестра"]),
+    ("Позив 11.04, оператер: Милица", ["Милица"], ["оператер"]),
+    ("Λέγομαι Δημήτριος Αντωνίου του Γεωργίου.", ["Δημήτριος", "Αντωνίου", "Γεωργίου"], ["του"]),
+    ("> 佐藤 美咲 様 / ご予約ありがとうございます。", ["佐藤", "美咲"], ["様"]),
+    ("[00:00:02] CONSEILLER (Mathis): Bonjour, service client.", ["Mathis"], ["CONSEILLER"]),
+    ("Me llamo José Hernández, pero me dicen Chucho.", ["Chucho", "Hernández"], ["dicen"]),
+    ("Bon dia, sóc la Montserrat Puigdomènech i Vilaró, sòcia 88.", ["Montserrat", "Puigdomènech", "Vilaró"], [" i "]),
+])
+def test_names_by_titles_roles_and_links_of_other_languages(anon, text, values, kept):
+    out = user(anon, text)
+    assert_gone(out, values)
+    for w in kept:
+        assert w in out, (w, out)
+
+
+def test_a_yaml_field_is_no_speaker(anon):
+    text = ("itinerari:\n  - codice: A1\n    partenza: 2024-06-08\n    scali: [Savona, Napoli]\n"
+            "  - codice: B2\n    partenza: 2024-06-15\n    scali: [Savona, Palermo]\n")
+    out = one_tool(anon, text)
+    for w in ("partenza", "scali"):
+        assert out.count(w) == 2, out
+
+
+def one_tool(anon, text):
+    from tests.anon_helpers import one
+
+    return one(anon, [{"role": "user", "content": "hi"},
+                      {"role": "tool", "tool_call_id": "c1", "content": text}]).messages[1]["content"]

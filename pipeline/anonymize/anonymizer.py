@@ -588,8 +588,9 @@ class Anonymizer:
 
     # -- phase 1: collect --------------------------------------------------------------------
     def _address_sibling(self, keys: Iterable[Optional[str]]) -> bool:
-        """Some of an object's (or a log line's) normalized keys hold a street, an address or a town."""
-        return any(self.config.key_entity(k)[0] in ("STREET_ADDRESS", "CITY") for k in keys if k)
+        """Some of an object's (or a log line's) normalized keys hold a street, an address or a town
+        (by the config's key rules, or a town's or a street's key of :data:`_TOWN_KEYS`)."""
+        return any(k in _TOWN_KEYS or self.config.key_entity(k)[0] in ("STREET_ADDRESS", "CITY") for k in keys if k)
 
     def _thing_after(self, text: str, start: int, end: int) -> bool:
         """A noun of the config's ``thing_nouns`` follows the name ending at ``end`` ("the Ted Baker
@@ -802,7 +803,7 @@ class Anonymizer:
             # an identity document's or a person's object: its number ("licence": {"no": ..},
             # "patient": {"ref": ..})
             parent_ent = self.config.key_entity(key)[0] if key else None
-            id_ent = (parent_ent if parent_ent in ("ACCOUNT_ID", "VEHICLE_ID")
+            id_ent = (parent_ent if parent_ent in ("ACCOUNT_ID", "VEHICLE_ID", "CREDIT_CARD")
                       else "ACCOUNT_ID" if person_parent and key not in _NAME_PARENT_KEYS
                       else self._doc_type_entity(nk))
             for k, v in obj.items():
@@ -1966,7 +1967,7 @@ _SCRIPT_NAME_RECOGNIZERS = frozenset({"ScriptNameContextRecognizer", "ScriptIntr
                                       "ScriptNameRunRecognizer"})
 #: Links inside Arabic and Hebrew names ("son of", "daughter of", "father of", "servant of"):
 #: part of a found name, never a name word of their own elsewhere in the record
-_NAME_LINKS = frozenset("بن بنت ابن إبن أبو ابو أم عبد ال בן בת אבו".split())
+_NAME_LINKS = frozenset("بن بنت ابن إبن أبو ابو أم عبد ال בן בת אבו του της".split())
 #: Person recognizers whose pattern itself says person ("Einar's address", "Vedrana: Are we",
 #: '," says Torvik.', "cormac: thx"): strong context, no place veto inside the span.
 _STRONG_PERSON_RECOGNIZERS = frozenset({"SpeakerLabelRecognizer", "NamePossessiveRecognizer",
@@ -2042,7 +2043,9 @@ _NAME_PART_PAIRS = (("first", "last"), ("given", "family"), ("fn", "ln"), ("fore
                     ("given", "surname"), ("first", "surname"), ("given", "last"), ("first", "family"))
 #: the number of an identity document's or a person's object ("licence": {"no": "D3391045"},
 #: "patient": {"ref": "P77310452"}, "lead": {"id": "LD-2025-30981"})
-_DOC_NUMBER_KEYS = frozenset({"id", "no", "nr", "num", "number", "ref", "reference", "uid", "code", "value"})
+_DOC_NUMBER_KEYS = frozenset({"id", "no", "nr", "num", "number", "ref", "reference", "uid", "code", "value",
+                              # "number" of other languages (fifteenth round: "карти": [{"номер": ..}])
+                              "numero", "nummer", "numer", "номер", "broj", "szam", "cislo", "numara"})
 _HONORIFIC_BEFORE_RE = re.compile(r"(?i:\b(?:mr|mrs|ms|miss|mx|dr|prof))\.?\s+$")
 
 
@@ -2073,7 +2076,15 @@ _ADDRESS_PART_ZIP_RE = re.compile(
 
 #: Keys that hold a postcode only beside an address's street or town (Italian "cap", Spanish /
 #: Romanian "cp", "pc", Russian "index"): alone they are a capacity, a count, a computer
-_SIBLING_ZIP_KEYS = frozenset({"cap", "cp", "pc", "index", "indeks"})
+_SIBLING_ZIP_KEYS = frozenset({"cap", "cp", "pc", "index", "indeks",
+                               # fifteenth round (red-team 12 read): Greek "T.K.", Bulgarian "п.к.",
+                               # Georgian "indexi", Turkish "PK", Czech / Slovak "PSČ"
+                               "tk", "пк", "indexi", "pk", "psc"})
+#: Keys of a town, a municipality or a street that no key rule replaces but that say an object is
+#: an address (so a postcode's vague key beside them is a postcode: "domicilio": {"via": ..,
+#: "cp": "28005", "municipio": "Madrid"} - fifteenth round)
+_TOWN_KEYS = frozenset("""via municipio comune poblacion provincia miasto gmina mesto obec город град
+    grad poli polis baer varos telepules kommune kaupunki sehir ilce il town locality""".split())
 _ZIP_VALUE_RE = re.compile(r"\d{3,6}|\d{2,5}[ -]\d{2,4}|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}")
 #: street nouns (English ones and those of config thing_nouns in other languages)
 _STREET_NOUNS = STREET_SUFFIXES | frozenset("caddesi cad sokak sokağı bulvarı mahallesi straße strasse gasse platz allee "

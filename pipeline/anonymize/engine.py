@@ -63,7 +63,10 @@ NAME_WORD = (f"(?:Mc|Mac|O['\u2019])?[{UPPER}][{LOWER}]+(?:['\u2019-](?:Mc|Mac)?
 NAME_PARTICLES = frozenset("van von de der den da di del della dos das du ter ten zu la".split()
                            # fourteenth round: Irish ("Ciarán Ó Dálaigh", "Aoife Ní Bhriain", "Nic", "Uí"),
                            # Malay and Arabic ("Siti binti Hassan", "ibn"; not "bin": German "Ich bin Kunde")
-                           + "Ó Ní Nic Uí binti bint ibn".split())
+                           + "Ó Ní Nic Uí binti bint ibn".split()
+                           # fifteenth round: the "and" joining a Catalan or Spanish person's two family
+                           # names ("Montserrat Puigdomènech i Vilaró", "José Ortega y Gasset")
+                           + ["i", "y"])
 NAME_PARTICLE = "(?:" + "|".join(sorted(NAME_PARTICLES, key=len, reverse=True)) + ")"
 
 _B = r"(?<![A-Za-z0-9_])"  # left boundary: not inside a word or an identifier
@@ -607,7 +610,11 @@ _FOREIGN_INTRO = (r"hier ist|hier spricht|mein name ist|ich hei(?:ß|ss)e|mijn n
                   r"doutora?|dra\.|doctora?|mecenas|mgr\.|in[żz]\.|pfarrer(?:in)?|pastor(?:a)?|padre|suor|"
                   # thirteenth round (red-team 8 read): Czech / Slovak academic titles ("kontrolu JUDr.
                   # Hájkem"), Portuguese "Seu" / "Dona" ("o porteiro Seu Raimundo"), French "c'est"
-                  r"judr\.|mudr\.|mvdr\.|phdr\.|rndr\.|seu|dona|c['\u2019]est")
+                  r"judr\.|mudr\.|mvdr\.|phdr\.|rndr\.|seu|dona|c['\u2019]est|"
+                  # fifteenth round (red-team 12 read): the Polish vocative "Panie" and a doctor's
+                  # "lek." ("Panie Bartłomieju", "lek. Tomasza ..."), Spanish / Portuguese / Italian "they
+                  # call me" ("me dicen Lupillo"), Catalan "I am" ("Sóc la Montserrat ...")
+                  r"panie|lek\.(?: med\.)?|me dicen|me llaman|me chamam|mi chiamano|s[óo]c(?: la| el| en)?")
 #: Closing words of other languages (ninth round: "Mvh Björn Sjöberg", "Groet, Joost")
 SIGN_OFFS_OTHER = (r"mvh|med vänlig hälsning|vänliga hälsningar|(?:met )?vriendelijke groet(?:en)?|groet(?:en|jes)?|"
                    r"mit freundlichen gr(?:ü|ue)(?:ß|ss)en|mfg|viele gr(?:ü|ue)(?:ß|ss)e|liebe gr(?:ü|ue)(?:ß|ss)e|"
@@ -616,7 +623,10 @@ SIGN_OFFS_OTHER = (r"mvh|med vänlig hälsning|vänliga hälsningar|(?:met )?vri
                    r"(?:med )?venlig hilsen|hilsen|s pozdravem|terveisin|üdvözlettel")
 #: A person's role or kin before the name in brackets ("wife (Henrietta)", "agent (Rhiannon)").
 _ROLE_BEFORE_BRACKET = (r"wife|husband|partner|son|daughter|mother|father|brother|sister|customer|client|agent|"
-                        r"caller|rep|representative|technician|driver|courier|tenant|patient|guest|user")
+                        r"caller|rep|representative|technician|driver|courier|tenant|patient|guest|user|"
+                        # fifteenth round: speaker roles of other languages ("CONSEILLER (Mathis):")
+                        r"conseill(?:er|[eè]re)|agente|operador(?:a)?|operatore|op[ée]rat(?:eur|rice)|berater(?:in)?|"
+                        r"mitarbeiter(?:in)?|medewerker|asesor(?:a)?|atendente|consulente|kundtj[äa]nst|cliente|kunde|klant|klient")
 STRONG_NAME_CONTEXT_RE = re.compile(
     r"(?i:\b(?:my name is|my name['\u2019]s|name is|i['\u2019]m|i am|named(?: him| her| them)?|call me|"
     + _FOREIGN_INTRO + r"|"
@@ -769,7 +779,7 @@ SCRIPT_NAME_CONTEXT_RE = re.compile(
     # thirteenth round: a doctor in Greek ("Δρ. Ελένη Μαυρίδου"), Vietnamese written without its
     # accents in an SMS ("toi la Nguyễn Thị Thu Hằng")
     r"δρ\.|γιατρ[όο]ς|ιατρ[όο]ς|toi la|ten toi(?: la)?|minh la|em ten(?: la)?)[ \t]+"
-    r"(?P<v>" + _GREEK_NAME_WORD + r"(?:[ \t]+" + _GREEK_NAME_WORD + r"){0,3}|" + NAME_WORD + r"(?:[ \t]+"
+    r"(?P<v>" + _GREEK_NAME_WORD + r"(?:[ \t]+(?:του[ \t]+|της[ \t]+)?" + _GREEK_NAME_WORD + r"){0,3}|" + NAME_WORD + r"(?:[ \t]+"
     + NAME_WORD + r"){1,3})")
 
 
@@ -785,8 +795,9 @@ _CJK = "\u4E00-\u9FFF\u3400-\u4DBF\u3005"  # (々: "佐々木")
 #: "张伟先生" / "王芳女士", Korean "김민수 고객님" / "박지훈 님" / "이서연씨", labels "氏名: 高橋 結衣",
 #: "姓名：张伟", "이름: 김민수", Arabic "السيد أحمد الفارسي" (Mr / Mrs / Dr before two or three words).
 CJK_NAME_RES = (
-    re.compile(r"(?P<v>[" + _CJK + r"]{1,4}(?:[ \u3000][" + _CJK + r"]{1,4})?)(?=様|さま|さん|氏|殿|くん|ちゃん)"),
-    re.compile(r"(?P<v>[" + _CN_SURNAMES + r"][" + _CJK + r"]{1,2})(?=先生|女士|小姐|老师|同学)"),
+    re.compile(r"(?P<v>[" + _CJK + r"]{1,4}(?:[ \u3000][" + _CJK + r"]{1,4})?)(?=[ \u3000]?(?:様|さま|さん|氏|殿|くん|ちゃん))"),
+    re.compile(r"(?P<v>[" + _CN_SURNAMES + r"陳張劉楊黃趙吳鄭謝許韓馮鄧蕭葉蘇魏呂盧鍾譚陸範廖賈韋鄒熊邱薛閻龍陶賀顧龔萬錢嚴戴湯]"
+               r"[" + _CJK + r"]{0,2})(?=[ \u3000]?(?:先生|女士|小姐|老师|老師|同学|同學|太太|阿姨))"),
     re.compile(r"(?<![\uAC00-\uD7AF])(?!고객|회원|담당|기사)(?P<v>[\uAC00-\uD7AF]{2,4})(?=[ ]?(?:고객님|고객|님|씨)(?![\uAC00-\uD7AF]))"),
     re.compile(r"(?:氏名|名前|お名前|姓名|名字|이름(?![은는이가을를의])|성명(?![은는이가을를의])|"
                # fourteenth round (a fresh-clone check): Korean form labels of the orderer, the
@@ -805,11 +816,19 @@ CJK_NAME_RES = (
     # a Russian / Ukrainian name with its patronymic ("Смирнова Анна Игоревна", "Сергей Викторович
     # Петров", "Анна Игоревна!"): the patronymic's ending is a person's
     re.compile(r"(?<![\u0400-\u04FF])(?P<v>(?:" + _CYR_WORD + r" )?" + _CYR_WORD + r" [\u0410-\u042F\u0401\u0404\u0406\u0407]"
-               r"[\u0430-\u044F\u0451\u0454\u0456\u0457]+(?:ович|евич|йович|ович|ьич|овна|евна|ична|ївна|іївна|инична)"
+               r"[\u0430-\u044F\u0451\u0454\u0456\u0457]+(?:ович|евич|йович|ович|ьич|овна|евна|ична|ївна|іївна|инична|"
+               # the Ukrainian vocative ("Ірино Володимирівно", "Петре Івановичу": fifteenth round)
+               r"івно|ївно|овичу|евичу)"
                r"(?: " + _CYR_WORD + r")?)(?![\u0400-\u04FF])"),
     re.compile(r"(?i:аз съм|казвам се|името ми е|мене звати|мене звуть|моє ім['’]я|мое име је|зовем се|ја сам|"
                r"уважаем(?:ый|ая)|дорог(?:ой|ая)|шановн(?:ий|а)|фио:?|гость:|клиент(?:ка)?:|пациент(?:ка)?:|"
-               r"получатель:|отправитель:|отримувач:|одержувач:)\s+"
+               r"получатель:|отправитель:|отримувач:|одержувач:|"
+               # fifteenth round (red-team 12 read): Ukrainian "Mrs" / "Mr" ("Шановна пані Олено"), a
+               # Serbian operator's label, kin in Bulgarian / Russian / Ukrainian ("сестра ми Мирослава")
+               r"(?:шановн(?:ий|а) )?(?:пані|пане|пан)|оператер:|оператор:|"
+               r"(?:сестра|брат|съпругата|съпругът|съпруга|дъщеря|синът|майка|баща) ми|"
+               r"(?:моя|мой) (?:сестра|брат|жена|муж|дочь|сын|мама|мать|отец|супруга|супруг)|"
+               r"(?:моя|мій) (?:дружина|чоловік|донька|син))\s+"
                r"(?P<v>[\u0410-\u042F\u0401\u0404\u0406\u0407][\u0430-\u044F\u0451\u0454\u0456\u0457'’]+"
                r"(?:\s+[\u0410-\u042F\u0401\u0404\u0406\u0407][\u0430-\u044F\u0451\u0454\u0456\u0457'’]+){0,2})"),
     re.compile(r"(?:收货人|收件人|联系人|聯絡人|寄件人|客户|客戶|持卡人|申请人|申請人|患者|乘客|住客|租客|业主|業主|户主|戶主)"
@@ -1475,6 +1494,10 @@ def _speaker_any_case_score(text: str, m: re.Match) -> Optional[float]:
     v = m.group("v")
     w = v.lower()
     if w in _ROLE_LABELS or w in STOP_WORDS:
+        return None
+    if m.group(0)[:1] in " \t" or re.match(r"[ \t]*[\d\[{\"'|>-]", text[m.end("v") + 1:]):
+        # an indented label or one before a number, a list, a quote: a YAML or key-value field
+        # ("  partenza: 2024-06-08", "scali: [Savona, ...]" - fifteenth round), no speaker
         return None
     labels = [x.group("v") for x in SPEAKER_ANY_CASE_RE.finditer(text)] + [x.group("v") for x in SPEAKER_RE.finditer(text)]
     if len(labels) < 2:

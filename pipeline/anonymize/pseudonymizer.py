@@ -217,6 +217,13 @@ def _month_word_date(s: str) -> Optional[tuple[_dt.date, Callable[[_dt.date], st
     return date, fmt
 
 
+#: Lower-case words inside a person's name that join its parts and are no name of their own:
+#: family-name particles, the Catalan / Spanish "and" between two family names, "son / daughter
+#: of" in Greek, Arabic, Hebrew, Malay. A name's fake keeps them as they are.
+NAME_LINK_WORDS = frozenset("""van von de der den da di del della dos das du ter ten zu la le i y e bin binti bint
+    ibn του της بن بنت ابن إبن בן בת""".split())
+
+
 def normalize(value: str) -> str:
     """Canonical form of a value for hashing: whitespace collapsed, case-folded; a full date in
     any supported style becomes its ISO form (so "April 5, 1990" == "1990-04-05")."""
@@ -365,8 +372,11 @@ class Pseudonymizer:
                 role = "last" if (i == len(tokens) - 1 and len(tokens) > 1) else "first"
             out.append(value[pos:m.start()])
             tok = m.group()
-            # O'Neil: keep "O"; a one-character name of a script without case is a name ("森 紬")
-            out.append(tok if len(tok) < 2 and (tok.isupper() or tok.islower()) else self.name_token(tok, role))
+            # O'Neil: keep "O"; a one-character name of a script without case is a name ("森 紬");
+            # a family-name particle or link in lower case stays ("Puigdomènech i Vilaró",
+            # "Αντωνίου του Γεωργίου": fifteenth round)
+            out.append(tok if (len(tok) < 2 and (tok.isupper() or tok.islower())) or tok in NAME_LINK_WORDS
+                       else self.name_token(tok, role))
             pos = m.end()
         out.append(value[pos:])
         return "".join(out)

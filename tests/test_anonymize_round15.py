@@ -222,3 +222,102 @@ def one_tool(anon, text):
 
     return one(anon, [{"role": "user", "content": "hi"},
                       {"role": "tool", "tool_call_id": "c1", "content": text}]).messages[1]["content"]
+
+
+# ------------------------------------------------------- red-team 12's kinds: streets of more languages and scripts
+@pytest.mark.parametrize("text,values", [
+    ("Și vreau să schimb adresa, m-am mutat pe Calea Victoriei 155, ap. 12", ["Calea Victoriei 155"]),
+    ("Адреса за испоруку: Булевар краља Александра 73, стан 5, 11000 Београд", ["Александра 73"]),
+    ("Мекенжай: Абай даңғылы 150, 37 пәтер", ["Абай даңғылы 150"]),
+    ("آدرس: خیابان آزادی، کوچه یاس، پلاک ۲۴، واحد ۳", ["خیابان آزادی", "پلاک ۲۴"]),
+    ("ঠিকানা: বাড়ি ৪৫, রোড ১১, ধানমন্ডি, ঢাকা ১২০৯", ["বাড়ি ৪৫", "রোড ১১"]),
+    ("முகவரி: 22/7, காந்தி தெரு, அடையார்", ["காந்தி தெரு"]),
+    ("주소는 테헤란로 152 강남파이낸스센터 A동 1203호요", ["테헤란로 152", "A동 1203호"]),
+    ("台北市大安區復興南路一段390號5樓", ["復興南路一段390號"]),
+    ("ჩემი მისამართია: ჭავჭავაძის გამზირი 37, ბინა 12", ["ჭავჭავაძის გამზირი 37"]),
+    ("አድራሻ፡ ቦሌ ክፍለ ከተማ፣ የቤት ቁጥር 2231", ["የቤት ቁጥር 2231"]),
+    ("Rwy'n byw yn 14 Ffordd y Coleg nawr.", ["Ffordd y Coleg"]),
+    ("GL-448120 Anna Kalniņa  Elizabetes iela 21-4   +371 2912 3456", ["Elizabetes iela 21-4", "Kalniņa"]),
+    ("lakcim: Andrássy út 52. II/3.", ["Andrássy út 52"]),
+])
+def test_streets_of_more_languages_and_scripts(anon, text, values):
+    out = user(anon, text)
+    for v in values:
+        assert v not in out, (v, out)
+
+
+@pytest.mark.parametrize("text", ["택배로 2개 보냈어요. 서울역에서 3시 만나요.", "台北市大安區的天氣很好。",
+                                  "Заказ доставлен в пункт выдачи на улице, код 4417."])
+def test_sentences_of_those_scripts_without_an_address_stay(anon, text):
+    assert user(anon, text) == text
+
+
+# ------------------------------------------------------- a SQL dump's rows; case forms of a known name
+def test_a_sql_insert_is_read_by_its_columns(anon):
+    sql = ("INSERT INTO zamestnanci (os_cislo, meno, priezvisko, adresa, psc, iban, aktivny) VALUES\n"
+           "('SK-0912', 'Ľubica', 'Kováčová', 'Hlavná 12', '040 01', 'SK31 1200 0000 1987 4263 7541', 1),\n"
+           "('SK-0913', 'O''Neill', NULL, 'Mlynská 4', '811 09', NULL, 0);")
+    out = one_tool(anon, sql)
+    assert_gone(out, ["Ľubica", "Kováčová", "Hlavná 12", "040 01", "Mlynská 4", "811 09", "O'Neill"])
+    # the statement's quoting is intact: every value still a quoted literal
+    assert re.fullmatch(r"INSERT INTO zamestnanci \(os_cislo, meno, priezvisko, adresa, psc, iban, aktivny\) VALUES\n"
+                        r"\('[^']+', '[^']+', '[^']+', '[^']+', '[^']+', '[^']+', 1\),\n"
+                        r"\('[^']+', '(?:[^']|'')+', NULL, '[^']+', '[^']+', NULL, 0\);", out), out
+
+
+def test_sql_insert_rows_unquotes_its_literals():
+    from pipeline.anonymize.structured_text import sql_insert_rows
+
+    rows = list(sql_insert_rows("insert into t (a, b, c) values ('x, y', 'it''s', NULL), (1, '', 'z');"))
+    assert rows == [{"a": "x, y", "b": "it's"}, {"a": "1", "c": "z"}]
+
+
+@pytest.mark.parametrize("messages,values", [
+    # the table holds the name, the message its dative / genitive / vocative
+    ([{"role": "tool", "content": '{"meno": "Zuzana", "priezvisko": "Hrušovská"}'},
+      {"role": "assistant", "content": "Zuzane Hrušovskej banka odmietla výplatu."}], ["Zuzane", "Hrušovskej"]),
+    ([{"role": "tool", "content": '{"imie": "Tomasz", "nazwisko": "Wierzbicki"}'},
+      {"role": "assistant", "content": "Recepta od Tomasza Wierzbickiego jest gotowa."}], ["Tomasza", "Wierzbickiego"]),
+    ([{"role": "tool", "content": '{"etunimi": "Aino", "sukunimi": "Virtanen"}'},
+      {"role": "assistant", "content": "Päivitin tiliisi Virtasen uuden sähköpostin."}], ["Virtasen"]),
+    ([{"role": "tool", "content": '{"vardas": "Vytautas", "pavarde": "Kazlauskas"}'},
+      {"role": "assistant", "content": "Vytautai, jūsų automobilis paruoštas."}], ["Vytautai"]),
+])
+def test_case_forms_of_a_known_name(anon, messages, values):
+    from tests.anon_helpers import one
+
+    msgs = [dict(m, tool_call_id="c1") if m["role"] == "tool" else m for m in messages]
+    out = one(anon, [{"role": "user", "content": "hi"}, *msgs])
+    assert_gone(" ".join(m["content"] for m in out.messages), values)
+
+
+def test_inflected_name_forms_needs_a_stem_and_two_endings():
+    from pipeline.anonymize.context import inflected_name_forms
+
+    found = dict(inflected_name_forms("Zuzane, Zuzanka, Lime, Limes, Marta, Zuzana", {"zuzana", "lima", "martin"}))
+    assert "Zuzane" in found and "Zuzana" not in found
+    assert "Zuzanka" not in found  # "-ka" is no case ending
+    assert "Lime" not in found and "Limes" not in found  # a known word of 4 letters has no forms
+    assert "Marta" not in found  # "martin" -> "marta": "in" is no ending
+
+
+# ------------------------------------------------------- birth dates with a month name of any language
+@pytest.mark.parametrize("text,value", [
+    ("[ग्राहक]: ओमप्रकाश शर्मा, 5 अगस्त 1956", "5 अगस्त 1956"),
+    ("Urodziłam się 5 listopada 1991 w Gdańsku.", "5 listopada 1991"),
+    ("Дата: 14 марта 1987 г., паспорт готов.", "14 марта 1987"),
+    ("Γεννήθηκα στις 12 Οκτωβρίου 1979.", "12 Οκτωβρίου 1979"),
+    ("szuletett: 1987. március 14.", "március 14"),
+    ("Narodila som sa 3. mája 1990.", "3. mája 1990"),
+])
+def test_a_birth_date_with_a_month_name_of_another_language(anon, text, value):
+    out = user(anon, text)
+    assert value not in out, out
+    # written again in its language: a four-digit year of a birth
+    assert re.search(r"(?:19\d\d|200\d)", out), out
+
+
+@pytest.mark.parametrize("text", ["Die Lieferung kam am 5 listopada 2024.", "The meeting is on 12 ottobre 2025.",
+                                  "Mart 1987 raporu hazır."])
+def test_a_recent_date_or_no_day_is_no_birth_date(anon, text):
+    assert user(anon, text) == text

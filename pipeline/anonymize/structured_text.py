@@ -195,6 +195,9 @@ def table_rows(text: str) -> Iterator[dict[str, str]]:
             i += 1
             continue
         framed = sep == "|" and line.strip().startswith("|")
+        if re.match(r"(?i)\s*insert\s+into\b", line):  # a SQL statement: sql_insert_rows reads it
+            i += 1
+            continue
         header = _split_row(line, sep, framed)
         if len(header) < 3 or not all(_HEADER_CELL_RE.fullmatch(h) for h in header if h) or \
                 sum(1 for h in header if h) < 3:
@@ -217,6 +220,30 @@ def table_rows(text: str) -> Iterator[dict[str, str]]:
             yield {n: c for n, c in zip(names, cells) if n and c}
             j += 1
         i = j if rows else i + 1
+
+
+_SQL_INSERT_RE = re.compile(r"(?is)\binsert\s+into\s+[\w.`\"\[\]]+\s*\((?P<cols>[^()]{1,2000})\)\s*values\s*"
+                            r"(?P<rows>(?:\((?:'(?:[^']|'')*'|[^()'])*\)\s*,?\s*)+)")
+_SQL_ROW_RE = re.compile(r"\((?P<cells>(?:'(?:[^']|'')*'|[^()'])*)\)")
+_SQL_CELL_RE = re.compile(r"\s*(?:'(?P<q>(?:[^']|'')*)'|(?P<b>[^,']*?))\s*(?:,|$)")
+
+
+def sql_insert_rows(text: str) -> Iterator[dict[str, str]]:
+    """Each row of a SQL ``INSERT INTO t (col, ...) VALUES (...), (...)`` statement inside
+    ``text`` as ``{column: value}``, string literals unquoted (``''`` is a quote), ``NULL`` and
+    empty values left out. Fifteenth round (red-team 12 read): a dump's row was split as a CSV
+    line, its cells kept their quotes and the people in it were not read."""
+    for m in _SQL_INSERT_RE.finditer(text):
+        cols = [c.strip().strip('`"[]') for c in m.group("cols").split(",")]
+        for row in _SQL_ROW_RE.finditer(m.group("rows")):
+            cells = []
+            for c in _SQL_CELL_RE.finditer(row.group("cells")):
+                if c.end() == c.start():
+                    break
+                cells.append(c.group("q").replace("''", "'") if c.group("q") is not None else c.group("b").strip())
+            if len(cells) != len(cols):
+                continue
+            yield {k: v for k, v in zip(cols, cells) if k and v and v.upper() != "NULL"}
 
 
 #: a YAML mapping line: ``key: value`` / ``- key: value`` / ``key:`` (a block follows)

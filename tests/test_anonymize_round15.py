@@ -321,3 +321,67 @@ def test_a_birth_date_with_a_month_name_of_another_language(anon, text, value):
                                   "Mart 1987 raporu hazır."])
 def test_a_recent_date_or_no_day_is_no_birth_date(anon, text):
     assert user(anon, text) == text
+
+
+# ------------------------------------------------------- red-team 12's kinds: labels, speakers, vCards, rows
+@pytest.mark.parametrize("text,values,kept", [
+    ("Позив 11.04.2024 14:32, оператер: Јелена", ["Јелена"], ["оператер"]),
+    ("नमस्ते, पैसा आएन। पठाउने: राम बहादुर थापा, पाउने: मेरी श्रीमती गीता थापा।", ["राम", "थापा", "गीता"], ["मेरी श्रीमती"]),
+    ("ስም፡ አበበ ከበደ ተሰማ", ["አበበ", "ከበደ", "ተሰማ"], ["ስም፡"]),
+    ("Բարև Ձեզ, ուզում եմ պայմանագիրը երկարացնել։ Գոհար Սարգսյան եմ։", ["Գոհար", "Սարգսյան"], ["ուզում եմ"]),
+    ("ขอเลื่อนวันเช็คอินได้ไหมคะ ชื่อผู้จอง สมศรี ใจงาม ค่ะ", ["สมศรี", "ใจงาม"], ["ชื่อผู้จอง"]),
+    ("[एजेंट - सुनीता]: नमस्ते, आपका स्वागत है।", ["सुनीता"], ["एजेंट"]),
+    ("Agent - Priya Raman: Thanks for holding.", ["Priya", "Raman"], ["Agent - "]),
+    ("[00:01:02] [Operador – João Silva]: Bom dia!", ["João", "Silva"], ["Operador"]),
+    ("My driver license is OR 7204418, rewards # 66120984.", ["66120984", "7204418"], ["rewards #"]),
+    ("שמי יונתן אברמוביץ, ת.ז. 204718335", ["204718335", "יונתן"], ["ת.ז."]),
+    ("a czy żona może też prowadzić? prawo jazdy ma 00917/12/0611", ["00917/12/0611"], ["prawo jazdy"]),
+])
+def test_labels_and_speakers_of_red_team_12s_kinds(anon, text, values, kept):
+    out = user(anon, text)
+    for v in values:
+        assert v not in out, (v, out)
+    for w in kept:
+        assert w in out, (w, out)
+
+
+@pytest.mark.parametrize("text", ["Support - Tier 2: escalated to billing.", "Agent - note: call back tomorrow"])
+def test_a_role_dash_label_without_a_name(anon, text):
+    out = user(anon, text)
+    assert "Tier 2" in out or "note" in out, out
+
+
+def test_a_vcards_address_street_and_postcode():
+    from pipeline.anonymize.engine import detect_patterns
+
+    t = "BEGIN:VCARD\nFN:Mélanie Gagnon\nADR;TYPE=HOME:;;4250 rue Saint-Denis app. 6;Montréal;QC;H2J 2K8;Canada\nEND:VCARD"
+    hits = {(h.entity_type, t[h.start:h.end]) for h in detect_patterns(t)}
+    assert ("STREET_ADDRESS", "4250 rue Saint-Denis app. 6") in hits and ("ZIP", "H2J 2K8") in hits
+    assert not any(v in ("Montréal", "Canada", "QC") for _e, v in hits)
+
+
+def test_an_id_in_a_headerless_row_beside_a_person(anon):
+    rows = ("M-300417,Karen Lindqvist Holm,karen.lh@example.dk,+45 28 44 19 07,290. kr,AFVIST,Valby\n"
+            "M-300552,Jonas Brink,jonas.brink@example.com,31 70 22 84,349. kr,OK,Amager")
+    out = one_tool(anon, rows)
+    assert_gone(out, ["M-300417", "M-300552", "Karen", "Lindqvist", "Jonas", "Brink"])
+    assert "290. kr" in out and "Valby" in out and "AFVIST" in out
+
+
+def test_ids_in_a_row_without_a_person_stay(anon):
+    rows = "SKU-100417,Blue mug,12.50,in stock\nSKU-100552,Red mug,12.50,in stock"
+    assert one_tool(anon, rows) == rows
+
+
+@pytest.mark.parametrize("obj,values,kept", [
+    ({"created_by": "MULLER_ANNA", "owner": "Kowalski_Jan", "assignee": "PAYMENT_FAILED"},
+     ["MULLER_ANNA", "Kowalski_Jan"], ["PAYMENT_FAILED"]),
+])
+def test_a_name_joined_by_underscores_under_a_person_key(anon, obj, values, kept):
+    from tests.anon_helpers import tool
+
+    out = tool(anon, obj, with_user=False)
+    assert_gone(out, values)
+    for v in kept:
+        assert v in out
+    assert re.search(r'"created_by": "[A-Z]+_[A-Z]+"', out), out  # the layout of the name kept

@@ -863,8 +863,8 @@ CJK_NAME_RES = (
                r"(?:сестра|брат|съпругата|съпругът|съпруга|дъщеря|синът|майка|баща) ми|"
                r"(?:моя|мой) (?:сестра|брат|жена|муж|дочь|сын|мама|мать|отец|супруга|супруг)|"
                r"(?:моя|мій) (?:дружина|чоловік|донька|син))\s+"
-               r"(?P<v>[\u0410-\u042F\u0401\u0404\u0406\u0407][\u0430-\u044F\u0451\u0454\u0456\u0457'’]+"
-               r"(?:\s+[\u0410-\u042F\u0401\u0404\u0406\u0407][\u0430-\u044F\u0451\u0454\u0456\u0457'’]+){0,2})"),
+               r"(?P<v>[\u0400-\u042F][\u0430-\u045F'’]+"
+               r"(?:\s+[\u0400-\u042F][\u0430-\u045F'’]+){0,2})"),
     re.compile(r"(?:收货人|收件人|联系人|聯絡人|寄件人|客户|客戶|持卡人|申请人|申請人|患者|乘客|住客|租客|业主|業主|户主|戶主)"
                r"\s*[:：]?\s*(?P<v>[" + _CN_SURNAMES + "陳張劉楊黃趙吳鄭謝許韓馮鄧蕭葉蘇魏呂盧鍾譚陸範廖賈韋鄒熊邱薛閻龍陶賀顧龔萬錢嚴戴湯"
                r"][" + _CJK + r"]{1,2})(?![" + _CJK + r"])"),
@@ -1478,6 +1478,34 @@ CRYPTO_WALLET_RES = (re.compile(r"(?<![\w])(?P<v>0x[0-9a-fA-F]{40})(?![\w])"),
 #: after the colon: 'Tonya:"I'm her daughter"'): a name and a colon at the start of a line, in a
 #: text with at least two such lines.
 SPEAKER_RE = re.compile(r"(?m)^[ \t]*(?P<v>" + NAME_WORD + r"(?: " + NAME_WORD + r")?):(?:[ \t]+\S|[ \t]*[\"\u201c])")
+
+
+#: A transcript's speaker label that names the agent after the role ("[एजेंट - सुनीता]:", "Agent -
+#: Priya:", "[Operador – João Silva]:": fifteenth round, red-team 12 read): the one to three
+#: words after the dash, in any script.
+ROLE_DASH_SPEAKER_RE = re.compile(
+    r"(?m)^[ \t]*(?:\[[^\]\n]{0,24}\][ \t]*)?\[?(?i:agent|agente|customer|operator|operador(?:a)?|operatore|support|rep|"
+    r"advisor|adviser|conseill(?:er|[eè]re)|berater(?:in)?|asesor(?:a)?|atendente|एजेंट|प्रतिनिधि|सहायक|ग्राहक|"
+    r"оператор|оператер|консультант|المندوب|الموظف|נציג|נציגה|상담원|客服|担当)[ \t]*[-–—][ \t]*"
+    r"(?P<v>[^\W\d_][^\s\]:\-–—]*(?:[ \t][^\W\d_][^\s\]:\-–—]*){0,2})[ \t]*\]?[ \t]*:")
+
+
+#: A vCard's address (RFC 6350 ADR: post office box; extended address; street; locality; region;
+#: postal code; country): its street and its postal code ("ADR;TYPE=HOME:;;4250 rue Saint-Denis
+#: app. 6;Montréal;QC;H2J 2K8;Canada": fifteenth round, red-team 12 read)
+VCARD_ADR_STREET_RE = re.compile(r"(?mi)^(?:item\d+\.)?ADR(?:;[^:\n]*)?:(?:[^;\n]*;){2}(?P<v>[^;\n]*\w[^;\n]*)")
+VCARD_ADR_ZIP_RE = re.compile(r"(?mi)^(?:item\d+\.)?ADR(?:;[^:\n]*)?:(?:[^;\n]*;){5}(?P<v>[^;\n]*\d[^;\n]*)")
+
+
+def _role_dash_score(text: str, m: re.Match) -> Optional[float]:
+    """A name after a role and a dash: in a cased script Capitalized ("Agent - note:" is none), no
+    role or field word, no stop word ("Support - Tier 2:" has a digit and is none)."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    words = m.group("v").split()
+    if any(w[:1].islower() or w.lower() in _ROLE_LABELS or w.lower() in STOP_WORDS for w in words):
+        return None
+    return 0.7
 
 
 #: E-mail header labels of several languages: never a speaker's name ("Von:", "Betreff:", "Objet:")
@@ -2119,7 +2147,7 @@ SCRIPT_INTRO_NAME_RES = (
                r"[ \t]+(?P<w>" + _HE_WORD + r"(?:[ \t]+" + _HE_WORD + r"){0,2}?)" + _NAME_END + ")", re.M),
     re.compile(r"(?:(?:আমার নাম|নাম|সদস্য|সদস্যা|স্বামী|স্ত্রী|গ্রাহক|পিতা|মাতা|অভিভাবক)[ \t]*[:：]?[ \t]*(?P<v>" + _BN_WORD
                + r"(?:[ \t]+" + _BN_WORD + r"){0,3}?)(?=[ \t]+(?:এবং|আমি)|" + _NAME_END_ALT + "))", re.M),
-    re.compile(r"(?:(?:ስሜ|ስም)[ \t]*:?[ \t]*(?P<v>" + _ET_WORD + r"(?:[ \t]+" + _ET_WORD + r"){0,3}?)(?=[ \t]+ነው|"
+    re.compile(r"(?:(?:ስሜ|ስም)[ \t]*[:፡]?[ \t]*(?P<v>" + _ET_WORD + r"(?:[ \t]+" + _ET_WORD + r"){0,3}?)(?=[ \t]+ነው|"
                + _NAME_END_ALT + r")|(?:ሹፌሩ|ሾፌሩ|ባለቤቴ|ደንበኛ)[ \t]+(?P<x>" + _ET_WORD + r"(?:[ \t]+" + _ET_WORD + r"){0,2}?)"
                r"(?=[ \t]+(?:ከ|ነው|ወደ|አልመለሰም)|" + _NAME_END_ALT + r"))", re.M),
     re.compile(r"(?:이름은|이름이|성함은|성함이|저는|제 이름은)[ \t]*(?P<v>[" + _HANGUL + r"]{2,4}?)"
@@ -2131,12 +2159,18 @@ SCRIPT_INTRO_NAME_RES = (
                r"][" + _CJK + r"]{1,2})(?![" + _CJK + r"])"),
     # Hindi and Marathi labels ("नाम: अनन्या श्रीवास्तव,"), Tamil "my name is", "I am ... ," and kin
     # words ("நான் செந்தில்குமார் ராமசாமி,", "என் மகள் கவிதா செந்தில்குமார்,"): fourteenth round
-    re.compile(r"(?:(?:नाम|पूरा नाम|ग्राहक का नाम|ग्राहक|पति|पत्नी|पिता|माता|आवेदक)[ \t]*[:：][ \t]*"
+    re.compile(r"(?:(?:नाम|पूरा नाम|ग्राहक का नाम|ग्राहक|पति|पत्नी|पिता|माता|आवेदक|"
+               # fifteenth round: Nepali sender / receiver of a remittance, Hindi sender / receiver
+               r"पठाउने|पाउने|प्रेषक|प्राप्तकर्ता|भेजने वाला|पाने वाला)[ \t]*[:：][ \t]*"
+               # "my" and a title before the name stay ("पाउने: मेरी श्रीमती गीता थापा")
+               r"(?:(?:मेरी|मेरा|मेरे)[ \t]+)?(?:(?:श्रीमती|श्री|सुश्री)[ \t]+)?"
                r"(?P<v>[\u0900-\u0963\u0966-\u097F]{2,}(?:[ \t]+[\u0900-\u0963\u0966-\u097F]{2,}){0,3}?)" + _NAME_END
                + r"|(?:என் பெயர்|பெயர்[ \t]*:|நான்|என் மகள்|என் மகன்|என் மனைவி|என் கணவர்|என் அம்மா|என் அப்பா)[ \t]+"
                r"(?P<x>[\u0B80-\u0BFF]{2,}(?:[ \t]+[\u0B80-\u0BFF]{2,}){0,2}?)(?=[ \t]*[,،]))", re.M),
+    # Armenian "I am ..." after the name ("Արմեն Հակոբյան եմ։": fifteenth round), two Capitalized words
+    re.compile(r"(?<![\u0531-\u0587])(?P<v>[\u0531-\u0556][\u0561-\u0587]+[ \t][\u0531-\u0556][\u0561-\u0587]+)[ \t]+եմ(?=[։.,!\s]|$)"),
     # Thai "name" before a given and a family name ("ชื่อ สมศรี ใจดีงาม")
-    re.compile(r"ชื่อ[ \t]+(?!นาย|นาง|ผู้|บัญชี|เล่น)(?P<v>[\u0E01-\u0E4E]{2,}[ \t][\u0E01-\u0E4E]{2,})(?=[ \t]|$)"),
+    re.compile(r"(?:ชื่อผู้จอง|ชื่อผู้ติดต่อ|ชื่อลูกค้า|ชื่อผู้เข้าพัก|ชื่อ)[ \t]+(?!นาย|นาง|ผู้|บัญชี|เล่น)(?P<v>[\u0E01-\u0E4E]{2,}[ \t][\u0E01-\u0E4E]{2,})(?=[ \t]|$)"),
     # Japanese labels of forms (applicant, contract holder, emergency contact ...) and a name's
     # reading in kana in brackets after it ("申込者：佐々木 翔太（ササキ ショウタ）")
     re.compile(r"(?:申込者|契約者|入居者|名義人|保護者|依頼者|担当者|受取人|差出人|緊急連絡先|連絡先|患者名|お客様名)[ \t]*[:：]?[ \t]*"
@@ -2450,6 +2484,9 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("HonorificAfterNameRecognizer", "PERSON", [HONORIFIC_AFTER_RE], 0.7),
         RegexRecognizer("CapsCommaNameRecognizer", "PERSON", [CAPS_COMMA_NAME_RE], 0.7, validate=_caps_comma_name_score),
         RegexRecognizer("SpeakerLabelRecognizer", "PERSON", [SPEAKER_RE], 0.6, validate=_speaker_score),
+        RegexRecognizer("RoleDashSpeakerRecognizer", "PERSON", [ROLE_DASH_SPEAKER_RE], 0.7, validate=_role_dash_score),
+        RegexRecognizer("VcardStreetRecognizer", "STREET_ADDRESS", [VCARD_ADR_STREET_RE], 0.8, needs="ADR"),
+        RegexRecognizer("VcardZipRecognizer", "ZIP", [VCARD_ADR_ZIP_RE], 0.8, needs="ADR"),
         RegexRecognizer("SpeakerAnyCaseRecognizer", "PERSON", [SPEAKER_ANY_CASE_RE], 0.6,
                         validate=_speaker_any_case_score),
         RegexRecognizer("MentionRecognizer", "USER_ID", [MENTION_RE, CHAT_NICK_RE], 0.7),

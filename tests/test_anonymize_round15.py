@@ -227,6 +227,8 @@ def one_tool(anon, text):
 # ------------------------------------------------------- red-team 12's kinds: streets of more languages and scripts
 @pytest.mark.parametrize("text,values", [
     ("Și vreau să schimb adresa, m-am mutat pe Calea Victoriei 155, ap. 12", ["Calea Victoriei 155"]),
+    # a street named after a person, its number after "nr.": the street, not a person
+    ("Adresa nouă: Str. Mihai Eminescu nr. 44, bl. C3, sc. 2, ap. 17, Iași", ["Eminescu nr. 44"]),
     ("Адреса за испоруку: Булевар краља Александра 73, стан 5, 11000 Београд", ["Александра 73"]),
     ("Мекенжай: Абай даңғылы 150, 37 пәтер", ["Абай даңғылы 150"]),
     ("آدرس: خیابان آزادی، کوچه یاس، پلاک ۲۴، واحد ۳", ["خیابان آزادی", "پلاک ۲۴"]),
@@ -385,3 +387,27 @@ def test_a_name_joined_by_underscores_under_a_person_key(anon, obj, values, kept
     for v in kept:
         assert v in out
     assert re.search(r'"created_by": "[A-Z]+_[A-Z]+"', out), out  # the layout of the name kept
+
+
+# ------------------------------------------------------- precision: red-team 12's clean records' kinds
+def test_a_date_under_from_and_to_is_no_phone(anon):
+    from tests.anon_helpers import tool
+
+    out = tool(anon, {"query": "concerts", "from": "2024-04-13", "to": "2024-04-14"}, with_user=False)
+    assert "2024-04-13" in out and "2024-04-14" in out
+
+
+@pytest.mark.parametrize("text,kept", [
+    ("Nasze biuro mieści się przy ul. Jana Pawła II w Krakowie.", ["Jana Pawła"]),
+    ("A unidade fica perto da Av. Brigadeiro Faria Lima.", ["Faria Lima"]),
+    ("Quedamos en la Plaza de Colón a las 10.", ["Colón"]),
+])
+def test_a_street_named_after_a_person_stays(anon, text, kept):
+    out = user(anon, text)
+    for w in kept:
+        assert w in out, out
+
+
+def test_a_person_after_a_street_label_of_a_field_is_still_a_person(anon):
+    out = user(anon, "Sprzedawca: Jan Kowalski, ul. Długa 5.")
+    assert_gone(out, ["Kowalski"])

@@ -366,7 +366,7 @@ EU_STREET_RE = re.compile(
     # fourteenth round: the street noun in lower case in a chat ("la calle de Sueca 41")
     r"calle|carrer|rua|avenida)"
     r"(?: (?:(?:d[aeiou]s?|del|de la|du|des|la|le|di|dei|della|do|dos) )*" + _STREET_WORD +
-    r"){0,3},? (?:No\.? ?)?\d{1,4}[a-zA-Z]?(?:/\d{1,4}[a-zA-Z]?)?)(?![\w-])"
+    r"){0,3},? (?:No\.? ?|[Nn]r\.? ?)?\d{1,4}[a-zA-Z]?(?:/\d{1,4}[a-zA-Z]?)?)(?![\w-])"
     # a compound street in lower case (chat: "wohne in der kastanienallee 58")
     r"|(?<![\w-])(?P<y>[" + LOWER + r"]{3,}(?:stra(?:ß|ss)e|allee|gasse|gatan|vägen|straat|platz|damm|"
     r"steenweg|laan) \d{1,4}[a-z]?)(?![\w-])"

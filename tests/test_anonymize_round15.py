@@ -411,3 +411,41 @@ def test_a_street_named_after_a_person_stays(anon, text, kept):
 def test_a_person_after_a_street_label_of_a_field_is_still_a_person(anon):
     out = user(anon, "Sprzedawca: Jan Kowalski, ul. Długa 5.")
     assert_gone(out, ["Kowalski"])
+
+
+# ------------------------------------------------------- red-team 13's kinds (read after two unseen measurements)
+@pytest.mark.parametrize("text,values,kept", [
+    ("terugbellen lukt niet overdag -> haar zoon Daan bellen.", ["Daan"], ["haar zoon"]),
+    ("Jeg og samboeren min Ingrid ønsker å adoptere katten.", ["Ingrid"], ["samboeren min"]),
+    ("Τα στοιχεία μου:\nΕπώνυμο: ΠΑΠΑΔΟΠΟΥΛΟΥ\nΌνομα: ΑΙΚΑΤΕΡΙΝΗ\nΠατρώνυμο: ΓΕΩΡΓΙΟΣ", ["ΠΑΠΑΔΟΠΟΥΛΟΥ", "ΑΙΚΑΤΕΡΙΝΗ", "ΓΕΩΡΓΙΟΣ"],
+     ["Επώνυμο:", "Πατρώνυμο:"]),
+    ("Ազգանուն՝ Հովհաննիսյան\nԱնուն՝ Արամ", ["Հովհաննիսյան", "Արամ"], ["Ազգանուն՝"]),
+    ("Фамилия: Семёнова\nИмя: Валентина\nОтчество: Петровна", ["Семёнова", "Валентина", "Петровна"], ["Отчество:"]),
+    ("నమస్కారం. మా నాన్నగారు వెంకటేశ్వర రావు గారు నిన్న ఆసుపత్రిలో చేరారు.", ["వెంకటేశ్వర", "రావు"], ["నాన్నగారు", "గారు"]),
+    ("상담사: 안녕하세요, 누리텔레콤 상담사 김하늘입니다.", ["김하늘"], ["상담사"]),
+    ("发件人: 陈志强 <chenzq1975@example.com>", ["陈志强"], ["发件人"]),
+])
+def test_names_of_red_team_13s_kinds(anon, text, values, kept):
+    out = user(anon, text)
+    for v in values:
+        assert v not in out, (v, out)
+    for w in kept:
+        assert w in out, (w, out)
+
+
+@pytest.mark.parametrize("obj,values", [
+    ({"trip": "TR-8834", "driver_name": "ประเสริฐ วงศ์สวัสดิ์"}, ["ประเสริฐ", "วงศ์สวัสดิ์"]),
+    ({"성명": {"한글": "박지훈", "영문": "PARK JIHOON"}}, ["박지훈", "PARK", "JIHOON"]),
+    ({"user": "u_3391820", "kyc_name": "ﾔﾏﾓﾄ ｻｸﾗｺ"}, ["ﾔﾏﾓﾄ", "ｻｸﾗｺ"]),
+    ({"rider": {"id": "RDR-77103", "name": "Imran"}, "nominee": "Aisha Usman"}, ["Imran", "Aisha", "Usman"]),
+])
+def test_people_under_keys_of_red_team_13s_kinds(anon, obj, values):
+    from tests.anon_helpers import tool
+
+    assert_gone(tool(anon, obj, with_user=False), values)
+
+
+def test_a_properties_line_holds_its_value_to_the_end(anon):
+    out = one_tool(anon, "nominee=عائشہ عثمان (wife)\nnominee_cnic=35202-1234567-1\nstatus=ok")
+    assert_gone(out, ["عائشہ", "عثمان", "35202-1234567-1"])
+    assert "(wife)" in out and "status=ok" in out

@@ -176,6 +176,10 @@ _FIRM_LAST_RE = re.compile(r"(?:^|\s)" + _FIRM_SUFFIX + r"$")
 #: Maria's name", "the Okafor twins")
 #: a word of CJK letters (a name of a script without letter case: "佐藤", "김민수")
 _NO_CASE_LETTERS_RE = re.compile(f"[{_CJK}\u3040-\u30FF\uAC00-\uD7AF]+")
+#: a word of a script other than Latin, with its vowel signs (Thai, Indic, Arabic, Hebrew, Ethiopic,
+#: Georgian, Armenian, Cyrillic, Greek, kana of both widths)
+_SCRIPT_NAME_WORD_RE = re.compile("[\u0370-\u03FF\u0400-\u052F\u0530-\u058F\u0590-\u05FF\u0600-\u06FF\u0900-\u0DFF"
+                                  "\u0E00-\u0E7F\u10A0-\u10FF\u1200-\u137F\u3040-\u30FF\uFF66-\uFF9F\u200c'-]{2,30}")
 #: a name's words as registered: the pseudonymizer's name tokens (letters of any script, Indic
 #: and Thai vowel signs inside: "राजेश"), apostrophes and hyphens between ("O'Neil", "Ross-MacKinnon")
 _NAME_PART_RE = re.compile(NAME_TOKEN_RE.pattern + r"(?:['-]" + NAME_TOKEN_RE.pattern + r")*")
@@ -783,6 +787,10 @@ class Anonymizer:
         if 1 <= len(words) <= 3 and all(1 <= len(w) <= 5 for w in words) and all(
                 _NO_CASE_LETTERS_RE.fullmatch(w) for w in words):
             return "PERSON"  # "佐藤 健太", "김민수": a name in a script without letter case
+        if 1 <= len(words) <= 4 and all(_SCRIPT_NAME_WORD_RE.fullmatch(w) for w in words) and not v.isascii():
+            # "ประเสริฐ วงศ์สวัสดิ์", "عائشہ عثمان", "ﾔﾏﾓﾄ ｻｸﾗｺ": a name in a script of its own, under a
+            # person key (fifteenth round, red-team 13 read)
+            return "PERSON"
         if len(words) == 1 and looks_like_handle(v, self._keep_words):
             return "USER_ID"
         return None
@@ -847,6 +855,11 @@ class Anonymizer:
                     self._check_unicode(k, where)
                     self._collect_key(scan, k)
                 ck = _norm_key(k)
+                if parent_ent == "PERSON" and isinstance(v, str) and self._person_value_entity(v) == "PERSON":
+                    # "성명": {"한글": "박지훈", "영문": "PARK JIHOON"}: a name key's object holds the
+                    # name in its scripts (fifteenth round, red-team 13 read)
+                    self._register(scan, v, "PERSON", f"key:{key}.{ck}")
+                    continue
                 if person_parent and ck in _PERSON_PART_KEYS and isinstance(v, str) and \
                         self._person_value_entity(v) == "PERSON":
                     # "guest": {"first": "Anselm", "last": "Whitcombe"}: the parts of a person

@@ -383,6 +383,16 @@ _INTERJECTION_BEFORE_RE = re.compile(r"(?:^|[.!?]\s+)(?i:apologies|sorry|thanks|
 _KIN = (r"(?:wife|husband|partner|son|daughter|mother|father|mom|mum|dad|brother|sister|colleague|manager|boss|"
         r"friend|neighbou?r|assistant|co-?worker|roommate|flatmate|housemate|fianc[ée]e?|girlfriend|boyfriend|"
         r"spouse|grand(?:son|daughter|mother|father|ma|pa)|aunt|uncle|cousin|niece|nephew|carer|caregiver)")
+#: Kin with a possessive of other languages, in lower case ("meine frau sabine", "mi esposa lucía",
+#: "samboeren min ingrid": fifteenth round, red-team 13 read)
+_KIN_OTHER = (r"(?:meine? (?:frau|mann|tochter|sohn|mutter|vater|schwester|bruder|freundin|freund)|"
+              r"ma (?:femme|fille|mère|soeur|sœur)|mon (?:mari|fils|père|frère)|"
+              r"mi (?:esposa|esposo|marido|mujer|hija|hijo|madre|padre|hermana|hermano)|"
+              r"mia (?:moglie|figlia|madre|sorella)|mio (?:marito|figlio|padre|fratello)|"
+              r"mijn (?:vrouw|man|dochter|zoon|moeder|vader|zus|broer)|(?:haar|zijn) (?:zoon|dochter|man|vrouw)|"
+              r"moja (?:żona|córka|mama|siostra)|mój (?:mąż|syn|tata|brat)|"
+              r"minha (?:esposa|mulher|filha|mãe|irmã)|meu (?:marido|filho|pai|irmão)|"
+              r"(?:samboeren|kona|mannen|kjæresten|sønnen|datteren) (?:min|mi)|min (?:kone|mand|hustru|man|sambo))")
 #: Verbs of talking with someone ("spoke to Bianchi", "talked with kennedy").
 _TALKED_TO = r"(?:spoke|speak|speaking|talked|talk|talking|chatted|chat) (?:to|with)"
 #: What one does at or to a person ("shouted at Max", "waved to Dawn").
@@ -1159,7 +1169,7 @@ _LOWER_SLOT_RE = re.compile(
     f"|(?:^|[.!?]\\s*)is (?P<c>{_LOWER_WORD}) (?=(?:available|around|free|back)\\b)"
     f"|(?<![\\w'])(?P<d>{_LOWER_WORD})'s(?= )"
     f"|(?<![\\w])call (?P<e>{_LOWER_WORD}) (?=back\\b)"
-    f"|(?<![\\w])(?:my|his|her|their|our) {_KIN},? (?P<k>{_LOWER_WORD})(?![\\w'-])"
+    f"|(?<![\\w])(?:(?:my|his|her|their|our) {_KIN}|{_KIN_OTHER}),? (?P<k>{_LOWER_WORD})(?![\\w'-])"
     f"|(?:^|[.!?;:\\n]\\s*)(?P<b>{_LOWER_WORD}) (?=(?:said|says|told|asked|wrote|replied|answered|wants|needs|here,|can't|cannot|won't|will|is|was|"
     f"has|had)\\W))")
 

@@ -795,6 +795,13 @@ NAME_CONTEXT_RE = re.compile(
     r"époux|épouse|frère|sœur|hijo|hija|marido|esposa|esposo|hermano|hermana|sohn|tochter|mann|bruder|"
     r"schwester|figlio|figlia|marito|moglie|fratello|sorella|filho|filha|irmão|irmã|zoon|dochter|vrouw|broer|"
     r"zus|syn|córka|mąż|żona|brat|siostra|søn|datter|kone|mand|son|dotter|fru|make),?|"
+    # fifteenth round (red-team 13 read): "her / his / our" of other languages ("haar zoon Daan"),
+    # the Scandinavian possessive after the noun ("samboeren min Ingrid", "kona mi")
+    r"(?:haar|zijn|onze|ihre?|ihren|seine?|seinen|unsere?|sa|son|su|sus|sua|seu|suo|jej|jego|nasz[ae]?) (?:fils|fille|mari|femme|"
+    r"hijo|hija|marido|esposa|esposo|sohn|tochter|mann|frau|figlio|figlia|marito|moglie|filho|filha|zoon|dochter|man|vrouw|"
+    r"syn|córka|mąż|żona|moeder|vader|mutter|vater|madre|padre|mère|père),?|"
+    r"(?:samboer(?:en)?|kona|kone|mannen|manden|kjæresten|kæresten|sønnen|dattera|datteren|dottern|sonen|broren|"
+    r"søsteren|systern|frun|maken) (?:min|mi|mitt),?|"
     r"named (?:him|her|them|it))[ \t]+" + _TITLE_CHAIN +
     # a person's role or kin before the name in brackets ("wife (Henrietta)", "agent (Rhiannon)")
     r"|\b(?i:" + _ROLE_BEFORE_BRACKET + r")[ \t]*\()"
@@ -2169,6 +2176,16 @@ SCRIPT_INTRO_NAME_RES = (
                r"(?P<x>[\u0B80-\u0BFF]{2,}(?:[ \t]+[\u0B80-\u0BFF]{2,}){0,2}?)(?=[ \t]*[,،]))", re.M),
     # Armenian "I am ..." after the name ("Արմեն Հակոբյան եմ։": fifteenth round), two Capitalized words
     re.compile(r"(?<![\u0531-\u0587])(?P<v>[\u0531-\u0556][\u0561-\u0587]+[ \t][\u0531-\u0556][\u0561-\u0587]+)[ \t]+եմ(?=[։.,!\s]|$)"),
+    # fifteenth round (red-team 13 read): a form's name lines in Greek, Armenian, Cyrillic (the
+    # whole rest of the line, capitals too: "Επώνυμο: ΠΑΠΑΔΟΠΟΥΛΟΥ", "Ազգանուն՝ Հովհաննիսյան",
+    # "Отчество: Петровна"); Telugu "garu" after a name ("వెంకటేశ్వర రావు గారు"); a Korean agent's
+    # "this is counselor ..." ("상담사 김하늘입니다"); a Chinese e-mail's sender ("发件人: 陈志强")
+    re.compile(r"(?m)^[ \t]*(?:Επώνυμο|ΕΠΩΝΥΜΟ|Όνομα|ΟΝΟΜΑ|Ονοματεπώνυμο|Πατρώνυμο|Μητρώνυμο|Ազգանուն|Անուն|Հայրանուն|"
+               r"Фамилия|Имя|Отчество|Прізвище|Ім['’]я|По батькові|ФИО|ПІБ|Име|Презиме|Очево име)[ \t]*[:：՝][ \t]*"
+               r"(?P<v>[\u0370-\u03FF\u0400-\u04FF\u0531-\u0587'’-]{2,30}(?:[ \t][\u0370-\u03FF\u0400-\u04FF\u0531-\u0587'’-]{2,30}){0,2})[ \t]*$"
+               r"|(?P<z>[\u0C00-\u0C7F]{2,}(?:[ \t][\u0C00-\u0C7F]{2,})?)[ \t]+గారు"
+               r"|(?:상담사|상담원|담당자|매니저|기사님|기사)[ \t]+(?P<x>[\uAC00-\uD7AF]{2,4})(?=입니다|이에요|예요|이고|님|[ \t,.]|$)"
+               r"|(?:发件人|發件人|寄件者|发信人)[ \t]*[:：][ \t]*(?P<y>[" + _CJK + r"]{2,4})(?=[ \t]*<|[ \t]*$)"),
     # Thai "name" before a given and a family name ("ชื่อ สมศรี ใจดีงาม")
     re.compile(r"(?:ชื่อผู้จอง|ชื่อผู้ติดต่อ|ชื่อลูกค้า|ชื่อผู้เข้าพัก|ชื่อ)[ \t]+(?!นาย|นาง|ผู้|บัญชี|เล่น)(?P<v>[\u0E01-\u0E4E]{2,}[ \t][\u0E01-\u0E4E]{2,})(?=[ \t]|$)"),
     # Japanese labels of forms (applicant, contract holder, emergency contact ...) and a name's

@@ -21,6 +21,9 @@ XML_ATTR_RE = re.compile(r"""(?<=\s)(?P<k>[A-Za-z_][\w.-]{0,60})\s*=\s*(?P<q>["'
 LOG_FIELD_RE = re.compile(
     r"""(?:^|(?<=[\s,;{(\[]))(?P<k>[A-Za-z_][\w.-]{0,40})=(?:"(?P<dq>[^"\n]{1,300})"|'(?P<sq>[^'\n]{1,300})'|(?P<v>[^\s"',;|&)\]}]{1,300}(?: \d{2,5}(?![\w=]))*))""",
     re.M)
+#: ``nominee=Aisha Usman``: a line holding one ``key=value`` and nothing else (a properties or env
+#: file, a form's dump), the value to the line's end
+LINE_FIELD_RE = re.compile(r"(?m)^[ \t]*(?P<k>[^\W\d][\w.-]{0,40})[ \t]*=[ \t]*(?P<v>[^=\n]{1,300})$")
 #: ``CONTRATO=488993531|TITULAR=RUI MIGUEL G PEREIRA|MORADA=...``: a pipe-delimited export
 PIPE_FIELD_RE = re.compile(r"(?:^|\|)[ \t]*(?P<k>[^\W\d][\w.-]{0,40})[ \t]*=[ \t]*(?P<v>[^|\n=]{1,300}?)[ \t]*(?=\||$)",
                            re.M)  # (keys of any script: "판매자=정우성(carking_88)" - fourteenth round)
@@ -87,6 +90,14 @@ def log_fields(text: str) -> Iterator[tuple[str, str]]:
             if kv[1] and kv not in seen:
                 seen.add(kv)
                 yield kv
+    for m in LINE_FIELD_RE.finditer(text):
+        # a properties / env file's line: the value runs to the line's end, a note in brackets
+        # after it left out ("nominee=عائشہ عثمان (wife)": fifteenth round)
+        v = re.sub(r"[ \t]*\([^()\n]{1,30}\)$", "", m.group("v").strip().strip("\"'"))
+        kv = (m.group("k"), v)
+        if v and " " in v and kv not in seen:
+            seen.add(kv)
+            yield kv
     for m in LOG_FIELD_RE.finditer(text):
         v = (m.group("dq") or m.group("sq") or m.group("v") or "").strip()
         kv = (m.group("k"), v)

@@ -449,3 +449,32 @@ def test_a_properties_line_holds_its_value_to_the_end(anon):
     out = one_tool(anon, "nominee=عائشہ عثمان (wife)\nnominee_cnic=35202-1234567-1\nstatus=ok")
     assert_gone(out, ["عائشہ", "عثمان", "35202-1234567-1"])
     assert "(wife)" in out and "status=ok" in out
+
+
+@pytest.mark.parametrize("text,values", [
+    ("முகவரி: 12, பாரதியார் தெரு, அண்ணா நகர், சென்னை 600040.", ["பாரதியார் தெரு", "600040"]),
+    ("ঠিকানা: বাড়ি ২৩, রোড ৭, ধানমন্ডি, ঢাকা-১২০৫", ["বাড়ি ২৩", "১২০৫"]),
+    ("آدرس جدید کوچه نیلوفر. کد پستی ۱۹۶۸۹۱۳۴۵۷. موبایل بعدا", ["۱۹۶۸۹۱۳۴۵۷"]),
+    ("Адреса підключення: вул. Січових Стрільців, 21, кв. 37, м. Київ, 04053", ["Стрільців", "04053"]),
+    ("живеем на ул. „Оборище“ 37, ет. 2, ап. 5.", ["Оборище“ 37"]),
+    ("J'habite au 17 rue des Carmes, 44000 Nantes.", ["17 rue des Carmes", "44000"]),
+    ("Մշտական հասցե՝ Ռիժկովի փող. 14, բն. 3, Գյումրի", ["Ռիժկովի փող. 14"]),
+    ("- Aadress: Pärnu mnt 139c-12, 11317 Tallinn", ["Pärnu mnt 139c-12", "11317"]),
+    ('{"gatve": "Žirmūnų g. 68-41"}', ["Žirmūnų g. 68-41"]),
+    ("العنوان الحالي فيلا 23، شارع 18، المزهر 1، دبي", ["فيلا 23"]),
+    ("所在地 東京都中野区中央4丁目12-7 コーポ若葉203", ["中央4丁目12-7"]),
+    ("家里在广东省深圳市南山区桃园路 88 号 桃源村 3 栋 1205", ["桃园路 88 号"]),
+    ("Объявление 55102, мкр. Самал-2, дом 58, кв. 91. Мой номер позже", ["Самал-2, дом 58"]),
+])
+def test_addresses_of_red_team_13s_kinds(anon, text, values):
+    out = user(anon, text)
+    for v in values:
+        assert v not in out, (v, out)
+
+
+def test_html_label_and_value_cells(anon):
+    html = ('<table><tr><th>姓名</th><td>林怡君</td><th>病歷號</th><td>AX-00381927</td></tr>\n'
+            '<tr><td>Kundennummer:</td><td>4419027</td></tr><tr><td>Artikel:</td><td>Apple iPad Air</td></tr></table>')
+    out = one_tool(anon, html)
+    assert_gone(out, ["林怡君", "AX-00381927", "4419027"])
+    assert "Apple iPad Air" in out and "<th>姓名</th>" in out

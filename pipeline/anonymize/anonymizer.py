@@ -2131,7 +2131,8 @@ _UNIT_WORDS = frozenset("plot flat apt apartment unit suite no house lot block b
 _ADDRESS_PART_ZIP_RE = re.compile(
     r"^(?P<v>\d{4,6}|\d{2}-\d{3}|\d{3} \d{2}|[A-Z]{2}-\d{4,5})(?:\s+[^\W\d_][\w.\u2019'-]*){1,3}$"
     r"|^(?P<x>[A-Z]{2}-\d{4,5})$"
-    r"|^(?P<t>[^\W\d_][\w\u2019'-]*)(?:\s+[^\W\d_][\w\u2019'-]*){0,2},?\s+(?P<y>\d{4,7})$")
+    # (a town of an Indic script holds vowel signs: "சென்னை 600040", "ঢাকা-১২০৫": fifteenth round)
+    r"|^(?P<t>[^\W\d_][\w\u0900-\u0DFF\u2019'-]*?)(?:\s+[^\W\d_][\w\u0900-\u0DFF\u2019'-]*){0,2},?(?:\s+|-)(?P<y>\d{4,7})\.?$")
 
 
 #: Keys that hold a postcode only beside an address's street or town (Italian "cap", Spanish /

@@ -234,8 +234,8 @@ RU_STREET_RE = re.compile(
     r"|вул\.|вулиця|просп\.|пров\.|провулок|бульв\."
     # fifteenth round: Serbian / Macedonian letters, the number after a blank, "стан" (a flat)
     r"|[Бб]улевар|[Уу]лица)"
-    r"[ \t]*[\u0400-\u045F][\u0430-\u045F'’-]+"
-    r"(?:[ \t][\u0400-\u045F'’-]+){0,2},?"
+    r"[ \t]*[„«\"]?[\u0400-\u045F][\u0430-\u045F'’-]+"
+    r"(?:[ \t][\u0400-\u045F'’-]+){0,2}[“”»\"]?,?"
     r"(?:,[ \t]*|[ \t]*(?:д\.|дом|буд\.|будинок)[ \t]*|[ \t]+(?=\d))\d{1,4}[а-яі]?(?:,?[ \t]*(?:корп\.|стр\.)[ \t]*\d{1,3})?"
     r"(?:,?[ \t]*(?:кв\.|квартира|стан|ап\.)[ \t]*\d{1,4})?)"
     # a Kazakh / Kyrgyz avenue or street after its name ("Абай даңғылы 150, 37 пәтер")
@@ -262,6 +262,17 @@ SCRIPT_STREET_RES = (
                r"(?:[^\s，。,]{0,12}?\d{1,4}[樓楼室])?)"),
     re.compile(r"(?P<v>[\u10D0-\u10FF-]+(?:[ \t][\u10D0-\u10FF-]+)?[ \t](?:გამზირი|ქუჩა|შესახვევი|ჩიხი)[ \t]\d{1,4}(?:,[ \t]*ბინა[ \t]*\d{1,4})?)"),
     re.compile(r"(?P<v>የቤት[ \t]ቁጥር[ \t]*\d{1,5})"),
+    # red-team 13 read: an Armenian street ("Ռիժկովի փող. 14, բն. 3"), an Arabic villa / building and
+    # street ("فيلا 23، شارع 18", "مبنى 4821، شارع الأمير سلطان"), a Japanese block address
+    # ("中央4丁目12-7"), a Chinese / Taiwanese street with blanks ("桃园路 88 号", "文化路一段 188 巷 12 號 5 樓"),
+    # a Kazakh / Russian micro-district ("мкр. Самал-2, дом 58, кв. 91")
+    re.compile(r"(?P<v>[\u0531-\u0587-]+[ \t](?:փող\.|փողոց|պող\.|պողոտա)[ \t]*\d{1,4}(?:[ \t]*,[ \t]*բն\.[ \t]*\d{1,4})?)"),
+    re.compile(r"(?P<v>(?:فيلا|فيلّا|مبنى|بناية|عمارة|منزل)[ \t]*" + _DIGIT_ANY + r"{1,5}[،,][ \t]*(?:شارع|طريق)[ \t]+[^،,\n]{1,30})"),
+    re.compile(r"(?:(?<=[都道府県市区町村郡])|(?<![\u4E00-\u9FFF]))(?P<v>(?:(?![都道府県市区町村郡])[\u4E00-\u9FFF\u3400-\u4DBF\u3005]){1,6}?\d{1,2}丁目\d{1,3}(?:[-－]\d{1,4}){0,2}(?:番地?\d{0,3}号?)?)"),
+    re.compile(r"(?:(?<=[市區区縣县鎮镇鄉乡])|(?<![\u4E00-\u9FFF]))(?P<v>(?:(?![市區区縣县鎮镇鄉乡省])[\u4E00-\u9FFF]){1,6}?(?:路|街|大道)"
+               r"(?:[一二三四五六七八九十]段)?[ \t]?(?:\d{1,4}[ \t]?巷[ \t]?)?(?:\d{1,4}[ \t]?弄[ \t]?)?\d{1,5}[ \t]?[號号](?:[ \t]?\d{1,3}[ \t]?[樓楼])?)"),
+    re.compile(r"(?P<v>(?:мкр\.|микрорайон|шағын аудан)[ \t]*[\u0400-\u04FF][\u0400-\u04FF\d-]*,?[ \t]*(?:дом|д\.|үй)[ \t]*\d{1,4}"
+               r"(?:,?[ \t]*(?:кв\.|квартира|пәтер)[ \t]*\d{1,4})?)"),
 )
 
 
@@ -289,15 +300,19 @@ JP_ADDRESS_RE = re.compile(r"〒[ \t]?\d{3}-?\d{4}[ \t]*(?P<v>[^\s,、。][^\n,�
 #: sentence's end (a full stop after a word of four letters, not "бл." / "u."), or to the next label
 #: after a comma; it must hold a digit
 LABELLED_ADDRESS_RE = re.compile(
-    r"(?:(?:收货地址|收貨地址|送货地址|送貨地址|地址|住址|住所|주소|पता|(?i:адрес(?:а|ът)?|адреса|διεύθυνση|địa chỉ|dia chi|"
-    r"lakc[íi]m|ที่อยู่)|כתובת|العنوان)(?:[ \t]*[:：][ \t]*|[ \t]+(?=[\dА-ЯЁЂЈЉЊЋЏІЇЄ]))"
+    r"(?:(?:收货地址|收貨地址|送货地址|送貨地址|家庭住址|地址|住址|住所|所在地|주소|पता|(?i:адрес(?:а|ът)?|адреса|διεύθυνση|địa chỉ|dia chi|"
+    r"lakc[íi]m|ที่อยู่)|כתובת|العنوان|"
+    # fifteenth round (red-team 13 read): Tamil, Bengali, Persian, Armenian, Georgian, Amharic labels;
+    # a Cyrillic label with a word or two before its colon ("Адреса підключення:")
+    r"முகவரி|ঠিকানা|آدرس|نشانی|Հասցե|(?:Մշտական |Ընթացիկ )?հասցե|მისამართი|አድራሻ|"
+    r"(?i:адрес(?:а|ът)?(?:[ \t]+[а-яёіїєґ]+){1,2}))(?:[ \t]*[:：՝፡][ \t]*|[ \t]+(?=[\dА-ЯЁЂЈЉЊЋЏІЇЄ]))"
     # fourteenth round (red-team 9 read): the labels of Latin-script languages, with a colon
     # ("Adrese: Brīvības iela 118-23, Rīga", "Adresse : 3470, rue Saint-Urbain", "Alamat: No. 27,
     # Jalan SS 2/64"; not an e-mail's, an IP's or a MAC's; English "Address:" is read by the street
     # recognizers, which leave a town beside its postcode - sixth round); a Cyrillic label without one
     # before a Capital or a digit ("адреса Булевар краља Александра 73/12"), an Arabic one before
     # a number ("العنوان ١٤ شارع الطيران")
-    r"|(?<![\w-])(?<!mail )(?<!IP )(?<!ip )(?<!MAC )(?<!mac )(?i:adresse|adres|adrese|adresa|adresas|"
+    r"|(?<![\w-])(?<!mail )(?<!IP )(?<!ip )(?<!MAC )(?<!mac )(?i:adresse|adres|adrese|adresa|adresas|aadress|"
     r"anschrift|wohnadresse|wohnanschrift|direcci[óo]n|domicilio|endere[çc]o|morada|indirizzo|alamat|osoite|c[íi]m"
     r"|naslov|adressa)[ \t]*[:：][ \t]*)"
     r"(?P<v>(?=[^\n]{0,120}?\d)(?![^\s,]*@)[^\s,，][^\n]{3,120}?)"
@@ -307,7 +322,11 @@ LABELLED_ADDRESS_RE = re.compile(
 #: a postcode after its label in another script ("邮编 518057", "우편번호 06236", "पिन कोड 302019")
 LABELLED_ZIP_RE = re.compile(
     r"(?:邮编|郵編|邮政编码|郵遞區號|郵便番号|우편번호|पिन ?कोड|पिनकोड|(?i:пощенски код|почтовый индекс|индекс|індекс|поштовий індекс|"
-    r"ταχυδρομικός κώδικας|τ\.κ\.))[ \t]*[:：]?[ \t]*(?P<v>\d{3}[ -]?\d{2,3})(?!\d)")
+    r"ταχυδρομικός κώδικας|τ\.κ\.|τκ|п\.к\.|пк)|"
+    # fifteenth round: Persian, Arabic, Hebrew, Thai, Bengali, Armenian postcode labels (Iran's
+    # postcode has ten digits, Israel's seven)
+    r"کد پستی|کدپستی|الرمز البريدي|מיקוד|รหัสไปรษณีย์|পোস্ট ?কোড|Փոստային ինդեքս|ინდექსი)[ \t]*[:：՝]?[ \t]*"
+    r"(?P<v>\d{3}[ -]?\d{2,3}(?!\d)|\d{5,10})(?!\d)")
 #: A Singapore postcode in its written form "S(640418)" / "S 640418" (fourteenth round)
 SG_ZIP_RE = re.compile(r"(?<![\w(])S[( ](?P<v>\d{6})\)?(?![\w-])")
 MAC_ADDRESS_RE = re.compile(r"(?<![\w:-])(?P<v>(?:[0-9A-Fa-f]{2}([:-]))(?:[0-9A-Fa-f]{2}\2){4}[0-9A-Fa-f]{2})(?![\w:-])")
@@ -354,7 +373,10 @@ EU_STREET_RE = re.compile(
     r"str\.|vegur|gata|braut|stígur|stræti| Stra(?:ß|ss)e| Gasse| Allee| Platz| Weg| Ring| Damm| Ufer|"
     # fifteenth round (red-team 12 read): Latvian / Lithuanian / Hungarian street nouns after the name
     # ("Brīvības iela 144-12", "Rákóczi út 27.", "Szent István krt. 14.")
-    r" iela| gatvė| gatve| prospekts| bulvāris| út| utca| krt\.| körút| tér| u\.)"
+    r" iela| gatvė| gatve| prospekts| bulvāris| út| utca| krt\.| körút| tér| u\.|"
+    # Estonian "maantee" / "puiestee" / "tänav", Lithuanian "gatvė" abbreviated ("Pärnu mnt 139c-12",
+    # "Žirmūnų g. 68-41": red-team 13 read)
+    r" mnt| pst| tn| g\.| pr\.)"
     r" \d{1,4}(?:[a-zA-Z]|-(?:I{1,3}|hs|bis|[A-Z]|\d{1,4})|(?:/\d{1,4}[a-zA-Z]?){1,3}|\.(?= |$))?)(?![\w-])"
     r"|(?<![\w-])(?P<w>(?:\d{1,5} )?(?:\d{1,5} )?(?:Via|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Rua|Avenida|Travessa|"
     r"Calle|Carrer|Paseo|Plaza|Camino|Rue|Avenue|Boulevard|Chemin|Allée|Place|Impasse|Quai|Strada|"
@@ -1891,6 +1913,13 @@ def _zip_before_place_score(text: str, m: re.Match) -> Optional[float]:
     places = place_gazetteer()
     if any(" ".join(words[:k]).lower() in places for k in range(1, len(words) + 1)):
         return 0.6
+    if re.search(r"(?:^|[,\n][ \t]*)$", text[max(0, m.start() - 3):m.start()]) and len(m.group("v")) >= 4:
+        # "..., 44000 Nantes": a postcode opening an address's part before a town of GeoNames
+        # (fifteenth round, red-team 13 read)
+        from .context import city_gazetteer
+
+        if any(" ".join(words[:k]).lower() in city_gazetteer() for k in range(1, len(words) + 1)):
+            return 0.6
     # a place no gazetteer knows, in an address ("Slovenčeva 46, 5212 Dobrovo v Brdih",
     # "Dronning Åsas vei 192\n3117 TØNSBERG")
     return 0.6 if _address_context(text, m.start()) and not re.match(r"\s*\d", text[m.end():]) else None

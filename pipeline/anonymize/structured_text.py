@@ -367,6 +367,14 @@ def html_fields(text: str) -> Iterator[tuple[str, str]]:
         k, v = _html_text(m.group("k")), _html_text(m.group("v"))
         if k and v and len(k) <= 60:
             yield k, v
+    # a row of label / value cells: a <th> before its <td>, or a <td> label ending in ":"
+    # ("<tr><th>姓名</th><td>林怡君</td><th>病歷號</th><td>..</td></tr>", "<td>Kundennummer:</td>
+    # <td>4419027</td>": fifteenth round)
+    for row in _HTML_ROW_RE.finditer(text):
+        cells = [(tag.lower(), _html_text(body)) for tag, body in _HTML_CELL_RE.findall(row.group(1))]
+        for (tag_a, a), (tag_b, b) in zip(cells, cells[1:]):
+            if a and b and len(a) <= 60 and tag_b == "td" and (tag_a == "th" or a.endswith((":", "："))):
+                yield a.rstrip(":：").strip(), b
 
 
 def html_table_rows(text: str) -> Iterator[dict[str, str]]:

@@ -478,3 +478,23 @@ def test_html_label_and_value_cells(anon):
     out = one_tool(anon, html)
     assert_gone(out, ["林怡君", "AX-00381927", "4419027"])
     assert "Apple iPad Air" in out and "<th>姓名</th>" in out
+
+
+# ------------------------------------------------------- precision: red-team 13's clean records' kinds
+@pytest.mark.parametrize("text", [
+    "**[Resolved] Delayed billing events – INC-20241014-02** between 13:02 and 13:44 UTC.",
+    "- **MS Amadeus Brilliant** (ASC-V118) – Vienna arrival delayed 2 h.",
+    "Transfer vom Flughafen Franz Josef Strauß nach Flughafen Willy Brandt.",
+    "Menu: Salade Niçoise, Bœuf Wellington, Œufs Bénédicte.",
+    "Objazd przez Rondo Daszyńskiego do 18:00.",
+])
+def test_clean_sentences_of_red_team_13s_kinds_stay(anon, text):
+    assert user(anon, text) == text
+
+
+@pytest.mark.parametrize("text,values", [
+    ("Please ask MS Jones or Ms. Amadeus Brilliant to call back.", ["Jones", "Amadeus", "Brilliant"]),
+    ("Please call 0044-20 7946 0321 about the order.", ["7946 0321"]),
+])
+def test_people_and_phones_beside_those_shapes_still_go(anon, text, values):
+    assert_gone(user(anon, text), values)

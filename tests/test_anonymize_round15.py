@@ -498,3 +498,40 @@ def test_clean_sentences_of_red_team_13s_kinds_stay(anon, text):
 ])
 def test_people_and_phones_beside_those_shapes_still_go(anon, text, values):
     assert_gone(user(anon, text), values)
+
+
+@pytest.mark.parametrize("text,values,kept", [
+    ("গ্রাহক: রাকিবুল হাসান (Rakibul Hasan)\nফোন পরে দেব", ["রাকিবুল", "হাসান", "Rakibul"], ["গ্রাহক:"]),
+    ("Η κάρτα θα σταλεί ταχυδρομικά, κα Παπαδοπούλου!", ["Παπαδοπούλου"], ["κα"]),
+    ("Biometrics appointment next week possible?\n\nநன்றி,\nகார்த்திகேயன் சுப்பிரமணியன்", ["கார்த்திகேயன்", "சுப்பிரமணியன்"],
+     ["நன்றி"]),
+    ("Заявка принята.\n\nС уважением,\nАнна Петрова", ["Анна", "Петрова"], ["С уважением"]),
+    ("vi mando i miei dati:\n\nGiuseppina Esposito (per tutti Giusy)\nnata a Napoli", ["Giusy", "Esposito"], ["per tutti"]),
+])
+def test_more_names_of_red_team_13s_kinds(anon, text, values, kept):
+    out = user(anon, text)
+    for v in values:
+        assert v not in out, (v, out)
+    for w in kept:
+        assert w in out, (w, out)
+
+
+def test_a_known_name_in_lower_case_after_kin_words(anon):
+    import json
+
+    from tests.anon_helpers import one
+
+    out = one(anon, [{"role": "user", "content": "ja bitte, meine frau sabine auch."},
+                     {"role": "tool", "tool_call_id": "c1", "content": json.dumps({"vorname": "Sabine", "nachname": "Keller"})}])
+    assert_gone(" ".join(m["content"] for m in out.messages), ["sabine", "Sabine", "Keller"], ignore_case=True)
+
+
+def test_a_name_of_the_gazetteer_in_a_text_of_another_language(anon):
+    assert_gone(user(anon, "Prečo nedostala Zuzana Kováčová mzdu? Pozri záznam v databáze."), ["Zuzana", "Kováčová"])
+
+
+@pytest.mark.parametrize("text", ["Die Allianz Arena und der Englische Garten sind geöffnet.",
+                                  "Bonjour, la Tour Eiffel et le Musée Rodin sont ouverts demain.",
+                                  "Hola, quiero cambiar mi Plan Familia Premium por favor."])
+def test_capitalized_words_of_other_languages_stay(anon, text):
+    assert user(anon, text) == text

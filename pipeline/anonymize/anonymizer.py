@@ -214,7 +214,13 @@ EMAIL_FULL_RE = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*
 _NAME_EMAIL_RE = re.compile(r"(?P<name>[^<>@]{2,60}?)\s*<(?P<email>[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,})>")
 _GREETING_NAME_RE = re.compile(
     r"(?i:\b(?:thanks|thank you|thx|hi|hello|hey|dear|bye|goodbye|welcome|sorry|ok|okay|sure|"
-    r"great|perfect|got it|no problem|of course),?\s+)(?=([a-z][a-z'-]+)\b)")
+    r"great|perfect|got it|no problem|of course|"
+    # a known name after kin words ("my wife sabine", "meine frau sabine": fifteenth round)
+    r"(?:my|his|her|our) (?:wife|husband|partner|son|daughter|mother|father|sister|brother)|"
+    r"meine? (?:frau|mann|tochter|sohn|mutter|vater|schwester|bruder)|ma (?:femme|fille|mère)|mon (?:mari|fils|père)|"
+    r"mi (?:esposa|esposo|marido|mujer|hija|hijo)|mia (?:moglie|figlia)|mio (?:marito|figlio)|"
+    r"mijn (?:vrouw|man|dochter|zoon)|moja (?:żona|córka)|mój (?:mąż|syn)|minha (?:esposa|mulher|filha)|meu (?:marido|filho)),?\s+)"
+    r"(?=([a-z\u00df-\u024f][a-z\u00df-\u024f'-]+)\b)")
 _NAME_PAIR_RE = re.compile(r"(?<![\w-])([A-Za-z\u00C0-\u024F]{2,}) ([A-Za-z\u00C0-\u024F]{2,})(?![\w-])")
 #: e-mail local parts that name a mailbox, not a person (never replaced as user names alone).
 _MAILBOX_WORDS = frozenset({"info", "support", "contact", "sales", "admin", "hello", "help",

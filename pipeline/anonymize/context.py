@@ -627,6 +627,7 @@ def name_runs(text: str) -> list[tuple[int, int]]:
 
     out: list[tuple[int, int]] = []
     letterhead: set[tuple[int, int]] = set()
+    gazetteer_runs: set[tuple[int, int]] = set()
     firsts, lasts = name_gazetteer()
     places = place_gazetteer()
     for m_start, m_text in _run_pieces(text):
@@ -791,6 +792,13 @@ def name_runs(text: str) -> list[tuple[int, int]]:
         else:
             continue
         out.append((run[0][0], run[-1][1]))
+        if len(words) >= 2 and words[0].lower() in firsts and all(
+                len(w) >= 3 and not w.isupper() and (w.lower() in firsts or w.lower() in lasts) and not is_foreign_stop_word(w)
+                and not is_common_word(w.lower()) and w.lower() not in places for w in words):
+            # a first name and more names of the gazetteer, none a word of any language read here:
+            # a name in a text of another language too ("Wanjiru Achieng Otieno, ID 28741093":
+            # fifteenth round, red-team 13 read)
+            gazetteer_runs.add(out[-1])
         if line_alone and len(words) > 1 and any(in_gazetteer(w) for w in words) and all(
                 in_gazetteer(w) or not (is_english_word(w) or is_foreign_stop_word(w)) for w in words):
             letterhead.add(out[-1])  # a name alone on its line: an address block has no stop words
@@ -801,7 +809,7 @@ def name_runs(text: str) -> list[tuple[int, int]]:
     # a text in another language gets none; the names' own words do not count as that language
     # ("Ella is from Dubois et Fils SA": "ella" is also Spanish for "she")
     if out and is_foreign(text, ignore=(w for a, b in out for w in text[a:b].split())):
-        return [r for r in out if r in letterhead]
+        return [r for r in out if r in letterhead or r in gazetteer_runs]
     return out
 
 
@@ -1771,7 +1779,8 @@ NAME_CASE_ENDINGS = frozenset("""a e i o u y á é í ó ú ý ą ę ė ų ů ou
     ovi owi ego iego emu ému ého ym im ei ės ům ą ja ju jo je ji nen sen seen sella selle sta ssa sia ta
     ová ovou ové ovej ovi ának ával nak nek val vel
     а я у ю е і и ы о ой ей ою ею ом ем ого его ому ему ым им ая яя ую юю ий ый ин ина ину ине ино ів ова ову
-    овой овым ове ево ева еву евой""".split()) | {""}
+    овой овым ове ево ева еву евой
+    ը ի ին ից ով""".split()) | {""}
 
 
 def inflected_name_forms(text: str, known: set[str]) -> list[tuple[str, str]]:
@@ -1824,7 +1833,9 @@ def csv_name_fields(text: str, known: set[str]) -> list[str]:
 _BRACKET_NICK_RE = re.compile(r"(?P<a>[^\W\d_][\w'-]*) \([\"\u201c']?(?P<n>" + NAME_WORD + r")[\"\u201d']?\) (?P<b>[^\W\d_][\w'-]*)")
 #: "<known> <known> (<Nick>)": a nickname in brackets after a person's full name ("Wellington
 #: Souza (Tom)": eleventh round)
-_BRACKET_NICK_AFTER_RE = re.compile(r"(?P<a>[^\W\d_][\w'-]*\.?) (?P<b>[^\W\d_][\w'-]*) \([\"\u201c']?(?P<n>" + NAME_WORD + r")[\"\u201d']?\)")
+_BRACKET_NICK_AFTER_RE = re.compile(r"(?P<a>[^\W\d_][\w'-]*\.?) (?P<b>[^\W\d_][\w'-]*) \((?:(?i:aka|a\.k\.a\.|known as|per tutti|"
+                                    r"detto|detta|genannt|dit|dite|alias|llamad[oa]|conocid[oa] como|chamad[oa]) )?"
+                                    r"[\"\u201c']?(?P<n>" + NAME_WORD + r")[\"\u201d']?\)")
 
 
 #: letters of scripts other than Latin: Greek, Cyrillic, Hebrew, Arabic, Devanagari, Thai, kana,

@@ -841,7 +841,9 @@ SCRIPT_NAME_CONTEXT_RE = re.compile(
     r"tên (?:tôi|mình|em|anh|chị|con)(?: là)?|(?:tôi|mình|em|anh|chị|con) tên(?: là)?|tôi là|"
     # thirteenth round: a doctor in Greek ("Δρ. Ελένη Μαυρίδου"), Vietnamese written without its
     # accents in an SMS ("toi la Nguyễn Thị Thu Hằng")
-    r"δρ\.|γιατρ[όο]ς|ιατρ[όο]ς|toi la|ten toi(?: la)?|minh la|em ten(?: la)?)[ \t]+"
+    r"δρ\.|γιατρ[όο]ς|ιατρ[όο]ς|toi la|ten toi(?: la)?|minh la|em ten(?: la)?|"
+    # fifteenth round: the Greek abbreviations of Mrs / Mr ("Καλό Erasmus, κα Παπαδοπούλου!")
+    r"κα|κος|κας|κου)[ \t]+"
     r"(?P<v>" + _GREEK_NAME_WORD + r"(?:[ \t]+(?:του[ \t]+|της[ \t]+)?" + _GREEK_NAME_WORD + r"){0,3}|" + NAME_WORD + r"(?:[ \t]+"
     + NAME_WORD + r"){1,3})")
 
@@ -2182,7 +2184,7 @@ SCRIPT_INTRO_NAME_RES = (
                + r"){0,2}?)" + _NAME_END + r"|(?<![\u05D0-\u05EA])(?:אני|בעלי|אשתי|הבן שלי|הבת שלי|המנהל|המנהלת|הלקוח|הלקוחה)"
                r"[ \t]+(?P<w>" + _HE_WORD + r"(?:[ \t]+" + _HE_WORD + r"){0,2}?)" + _NAME_END + ")", re.M),
     re.compile(r"(?:(?:আমার নাম|নাম|সদস্য|সদস্যা|স্বামী|স্ত্রী|গ্রাহক|পিতা|মাতা|অভিভাবক)[ \t]*[:：]?[ \t]*(?P<v>" + _BN_WORD
-               + r"(?:[ \t]+" + _BN_WORD + r"){0,3}?)(?=[ \t]+(?:এবং|আমি)|" + _NAME_END_ALT + "))", re.M),
+               + r"(?:[ \t]+" + _BN_WORD + r"){0,3}?)(?=[ \t]+(?:এবং|আমি)|[ \t]*\(|" + _NAME_END_ALT + "))", re.M),
     re.compile(r"(?:(?:ስሜ|ስም)[ \t]*[:፡]?[ \t]*(?P<v>" + _ET_WORD + r"(?:[ \t]+" + _ET_WORD + r"){0,3}?)(?=[ \t]+ነው|"
                + _NAME_END_ALT + r")|(?:ሹፌሩ|ሾፌሩ|ባለቤቴ|ደንበኛ)[ \t]+(?P<x>" + _ET_WORD + r"(?:[ \t]+" + _ET_WORD + r"){0,2}?)"
                r"(?=[ \t]+(?:ከ|ነው|ወደ|አልመለሰም)|" + _NAME_END_ALT + r"))", re.M),
@@ -2215,6 +2217,12 @@ SCRIPT_INTRO_NAME_RES = (
                r"|(?P<z>[\u0C00-\u0C7F]{2,}(?:[ \t][\u0C00-\u0C7F]{2,})?)[ \t]+గారు"
                r"|(?:상담사|상담원|담당자|매니저|기사님|기사)[ \t]+(?P<x>[\uAC00-\uD7AF]{2,4})(?=입니다|이에요|예요|이고|님|[ \t,.]|$)"
                r"|(?:发件人|發件人|寄件者|发信人)[ \t]*[:：][ \t]*(?P<y>[" + _CJK + r"]{2,4})(?=[ \t]*<|[ \t]*$)"),
+    # a signature in its script on the line after a closing word ("நன்றி,\nகார்த்திகேயன் சுப்பிரமணியன்",
+    # "С уважением,\nАнна Петрова", "감사합니다.\n김민지 드림"): fifteenth round, red-team 13 read
+    re.compile(r"(?m)(?:நன்றி|அன்புடன்|धन्यवाद|सादर|ধন্যবাদ|শুভেচ্ছান্তে|شكرا|شكراً|مع التحية|مع خالص التحية|با تشکر|با سپاس|תודה|בברכה|"
+               r"Спасибо|С уважением|З повагою|Дякую|Поздрави|С уважение|Με εκτίμηση|Ευχαριστώ|감사합니다|ありがとうございます|"
+               r"よろしくお願いします|谢谢|此致|敬上|ขอบคุณ|ขอบคุณค่ะ|ขอบคุณครับ)[,،.!]?[ \t]*\n[ \t]*"
+               r"(?P<v>[^\x00-\u024F\s,.!?]{2,}(?:[ \t][^\x00-\u024F\s,.!?]{2,}){0,2})[ \t]*$"),
     # Thai "name" before a given and a family name ("ชื่อ สมศรี ใจดีงาม")
     re.compile(r"(?:ชื่อผู้จอง|ชื่อผู้ติดต่อ|ชื่อลูกค้า|ชื่อผู้เข้าพัก|ชื่อ)[ \t]+(?!นาย|นาง|ผู้|บัญชี|เล่น)(?P<v>[\u0E01-\u0E4E]{2,}[ \t][\u0E01-\u0E4E]{2,})(?=[ \t]|$)"),
     # Japanese labels of forms (applicant, contract holder, emergency contact ...) and a name's

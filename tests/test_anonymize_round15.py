@@ -535,3 +535,41 @@ def test_a_name_of_the_gazetteer_in_a_text_of_another_language(anon):
                                   "Hola, quiero cambiar mi Plan Familia Premium por favor."])
 def test_capitalized_words_of_other_languages_stay(anon, text):
     assert user(anon, text) == text
+
+
+@pytest.mark.parametrize("text,values", [
+    ("ΑΔΤ: ΑΚ 482193", ["482193"]),
+    ("VIN JTMHV05J104123871፣ ፋይዳ 4071 8823 9945። ቴሌግራም", ["4071 8823 9945", "JTMHV05J104123871"]),
+    ("Регистарска ознака: НС 184-КЛ", ["184-КЛ"]),
+    ("마일리지 계정이 두 개라 합치고 싶어요. 회원번호 SP118204773", ["SP118204773"]),
+    ("我是新生陈思远（考生号 24110105150342）的父亲。", ["24110105150342"]),
+])
+def test_id_labels_of_red_team_13s_kinds(anon, text, values):
+    out = user(anon, text)
+    for v in values:
+        assert v not in out, (v, out)
+
+
+@pytest.mark.parametrize("obj,values", [
+    ({"被保険者証番号": "4711-2093", "여권번호": "M48219073"}, ["4711-2093", "M48219073"]),
+    ({"xuehao": "20241108023", "tk_nhan_tien": {"ngan_hang": "Vietcombank", "so_tk": "0071000928374"}},
+     ["20241108023", "0071000928374"]),
+    ({"national_code": "0074182935", "tablice": "NS 184-KL", "polisa": "АО-2024-7712093"},
+     ["0074182935", "NS 184-KL", "7712093"]),
+    ({"alamat": "No. 15, Jalan SS 2/64", "poskod": "47300"}, ["47300"]),
+])
+def test_keys_of_red_team_13s_kinds(anon, obj, values):
+    from tests.anon_helpers import tool
+
+    assert_gone(tool(anon, obj, with_user=False), values)
+
+
+def test_a_number_as_a_whole_csv_field_after_a_comma(anon):
+    csv = ("donor_ref,title,first_name,surname,amount_gbp,method,account_no\n"
+           "DN-004417,Mrs,Siobhan,Keeffe,25.00,DD,41093388\nDN-004418,Mr,Oluwaseun,Adebayo,10.00,DD,70214456\n"
+           "Totals: 1,41093388 and 2,70214456.5")
+    out = user(anon, csv)
+    lines = out.splitlines()
+    assert "41093388" not in lines[1] and "70214456" not in lines[2]
+    # a thousands' separator before the digits: the same digits inside a longer number stay
+    assert lines[3] == "Totals: 1,41093388 and 2,70214456.5"

@@ -1909,7 +1909,9 @@ class _Replacer:
     _GEN = r"(?<![" + _W + r"])(?:{})(?![" + _W + r"])"
     # lower-case name words: never inside an e-mail, a URL or a file name ("tamsin.okafor@...")
     _SOFT = r"(?<![" + _W + r".@%+/-])(?:{})(?![" + _W + r"@]|[.-][A-Za-z0-9])"
-    _NUM = r"(?<![A-Za-z0-9_$/:.,-])(?:{})(?![A-Za-z0-9_]|[-/:.,]\d)"
+    # (a comma after a digit is a thousands' separator; after anything else a field's separator:
+    # "DD,41093388" in a CSV row - fifteenth round)
+    _NUM = r"(?<![A-Za-z0-9_$/:.-])(?<!\d,)(?:{})(?![A-Za-z0-9_]|[-/:.,]\d)"
 
     def __init__(self, table: dict[str, tuple[str, str]], counter: Counter,
                  trace: Optional[list] = None):

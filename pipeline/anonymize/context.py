@@ -947,7 +947,8 @@ class LabelFinder:
             alt = "|".join(f"(?:{lab})" for lab in labs)
             # upper-case groups apart ("KP19 XHZ", "JT 48 19 27 B", "M-RW 2219") only after the
             # labels of documents, accounts and vehicles ("Order 123 456 789" is read as before)
-            groups = (r"(?-i:[A-Z0-9]{1,8}(?:[ -][A-Z0-9]{1,8}){1,6})(?![\w-])|"
+            # (Greek and Cyrillic capitals too: "ΑΔΤ: ΑΚ 482193", "НС 184-КЛ": fifteenth round)
+            groups = (r"(?-i:(?=[^\n]{0,20}\d)[A-Z0-9\u0391-\u03A9\u0410-\u042F]{1,8}(?:[ -][A-Z0-9\u0391-\u03A9\u0410-\u042F]{1,8}){1,6})(?![\w-])|"
                       if ent in ("ACCOUNT_ID", "VEHICLE_ID") else
                       # a postcode in two parts ("SW1A 1AA", "1012 AB", "00-950", "m1 4bt")
                       r"[A-Za-z0-9]{2,5}[ -][A-Za-z0-9]{2,3}(?![\w-])|" if ent == "ZIP" else "")
@@ -995,8 +996,9 @@ class LabelFinder:
                         continue
                 elif ent == "VEHICLE_ID":
                     # a plate or a VIN: a digit and a letter, 4-17 letters and digits
-                    alnum = re.sub(r"[^A-Za-z0-9]", "", v)
-                    if not (4 <= len(alnum) <= 17 and re.search(r"\d", v) and re.search(r"[A-Za-z]", v)):
+                    # (Cyrillic and Greek letters too: "НС 184-КЛ")
+                    alnum = re.sub(r"[\W_]", "", v)
+                    if not (4 <= len(alnum) <= 17 and re.search(r"\d", v) and re.search(r"[^\W\d_]", v)):
                         continue
                 else:
                     # spaced groups: a trailing word is no part of an id ("account 12345 OK")

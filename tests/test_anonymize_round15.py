@@ -573,3 +573,9 @@ def test_a_number_as_a_whole_csv_field_after_a_comma(anon):
     assert "41093388" not in lines[1] and "70214456" not in lines[2]
     # a thousands' separator before the digits: the same digits inside a longer number stay
     assert lines[3] == "Totals: 1,41093388 and 2,70214456.5"
+
+
+@pytest.mark.parametrize("text,values", [("The parcel was sent via Maria Lopez yesterday.", ["Maria", "Lopez"]),
+                                         ("Introduced via Tomasz Wierzbicki of the sales team.", ["Tomasz", "Wierzbicki"])])
+def test_a_person_after_a_word_that_is_also_a_street_noun(anon, text, values):
+    assert_gone(user(anon, text), values)

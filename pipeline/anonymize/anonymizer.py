@@ -2160,9 +2160,10 @@ _UNDERSCORE_NAME_RE = re.compile(r"[^\W\d_]{2,}(?:-[^\W\d_]{2,})?(?:_[^\W\d_]{2,
 #: Freire", "Av. Brigadeiro Faria Lima", "Plaza de Colón", "Calle de Velázquez 54")
 _STREET_NOUNS_ALT = (
     r"(?:ul\.|ulica|ulicy|ulicę|al\.|aleja|alei|rua|av\.|avenida|avda\.|calle|c/|paseo|plaza|praça|praca|"
-    r"largo|via|viale|piazza|corso|rue|avenue|boulevard|bulevardul|bd\.|strada|str\.|calea|jalan|jl\.|"
+    r"largo|viale|piazza|corso|rue|avenue|boulevard|bulevardul|bd\.|strada|str\.|calea|jalan|jl\.|"
     r"caddesi|sokak|náměstí|namesti|třída|trida|nábřeží|ulice|trg|bulevar|avinguda|carrer|passeig|"
-    r"rondo|ronda|rondzie|plac|placu|pl\.|os\.|osiedle|most|mostu)")
+    # (not "via": "sent via Maria Lopez" is a person)
+    r"rondo|rondzie|plac|placu|pl\.|os\.|osiedle)")
 _STREET_NOUN_BEFORE_RE = re.compile(
     r"(?<![\w.])" + _STREET_NOUNS_ALT +
     r"[ \t]+(?:(?:d[aeiou]s?|del|de la|de los|de las|della|dei|di|du|des|la|le|l')[ \t]+)?"

@@ -579,3 +579,25 @@ def test_a_number_as_a_whole_csv_field_after_a_comma(anon):
                                          ("Introduced via Tomasz Wierzbicki of the sales team.", ["Tomasz", "Wierzbicki"])])
 def test_a_person_after_a_word_that_is_also_a_street_noun(anon, text, values):
     assert_gone(user(anon, text), values)
+
+
+# ------------------------------------------------------- the fresh-clone check of this round
+@pytest.mark.parametrize("value,kept", [("Karakaya'nın", "'nın"), ("Ayşe Hanım'ın", "'ın"), ("Mehmet'e", "'e")])
+def test_a_turkish_case_suffix_after_an_apostrophe_stays_in_the_fake(value, kept):
+    fake = Pseudonymizer("round15").name(value, "PERSON")
+    assert fake.endswith(kept) and fake != value
+    assert Pseudonymizer("round15").name("O'Neil", "PERSON").startswith("O'")  # "Neil" is a name: faked
+
+
+def test_portuguese_yes_is_no_name(anon):
+    assert user(anon, "Sim, pode confirmar o pedido.") == "Sim, pode confirmar o pedido."
+
+
+def test_a_fake_holds_no_real_value_as_a_digit_group():
+    real = {"710"}
+    from pipeline.anonymize.pseudonymizer import normalize as norm
+
+    p = Pseudonymizer("round15", is_taken=lambda v: norm(v) in real)
+    for i in range(200):
+        fake = p.pseudonym(f"07555 {284 + i:03d} {190 + i:03d}", "PHONE_NUMBER")
+        assert not re.search(r"(?<!\d)710(?!\d)", fake), fake

@@ -155,7 +155,10 @@ def test_enum_and_policy_rules():
 def test_readers_feed_init(tmp_path):
     """The new readers' formats scaffold too: the ShareGPT sample gives the repair desk's tools."""
     out, summary = _init(tmp_path, "desk", ROOT / "tests" / "data" / "logs" / "sharegpt_function_calls.json")
-    assert set(summary["tools"]) == {"get_ticket"}  # mark_ready only appears in a quarantined item
+    # mark_ready is called only in a quarantined item, but every item declares it: ingest reads
+    # declared tools as a record's evidence, so the domain has it too (no calls, a declared schema)
+    assert set(summary["tools"]) == {"get_ticket", "mark_ready"}
+    assert summary["tools"]["mark_ready"]["calls"] == 0
     assert summary["tools"]["get_ticket"]["lookup"] == "tickets[ticket_id]"
 
 
@@ -277,3 +280,41 @@ def test_init_json_prints_the_summary(tmp_path):
     assert res.exit_code == 0, res.output
     printed = json.loads(res.output[res.output.index("{"):])
     assert printed == json.loads((out / "clinic_j" / "scaffold.json").read_text())["summary"]
+
+
+def test_a_tool_declared_but_never_called_is_scaffolded_and_owns_its_records(tmp_path):
+    """Issue 11's fifteenth-round fresh-clone check: the logs declared ``update_address`` in every
+    record's ``tools`` but never called it; ``domain init`` left it out, and ingest (which reads
+    declared tools as a record's evidence) quarantined every record INGEST_NO_DOMAIN."""
+    from pipeline.domains.base import foreign_tools
+    from pipeline.scaffold.infer import infer_domain
+
+    declared = [{"type": "function", "function": {"name": "get_customer", "description": "Look a customer up.",
+                                                  "parameters": {"type": "object", "properties": {
+                                                      "customer_id": {"type": "string"}}, "required": ["customer_id"]}}},
+                {"type": "function", "function": {"name": "update_address", "description": "Change the address.",
+                                                  "parameters": {"type": "object", "properties": {
+                                                      "customer_id": {"type": "string"}, "address": {"type": "string"}},
+                                                      "required": ["customer_id", "address"]}}}]
+    records = []
+    for i in range(3):
+        cid = f"C-{1000 + i}"
+        records.append({"id": f"r{i}", "tools": declared, "messages": [
+            {"role": "user", "content": f"my id is {cid}"},
+            {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {
+                "name": "get_customer", "arguments": json.dumps({"customer_id": cid})}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": json.dumps({"customer_id": cid, "city": "Porto"})},
+            {"role": "assistant", "content": "Found you."}]})
+    spec = infer_domain(records, "shop_x")
+    by_name = {t.name: t for t in spec.tools}
+    assert set(by_name) == {"get_customer", "update_address"}
+    assert by_name["update_address"].n_calls == 0 and by_name["update_address"].declared
+    assert set(by_name["update_address"].parameters["properties"]) == {"customer_id", "address"}
+    # the scaffolded package owns the records: none of their tools is foreign to it
+    logs = tmp_path / "logs.jsonl"
+    logs.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    out, summary = _init(tmp_path, "shop_x", logs)
+    assert "update_address" in summary["tools"]
+    pkg = _import_package(out, "shop_x")
+    dom = next(v for v in vars(pkg).values() if isinstance(v, Domain)) if not hasattr(pkg, "DOMAIN") else pkg.DOMAIN
+    assert all(foreign_tools(dom, r) == [] for r in records)

@@ -144,6 +144,15 @@ TR_MONTHS = ["Ocak", "Şubat", "Mart", "Nisan", "Mayıs", "Haziran", "Temmuz", "
 #: the fourteenth round's kinds are planted from this persona on (names in Arabic and Hebrew
 #: script, a British plate, a VIN, a Turkish birth date, a Latvian address after its label)
 FOURTEENTH_FROM = 8
+#: the fifteenth round's kinds are planted from this persona on (a SQL INSERT row and the same
+#: names in their genitive, a Polish birth date, a vCard address, an HTML label cell)
+FIFTEENTH_FROM = 10
+PL_FIRST = ["Tomasz", "Łukasz", "Mateusz", "Janusz", "Dariusz", "Grzegorz", "Bartosz", "Tadeusz", "Ireneusz",
+            "Mariusz", "Jakub", "Szymon", "Filip", "Dawid"]
+PL_LAST = ["Wierzbicki", "Zieliński", "Lewandowski", "Wiśniewski", "Kamiński", "Dąbrowski", "Kozłowski",
+           "Jankowski", "Wojciechowski", "Kwiatkowski", "Piotrowski", "Grabowski", "Pawłowski", "Michalski"]
+PL_MONTHS_GEN = ["stycznia", "lutego", "marca", "kwietnia", "maja", "czerwca", "lipca", "sierpnia", "września",
+                 "października", "listopada", "grudnia"]
 #: the thirteenth round's kinds are planted from this persona on (a table, a Hindi introduction,
 #: digits spoken in a transcript, an id a few words after its label)
 THIRTEENTH_FROM = 6
@@ -189,7 +198,9 @@ def persona(i: int) -> dict:
         "reservation": f"Z{i % 10}QK{chr(65 + i)}7",
         "payment_id": f"credit_card_{9137011 + i * 1009}",
         "gift_card": f"gift_card_{8246013 + i * 2003}",
-        "last_four": f"{8317 + i * 121}",
+        # (a leading zero: a bare four-digit number is also a process id or a count in a log line -
+        # "9285" in a full suite's stderr was one: fifteenth round)
+        "last_four": f"0{(317 + i * 61) % 1000:03d}",
         "card": " ".join(card[j:j + 4] for j in range(0, 16, 4)),
         "street": f"{4417 + i} {last}mere Lane",
         "unit": f"Suite {613 + i}",
@@ -283,6 +294,12 @@ def persona(i: int) -> dict:
         "tr_dob": f"{3 + i} {TR_MONTHS[i % 12]} 19{70 + i}", "lv_street": f"Brīvības iela {118 + i}-{20 + i}",
         "lv_zip": f"LV-{1001 + i * 7}",
         "fourteenth": i >= FOURTEENTH_FROM,
+        # issue 11, fifteenth round
+        "pl_first": PL_FIRST[i], "pl_last": PL_LAST[i], "pl_first_gen": PL_FIRST[i] + "a",
+        "pl_last_gen": PL_LAST[i][:-1] + "iego", "pl_zip": f"{31 + i}-{140 + i * 3:03d}",
+        "pl_dob": f"{4 + i} {PL_MONTHS_GEN[i % 12]} 19{71 + i}", "pl_client": f"KL-{7120448 + i * 89}",
+        "vcard_street": f"{4250 + i} rue Saint-Denis app. {6 + i}", "vcard_zip": f"H2J {2 + i % 7}K{8 - i % 7}",
+        "fifteenth": i >= FIFTEENTH_FROM,
     }
 
 
@@ -316,6 +333,11 @@ def _fourteenth(p: dict, *keys: str) -> list[str]:
     return [p[k] for k in keys] if p["fourteenth"] else []
 
 
+def _fifteenth(p: dict, *keys: str) -> list[str]:
+    """The fifteenth round's values of persona ``p`` (planted from :data:`FIFTEENTH_FROM` on)."""
+    return [p[k] for k in keys] if p["fifteenth"] else []
+
+
 def typed_values(p: dict) -> dict[str, list[str]]:
     """A persona's planted values per evaluation type (see :data:`pipeline.anonymize.eval.CATEGORIES`)."""
     return {
@@ -326,19 +348,21 @@ def typed_values(p: dict) -> dict[str, list[str]]:
                  p["note_first"], p["note_last"], p["titled_first"], p["titled_last"], p["nick"],
                  p["caps_first"], p["caps_last"], p["hdr_first"], p["hdr_last"],
                  *_twelfth(p, "xml_last", "hl7_first", "hl7_last", "file_first", "file_last", "kanji"),
-                 *_thirteenth(p, "tbl_first", "tbl_last", "hindi"), *_fourteenth(p, "arabic", "hebrew")],
+                 *_thirteenth(p, "tbl_first", "tbl_last", "hindi"), *_fourteenth(p, "arabic", "hebrew"),
+                 *_fifteenth(p, "pl_first", "pl_last", "pl_first_gen", "pl_last_gen")],
         "EMAIL": [p["email"]], "RESERVATION_ID": [p["reservation"]],
         "PAYMENT_ID": [p["payment_id"], p["gift_card"]], "LAST_FOUR": [p["last_four"]],
         "CARD_NUMBER": [p["card"], p["card"].replace(" ", ""), p["card2"]],
         "ADDRESS": [p["street"], p["unit"], p["eu_street"], p["block_street"], p["street3"], p["corner_a"],
                     p["corner_b"], p["block_street2"], p["plot_street"], *_fourteenth(p, "lv_street"),
                     # the whole labelled address as written (the anonymizer replaces it as one value)
-                    *([f"{p['lv_street']}, Rīga, {p['lv_zip']}"] if p["fourteenth"] else [])],
+                    *([f"{p['lv_street']}, Rīga, {p['lv_zip']}"] if p["fourteenth"] else []),
+                    *_fifteenth(p, "vcard_street")],
         "ZIP": [p["zip"], p["postcode"], p["block_postcode"], p["postcode3"], p["crm_plz"], p["au_postcode"][4:],
-                *_twelfth(p, "xml_zip"), *_fourteenth(p, "lv_zip")],
+                *_twelfth(p, "xml_zip"), *_fourteenth(p, "lv_zip"), *_fifteenth(p, "pl_zip", "vcard_zip")],
         "CITY": [p["city"]],
         "DOB": [p["dob"], p["companion_dob"], p["eu_dob"], *_twelfth(p, "hl7_dob"), *_thirteenth(p, "tbl_dob"),
-                *_fourteenth(p, "tr_dob")],
+                *_fourteenth(p, "tr_dob"), *_fifteenth(p, "pl_dob")],
         "PHONE": [p["phone"], re.sub(r"\D", "", p["phone"]), p["uk_phone"], p["intl_phone"], p["grouped_phone"],
                   p["line_phone"], p["fax"], p["csv_phone"], p["msisdn"]],
         "SECRET": [p["password"], p["api_key"], p["session_id"], p["token"], p["jwt"]],
@@ -346,7 +370,7 @@ def typed_values(p: dict) -> dict[str, list[str]]:
         "IBAN": [p["iban"]], "SSN": [p["ssn"], p["spaced_ssn"]],
         "ACCOUNT_ID": [p["account"], p["crm_kunde"], p["claim"], p["dni"], p["licence"], p["donor_id"], p["pesel"],
                        p["codice_fiscale"], p["mac"], *_twelfth(p, "mrn", "steam"),
-                       *_thirteenth(p, "tbl_persnr", "tbl_bsn", "bvn", "spoken")],
+                       *_thirteenth(p, "tbl_persnr", "tbl_bsn", "bvn", "spoken"), *_fifteenth(p, "pl_client")],
         "USER_ID": [p["user_id"], p["handle"], p["discord"], p["upi"]],
         "VEHICLE_ID": [p["plate"], p["fr_plate"], *_fourteenth(p, "uk_plate", "vin")],
     }
@@ -372,6 +396,8 @@ def canary_values(p: dict) -> list[str]:
                      "kanji", "steam")
     vals += _thirteenth(p, "tbl_first", "tbl_last", "tbl_bsn", "tbl_dob", "hindi", "bvn", "spoken")
     vals += _fourteenth(p, "arabic", "hebrew", "uk_plate", "vin", "tr_dob", "lv_street", "lv_zip")
+    vals += _fifteenth(p, "pl_first", "pl_last", "pl_first_gen", "pl_last_gen", "pl_zip", "pl_dob", "pl_client",
+                       "vcard_street", "vcard_zip")
     # a year-like postcode alone is no distinctive string: checked with the state before it
     vals.append(p["au_postcode"])
     # a 3-digit postcode alone is no distinctive string (a log line's "692 ms"): it is checked
@@ -527,6 +553,12 @@ def record(i: int) -> dict:
             f"مساء الخير، اسمي {p['arabic']}، عندي سؤال عن الحجز.\nשלום, שמי {p['hebrew']}, רציתי לבדוק.\n"
             f"resident parking permit for {p['uk_plate']}; the rental's FIN {p['vin']}. Doğum tarihim "
             f"{p['tr_dob']}. Adrese: {p['lv_street']}, Rīga, {p['lv_zip']}. Paldies!")}]
+    if i >= FIFTEENTH_FROM:
+        msgs += [{"role": "user", "content": (
+            f"INSERT INTO klienci (id, imie, nazwisko, kod_pocztowy) VALUES ('{p['pl_client']}', '{p['pl_first']}', "
+            f"'{p['pl_last']}', '{p['pl_zip']}');\nRecepta od {p['pl_first_gen']} {p['pl_last_gen']} jest gotowa, "
+            f"urodził się {p['pl_dob']}.\nBEGIN:VCARD\nADR;TYPE=HOME:;;{p['vcard_street']};Montréal;QC;{p['vcard_zip']};"
+            f"Canada\nEND:VCARD\n<table><tr><th>Kundennummer</th><td>{p['pl_client']}</td></tr></table>")}]
     if cancel:
         msgs += [_call(f"c{i}c", "cancel_reservation", {"reservation_id": p["reservation"]}),
                  _tool(f"c{i}c", "cancel_reservation", {**reservation, "status": "cancelled"}),

@@ -247,6 +247,7 @@ def match_case(template: str, fake: str) -> str:
 
 
 _WORD_RE = re.compile(r"[A-Za-z]{2,}")
+_DIGIT_GROUP_RE = re.compile(r"(?<!\d)\d{3,}(?!\d)")
 _SPELLED_DOT_RE = re.compile(r"(?i)\s*(?:\(dot\)|\[dot\]|\{dot\})\s*|\s+dot\s+")
 _SPELLED_AT_RE = re.compile(r"(?i)\s*(?:\(at\)|\[at\]|\{at\})\s*|\s+at\s+")
 
@@ -329,7 +330,10 @@ class Pseudonymizer:
             nf = normalize(cand)
             owner = self._owner.get((group, nf))
             if (nf != key[1] and (owner is None or owner == key[1]) and not self.is_taken(cand)
-                    and not any(self.is_taken(w) for w in _WORD_RE.findall(cand))):
+                    and not any(self.is_taken(w) for w in _WORD_RE.findall(cand))
+                    # nor a group of 3+ digits that is a real value ("03992 710 222" beside a real
+                    # postcode "710": an audit reads it as a leak - fifteenth round)
+                    and not any(self.is_taken(g) for g in _DIGIT_GROUP_RE.findall(cand) if g != cand)):
                 break
         self._cache[key] = cand
         self._owner[(group, normalize(cand))] = key[1]
@@ -375,7 +379,10 @@ class Pseudonymizer:
             # O'Neil: keep "O"; a one-character name of a script without case is a name ("森 紬");
             # a family-name particle or link in lower case stays ("Puigdomènech i Vilaró",
             # "Αντωνίου του Γεωργίου": fifteenth round)
-            out.append(tok if (len(tok) < 2 and (tok.isupper() or tok.islower())) or tok in NAME_LINK_WORDS
+            # a suffix after an apostrophe stays too ("Karakaya'nın", "Ayşe'ye": a Turkish case
+            # ending; fifteenth round, a fresh-clone check)
+            suffix = tok.islower() and len(tok) <= 4 and value[m.start() - 1:m.start()] in ("'", "\u2019") and i > 0
+            out.append(tok if (len(tok) < 2 and (tok.isupper() or tok.islower())) or tok in NAME_LINK_WORDS or suffix
                        else self.name_token(tok, role))
             pos = m.end()
         out.append(value[pos:])

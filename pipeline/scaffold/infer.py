@@ -376,6 +376,11 @@ def infer_domain(records: list[Any], name: str) -> DomainSpec:
         raise ValueError("the logs hold no call of a business tool: nothing to scaffold "
                          f"(calls seen: {dict(sorted(skipped.items())) or 'none'})")
     declared = tool_definitions(records)
+    # a tool the records declare but never call is the system's too: ingest reads a record's
+    # declared tools as evidence of its domain, so a package without them would own none of its
+    # records (a fresh-clone check of issue 11's fifteenth round: every record quarantined
+    # INGEST_NO_DOMAIN); its arguments come from the declaration, its kind from its name
+    names += [n for n in declared if n not in by_tool and n not in SHARED and n != UNNAMED]
     evidence = classify_tools(records)
     pooled: dict[str, list[Any]] = defaultdict(list)  # argument name -> its values in every tool's calls
     for n in names:

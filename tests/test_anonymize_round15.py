@@ -601,3 +601,30 @@ def test_a_fake_holds_no_real_value_as_a_digit_group():
     for i in range(200):
         fake = p.pseudonym(f"07555 {284 + i:03d} {190 + i:03d}", "PHONE_NUMBER")
         assert not re.search(r"(?<!\d)710(?!\d)", fake), fake
+
+
+@pytest.mark.parametrize("text,values,kept", [
+    ("السلام عليكم، أنا يوسف الحربي، تاريخ ميلادي 5 مارس 1988 ورقم الهوية 1087654321. أريد معرفة رصيد حسابي.",
+     ["1087654321", "يوسف", "5 مارس 1988"], ["ورقم الهوية"]),
+    ("Zmiana taryfy na Fala Start 60 zgłoszona przez żonę, Agnieszkę Grabowiecką", ["Agnieszkę", "Grabowiecką"],
+     ["przez żonę"]),
+])
+def test_the_fresh_clone_checks_values(anon, text, values, kept):
+    out = user(anon, text)
+    for v in values:
+        assert v not in out, (v, out)
+    for w in kept:
+        assert w in out, (w, out)
+
+
+def test_a_flat_yaml_result_of_identifier_keys(anon):
+    out = one_tool(anon, 'account_id: AC-7781\nholder: Yusuf Alharbi\nnational_id: "1087654321"\nbalance: 1250.75 SAR\n')
+    assert_gone(out, ["1087654321", "AC-7781", "Alharbi"])
+    assert "balance: 1250.75 SAR" in out
+
+
+def test_a_transcript_of_speaker_labels_is_no_yaml():
+    from pipeline.anonymize.structured_text import yaml_document
+
+    assert yaml_document("Agent: Hello, how can I help?\nCustomer: My order is late.\nAgent: Sorry about that.") is None
+    assert yaml_document("account_id: A1\nholder: X\nnational_id: 12") == {"account_id": "A1", "holder": "X", "national_id": "12"}

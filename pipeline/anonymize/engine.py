@@ -824,6 +824,9 @@ NAME_CONTEXT_RE = re.compile(
     r"syn|córka|mąż|żona|moeder|vader|mutter|vater|madre|padre|mère|père),?|"
     r"(?:samboer(?:en)?|kona|kone|mannen|manden|kjæresten|kæresten|sønnen|dattera|datteren|dottern|sonen|broren|"
     r"søsteren|systern|frun|maken) (?:min|mi|mitt),?|"
+    # Polish kin in the other cases ("zgłoszona przez żonę, Agnieszkę": a fresh-clone check)
+    r"(?:przez|od|dla|z|ze) (?:żonę|żony|żoną|męża|mężem|córkę|córki|córką|syna|synem|matkę|matki|ojca|brata|"
+    r"siostrę|siostry),?|"
     r"named (?:him|her|them|it))[ \t]+" + _TITLE_CHAIN +
     # a person's role or kin before the name in brackets ("wife (Henrietta)", "agent (Rhiannon)")
     r"|\b(?i:" + _ROLE_BEFORE_BRACKET + r")[ \t]*\()"

@@ -281,12 +281,20 @@ def yaml_document(text: str) -> object:
     """The mapping or list a YAML document in ``text`` holds (a tool result or a config pasted as
     YAML), or None: the text must be mostly ``key: value`` lines (60% of its non-blank lines, 3
     or more) with some nesting (an indented line or a ``- item``; a chat transcript of ``Agent:
-    ...`` lines is no document) and parse with PyYAML's base loader (every scalar a string, as
-    written: "0412", not 412). Thirteenth round of issue 11: a letting agent's YAML application
+    ...`` lines is no document) or flat with lower-case identifier keys, one with an ``_``, and
+    parse with PyYAML's base loader (every scalar a string, as written: "0412", not 412). Thirteenth round of issue 11: a letting agent's YAML application
     kept an applicant's first name."""
     lines = [ln for ln in text.splitlines() if ln.strip()]
-    if len(lines) < 3 or text.lstrip()[:1] in "{[" or not _YAML_NESTED_RE.search(text):
+    if len(lines) < 3 or text.lstrip()[:1] in "{[":
         return None
+    if not _YAML_NESTED_RE.search(text):
+        # flat: a machine's fields, lower-case identifiers with an "_" among them ("account_id:
+        # AC-7781\nnational_id: ...": a fresh-clone check, fifteenth round); speaker labels of a
+        # transcript ("Agent:", "Customer:") are none
+        keys = [m.group(1) for m in (re.match(r"[ \t]*([^\s:#]+):(?:[ \t]|$)", ln) for ln in lines) if m]
+        if not (len(keys) >= 3 and any("_" in k for k in keys)
+                and all(re.fullmatch(r"[a-z][a-z0-9_]*", k) for k in keys)):
+            return None
     keyed = sum(1 for ln in lines if _YAML_KEY_LINE_RE.match(ln))
     if keyed < 3 or keyed < 0.6 * len(lines):
         return None

@@ -250,3 +250,25 @@ def test_a_registered_object_that_is_no_domain_is_refused(tmp_path, monkeypatch,
         get_domain("renamed")
     # a plug-in cannot replace a bundled domain by reusing its name
     assert get_domain("airline").name == "airline" and type(get_domain("airline")).__name__ == "AirlineDomain"
+
+
+def test_the_ingest_signature_changes_when_an_installed_domain_gains_a_tool(monkeypatch):
+    """An editable domain package edited in place keeps its version; its tools' digest still
+    changes the fingerprint, so ingest reroutes instead of reusing (issue 11, fifteenth round,
+    a fresh-clone check: a tool added to a scaffold by hand, ingest printed "reused")."""
+    from types import SimpleNamespace
+
+    import pipeline.domains as domains
+
+    def fake_domain(tool_names):
+        return SimpleNamespace(tools={n: SimpleNamespace(schema={"function": {"parameters": {"properties": {"x": {}}}}})
+                                      for n in tool_names})
+
+    monkeypatch.setattr(domains, "_registry", lambda: {"shop_y": "shop_y:DOMAIN"})
+    monkeypatch.setattr(domains, "get_domain", lambda name: fake_domain(["get_customer"]))
+    before = domains.registry_fingerprint()
+    monkeypatch.setattr(domains, "get_domain", lambda name: fake_domain(["get_customer", "update_address"]))
+    after = domains.registry_fingerprint()
+    assert before != after and before["shop_y"].startswith("shop_y:DOMAIN@")
+    monkeypatch.setattr(domains, "get_domain", lambda name: fake_domain(["update_address", "get_customer"]))
+    assert domains.registry_fingerprint() == after  # order does not matter

@@ -59,8 +59,24 @@ def registry_fingerprint() -> dict[str, str]:
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
         dist = getattr(ep, "dist", None)
         versions.setdefault(ep.name, getattr(dist, "version", None) or "?")
-    return {name: f"{target}@{'bundled' if name in BUNDLED else versions.get(name, '?')}"
+    return {name: f"{target}@{'bundled' if name in BUNDLED else versions.get(name, '?') + '#' + _tools_digest(name)}"
             for name, target in sorted(_registry().items())}
+
+
+def _tools_digest(name: str) -> str:
+    """A short digest of an installed domain's tool names and argument names: an editable package
+    edited in place (a tool added to a scaffold by hand) keeps its version, and ingest must not
+    reuse a routing made without that tool (fifteenth round of issue 11, a fresh-clone check)."""
+    import hashlib
+    import json
+
+    try:
+        tools = get_domain(name).tools
+        shape = sorted((n, sorted((((t.schema.get("function") or {}).get("parameters") or {}).get("properties") or {})))
+                       for n, t in tools.items())
+    except Exception:  # noqa: BLE001 - a broken package: ingest reports it; the signature stays stable
+        return "?"
+    return hashlib.sha256(json.dumps(shape).encode()).hexdigest()[:12]
 
 
 def reload_registry() -> None:

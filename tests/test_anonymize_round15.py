@@ -628,3 +628,8 @@ def test_a_transcript_of_speaker_labels_is_no_yaml():
 
     assert yaml_document("Agent: Hello, how can I help?\nCustomer: My order is late.\nAgent: Sorry about that.") is None
     assert yaml_document("account_id: A1\nholder: X\nnational_id: 12") == {"account_id": "A1", "holder": "X", "national_id": "12"}
+
+
+def test_a_summary_label_of_another_language_and_airports(anon):
+    text = "Zusammenfassung: Transfer vom Flughafen Franz Josef Strauß nach Flughafen Willy Brandt, danach Hotel."
+    assert user(anon, text) == text

@@ -2172,7 +2172,8 @@ _STREET_NOUN_BEFORE_RE = re.compile(
     r"Świętego|Św\.|Prof\.|Profesora)[ \t]+)?$", re.I)
 #: A name span that opens with a street noun or a vessel's prefix ("Rondo Daszyńskiego", "MS Amadeus
 #: Brilliant"): the street's or the ship's name
-_STREET_OR_VESSEL_START_RE = re.compile(r"(?i:" + _STREET_NOUNS_ALT + r")[ \t]+(?=\S)|(?:MS|MV|M/S|M/V|RMS|HMS|SS)[ \t]+(?=[A-Z])")
+_STREET_OR_VESSEL_START_RE = re.compile(r"(?i:" + _STREET_NOUNS_ALT + r"|flughafen|aeropuerto|aéroport|aeroporto|lotnisko|"
+                                        r"letiště|havalimanı|luchthaven)[ \t]+(?=\S)|(?:MS|MV|M/S|M/V|RMS|HMS|SS)[ \t]+(?=[A-Z])")
 #: A vessel's prefix or an airport's noun right before a name (red-team 13's clean records)
 _VESSEL_OR_AIRPORT_BEFORE_RE = re.compile(r"(?<![\w/])(?:MS|MV|M/S|M/V|RMS|HMS|SS|MY|SY|Flughafen|Aeropuerto|Aéroport|"
                                           r"Aeroporto|Lotnisko|Letiště|Havalimanı|Luchthaven)[ \t]+$")

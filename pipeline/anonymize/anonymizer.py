@@ -55,9 +55,10 @@ from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conve
                       city_gazetteer, is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs, place_gazetteer,
                       surname_shaped)
 from .structured_text import (fenced_blocks, fixed_width_rows, hl7_values, html_fields, html_table_rows, log_fields,
-                              sql_insert_rows, table_rows,
+                              sql_insert_rows, table_rows, x12_values,
                               xml_fields, yaml_document)
 from .pseudonymizer import NAME_TOKEN_RE, Pseudonymizer, match_case, normalize
+from .names_data import EMAIL_PATTERN
 
 #: Environment variable: default number of detector worker processes (1 when unset).
 WORKERS_ENV = "TRAJPIPE_ANON_WORKERS"
@@ -210,8 +211,8 @@ _YEAR_CONTEXT_RES = (tuple(LAST_FOUR_RES) + tuple(rx for rxs in SECRET_CONTEXT_R
                      + (ZIP_LABEL_RE, ZIP_AFTER_UNIT_RE, _AU_STATE_ZIP_RE))  # "ZIP: 2043", "Bondi NSW 2026"
 
 
-EMAIL_FULL_RE = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
-_NAME_EMAIL_RE = re.compile(r"(?P<name>[^<>@]{2,60}?)\s*<(?P<email>[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,})>")
+EMAIL_FULL_RE = re.compile(EMAIL_PATTERN)
+_NAME_EMAIL_RE = re.compile(r"(?P<name>[^<>@]{2,60}?)\s*<(?P<email>" + EMAIL_PATTERN + r")>")
 _GREETING_NAME_RE = re.compile(
     r"(?i:\b(?:thanks|thank you|thx|hi|hello|hey|dear|bye|goodbye|welcome|sorry|ok|okay|sure|"
     r"great|perfect|got it|no problem|of course|"
@@ -1032,6 +1033,9 @@ class Anonymizer:
                 self._register(scan, v, ent, f"{kind}:{key}")
         if "|" in text:
             for value, ent, src in hl7_values(text):
+                self._register(scan, value, ent, src)
+        if "~" in text and "*" in text:  # ASC X12 segments (sixteenth round)
+            for value, ent, src in x12_values(text):
                 self._register(scan, value, ent, src)
         # a CSV / TSV export, a markdown table, a SQL result, a fixed-width report, an HTML table:
         # each row read as a JSON object is, by its column names (thirteenth round)

@@ -29,8 +29,9 @@ from typing import Any, Iterable, Optional
 from ..records import LogRecord
 from .config import PiiConfig, normalize_key
 from .context import is_english_word
+from .names_data import EMAIL_BEFORE, EMAIL_PATTERN
 
-_EMAIL_RE = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+_EMAIL_RE = re.compile(EMAIL_BEFORE + EMAIL_PATTERN)
 _SPELLED_EMAIL_RE = re.compile(r"(?i)\b[a-z0-9]+(?:\s+dot\s+[a-z0-9]+)*\s+at\s+[a-z0-9-]+(?:\s+dot\s+[a-z]{2,})+\b")
 _DIGITS_RE = re.compile(r"(?<![\w.,/:-])\+?\(?\d[\d ().-]{5,24}\d(?![\w]|[.,/:-]\d)")
 _HANDLE_RE = re.compile(r"(?<![\w@.%+/-])@?(?=[A-Za-z0-9._-]*[A-Za-z])(?=[A-Za-z0-9._-]*(?:\d|_|\.[A-Za-z]))"

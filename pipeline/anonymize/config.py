@@ -71,7 +71,9 @@ def normalize_key(key: Optional[str]) -> Optional[str]:
 
 #: Endings of a key's last word that make it a record's number (tenth round: "donornr",
 #: "kundennummer", "lidnummer", "pakkenr"): the value's shape must confirm an id.
-GLUED_NUMBER_ENDINGS = ("nr", "nummer", "numer", "numero", "number", "nro")
+GLUED_NUMBER_ENDINGS = ("nr", "nummer", "numer", "numero", "number", "nro",
+                       # sixteenth round: "保険者番号", "免許証番号", "身分證號碼", "회원번호", "лицевой_номер"
+                       "番号", "號碼", "号码", "번호", "номер")
 
 #: Person keys too vague to make a longer key a person's by ending it ("http_client", "display",
 #: "users" of "max_users", tau-bench retail's "bluetooth_speaker" item, "smtp_host" are no people).
@@ -237,7 +239,8 @@ class PiiConfig:
         # a number's word glued to what it counts ("donornr", "kundennummer", "pakkenr")
         last = words[-1]
         for end in GLUED_NUMBER_ENDINGS:
-            if last.endswith(end) and len(last) >= len(end) + 3:
+            # (a word of a script without spaces needs one letter before it: "注文番号")
+            if last.endswith(end) and len(last) >= len(end) + (3 if end.isascii() else 1):
                 head = last[:-len(end)]  # "phonenumber" is a phone's, "donornr" a record's
                 return next((e for seq, e in self._word_rules() if seq == (head,)), "ACCOUNT_ID"), False
         return None, False

@@ -72,7 +72,8 @@ NAME_PARTICLE = "(?:" + "|".join(sorted(NAME_PARTICLES, key=len, reverse=True)) 
 _B = r"(?<![A-Za-z0-9_])"  # left boundary: not inside a word or an identifier
 _E = r"(?![A-Za-z0-9_])"  # right boundary
 
-EMAIL_RE = re.compile(r"(?<![A-Za-z0-9._%+-])(?P<v>[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})(?![A-Za-z0-9-])")
+from .names_data import EMAIL_AFTER, EMAIL_BEFORE, EMAIL_PATTERN  # noqa: E402
+EMAIL_RE = re.compile(EMAIL_BEFORE + r"(?P<v>" + EMAIL_PATTERN + r")" + EMAIL_AFTER)
 _MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|December"
            "|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec")
 _BIRTH_YEAR = r"(?:19\d{2}|200\d)"  # business dates are current; a full date this old is a birth date
@@ -1244,6 +1245,18 @@ def _long_number_score(text: str, m: re.Match) -> Optional[float]:
     if v[0] == "1" and v[1] in "67" and len(v) in (16, 19):  # epoch micro / nanoseconds 2020-2029
         return None
     return 0.6
+
+
+#: A point's latitude and longitude in decimal degrees, four decimals or more (about 11 m: a
+#: home, a workout's start, a ride's pick-up - sixteenth round of issue 11, a fitness app's
+#: privacy zone and a scooter's trip log): "-23.5874,-46.6576", "37.4979, 127.0276". Both parts
+#: must be in range (latitude within 90, longitude within 180); amounts with two decimals stay.
+GEO_COORDINATES_RE = re.compile(r"(?<![\w.,-])(?P<v>-?\d{1,2}\.\d{4,9}\s?,\s?-?\d{1,3}\.\d{4,9})(?![\w.]|,\d)")
+
+
+def _geo_coordinates_score(text: str, m: re.Match) -> Optional[float]:
+    lat, lon = (float(p) for p in m.group("v").split(","))
+    return 0.7 if abs(lat) <= 90 and abs(lon) <= 180 else None
 
 
 #: A customer's IPv4 / IPv6 address (tenth round: a gaming account's login IPs were left),
@@ -2550,6 +2563,8 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("MentionRecognizer", "USER_ID", [MENTION_RE, CHAT_NICK_RE], 0.7),
         RegexRecognizer("ProfileUrlRecognizer", "USER_ID", [PROFILE_URL_RE], 0.8),
         RegexRecognizer("IpAddressRecognizer", "ACCOUNT_ID", [IP_ADDRESS_RE], 0.8, validate=_ip_address_score),
+        RegexRecognizer("GeoCoordinatesRecognizer", "ACCOUNT_ID", [GEO_COORDINATES_RE], 0.7,
+                        validate=_geo_coordinates_score),
         RegexRecognizer("NicknameNameRecognizer", "PERSON", [NICKNAME_NAME_RE], 0.75, validate=_nickname_name_score),
         RegexRecognizer("LongNumberIdRecognizer", "ACCOUNT_ID", [LONG_NUMBER_ID_RE], 0.6, validate=_long_number_score),
         RegexRecognizer("PlateShapeRecognizer", "VEHICLE_ID", [FR_PLATE_RE, MERCOSUR_PLATE_RE, ES_PLATE_FIELD_RE,

@@ -41,6 +41,18 @@ from ..fileio import cache_dir
 
 log = logging.getLogger(__name__)
 
+#: An e-mail address's characters (RFC 5322 local parts; RFC 6531 lets them, and the domain, hold
+#: letters beyond ASCII: "jürgen.hoffmann@nordwerk.de", "иван@пример.рф" - sixteenth round of issue 11).
+#: CJK letters stay out: Chinese / Japanese text glues words to an address ("邮箱abc@qq.com").
+EMAIL_CHARS = "A-Za-z0-9\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u024F\u0370-\u03FF\u0400-\u04FF"
+#: an e-mail address: local part, "@", domain labels, a top-level domain of letters
+EMAIL_PATTERN = (r"[" + EMAIL_CHARS + r"._%+-]+@[" + EMAIL_CHARS + r"-]+(?:\.[" + EMAIL_CHARS + r"-]+)*"
+                 r"\.[A-Za-z\u0400-\u04FF]{2,}")
+#: the characters an address is never preceded / followed by
+EMAIL_BEFORE = r"(?<![" + EMAIL_CHARS + r"._%+-])"
+EMAIL_AFTER = r"(?![" + EMAIL_CHARS + r"-])"
+
+
 #: A name is kept when some country ranks it within this many of its names
 #: (``$TRAJPIPE_NAMES_DATASET_TOP`` overrides it; 0 turns the extra gazetteer off).
 TOP_RANK = int(os.environ.get("TRAJPIPE_NAMES_DATASET_TOP", "2000"))

@@ -649,6 +649,15 @@ class Pseudonymizer:
                 self._faker_for("IP", normalize(value), a).ipv6() if ":" in value
                 else self._faker_for("IP", normalize(value), a).ipv4_public()))
 
+        geo = _GEO_RE.fullmatch(value)
+        if geo:  # a latitude / longitude pair gets another point on land or sea, same decimals
+            def point(attempt: int) -> str:
+                rng = self._rng(group, normalize(value), attempt)
+                lat = f"{rng.uniform(-55, 70):.{len(geo.group('lat_dec'))}f}"
+                lon = f"{rng.uniform(-180, 180):.{len(geo.group('lon_dec'))}f}"
+                return f"{lat}{geo.group('sep')}{lon}"
+            return self._draw(group, value, point)
+
         words = re.findall(r"[^\W\d_]+", value.lower())
         if sum(1 for w in words if w in _SPOKEN_LANG) >= 4:
             # digits spoken one by one ("nine eight four five ..."): other digits in the same
@@ -772,6 +781,10 @@ class Pseudonymizer:
             if any(c.isdigit() for c in value):
                 return self.digits_like(value, entity)
         return self._draw(entity, value, lambda a: f"{entity.lower()}_{self._digits(entity, value, 8, a)}")
+
+
+#: a latitude / longitude pair in decimal degrees (engine.GEO_COORDINATES_RE's value)
+_GEO_RE = re.compile(r"-?\d{1,2}\.(?P<lat_dec>\d{4,9})(?P<sep>\s?,\s?)-?\d{1,3}\.(?P<lon_dec>\d{4,9})")
 
 
 def _is_iban(value: str) -> bool:

@@ -166,6 +166,62 @@ def hl7_values(text: str) -> Iterator[tuple[str, str, str]]:
                         yield comps[0], "ACCOUNT_ID", src
 
 
+#: ASC X12 (HIPAA 837 claims, 834 enrolments, 270 / 271 eligibility) segments that hold a person's
+#: data, with the element numbers of each kind (ASC X12 005010X222A1 / X220A1 implementation guides:
+#: NM1 individual or organizational name - NM102 "1" a person, NM103 last, NM104 first, NM105
+#: middle, NM109 identification code; N3 address lines; N4 city / state / postal code; DMG02 date
+#: of birth (DMG01 "D8": CCYYMMDD); REF02 by its qualifier; PER contact numbers; CLM01 the patient's
+#: account number). Sixteenth round of issue 11 (a health insurer's pended claim).
+X12_REF_PERSONAL = frozenset({"SY",  # social security number
+                              "0F", "1W", "23", "3H", "49", "6O", "ABB", "F6", "HJ", "IL", "Q4",  # member ids
+                              "EA", "EJ", "D9", "9F", "G1", "Y4", "IG", "1L", "6P", "N6"})  # records, claims, policies
+_X12_SEGMENT_RE = re.compile(r"(?:^|~)\s*(?P<seg>NM1|N3|N4|DMG|REF|PER|CLM)\*(?P<rest>[^~\r\n]*)")
+
+
+def x12_values(text: str) -> Iterator[tuple[str, str, str]]:
+    """``(value, entity, source)`` for the personal elements of ASC X12 segments in ``text``
+    (``~`` ends a segment, ``*`` separates elements; see :data:`X12_REF_PERSONAL`): a person's NM1
+    name (LAST_NAME, FIRST_NAME for first and middle) and id (ACCOUNT_ID), the N3 street
+    (STREET_ADDRESS) and N4 postal code (ZIP) that follow a person's NM1 (an organization's are
+    left), DATE_OF_BIRTH of DMG, REF ids of the personal qualifiers, PER phone numbers and CLM01.
+    Nothing is yielded for a text without ``~`` and ``*``."""
+    if "~" not in text or "*" not in text:
+        return
+    person = False  # is the last NM1 a person's (NM102 "1")?
+    for m in _X12_SEGMENT_RE.finditer(text):
+        seg, el = m.group("seg"), [e.strip() for e in m.group("rest").split("*")]
+        el += [""] * (10 - len(el))
+        src = f"x12:{seg}"
+        if seg == "NM1":
+            person = el[1] == "1"
+            if person:
+                if el[2]:
+                    yield el[2], "LAST_NAME", src
+                for given in (el[3], el[4]):
+                    if len(given.strip(".")) > 1:
+                        yield given, "FIRST_NAME", src
+                if el[8] and any(ch.isdigit() for ch in el[8]) and len(el[8]) >= 4:
+                    yield el[8], "ACCOUNT_ID", src
+        elif seg == "N3" and person:
+            for line in el[:2]:
+                if line and any(ch.isdigit() for ch in line):
+                    yield line, "STREET_ADDRESS", src
+        elif seg == "N4" and person and re.fullmatch(r"\d{5}(?:-?\d{4})?|[A-Z0-9][A-Z0-9 ]{2,9}", el[2]):
+            yield el[2], "ZIP", src
+        elif seg == "DMG" and el[0] == "D8" and re.fullmatch(r"\d{8}", el[1]):
+            yield el[1], "DATE_OF_BIRTH", src
+        elif seg == "REF" and el[0] in X12_REF_PERSONAL and any(ch.isdigit() for ch in el[1]) and len(el[1]) >= 4:
+            yield el[1], "SSN" if el[0] == "SY" else "ACCOUNT_ID", src
+        elif seg == "PER":
+            for qual, num in ((el[2], el[3]), (el[4], el[5]), (el[6], el[7])):
+                if qual in ("TE", "CP", "HP", "WP", "FX") and sum(ch.isdigit() for ch in num) >= 7:
+                    yield num, "PHONE_NUMBER", src
+                elif qual == "EM" and "@" in num:
+                    yield num, "EMAIL_ADDRESS", src
+        elif seg == "CLM" and el[0] and any(ch.isdigit() for ch in el[0]) and len(el[0]) >= 4:
+            yield el[0], "ACCOUNT_ID", src
+
+
 #: a table's rule line: markdown ``|---|:--:|`` or psql ``-------+------``
 _RULE_LINE_RE = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:[|+]\s*:?-{3,}:?\s*)*\|?\s*")
 #: a header cell: a column's name (letters, at most two digits, no e-mail / URL)

@@ -1,0 +1,145 @@
+"""Issue 11, sixteenth round: the kinds red-team set 14 showed once it was read (it was measured
+unseen three times in the fifteenth round). Each is tested in sentences and records written here,
+never the red-team values.
+
+Real presidio + the spaCy package model; one analyzer for the module.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from pipeline.anonymize import Anonymizer, build_analyzer
+from pipeline.anonymize.config import default_config, normalize_key
+from pipeline.anonymize.structured_text import x12_values
+from tests.anon_helpers import assert_gone, one, present, tool, user
+
+
+@pytest.fixture(scope="module")
+def anon():
+    return Anonymizer(secret="round16", analyzer=build_analyzer())
+
+
+def replaced_and_kept(out: str, values: list[str], kept: list[str]) -> None:
+    """Fail naming a value of ``values`` still in ``out`` (as a substring: scripts without word
+    boundaries too) or a word of ``kept`` gone from it."""
+    for v in values:
+        assert v not in out, (v, out)
+    for w in kept:
+        assert w in out, (w, out)
+
+
+# ------------------------------------------------------- keys: abbreviations, kin, scripts, messengers
+@pytest.mark.parametrize("key,entity", [
+    ("gvn", "FIRST_NAME"), ("fam", "LAST_NAME"), ("sloinne", "LAST_NAME"), ("sin", "SSN"),
+    ("psid", "USER_ID"), ("hndl", "USER_ID"), ("ani", "PHONE_NUMBER"), ("sms", "PHONE_NUMBER"),
+    ("viber_uid", "USER_ID"), ("line_uid", "USER_ID"), ("abha_no", "ACCOUNT_ID"), ("claim_icn", "ACCOUNT_ID"),
+    ("保険者番号", "ACCOUNT_ID"), ("運転免許証番号", "ACCOUNT_ID"), ("注文番号", "ACCOUNT_ID"),
+    ("회원번호", "ACCOUNT_ID"), ("電話番号", "PHONE_NUMBER"), ("郵便番号", "ZIP"),
+])
+def test_keys_of_this_round_name_their_entity(key, entity):
+    assert default_config().key_entity(normalize_key(key))[0] == entity
+
+
+def test_a_name_objects_kin_parts_are_people(anon):
+    out = tool(anon, {"candidate": {"id": "EX-C-11873", "name": {"given": "Meseret", "father": "Alemayehu",
+                                                                  "grandfather": "Wondimagegn"}}})
+    assert_gone(out, ["Meseret", "Alemayehu", "Wondimagegn"])
+
+
+@pytest.mark.parametrize("obj,values", [
+    ({"payout": {"hndl": "kofi_builds", "legal": {"gvn": "Kofi", "fam": "Asante-Mensah"}}},
+     ["kofi_builds", "Kofi", "Asante-Mensah"]),
+    ({"applicant": "Renée Fortin-Nakamura", "sin": "046454286", "consent": True}, ["046454286"]),
+    ({"保険証": {"保険者番号": "31130419", "記号・番号": "5520・8813"}}, ["31130419", "5520・8813"]),
+])
+def test_values_under_this_rounds_keys_are_replaced(anon, obj, values):
+    assert_gone(tool(anon, obj, with_user=False), values)
+
+
+def test_metadata_ids_of_messengers_and_callers_are_replaced(anon):
+    from pipeline.records import LogRecord
+
+    (out,) = anon.anonymize([LogRecord(id="m", messages=[{"role": "user", "content": "hello"}],
+                                       metadata={"channel": "viber", "viber_uid": "vb_5521904417",
+                                                 "psid": "6614083329175", "ani": "4915229310477"})])
+    meta = json.dumps(out.metadata)
+    assert_gone(meta, ["vb_5521904417", "6614083329175", "4915229310477"])
+    assert "viber" in meta
+
+
+# ------------------------------------------------------- e-mail addresses with letters beyond ASCII
+@pytest.mark.parametrize("text,address", [
+    ("Betroffen: `björn.größer@kuehltransport.example` seit gestern.", "björn.größer@kuehltransport.example"),
+    ("Escriba a begoña.ibáñez@correo.example por favor", "begoña.ibáñez@correo.example"),
+    ("пишите на светлана@почта.рф", "светлана@почта.рф"),
+    ("Kontakt: zoë.ødegård@fjord.example.", "zoë.ødegård@fjord.example"),
+])
+def test_an_email_address_with_letters_beyond_ascii_is_replaced(anon, text, address):
+    out = user(anon, text)
+    assert address not in out, out
+    assert "@" in out
+
+
+def test_an_email_glued_to_chinese_text_keeps_the_text():
+    from pipeline.anonymize.engine import EMAIL_RE
+
+    assert [m.group("v") for m in EMAIL_RE.finditer("请发邮件到liwei88@qq.example谢谢")] == ["liwei88@qq.example"]
+
+
+# ------------------------------------------------------- ASC X12 claim segments
+X12_CLAIM = ("ST*837*0001*005010X222A1~\nNM1*IL*1*OKONKWO*ADAEZE*N***MI*QWP771203945~\nN3*1187 W ARMITAGE AVE APT 2R~\n"
+             "N4*CHICAGO*IL*60614~\nDMG*D8*19790214*F~\nREF*SY*321-54-9876~\nNM1*QC*1*OKONKWO*CHIDERA~\n"
+             "DMG*D8*20120930*F~\nNM1*85*2*NORTHSIDE FAMILY CLINIC*****XX*1093817264~\nN3*400 N MICHIGAN AVE~\n"
+             "N4*CHICAGO*IL*60611~\nCLM*PA7731094*240.00***11:B:1~\nREF*EA*CHART0098812~\nSE*14*0001~")
+
+
+def test_x12_segments_give_a_persons_fields_not_an_organizations():
+    got = {(v, e) for v, e, _src in x12_values(X12_CLAIM)}
+    for pair in [("OKONKWO", "LAST_NAME"), ("ADAEZE", "FIRST_NAME"), ("CHIDERA", "FIRST_NAME"),
+                 ("QWP771203945", "ACCOUNT_ID"), ("1187 W ARMITAGE AVE APT 2R", "STREET_ADDRESS"),
+                 ("60614", "ZIP"), ("19790214", "DATE_OF_BIRTH"), ("20120930", "DATE_OF_BIRTH"),
+                 ("321-54-9876", "SSN"), ("PA7731094", "ACCOUNT_ID"), ("CHART0098812", "ACCOUNT_ID")]:
+        assert pair in got, pair
+    values = {v for v, _e in got}
+    # the clinic's (an organization's, NM102 "2") name, address and postcode are no person's
+    assert not values & {"NORTHSIDE FAMILY CLINIC", "400 N MICHIGAN AVE", "60611"}
+    assert not list(x12_values("no segments here * only a star"))
+
+
+def test_an_x12_claim_in_a_tool_result_is_anonymized(anon):
+    out = one(anon, [{"role": "user", "content": "Why was this pended?"},
+                     {"role": "tool", "tool_call_id": "c1", "content": X12_CLAIM}]).messages[1]["content"]
+    replaced_and_kept(out, ["OKONKWO", "ADAEZE", "CHIDERA", "QWP771203945", "1187 W ARMITAGE AVE APT 2R",
+                            "60614", "19790214", "20120930", "321-54-9876", "PA7731094", "CHART0098812"],
+                      ["NM1*IL*1*", "N4*CHICAGO*IL*", "DMG*D8*", "NORTHSIDE FAMILY CLINIC", "005010X222A1"])
+
+
+# ------------------------------------------------------- a point's coordinates
+@pytest.mark.parametrize("text,point", [
+    ('trip,start_gps,end_gps\nRT-88120,"51.5033,-0.1196","51.5079,-0.0877"', "51.5033,-0.1196"),
+    ('{"privacy_zone": {"center": "-33.8731, 151.2065", "radius_m": 400}}', "-33.8731, 151.2065"),
+    ("Rider pinned 59.32932,18.06858 as home.", "59.32932,18.06858"),
+])
+def test_a_points_coordinates_are_replaced_by_another_point(anon, text, point):
+    out = one(anon, [{"role": "user", "content": "my trips"},
+                     {"role": "tool", "tool_call_id": "c1", "content": text}]).messages[1]["content"]
+    assert point not in out, out
+    lat_dec = len(point.split(",")[0].split(".")[1])
+    fakes = re.findall(r"-?\d{1,2}\.\d{%d},\s?-?\d{1,3}\.\d+" % lat_dec, out)
+    assert fakes, out
+    lat, lon = (float(x) for x in fakes[0].split(","))
+    assert abs(lat) <= 90 and abs(lon) <= 180
+
+
+@pytest.mark.parametrize("text", [
+    "Totals: 1234.50,99.10 EUR",  # amounts with two decimals
+    "rates 123.4567,200.1234",  # out of range for a latitude
+    "version 10.2031,11.4401.7",
+])
+def test_numbers_that_are_no_point_stay(anon, text):
+    out = user(anon, text)
+    for num in re.findall(r"\d+\.\d+", text)[:2]:
+        assert present(out, num), out

@@ -143,3 +143,38 @@ def test_numbers_that_are_no_point_stay(anon, text):
     out = user(anon, text)
     for num in re.findall(r"\d+\.\d+", text)[:2]:
         assert present(out, num), out
+
+
+# ------------------------------------------------------- names after introductions of more scripts
+@pytest.mark.parametrize("text,names,kept", [
+    ("నమస్కారం, నా పేరు సురేఖ రామిరెడ్డి. నిన్న order చేశాను", ["సురేఖ", "రామిరెడ్డి"], ["నమస్కారం", "నిన్న"]),
+    ("ආයුබෝවන්, මගේ නම කමල් ජයසූරිය. NIC අංකය", ["කමල්", "ජයසූරිය"], ["ආයුබෝවන්", "NIC"]),
+    ("Καλησπέρα, ο Νίκος είμαι από το κατάστημα", ["Νίκος"], ["Καλησπέρα", "είμαι", "κατάστημα"]),
+    ("Γεια σας, με λένε Ελένη Παππά.", ["Ελένη", "Παππά"], ["Γεια σας"]),
+    ("我老婆很忙。他叫王建国，电话是这个。", ["王建国"], ["我老婆很忙", "电话是这个"]),
+    ("სახელი: თამარი\nგვარი: კაპანაძე\nპირადი ნომერი", ["თამარი", "კაპანაძე"], ["სახელი", "გვარი", "პირადი"]),
+    ("Բաժանորդ՝ Գայանե Մկրտչյան, համար 12", ["Գայանե", "Մկրտչյան"], ["Բաժանորդ", "համար"]),
+])
+def test_a_name_after_an_introduction_of_another_script_is_replaced(anon, text, names, kept):
+    replaced_and_kept(user(anon, text), names, kept)
+
+
+@pytest.mark.parametrize("text", [
+    "Καλησπέρα, είμαι από την Αθήνα και θέλω βοήθεια.",  # "I am from Athens": no name after "είμαι"
+    "他是我们的老客户，请优先处理。",  # "he is our old customer": no family name after 他是
+])
+def test_an_introductions_words_without_a_name_stay(anon, text):
+    assert user(anon, text) == text
+
+
+# ------------------------------------------------------- identity documents after their labels
+@pytest.mark.parametrize("text,value,label", [
+    ("Pasaport: P22817365", "P22817365", "Pasaport"),
+    ("여권번호: K73920155 입니다", "K73920155", "여권번호"),
+    ("Документ: ID-картка 007318924, дата видачі", "007318924", "ID-картка"),
+    ("เลขประจำตัวประชาชน: 3-2201-00981-44-7 | โทร", "3-2201-00981-44-7", "เลขประจำตัวประชาชน"),
+    ("Nº de utente do SNS 551029384.", "551029384", "utente"),
+    ("ABHA 14-2231-8890-1177 on file", "14-2231-8890-1177", "ABHA"),
+])
+def test_an_identity_document_after_its_label_is_replaced(anon, text, value, label):
+    replaced_and_kept(user(anon, text), [value], [label])

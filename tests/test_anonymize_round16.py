@@ -178,3 +178,39 @@ def test_an_introductions_words_without_a_name_stay(anon, text):
 ])
 def test_an_identity_document_after_its_label_is_replaced(anon, text, value, label):
     replaced_and_kept(user(anon, text), [value], [label])
+
+
+# ------------------------------------------------------- streets, units and postcodes of more countries
+@pytest.mark.parametrize("text,values,kept", [
+    ("Zmieniono adres korespondencyjny na Lipową 12 m. 4, 02-133 Warszawa.", ["Lipową 12 m. 4", "02-133"], ["Warszawa"]),
+    ("Proszę dostarczyć przy Ogrodowej 14/3 w Łodzi", ["Ogrodowej 14/3"], ["Proszę", "Łodzi"]),
+    ('remark="customer not available, Flat 1102 Sai Krupa CHS locked"', ["1102 Sai Krupa"], ["remark", "locked"]),
+    ('remark="Plot 44 Sector 21 not found"', ["Plot 44 Sector 21"], ["remark", "not found"]),
+    ("address House 9-C, Block 6-A, Gulberg III. Phone later", ["House 9-C, Block 6-A"], ["address", "Phone"]),
+    ('"pickup": "٢٧ شارع الثورة، مصر الجديدة"', ["٢٧ شارع الثورة"], ["pickup", "مصر الجديدة"]),
+    ('"rotulo": "casa – R. Itapeva, 412"', ["Itapeva, 412"], ["rotulo", "casa"]),
+    ('"aadress": "Pärnu mnt 31b-6, 10119 Tallinn"', ["Pärnu mnt 31b-6", "10119"], ["Tallinn"]),
+    ('{"ship_to": "No. 8, Jalan PJU 1A/3, 47301 Petaling Jaya"}', ["Jalan PJU 1A/3", "47301"], ["Petaling Jaya"]),
+    ("deliver to Blk 212 Tampines St 23, #05-118, S520212 pls", ["S520212"], ["deliver"]),
+    ("서초대로 77길 14, 501호 (06611). 문 앞에 놔주세요", ["06611", "77길 14"], ["문 앞에 놔주세요"]),
+])
+def test_streets_units_and_postcodes_of_more_countries_are_replaced(anon, text, values, kept):
+    replaced_and_kept(user(anon, text), values, kept)
+
+
+@pytest.mark.parametrize("text", [
+    "Our warehouses are in Kota Bharu, Shah Alam and Petaling Jaya.",
+    "Kirim ke gudang di Petaling Jaya ya",
+])
+def test_a_city_of_several_words_is_no_name(anon, text):
+    assert user(anon, text) == text
+
+
+def test_a_namespaced_xml_elements_key_is_its_local_name(anon):
+    xml = ("<inv:patient><inv:familyname>Wüthrich-Baumann</inv:familyname><inv:givenname>Seraina</inv:givenname>"
+           "<inv:postal><inv:street>Route de la Gare 14</inv:street><inv:zip>1018</inv:zip>"
+           "<inv:city>Lausanne</inv:city></inv:postal></inv:patient>")
+    out = one(anon, [{"role": "user", "content": "invoice please"},
+                     {"role": "tool", "tool_call_id": "c1", "content": xml}]).messages[1]["content"]
+    replaced_and_kept(out, ["Wüthrich-Baumann", "Seraina", "Route de la Gare 14", ">1018<"],
+                      ["<inv:zip>", "<inv:givenname>", "Lausanne"])

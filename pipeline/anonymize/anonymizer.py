@@ -2331,10 +2331,48 @@ def _place_or_vocabulary_run(text: str, s: int, value: str, run: str, rec_name: 
     start, end = s + i, s + i + len(run)  # the run's place in ``text`` (i >= 0: runs are cut from the span)
     if i >= 0 and text[end:end + 2] in ("'s", "\u2019s"):
         return False
+    if i >= 0 and _in_city_of_words(text, start, end):
+        return True
     if " " in run:
         return _place_run(run) or _is_place(run) or (rec_name == "SpacyRecognizer" and all(
             is_english_word(w) and w.lower() not in name_gazetteer()[0] for w in run.split()))
     return _place_run(run) or (i >= 0 and _listed_with_place(text, start, end))
+
+
+_CAP_WORD_BEFORE_RE = re.compile(r"([" + UPPER + r"][\w'-]+)[ \t]+$")
+_CAP_WORD_AFTER_RE = re.compile(r"[ \t]+([" + UPPER + r"][\w'-]+)")
+
+
+def _in_city_of_words(text: str, start: int, end: int) -> bool:
+    """``text[start:end]`` is the whole or a part of a city of two or three Capitalized words
+    (GeoNames, :func:`~.context.city_gazetteer`: "47300 Petaling Jaya", "in Kota Bharu", "Shah
+    Alam"), the words around it read too. Sixteenth round (red-team 14 read: "Jaya" of a Malaysian
+    city became a first name)."""
+    before, after = [], []
+    pos = start
+    for _ in range(2):
+        m = _CAP_WORD_BEFORE_RE.search(text, max(0, pos - 40), pos)
+        if not m:
+            break
+        before.insert(0, m.group(1))
+        pos = m.start(1)
+    pos = end
+    for _ in range(2):
+        m = _CAP_WORD_AFTER_RE.match(text, pos)
+        if not m:
+            break
+        after.append(m.group(1))
+        pos = m.end(1)
+    core = text[start:end].split()
+    if not core or len(core) > 3:
+        return False
+    cities = city_gazetteer()
+    for nb in range(len(before) + 1):
+        for na in range(len(after) + 1):
+            words = before[len(before) - nb:] + core + after[:na]
+            if 2 <= len(words) <= 3 and " ".join(words).lower() in cities:
+                return True
+    return False
 
 
 def _place_run(run: str) -> bool:

@@ -256,7 +256,7 @@ SCRIPT_STREET_RES = (
     re.compile(r"(?P<v>(?:বাড়ি|বাসা|হোল্ডিং)[ \t]*(?:নং[ \t]*)?[০-৯\d]{1,4}(?:/[০-৯\d]{1,4})?"
                r"(?:,[ \t]*(?:রোড|সড়ক|লেন)[ \t]*(?:নং[ \t]*)?[০-৯\d]{1,4})?)"),
     re.compile(r"(?P<v>\d{1,4}(?:/\d{1,3})?,?[ \t]*[\u0B80-\u0BFF]+(?:[ \t][\u0B80-\u0BFF]+)?[ \t](?:தெரு|சாலை|வீதி))"),
-    re.compile(r"(?<![\uAC00-\uD7AF])(?P<v>[\uAC00-\uD7AF\d]{1,10}(?:로|길)[ \t]?\d{1,4}(?:-\d{1,4})?"
+    re.compile(r"(?<![\uAC00-\uD7AF])(?P<v>(?:[\uAC00-\uD7AF\d]{1,10}(?:로|길)[ \t]?){1,2}\d{1,4}(?:-\d{1,4})?"
                r"(?![\uAC00-\uD7AF\d])(?:,?[ \t]*[A-Z\d\uAC00-\uD7AF]{1,4}동[ \t]?\d{1,4}호)?)"
                r"|(?P<w>[A-Z\d]{1,3}동[ \t]?\d{1,4}호)"),
     re.compile(r"(?P<v>[\u10D0-\u10FF-]+(?:[ \t][\u10D0-\u10FF-]+)?[ \t](?:გამზირი|ქუჩა|შესახვევი|ჩიხი)[ \t]\d{1,4}(?:,[ \t]*ბინა[ \t]*\d{1,4})?)"),
@@ -268,6 +268,8 @@ SCRIPT_STREET_RES = (
     # a Kazakh / Russian micro-district ("мкр. Самал-2, дом 58, кв. 91")
     re.compile(r"(?P<v>[\u0531-\u0587-]+[ \t](?:փող\.|փողոց|պող\.|պողոտա)[ \t]*\d{1,4}(?:[ \t]*,[ \t]*բն\.[ \t]*\d{1,4})?)"),
     re.compile(r"(?P<v>(?:فيلا|فيلّا|مبنى|بناية|عمارة|منزل)[ \t]*" + _DIGIT_ANY + r"{1,5}[،,][ \t]*(?:شارع|طريق)[ \t]+[^،,\n]{1,30})"),
+    # sixteenth round: a number before the street noun ("١٤ شارع جامعة الدول العربية،")
+    re.compile(r"(?<![\w])(?P<v>" + _DIGIT_ANY + r"{1,5}[ \t]+(?:شارع|طريق|ش\.)[ \t]+[^،,\n\"]{2,40}?)(?=[ \t]*(?:[،,\"]|$))", re.M),
     re.compile(r"(?:(?<=[都道府県市区町村郡])|(?<![\u4E00-\u9FFF]))(?P<v>(?:(?![都道府県市区町村郡])[\u4E00-\u9FFF\u3400-\u4DBF\u3005]){1,6}?\d{1,2}丁目\d{1,3}(?:[-－]\d{1,4}){0,2}(?:番地?\d{0,3}号?)?)"),
     re.compile(r"(?:(?<=[市區区縣县鎮镇鄉乡])|(?<![\u4E00-\u9FFF]))(?P<v>(?:(?![市區区縣县鎮镇鄉乡省])[\u4E00-\u9FFF]){1,6}?(?:路|街|大道)"
                r"(?:[一二三四五六七八九十]段)?[ \t]?(?:\d{1,4}[ \t]?巷[ \t]?)?(?:\d{1,4}[ \t]?弄[ \t]?)?\d{1,5}[ \t]?[號号]"
@@ -330,6 +332,11 @@ LABELLED_ZIP_RE = re.compile(
     r"(?P<v>\d{3}[ -]?\d{2,3}(?!\d)|\d{5,10})(?!\d)")
 #: A Singapore postcode in its written form "S(640418)" / "S 640418" (fourteenth round)
 SG_ZIP_RE = re.compile(r"(?<![\w(])S[( ](?P<v>\d{6})\)?(?![\w-])")
+#: sixteenth round (red-team 14 read): a Singapore postcode glued to its "S" after a unit number or
+#: the country ("#12-345, S640418"); a Korean postcode in brackets after a road-name address
+#: ("역삼로 17길 23, 302호 (06241)")
+SG_KR_ZIP_RE = re.compile(r"(?:#\d{1,3}-\d{1,5},?[ \t]*|Singapore[ \t]*)(?P<v>S\d{6})(?![\w-])"
+                          r"|(?<=[로길])[ \t]?\d{1,4}(?:-\d{1,4})?(?:,?[ \t]*\d{1,4}호)?[ \t]*\((?P<w>\d{5})\)")
 MAC_ADDRESS_RE = re.compile(r"(?<![\w:-])(?P<v>(?:[0-9A-Fa-f]{2}([:-]))(?:[0-9A-Fa-f]{2}\2){4}[0-9A-Fa-f]{2})(?![\w:-])")
 
 
@@ -378,7 +385,8 @@ EU_STREET_RE = re.compile(
     # Estonian "maantee" / "puiestee" / "tänav", Lithuanian "gatvė" abbreviated ("Pärnu mnt 139c-12",
     # "Žirmūnų g. 68-41": red-team 13 read)
     r" mnt| pst| tn| g\.| pr\.)"
-    r" \d{1,4}(?:[a-zA-Z]|-(?:I{1,3}|hs|bis|[A-Z]|\d{1,4})|(?:/\d{1,4}[a-zA-Z]?){1,3}|\.(?= |$))?)(?![\w-])"
+    # (a house letter and a flat after a dash: "Tartu mnt 84a-17" - sixteenth round)
+    r" \d{1,4}(?:[a-zA-Z](?:-\d{1,4})?|-(?:I{1,3}|hs|bis|[A-Z]|\d{1,4})|(?:/\d{1,4}[a-zA-Z]?){1,3}|\.(?= |$))?)(?![\w-])"
     r"|(?<![\w-])(?P<w>(?:\d{1,5} )?(?:\d{1,5} )?(?:Via|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Rua|Avenida|Travessa|"
     r"Calle|Carrer|Paseo|Plaza|Camino|Rue|Avenue|Boulevard|Chemin|Allée|Place|Impasse|Quai|Strada|"
     r"Ulica|Aleja|C/|"
@@ -386,10 +394,17 @@ EU_STREET_RE = re.compile(
     r"Calea|Str\.|Bulevardul|Bd\.|Șoseaua|Soseaua|Aleea|Splaiul|Intrarea|Ffordd|Heol|Stryd|"
     # eleventh round: "Av. Insurgentes Sur 1602", "Jl. Kebon Jeruk Raya No. 27", "Alameda Santos 200"
     r"Av\.|Avda\.|Jl\.|Jalan|Alameda|Estrada|Rodovia|Carrera|Cra\.|Calz\.|Calzada|"
+    # sixteenth round: Brazil's "R." for Rua ("R. Tutóia, 1157")
+    r"R\.|"
     # fourteenth round: the street noun in lower case in a chat ("la calle de Sueca 41")
     r"calle|carrer|rua|avenida)"
-    r"(?: (?:(?:d[aeiou]s?|del|de la|du|des|la|le|di|dei|della|do|dos) )*" + _STREET_WORD +
+    # (a section's capitals inside: Malaysian "Jalan SS 2/64", "Jalan PJU 1A/3" - sixteenth round)
+    r"(?: (?:(?:d[aeiou]s?|del|de la|du|des|la|le|di|dei|della|do|dos) )*(?:" + _STREET_WORD + r"|[A-Z]{2,4}(?= \d))"
     r"){0,3},? (?:No\.? ?|[Nn]r\.? ?)?\d{1,4}[a-zA-Z]?(?:/\d{1,4}[a-zA-Z]?)?)(?![\w-])"
+    # a Polish street's adjective in the accusative or locative without "ul." before it, with its flat
+    # ("na Kasztanową 7 m. 12", "przy Ogrodowej 14/3": sixteenth round)
+    r"|(?<![\w-])(?P<z>[" + UPPER + r"][" + LOWER + r"]+(?:ową|ską|cką|ną|wą|owej|skiej|ckiej|nej)"
+    r" \d{1,4}[a-z]?(?: m\. ?\d{1,4}|/\d{1,4}))(?![\w-])"
     # a compound street in lower case (chat: "wohne in der kastanienallee 58")
     r"|(?<![\w-])(?P<y>[" + LOWER + r"]{3,}(?:stra(?:ß|ss)e|allee|gasse|gatan|vägen|straat|platz|damm|"
     r"steenweg|laan) \d{1,4}[a-z]?)(?![\w-])"
@@ -1054,6 +1069,12 @@ UNIT_BUILDING_RE = re.compile(
     r"(?<![\w-])(?P<v>(?i:flat|apt\.?|apartment|unit|villa|h\.? ?no\.?)\s?#?[A-Za-z]?\d{1,5}[A-Za-z]?"
     r"(?:,[ \t]*(?i:tower|block|blk|wing|building|bldg\.?|floor|phase|sector)\s?[A-Za-z0-9-]{1,4})+"
     r"(?:,[ \t]*[" + UPPER + r"][" + LOWER + r"]+(?: [" + UPPER + r"][" + LOWER + r"]+){0,3})?"
+    # sixteenth round (red-team 14 read): a house or plot with its block or sector ("House 17-B, Block
+    # 13-D", "Plot 17 Sector 19"); a flat in a named society ("Flat 304 Shanti Kunj CHS")
+    r"|(?i:house|plot|h\.? ?no\.?|flat)\s?#?\d{1,5}(?:-?[A-Za-z]|-\d{1,3})?,?[ \t]+(?i:block|sector|phase|street|lane)"
+    r"\s?[A-Za-z0-9]{1,4}(?:-[A-Za-z0-9]{1,3})?"
+    r"|(?i:flat|apt\.?|apartment|room|house)\s?#?[A-Za-z]?\d{1,5}[A-Za-z]?,?[ \t]+(?:[" + UPPER + r"][" + LOWER + r"]+[ \t]+){1,3}"
+    r"(?:CHS|Society|Apartments?|Residency|Towers?|Heights|Enclave|Complex|Mansions?|Niwas|Bhavan|Sadan|Kunj|Vihar)"
     r"|\d{1,5}/\d{1,5} (?:Moo|Mu|Soi) \d{1,3},[ \t]*(?:[" + UPPER + r"][" + LOWER + r"]+ ){1,3}(?:Rd|Road)\.?"
     r"|\d{1,2}[ -]?(?i:chome)[ -]\d{1,3}(?:-\d{1,3})?(?:,? [" + UPPER + r"][" + LOWER + r"]+(?:-(?:ku|cho|machi))?)?)"
     r"(?![\w-])")
@@ -2056,7 +2077,7 @@ def _spelled_email_score(text: str, m: re.Match) -> Optional[float]:
 
 
 class _EuStreetRecognizer(RegexRecognizer):
-    """:data:`EU_STREET_RE` has four alternatives (groups ``v``, ``w``, ``x``, ``y``)."""
+    """:data:`EU_STREET_RE` has five alternatives (groups ``v``, ``w``, ``x``, ``y``, ``z``)."""
 
     def hits(self, text: str) -> list[PatternHit]:  # noqa: D102
         if not any(c.isdigit() for c in text):
@@ -2065,7 +2086,7 @@ class _EuStreetRecognizer(RegexRecognizer):
         from .context import is_english_word
 
         for m in EU_STREET_RE.finditer(text):
-            g = next(k for k in ("v", "w", "x", "y") if m.group(k))
+            g = next(k for k in ("v", "w", "x", "y", "z") if m.group(k))
             if g == "v" and len(m.group("v").split()) == 2 and is_english_word(m.group("v").split()[0]):
                 continue  # "Spring 2026", "Offering 3": an English word ending like "-ring", "-hof" (eleventh round)
             out.append(PatternHit("STREET_ADDRESS", m.start(g), m.end(g), self.score, self.name))
@@ -2519,6 +2540,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("JpAddressRecognizer", "STREET_ADDRESS", [JP_ADDRESS_RE], 0.7, needs="〒"),
         RegexRecognizer("LabelledAddressRecognizer", "STREET_ADDRESS", [LABELLED_ADDRESS_RE], 0.7),
         RegexRecognizer("LabelledZipRecognizer", "ZIP", [LABELLED_ZIP_RE, SG_ZIP_RE], 0.7),
+        _GroupsRecognizer("SgKrZipRecognizer", "ZIP", [SG_KR_ZIP_RE], 0.7),
         RegexRecognizer("MacAddressRecognizer", "ACCOUNT_ID", [MAC_ADDRESS_RE], 0.7),
         RegexRecognizer("StreetAddressRecognizer", "STREET_ADDRESS", [STREET_RE], 0.7,
                         validate=_street_score),

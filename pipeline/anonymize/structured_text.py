@@ -12,9 +12,12 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
+#: an element's name, with its namespace prefix ("invoice:zip": sixteenth round, a Swiss medical
+#: invoice's XML) - the prefix is dropped from the key
+_XML_NAME = r"(?:[A-Za-z_][\w.-]{0,30}:)?[A-Za-z_][\w.-]{0,60}"
 #: ``<adresa>Str. Observatorului nr. 34</adresa>``: an element holding text only
 XML_ELEMENT_RE = re.compile(
-    r"<(?P<k>[A-Za-z_][\w.-]{0,60})(?:\s[^<>]{0,300})?>(?P<v>[^<>\n]{1,300})</(?P=k)\s*>")
+    r"<(?P<k>" + _XML_NAME + r")(?:\s[^<>]{0,300})?>(?P<v>[^<>\n]{1,300})</(?P=k)\s*>")
 #: ``<party name="Ioana Munteanu" tel="0745 112 903">``: an attribute inside a tag
 XML_ATTR_RE = re.compile(r"""(?<=\s)(?P<k>[A-Za-z_][\w.-]{0,60})\s*=\s*(?P<q>["'])(?P<v>[^"'<>\n]{1,300})(?P=q)""")
 #: ``addr="Korunní 1208/74, 101 00 Praha 10" tel=+420777215809``: a log line's fields
@@ -32,7 +35,7 @@ PIPE_FIELD_RE = re.compile(r"(?:^|\|)[ \t]*(?P<k>[^\W\d][\w.-]{0,40})[ \t]*=[ \t
 #: child elements whose meaning is their parent's ("<guest><name>", "<licence><no>")
 _XML_GENERIC_CHILDREN = frozenset({"name", "fullname", "full_name", "first", "last", "given", "family", "no",
                                    "number", "id"})
-_XML_TAG_RE = re.compile(r"<(/?)([A-Za-z_][\w.-]{0,60})(?:\s[^<>]*)?(/?)>")
+_XML_TAG_RE = re.compile(r"<(/?)(" + _XML_NAME + r")(?:\s[^<>]*)?(/?)>")
 
 
 def _xml_parents(text: str) -> dict[int, str]:
@@ -64,12 +67,13 @@ def xml_fields(text: str) -> Iterator[tuple[str, str]]:
     for m in XML_ELEMENT_RE.finditer(text):
         v = m.group("v").strip()
         if v:
-            yield m.group("k"), v
+            key = m.group("k").rsplit(":", 1)[-1]
+            yield key, v
             parent = parents.get(m.start())
-            if parent and m.group("k").lower() in _XML_GENERIC_CHILDREN:
+            if parent and key.lower() in _XML_GENERIC_CHILDREN:
                 # "<guest><name>ELENI PAPADOPOULOU</name>": also as "guest_name" (a person key's
                 # name - fourteenth round)
-                yield f"{parent}_{m.group('k')}", v
+                yield f"{parent.rsplit(':', 1)[-1]}_{key}", v
     for tag in re.finditer(r"<[A-Za-z_][^<>]{0,600}>", text):
         for m in XML_ATTR_RE.finditer(tag.group()):
             v = m.group("v").strip()

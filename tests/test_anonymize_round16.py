@@ -214,3 +214,33 @@ def test_a_namespaced_xml_elements_key_is_its_local_name(anon):
                      {"role": "tool", "tool_call_id": "c1", "content": xml}]).messages[1]["content"]
     replaced_and_kept(out, ["Wüthrich-Baumann", "Seraina", "Route de la Gare 14", ">1018<"],
                       ["<inv:zip>", "<inv:givenname>", "Lausanne"])
+
+
+# ------------------------------------------------------- precision: streets, storms, venues, products, talks
+@pytest.mark.parametrize("text", [
+    "Скажите, будут ли отключения по улице Шевченко и проспекту Бандеры завтра?",
+    "4.2;просп. Степана Бандери, вул. Івана Франка, вул. Пушкінська;12:00–16:00",
+    '03:30Z Storm "Herminia" gusts 48kt forecast. Storm Herminia may affect Bilbao.',
+    "| 14:00 | Ambedkar Room | Workshop | and Tata Hall at 08:00; Caffè Canova for lunch",
+    "Vin : Château Margaux 2015 (x6), Champagne Veuve Clicquot (x24).",
+    "Hurricane Ida and Typhoon Haiyan were in the slides.",
+])
+def test_streets_storms_venues_and_wines_named_after_people_stay(anon, text):
+    assert user(anon, text) == text
+
+
+def test_a_persons_name_beside_a_street_named_after_another_stays_replaced(anon):
+    out = user(anon, "Мой сосед Пётр Васильевич Кравченко живёт на улице Шевченко.")
+    assert "Кравченко" not in out and "улице Шевченко" in out, out
+
+
+def test_product_objects_names_and_conference_sessions_are_no_people(anon):
+    menu = {"menu": [{"sku": "PT-01", "name_th": "ผัดไทยกุ้งสด", "name_en": "Pad Thai with Fresh Prawns", "price": 119},
+                     {"sku": "KM-02", "name_th": "ข้าวมันไก่", "name_en": "Hainanese Chicken Rice", "price": 89}],
+            "agenda": [{"time": "10:00", "session": "Keynote: Payments at scale", "hall": "Nehru Centre"}]}
+    out = tool(anon, menu, with_user=False)
+    assert json.loads(out) == menu
+    # a person's object keeps its names replaced
+    guest = {"guest": {"name_en": "Somchai Rattanakosin", "name_th": "สมชาย รัตนโกสินทร์"}, "sku": None}
+    out = tool(anon, guest, with_user=False)
+    assert "Somchai" not in out and "สมชาย" not in out, out

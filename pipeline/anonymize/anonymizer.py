@@ -737,6 +737,8 @@ class Anonymizer:
         ent, exact = self.config.key_entity(key)
         if ent and (not exact or ent == "CREDIT_CARD") and not _shape_ok(ent, value):
             ent = None  # (a "pan" that is India's tax id, not a card number: eleventh round)
+        if ent == "SESSION_ID" and re.search(r"\s", value.strip()):
+            ent = None  # a conference's "session": "Keynote: ..." is a talk, no token (sixteenth round)
         if ent in ("FIRST_NAME", "LAST_NAME") and self._person_value_entity(value) == "PERSON" and \
                 len([w for w in value.split() if w.lower() not in NAME_PARTICLES]) >= 3:
             # "nome": "WELLINGTON DE SOUZA PEREIRA", "nombre": "GIMENEZ FACUNDO EZEQUIEL": a whole
@@ -857,11 +859,18 @@ class Anonymizer:
             id_ent = (parent_ent if parent_ent in ("ACCOUNT_ID", "VEHICLE_ID", "CREDIT_CARD")
                       else "ACCOUNT_ID" if person_parent and key not in _NAME_PARENT_KEYS
                       else self._doc_type_entity(nk))
+            # a product's object ("sku": .., "name_th": "ข้าวมันไก่", "name_en": "Hainanese Chicken Rice"):
+            # its names are the product's (sixteenth round, red-team 14's clean records)
+            product_obj = not person_parent and any(k in _PRODUCT_ID_KEYS for k in nk)
             for k, v in obj.items():
                 if isinstance(k, str):
                     self._check_unicode(k, where)
                     self._collect_key(scan, k)
                 ck = _norm_key(k)
+                if product_obj and isinstance(v, str) and (ck in ("name", "title", "label") or (ck or "").startswith(
+                        ("name_", "title_"))):
+                    scan.add_business_words(v)
+                    continue
                 if parent_ent == "PERSON" and isinstance(v, str) and self._person_value_entity(v) == "PERSON":
                     # "성명": {"한글": "박지훈", "영문": "PARK JIHOON"}: a name key's object holds the
                     # name in its scripts (fifteenth round, red-team 13 read)
@@ -1273,6 +1282,12 @@ class Anonymizer:
                     # phonenumbers or an issuer's range says
                     stats["phone_spans_dropped"] += 1
                     continue
+                if ent == "PERSON" and rec_name == "ScriptNameRunRecognizer" and \
+                        _STREET_NOUN_BEFORE_RE.search(text[max(0, s - 24):s]):
+                    # "вул. Івана Франка", "просп. Степана Бандери": a street named after a person
+                    # (sixteenth round, red-team 14's clean records)
+                    stats["street_name_runs_kept"] += 1
+                    continue
                 if ent == "PERSON" and rec_name in _SCRIPT_NAME_RECOGNIZERS and not _NAME_WORD_RE.match(
                         value.split()[0]):
                     # a name in another script after its introduction, title or honorific
@@ -1302,6 +1317,7 @@ class Anonymizer:
                             or ((not strong or (not value.isupper() and len(value.split()) >= 2))
                                 and _VESSEL_OR_AIRPORT_BEFORE_RE.search(text[max(0, s - 12):s]))
                             or (not strong and _STREET_OR_VESSEL_START_RE.match(value))
+                            or (not strong and _GLUED_STREET_END_RE.search(value.rstrip(" ,.;")))
                             or _CODE_AFTER_RE.match(text, e) or _FIRM_AFTER_RE.match(text, e)
                             # a firm's legal form ends the span - one that runs over a field
                             # separator holds a person before it ("Stephan Urner / Ribbon ... Inc.")
@@ -1383,6 +1399,8 @@ class Anonymizer:
                     # "Bien sûr, ...": a stop word of another language alone is no name either
                     # (unless a first name: "Mia" is also Italian for "my")
                     # (in a text of that language it is that word: "zahlen Sie einen")
+                    # ('03:30Z Storm "Herminia"': a storm's noun is no name - sixteenth round)
+                    runs = [r for r in runs if r.lower() not in _NAMED_WEATHER]
                     runs = [r for r in runs if " " in r or strong or (
                         (not is_english_word(r) or in_gazetteer(r)) and (
                             not is_foreign_stop_word(r) or (r.lower() in name_gazetteer()[0]
@@ -2116,6 +2134,9 @@ _TITLE_BEFORE_RE = re.compile(r"(?i)\b(?:mr|mrs|ms|miss|mx|dr|prof|herr|frau|mme
 _NAME_HOLDER_KEYS = frozenset({"billing", "billing_details", "billing_address", "bill_to", "shipping",
                                "shipping_details", "shipping_address", "ship_to", "delivery", "delivery_address",
                                "sold_to", "facturacion", "facturation", "rechnung", "lieferadresse"})
+#: keys of a product's own id: an object holding one is a product, its names are no people's
+_PRODUCT_ID_KEYS = frozenset({"sku", "product_id", "productid", "item_code", "menu_id", "menu_item_id", "dish_id",
+                              "article_number", "artikelnummer", "ean", "gtin", "upc", "asin", "isbn", "plu"})
 #: keys whose object is a name's parts ("name": {"given": "Dolores", "family": "Ybarra"})
 _NAME_PARENT_KEYS = frozenset({"name", "names", "full_name", "legal_name", "person_name", "nombre", "nom"})
 #: a name's two parts side by side make an object a person's ("applicants": [{"first": .., "last": ..}])
@@ -2167,7 +2188,11 @@ _STREET_NOUNS_ALT = (
     r"largo|viale|piazza|corso|rue|avenue|boulevard|bulevardul|bd\.|strada|str\.|calea|jalan|jl\.|"
     r"caddesi|sokak|náměstí|namesti|třída|trida|nábřeží|ulice|trg|bulevar|avinguda|carrer|passeig|"
     # (not "via": "sent via Maria Lopez" is a person)
-    r"rondo|rondzie|plac|placu|pl\.|os\.|osiedle)")
+    r"rondo|rondzie|plac|placu|pl\.|os\.|osiedle|"
+    # sixteenth round (red-team 14's clean records): Russian / Ukrainian streets in their cases ("вул.
+    # Івана Франка", "просп. Степана Бандери", "по улице Шевченко", "проспекту Бандеры")
+    r"ул\.|улица|улице|улицы|улицу|вул\.|вулиця|вулиці|вулицю|просп\.|проспект|проспекту|проспекта|проспекті|"
+    r"пр-т|площа|площі|площадь|площади|бульвар|бульвару|бульв\.|пров\.|провулок|переулок|пер\.|наб\.|набережная)")
 _STREET_NOUN_BEFORE_RE = re.compile(
     r"(?<![\w.])" + _STREET_NOUNS_ALT +
     r"[ \t]+(?:(?:d[aeiou]s?|del|de la|de los|de las|della|dei|di|du|des|la|le|l')[ \t]+)?"
@@ -2179,10 +2204,18 @@ _STREET_NOUN_BEFORE_RE = re.compile(
 _AIRPORT_NOUNS = ("flughafen", "aeropuerto", "aéroport", "aeroporto", "lotnisko", "letiště", "havalimanı", "luchthaven")
 _VESSEL_PREFIXES = "MS|MV|M/S|M/V|RMS|HMS|SS"
 _STREET_OR_VESSEL_START_RE = re.compile(r"(?i:" + _STREET_NOUNS_ALT + "|" + "|".join(_AIRPORT_NOUNS) + r")[ \t]+(?=\S)"
-                                        r"|(?:" + _VESSEL_PREFIXES + r")[ \t]+(?=[A-Z])")
+                                        r"|(?:" + _VESSEL_PREFIXES + r"|Storm|Hurricane|Typhoon|Cyclone)[ \t]+(?=[\"“„«']?[A-Z])")
 #: A vessel's prefix or an airport's noun (Capitalized) right before a name (red-team 13's clean records)
 _VESSEL_OR_AIRPORT_BEFORE_RE = re.compile(r"(?<![\w/])(?:" + _VESSEL_PREFIXES + "|MY|SY|"
-                                          + "|".join(w.capitalize() for w in _AIRPORT_NOUNS) + r")[ \t]+$")
+                                          + "|".join(w.capitalize() for w in _AIRPORT_NOUNS)
+                                          # a storm's name ("Storm Herminia", "Hurricane Ida": sixteenth round)
+                                          + r"|[Ss]torm|Hurricane|Typhoon|Cyclone|Sturm|Orkan|Tempête|Borrasca|"
+                                          r"Tormenta|Huracán|Uragano|Tifone)[ \t]+[\"“„«']?$")
+_NAMED_WEATHER = frozenset({"storm", "hurricane", "typhoon", "cyclone"})
+#: a name's last word glued to a street noun: the street's name ("Gustav Mahlerlaan", "Claude
+#: Debussylaan", "Johann-Strauß-Straße": sixteenth round)
+_GLUED_STREET_END_RE = re.compile(r"(?i)[^\W\d_]{3,}(?:laan|straat|gracht|plein|kade|steeg|singel|dreef|"
+                                  r"straße|strasse|gasse|allee|vej|gatan|vägen|veien|weg|-platz)$")
 #: An identifier as a whole field of a row (:meth:`Anonymizer._row_ids`): 5+ digits, an optional
 #: letter prefix, dashes or slashes between ("M-200417", "CX-77120394", "2024/0048817")
 _ROW_ID_RE = re.compile(r"(?=(?:\D*\d){5})[A-Z]{0,4}[-/]?\d[\dA-Z/-]{3,20}")

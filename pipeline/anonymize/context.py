@@ -1570,6 +1570,8 @@ def name_handle_pairs(text: str, keep: frozenset[str] | set[str] = frozenset(),
     out = []
     for m in _PAREN_HANDLE_RE.finditer(text):
         name, h = m.group("name"), m.group("h")
+        if re.fullmatch(r"[xX×]\d{1,4}|\d{1,4}[xX×]", h):
+            continue  # "Champagne Veuve Clicquot (x24)": a quantity (sixteenth round)
         marked = any(c.isdigit() for c in h) or "_" in h or "." in h
         if h[:1].isupper() and not marked:
             continue  # "Vacuum Cleaner (Bagless)": a product and its option

@@ -244,3 +244,11 @@ def test_product_objects_names_and_conference_sessions_are_no_people(anon):
     guest = {"guest": {"name_en": "Somchai Rattanakosin", "name_th": "สมชาย รัตนโกสินทร์"}, "sku": None}
     out = tool(anon, guest, with_user=False)
     assert "Somchai" not in out and "สมชาย" not in out, out
+
+
+def test_a_key_rules_word_that_is_a_first_name_is_no_vocabulary(anon):
+    # "nino" (a UK National Insurance number's key) and "ani" (a caller's number) must not keep
+    # the first names Nino and Ani
+    out = tool(anon, {"student": {"first": "Nino", "last": "Kvaratskhelia"}, "contact": "Ani Grigoryan"},
+               with_user=False)
+    assert_gone(out, ["Nino", "Kvaratskhelia", "Ani", "Grigoryan"])

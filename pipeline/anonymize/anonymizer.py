@@ -89,8 +89,9 @@ _ENTITY_ALIASES = {"US_SSN": "SSN"}
 #: Words that are never name words when NER proposes them: the PII config's ``keep_words``
 #: (greetings, generic business words) and the words of the key rules ("Authorization",
 #: "Session", "Password"). Each :class:`Anonymizer` adds its config's and the domains' words.
-DEFAULT_KEEP_WORDS = frozenset(default_config().keep_words) | {
-    w for k in KEY_RULES for w in k.split("_") if len(w) > 2}
+#: the default config's keep-words (the key rules' words are added per anonymizer: see
+#: :meth:`Anonymizer.__init__`)
+DEFAULT_KEEP_WORDS = frozenset(default_config().keep_words)
 _HONORIFICS = {"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "madam", "hi", "hello", "hey",
                "dear", "thanks", "thank", "captain", "mx",
                # after a given name in Turkish ("Elif Hanım", "Murat Bey"): never a name's tail
@@ -364,8 +365,13 @@ class Anonymizer:
         vocab = domain_vocabulary(self.config)
         self.domain_vocabulary = vocab
         self.skip_keys = frozenset(self.config.skip_keys) | vocab.business_keys
+        # a key rule's words are vocabulary, except first names that are no English words: UK "nino"
+        # (a National Insurance number) must not keep "Nino", "ani" (a caller's number) "Ani"
+        # (sixteenth round)
+        firsts = name_gazetteer()[0]
         self._keep_words = (set(DEFAULT_KEEP_WORDS) | self.config.keep_words | vocab.keep_words
-                            | {w for k in self.key_rules for w in k.split("_") if len(w) > 2}
+                            | {w for k in self.key_rules for w in k.split("_") if len(w) > 2
+                               and (w not in firsts or is_english_word(w))}
                             | {w.lower() for w in keep_words})
         self._labels = LabelFinder(self.config.id_labels, self._keep_words)
         id_patterns: dict[str, list[str]] = {e: list(p) for e, p in self.config.id_patterns.items()}

@@ -252,3 +252,41 @@ def test_a_key_rules_word_that_is_a_first_name_is_no_vocabulary(anon):
     out = tool(anon, {"student": {"first": "Nino", "last": "Kvaratskhelia"}, "contact": "Ani Grigoryan"},
                with_user=False)
     assert_gone(out, ["Nino", "Kvaratskhelia", "Ani", "Grigoryan"])
+
+
+# ------------------------------------------------------- case forms and introductions (red-team 15 read)
+@pytest.mark.parametrize("first,later,form", [
+    ("A számla Kovács Bence nevére szól.", "Valaki átverte Bencét, Bencének szóljanak.", ["Bencét", "Bencének"]),
+    ("Omistaja: Heikkilä Sanna, puh. 040 123 4567", "Soitamme Heikkilälle huomenna.", ["Heikkilälle"]),
+    ("მომხმარებელი: ლევანი ბერიძე", "ლევანს შეუძლია მოვიდეს ხვალ.", ["ლევანს"]),
+    ("שמי עומר לוי, תודה", "ההודעה תישלח אלייך ולעומר.", ["ולעומר"]),
+])
+def test_a_known_names_case_form_is_replaced(anon, first, later, form):
+    out = one(anon, [{"role": "user", "content": first}, {"role": "assistant", "content": later}]).messages[1]["content"]
+    replaced_and_kept(out, form, [])
+
+
+@pytest.mark.parametrize("text,names,kept", [
+    ("ሰላም፣ እኔ መቅደስ አበበ እባላለሁ። መኪናዬ ተገጭታለች", ["መቅደስ", "አበበ"], ["እኔ", "እባላለሁ"]),
+    ("የገጨኝ ሹፌር ዳዊት ታደሰ ይባላል፣ ስልኩ አለኝ", ["ዳዊት", "ታደሰ"], ["ሹፌር", "ይባላል"]),
+    ("Guten Tag, hier Hannelore Weißkopf-Brandt. Ich rufe an wegen der Rechnung.", ["Hannelore", "Weißkopf-Brandt"],
+     ["Guten Tag", "Rechnung"]),
+    ("Hej! Det är Pelle på lagret. Jag har bytt bank.", ["Pelle"], ["Hej", "lagret"]),
+    ("Mteja Achieng Odhiambo, ID 31904472, ameomba mkopo.", ["Achieng", "Odhiambo"], ["Mteja", "ameomba"]),
+    ("வணக்கம், நான் செல்வராஜ் முருகேசன். எங்கள் தெருவில் தண்ணீர் இல்லை", ["செல்வராஜ்", "முருகேசன்"], ["வணக்கம்"]),
+    ("ԲԱԺԱՆՈՐԴ: Սարգսյան Լիլիթ Արամի\nՀԱՄԱՐ: 12", ["Սարգսյան", "Լիլիթ"], ["ԲԱԺԱՆՈՐԴ", "ՀԱՄԱՐ"]),
+])
+def test_introductions_of_more_languages_are_read(anon, text, names, kept):
+    replaced_and_kept(user(anon, text), names, kept)
+
+
+@pytest.mark.parametrize("text", [
+    "Hier klicken, um fortzufahren. Det är bra att veta.",
+    "Mteja ameomba kupunguza rejesho.",
+])
+def test_those_introductions_words_alone_stay(anon, text):
+    assert user(anon, text) == text
+
+
+def test_a_labels_number_sign_before_the_value(anon):
+    replaced_and_kept(user(anon, "Vi allego foto. Patente n. RM7710294K, grazie."), ["RM7710294K"], ["Patente n."])

@@ -365,13 +365,13 @@ class Anonymizer:
         vocab = domain_vocabulary(self.config)
         self.domain_vocabulary = vocab
         self.skip_keys = frozenset(self.config.skip_keys) | vocab.business_keys
-        # a key rule's words are vocabulary, except first names that are no English words: UK "nino"
-        # (a National Insurance number) must not keep "Nino", "ani" (a caller's number) "Ani"
-        # (sixteenth round)
+        # a key rule's words are vocabulary, except first names of four letters or more that are no
+        # English words: UK "nino" (a National Insurance number) must not keep "Nino" (sixteenth
+        # round); short ones stay words ("Vin :" - French "wine" - is a label, no name)
         firsts = name_gazetteer()[0]
         self._keep_words = (set(DEFAULT_KEEP_WORDS) | self.config.keep_words | vocab.keep_words
                             | {w for k in self.key_rules for w in k.split("_") if len(w) > 2
-                               and (w not in firsts or is_english_word(w))}
+                               and (len(w) <= 3 or w not in firsts or is_english_word(w))}
                             | {w.lower() for w in keep_words})
         self._labels = LabelFinder(self.config.id_labels, self._keep_words)
         id_patterns: dict[str, list[str]] = {e: list(p) for e, p in self.config.id_patterns.items()}

@@ -964,7 +964,8 @@ class LabelFinder:
                     r"|(?-i:(?=(?:[A-Z]*\d){4})(?=(?:\d*[A-Z]){2})[A-Z0-9]{7,16}))(?![\w-])")
             self.rx.append((ent, re.compile(
                 r"(?i)(?<![\w-])(?:" + alt + r")(?![\w-])\s*(?:(?:(?:is|was|est|es|ist|è|é|era|war)(?=[\s:])|=|:|：|-|#|['\"\u2018\u201c\u00ab]"
-                r"|n\.?\s?[°º]\.?|nr\.?|no\.(?=\s))\s*){0,3}"
+                # (Italian "Patente n. RM5417328K", Russian "№ 45 19 338201": sixteenth round)
+                r"|n\.?\s?[°º]\.?|nr\.?|no\.(?=\s)|n\.(?=\s)|№)\s*){0,3}"
                 # upper-case groups apart ("KP19 XHZ", "JT 48 19 27 B", "M-RW 2219"), one token, or
                 # digits in groups ("2 74 03 75 115 042 81")
                 r"(?P<v>" + groups +
@@ -1782,9 +1783,14 @@ def short_forms(text: str, known: set[str]) -> list[str]:
 NAME_CASE_ENDINGS = frozenset("""a e i o u y á é í ó ú ý ą ę ė ų ů ou ej em om ie ia iu ai as is us ys es os ui
     ovi owi ego iego emu ému ého ym im ei ės ům ą ja ju jo je ji nen sen seen sella selle sta ssa sia ta
     ová ovou ové ovej ovi ának ával nak nek val vel
+    t et ot öt at ét át ék ének ével nál nél hoz hez höz tól től ról ről ért éknak éknek ékhez
+    lle lla llä lta ltä stä ssä hin hen ksi nä tta ttä
     а я у ю е і и ы о ой ей ою ею ом ем ого его ому ему ым им ая яя ую юю ий ый ин ина ину ине ино ів ова ову
     овой овым ове ево ева еву евой
-    ը ի ին ից ով""".split()) | {""}
+    ը ի ին ից ով
+    ს ი მა ის ით ად ზე ში თან ისთვის""".split()) | {""}
+#: letters a Hebrew word takes before a name ("ולעומר": and to Omer; "לדוד", "מרחל"): sixteenth round
+_HEBREW_NAME_PREFIXES = re.compile(r"[ובלהמשכ]{1,3}")
 
 
 def inflected_name_forms(text: str, known: set[str]) -> list[tuple[str, str]]:
@@ -1792,15 +1798,25 @@ def inflected_name_forms(text: str, known: set[str]) -> list[tuple[str, str]]:
     case): the same stem of 3+ letters (at most 3 letters shorter than the known word) and both
     endings in :data:`NAME_CASE_ENDINGS` - a name of five letters or more, the form no English
     word ("Lima" -> "Lime" is none). Returns ``(form, known word)`` pairs. Fifteenth round
-    (red-team 12 read): "Zuzana Hrušovská" in a table, "Zuzane Hrušovskej" in a message."""
+    (red-team 12 read): "Zuzana Hrušovská" in a table, "Zuzane Hrušovskej" in a message; sixteenth
+    round: Hungarian and Finnish case endings ("Bencét", "Heikkilälle"), Georgian ones in its
+    lower-case script ("ლევანს"), a Hebrew name after its prefix letters ("ולעומר": and to Omer)."""
     bases = [k for k in known if len(k) >= 5 and k.isalpha()]
-    if not bases:
+    hebrew = [k for k in known if len(k) >= 3 and re.fullmatch(r"[\u05D0-\u05EA]+", k)]
+    if not bases and not hebrew:
         return []
     out = []
     for m in re.finditer(r"(?<![\w'-])[^\W\d_][^\W\d_]{3,}(?![\w'-])", text):
         w = m.group()
         lw = w.lower()
-        if lw in known or not w[0].isupper() or is_english_word(lw):
+        # (Georgian is written in lower-case letters only: "ლევანს" for "ლევანი")
+        if lw in known or not (w[0].isupper() or "\u10D0" <= w[0] <= "\u10FF" or not w[0].islower()) \
+                or is_english_word(lw):
+            continue
+        if hebrew and "\u05D0" <= w[0] <= "\u05EA":
+            base = next((h for h in hebrew if lw.endswith(h) and _HEBREW_NAME_PREFIXES.fullmatch(lw[:-len(h)])), None)
+            if base:
+                out.append((w, base))
             continue
         for base in bases:
             if base[:3] != lw[:3]:

@@ -686,7 +686,12 @@ _FOREIGN_INTRO = (r"hier ist|hier spricht|mein name ist|ich hei(?:ß|ss)e|mijn n
                   # fifteenth round (red-team 12 read): the Polish vocative "Panie" and a doctor's
                   # "lek." ("Panie Bartłomieju", "lek. Tomasza ..."), Spanish / Portuguese / Italian "they
                   # call me" ("me dicen Lupillo"), Catalan "I am" ("Sóc la Montserrat ...")
-                  r"panie|lek\.(?: med\.)?|me dicen|me llaman|me chamam|mi chiamano|s[óo]c(?: la| el| en)?")
+                  r"panie|lek\.(?: med\.)?|me dicen|me llaman|me chamam|mi chiamano|s[óo]c(?: la| el| en)?|"
+                  # sixteenth round (red-team 15 read): a phone call's "here is" after a greeting ("Guten
+                  # Tag, hier Sabine ..."), Scandinavian "it is" ("Det är Lasse"), Swahili "customer",
+                  # "my name is", "I am" ("Mteja Wanjiru Kamau", "Jina langu ni ..."), Portuguese "here is"
+                  r"(?:guten (?:tag|morgen|abend)|hallo|moin|servus)[,!]? hier|det är|det er|her er|"
+                  r"mteja|jina langu ni|naitwa|mimi ni|aqui (?:é|e) (?:a|o)|aqui fala")
 #: Closing words of other languages (ninth round: "Mvh Björn Sjöberg", "Groet, Joost")
 SIGN_OFFS_OTHER = (r"mvh|med vänlig hälsning|vänliga hälsningar|(?:met )?vriendelijke groet(?:en)?|groet(?:en|jes)?|"
                    r"mit freundlichen gr(?:ü|ue)(?:ß|ss)en|mfg|viele gr(?:ü|ue)(?:ß|ss)e|liebe gr(?:ü|ue)(?:ß|ss)e|"
@@ -2242,7 +2247,12 @@ SCRIPT_INTRO_NAME_RES = (
                r"(?:(?:मेरी|मेरा|मेरे)[ \t]+)?(?:(?:श्रीमती|श्री|सुश्री)[ \t]+)?"
                r"(?P<v>[\u0900-\u0963\u0966-\u097F]{2,}(?:[ \t]+[\u0900-\u0963\u0966-\u097F]{2,}){0,3}?)" + _NAME_END
                + r"|(?:என் பெயர்|பெயர்[ \t]*:|நான்|என் மகள்|என் மகன்|என் மனைவி|என் கணவர்|என் அம்மா|என் அப்பா)[ \t]+"
-               r"(?P<x>[\u0B80-\u0BFF]{2,}(?:[ \t]+[\u0B80-\u0BFF]{2,}){0,2}?)(?=[ \t]*[,،]))", re.M),
+               # (a full stop ends the name too: "நான் கார்த்திகேயன் சுப்பிரமணியம்." - sixteenth round)
+               r"(?P<x>[\u0B80-\u0BFF]{2,}(?:[ \t]+[\u0B80-\u0BFF]{2,}){0,2}?)(?=[ \t]*[,،.]))", re.M),
+    # sixteenth round (red-team 15 read): Amharic "I am called ..." / "is called ..." after the name
+    # ("እኔ ሰላማዊት ተሾመ እባላለሁ", "ሹፌሩ ዮሐንስ በቀለ ይባላል")
+    re.compile(r"(?:^|(?<=[\s፣።]))(?:(?:እኔ|ሹፌሩ|ሾፌሩ|ሹፌር|ሾፌር|ባለቤቴ|ደንበኛው)[ \t]+)?(?P<v>" + _ET_WORD + r"(?:[ \t]+" + _ET_WORD
+               + r"){0,2}?)[ \t]+(?:እባላለሁ|ይባላል|ትባላለች|ነኝ)(?![\u1200-\u135A])", re.M),
     # Armenian "I am ..." after the name ("Արմեն Հակոբյան եմ։": fifteenth round), two Capitalized words
     re.compile(r"(?<![\u0531-\u0587])(?P<v>[\u0531-\u0556][\u0561-\u0587]+[ \t][\u0531-\u0556][\u0561-\u0587]+)[ \t]+եմ(?=[։.,!\s]|$)"),
     # fifteenth round (red-team 13 read): a form's name lines in Greek, Armenian, Cyrillic (the
@@ -2289,7 +2299,7 @@ SCRIPT_INTRO_NAME_RES = (
     re.compile(r"(?:他叫|她叫|名叫|叫做|他是|她是)[ \t]*(?P<v>[" + _CN_SURNAMES
                + "陳張劉楊黃趙吳鄭謝許韓馮鄧蕭葉蘇魏呂盧鍾譚陸範廖賈韋鄒熊邱薛閻龍陶賀顧龔萬錢嚴戴湯"
                r"][" + _CJK + r"]{1,2})(?![" + _CJK + r"])"),
-    re.compile(r"(?m)^[ \t]*(?:სახელი|გვარი|სახელი და გვარი|მამის სახელი|აბონენტი|მომხმარებელი|Բաժանորդ|Հաճախորդ|Դիմող)"
+    re.compile(r"(?m)^[ \t]*(?:სახელი|გვარი|სახელი და გვარი|მამის სახელი|აბონენტი|მომხმარებელი|(?i:Բաժանորդը?|Հաճախորդը?|Դիմողը?|Գործակալ))"
                r"[ \t]*[:：՝][ \t]*(?P<v>[\u10D0-\u10FF\u0531-\u0587]{2,30}(?:[ \t][\u10D0-\u10FF\u0531-\u0587]{2,30}){0,2})"
                r"(?=[ \t]*[,(]|[ \t]*$)"),
 )

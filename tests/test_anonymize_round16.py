@@ -290,3 +290,45 @@ def test_those_introductions_words_alone_stay(anon, text):
 
 def test_a_labels_number_sign_before_the_value(anon):
     replaced_and_kept(user(anon, "Vi allego foto. Patente n. RM7710294K, grazie."), ["RM7710294K"], ["Patente n."])
+
+
+# ------------------------------------------------------- keys and labels of red-team 15's kinds
+@pytest.mark.parametrize("obj,values", [
+    ({"sender": {"name": "OKAFOR NNAMDI C", "nuban": "0193847265"}}, ["0193847265"]),
+    ({"barn": "Sofie Lunde", "fnr": "02071845123"}, ["02071845123"]),
+    ({"titulaire": "MARCHAND CLAIRE", "nir_declare": "2 91 03 69 388 114 27"}, ["2 91 03 69 388 114 27"]),
+    ({"ni_number_for_dd": "QZ 82 41 73 B", "postcode": "LS6 2QE"}, ["QZ 82 41 73 B"]),
+    ({"მკითხველი": "ბერიძე ნინო", "პირადი_ნომერი": "01027734415",
+      "მისამართი": "ჭავჭავაძის გამზირი 12, ბ. 3", "ინდექსი": "0179"}, ["01027734415", '"0179"']),
+    ({"ผู้จำนำ": "นายสมชาย ใจดี", "เลขบัตรประชาชน": "3-1008-00291-47-2"}, ["3-1008-00291-47-2"]),
+    ({"nafn": "Ásta Jónsdóttir", "simi": "6617723"}, ["6617723"]),
+    ({"aadress": "Narva mnt 7-14", "postiindeks": "10117"}, ["10117"]),
+    ({"adresa": "Улица Његошева 21, стан 4", "pb": "11000"}, ['"11000"']),
+])
+def test_red_team_15_keys_are_read(anon, obj, values):
+    out = tool(anon, obj, with_user=False)
+    for v in values:
+        assert v not in out, (v, out)
+
+
+@pytest.mark.parametrize("text,value,label", [
+    ("Omistaja: Laine Marja (htun 211284-118X), puh.", "211284-118X", "htun"),
+    ("My ID-nommer vir die aansoek is 8106025044081.", "8106025044081", "ID-nommer"),
+    ("Personas kods 311290-12841. Paldies", "311290-12841", "Personas kods"),
+    ("иргэний үнэмлэх байгаа, регистр УЕ88112305.", "УЕ88112305", "регистр"),
+])
+def test_red_team_15_labels_are_read(anon, text, value, label):
+    replaced_and_kept(user(anon, text), [value], [label])
+
+
+def test_a_sentence_under_a_business_key_gets_the_records_known_values_replaced(anon):
+    from pipeline.records import LogRecord
+
+    skip = sorted(anon.skip_keys)[0]  # any business key: its enum values are never analyzed
+    rec = LogRecord(id="s", messages=[
+        {"role": "tool", "tool_call_id": "c1", "content": json.dumps({"linked_accounts": ["mara_k_ldn", "zz.flyboy"]})},
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "c2", "type": "function", "function": {
+            "name": "ban_user", "arguments": json.dumps({skip: "romance scam; linked: mara_k_ldn, zz.flyboy"})}}]}])
+    (out,) = anon.anonymize([rec])
+    args = out.messages[1]["tool_calls"][0]["function"]["arguments"]
+    assert "mara_k_ldn" not in args and "zz.flyboy" not in args and "romance scam" in args, args

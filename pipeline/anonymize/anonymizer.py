@@ -1743,6 +1743,10 @@ class Anonymizer:
             if hit and hit[1] in _SKIP_KEY_REPLACED and len(v) >= 6:
                 rep.count(hit[1], v)
                 return hit[0]
+            if v and (len(v.split()) >= 5 or (len(v.split()) >= 3 and re.search(r"[:;,]", v))):
+                # a sentence under a business key is no enum value ("reason": "scam; linked: james_t_ldn,
+                # jt.flyboy"): the record's known values are replaced in it (sixteenth round)
+                return rep(obj)
             return obj
         if isinstance(obj, int):
             s = str(obj)
@@ -2229,7 +2233,9 @@ _DATE_LIKE_RE = re.compile(r"\d{4}-\d{2}-\d{2}(?:T[\d:.]+Z?)?|\d{1,2}[/.-]\d{1,2
 _SIBLING_ZIP_KEYS = frozenset({"cap", "cp", "pc", "index", "indeks",
                                # fifteenth round (red-team 12 read): Greek "T.K.", Bulgarian "п.к.",
                                # Georgian "indexi", Turkish "PK", Czech / Slovak "PSČ"
-                               "tk", "пк", "indexi", "pk", "psc"})
+                               "tk", "пк", "indexi", "pk", "psc",
+                               # sixteenth round: Serbian "pb" (poštanski broj), Georgian "ინდექსი"
+                               "pb", "ინდექსი"})
 #: Keys of a town, a municipality or a street that no key rule replaces but that say an object is
 #: an address (so a postcode's vague key beside them is a postcode: "domicilio": {"via": ..,
 #: "cp": "28005", "municipio": "Madrid"} - fifteenth round)

@@ -969,7 +969,9 @@ class LabelFinder:
                 # upper-case groups apart ("KP19 XHZ", "JT 48 19 27 B", "M-RW 2219"), one token, or
                 # digits in groups ("2 74 03 75 115 042 81")
                 r"(?P<v>" + groups +
-                r"#?@?[A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9]|\d(?:[ .-]?\d){4,24})")))
+                # (Cyrillic and Greek capitals in one token too: "регистр УЕ88112305" - sixteenth round)
+                r"#?@?[A-Za-z0-9\u0410-\u042F\u0401\u0391-\u03A9][A-Za-z0-9\u0410-\u042F\u0401\u0391-\u03A9._/-]*"
+                r"[A-Za-z0-9\u0410-\u042F\u0401\u0391-\u03A9]|\d(?:[ .-]?\d){4,24})")))
 
     def find(self, text: str) -> list[tuple[str, int, int]]:
         """Every labelled value in ``text`` as ``(entity, start, end)``."""

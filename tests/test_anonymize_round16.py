@@ -332,3 +332,33 @@ def test_a_sentence_under_a_business_key_gets_the_records_known_values_replaced(
     (out,) = anon.anonymize([rec])
     args = out.messages[1]["tool_calls"][0]["function"]["arguments"]
     assert "mara_k_ldn" not in args and "zz.flyboy" not in args and "romance scam" in args, args
+
+
+# ------------------------------------------------------- a self-introduction after a greeting (scripts without a name list)
+@pytest.mark.parametrize("text,names,kept", [
+    ("नमस्कार, मी अनुजा देशमुख. माझं लग्न पुढच्या महिन्यात आहे", ["अनुजा", "देशमुख"], ["नमस्कार"]),
+    ("નમસ્તે, હું કિંજલ શાહ. ફરીથી રક્તદાન કરવું છે.", ["કિંજલ", "શાહ"], ["નમસ્તે"]),
+    ("ਸਤ ਸ੍ਰੀ ਅਕਾਲ ਜੀ, ਮੈਂ ਮਨਦੀਪ ਕੌਰ। ਮੇਰਾ ਟੈਸਟ", ["ਮਨਦੀਪ", "ਕੌਰ"], ["ਸਤ ਸ੍ਰੀ ਅਕਾਲ"]),
+    ("ನಮಸ್ಕಾರ, ನಾನು ಪ್ರಿಯಾ ಹೆಗ್ಡೆ. ನನ್ನ ಕನ್ನಡಕ ರೆಡಿ", ["ಪ್ರಿಯಾ", "ಹೆಗ್ಡೆ"], ["ನಮಸ್ಕಾರ"]),
+    ("നമസ്കാരം, ഞാൻ ബിജു. സമ്മാനം അടിച്ചു!", ["ബിജു"], ["നമസ്കാരം"]),
+    ("ආයුබෝවන්, මම නදීකා පෙරේරා. ඉන්ටර්නෙට් එක නැහැ", ["නදීකා"], ["ආයුබෝවන්"]),
+    ("សួស្តី ខ្ញុំឈ្មោះ សុខ វណ្ណា។ ខ្ញុំបានសម្រាក", ["សុខ", "វណ្ណា"], ["សួស្តី"]),
+    ("ສະບາຍດີ, ຂ້ອຍຊື່ ບຸນມີ ພົມມະຈັນ. ຢາກຍ້າຍເບີ", ["ບຸນມີ", "ພົມມະຈັນ"], ["ສະບາຍດີ"]),
+    ("မင်္ဂလာပါ၊ ကျွန်တော် ဇော်မင်းထွန်း ပါ။ ခရီးစဉ်", ["ဇော်မင်းထွန်း"], ["မင်္ဂလာပါ", "ပါ။"]),
+    ("Сайн байна уу, би Дорждэрэмийн Сарантуяа. Өчигдөр", ["Сарантуяа"], ["Сайн байна уу"]),
+    ("मैं सुनीता शर्मा हूँ और मेरा ऑर्डर नहीं आया", ["सुनीता", "शर्मा"], ["हूँ और मेरा ऑर्डर"]),
+])
+def test_a_self_introduction_after_a_greeting_is_read(anon, text, names, kept):
+    out = user(anon, text)
+    replaced_and_kept(out, names, kept)
+    # the fake is whole words: no vowel sign of the real name left glued to Latin letters
+    marks = r"[\u0900-\u0963\u0966-\u0DFF\u0E80-\u0EFF\u1000-\u1049\u104C-\u109F\u1780-\u17D3]"
+    assert not re.search(r"[A-Za-z]" + marks + "|" + marks + "[A-Za-z]", out), out
+
+
+@pytest.mark.parametrize("text", [
+    "नमस्ते, मैं घर पर हूँ। कल आइए",  # "I am at home": stop words, no name
+    "नमस्कार, मी घरी आहे.",
+])
+def test_a_greeting_and_i_am_before_ordinary_words_stays(anon, text):
+    assert user(anon, text) == text

@@ -901,7 +901,8 @@ CJK_NAME_RES = (
     # Ukrainian / Serbian introductions ("Аз съм Георги Петров Димитров", "Мене звати ..."), a
     # Chinese consignee / contact / customer label ("收货人王晓明，"), a Vietnamese name of three or
     # four words opening with a common family name (:data:`VI_FAMILY_NAME_RE`)
-    re.compile(r"(?:मेरा नाम|मेरी नाम|मैं)\s+(?P<v>[\u0900-\u097F]{2,}(?:\s+[\u0900-\u097F]{2,}){0,2}?)(?=\s+(?:है|हूँ|हूं)|\s*[,।])"),
+    # ("मैं" - I am - is read with a stop-word veto: HINDI_I_AM_RE, sixteenth round)
+    re.compile(r"(?:मेरा नाम|मेरी नाम)\s+(?P<v>[\u0900-\u097F]{2,}(?:\s+[\u0900-\u097F]{2,}){0,2}?)(?=\s+(?:है|हूँ|हूं)|\s*[,।])"),
     # a Russian / Ukrainian name with its patronymic ("Смирнова Анна Игоревна", "Сергей Викторович
     # Петров", "Анна Игоревна!"): the patronymic's ending is a person's
     re.compile(r"(?<![\u0400-\u04FF])(?P<v>(?:" + _CYR_WORD + r" )?" + _CYR_WORD + r" [\u0410-\u042F\u0401\u0404\u0406\u0407]"
@@ -2207,6 +2208,33 @@ _HANGUL = "\uAC00-\uD7AF"
 #: words up to it, one to four)
 _NAME_END_ALT = r"[ \t]*(?:[,.!?;:\u060C\u061B\u061F\u06D4\u0964\u1361-\u1368\u3001\u3002\uFF0C\uFF1A)]|$)"
 _NAME_END = "(?=" + _NAME_END_ALT + ")"
+#: Greetings that open a message in scripts without a name list (sixteenth round): Devanagari,
+#: Gujarati, Gurmukhi, Kannada, Malayalam, Telugu, Tamil, Sinhala, Khmer, Lao, Burmese, Ethiopic,
+#: Mongolian
+_GREETINGS_NO_LIST = (r"नमस्कार|नमस्ते|नमस्कारम्|નમસ્તે|નમસ્કાર|ਸਤ ਸ੍ਰੀ ਅਕਾਲ|ਨਮਸਤੇ|ನಮಸ್ಕಾರ|ನಮಸ್ತೆ|നമസ്കാരം|నమస్కారం|నమస్తే|"
+                      r"வணக்கம்|ආයුබෝවන්|សួស្តី|ជម្រាបសួរ|ສະບາຍດີ|မင်္ဂလာပါ|ሰላም|ጤና ይስጥልኝ|Сайн байна уу|Сайн уу")
+#: "I am" / "my name is" in those scripts
+_I_AM_NO_LIST = (r"मी|म|मैं|मेरा नाम|माझं नाव|माझे नाव|मेरो नाम|હું|મારું નામ|ਮੈਂ|ਮੇਰਾ ਨਾਮ|ನಾನು|ನನ್ನ ಹೆಸರು|ഞാൻ|എന്റെ പേര്|"
+                 r"నేను|నా పేరు|நான்|என் பெயர்|මම|මගේ නම|ខ្ញុំឈ្មោះ|ខ្ញុំ|ຂ້ອຍຊື່|ຂ້ອຍ|ຂ້າພະເຈົ້າ|ကျွန်တော်|ကျွန်မ|"
+                 r"ကျွန်တော့်နာမည်|ኣነ|እኔ|ስሜ|би|Би|миний нэр")
+#: the copula after the name ("... है", "... આહે", "... ပါ", "... እየ")
+_COPULAS = (r"है|हूँ|हूं|आहे|हो|छु|છું|ਹਾਂ|ਹੈ|ആണ്|ಆಗಿದ್ದೇನೆ|ಇದ್ದೇನೆ|ပါ|ဖြစ်ပါတယ်|እየ|ነኝ|ነው|እባላለሁ|ይባላል|ትባላለች|"
+            r"байна|гэдэг")
+#: copulas that say a name follows, not a state ("am called", Burmese polite "ပါ")
+_NAMING_COPULAS = frozenset({"ပါ", "እባላለሁ", "ይባላል", "ትባላለች", "гэдэг"})
+#: a word of any script but Latin: letters and their marks, no digit or punctuation
+_SCRIPT_WORD = r"[^\sA-Za-z\d.,!?;:()\[\]।॥။၊។፡።፣\"'“”‘’-]{2,}"
+#: greeting, "I am" / "my name is", one to four words, a sentence's end (see SCRIPT_INTRO_NAME_RES)
+GREETING_INTRO_RE = re.compile(
+    r"(?:" + _GREETINGS_NO_LIST + r")(?:[ \t]*(?:ji|जी|ਜੀ))?[ \t]*[,،।!፣፡.၊]?[ \t]*"
+    r"(?:" + _I_AM_NO_LIST + r")[ \t]+(?P<v>" + _SCRIPT_WORD + r"(?:[ \t]+" + _SCRIPT_WORD + r"){0,3}?)"
+    r"(?:[ \t]+(?:" + _COPULAS + r"))?[ \t]*(?=[.।။។,!፡።?]|$)", re.M)
+#: Hindi "I am ... " ("मैं सुनीता शर्मा हूँ"), vetoed by a stop word like GREETING_INTRO_RE ("मैं घर पर हूँ")
+HINDI_I_AM_RE = re.compile(r"(?<![\u0900-\u097F])मैं\s+(?P<v>[\u0900-\u097F]{2,}(?:\s+[\u0900-\u097F]{2,}){0,2}?)"
+                           r"(?=\s+(?:है|हूँ|हूं)|\s*[,।])")
+#: the languages whose spaCy stop words veto :data:`GREETING_INTRO_RE` ("नमस्ते, मैं घर पर हूँ": I am at
+#: home - "पर" is a stop word)
+_GREETING_INTRO_LANGS = ("hi", "mr", "ne", "gu", "kn", "ml", "ta", "te", "si", "am", "ti", "sa")
 #: Names after introductions, labels and kin words in Arabic, Persian, Urdu, Hebrew, Bengali,
 #: Amharic, Korean, Japanese, Chinese and Thai (fourteenth round, red-team 9 read: "أنا
 #: عبدالرحمن بن فهد القحطاني،", "اسمي منى عبد الحميد السيد،", "میرا نام محمد عمران قریشی ہے",
@@ -2283,6 +2311,11 @@ SCRIPT_INTRO_NAME_RES = (
     re.compile(r"(?:นางสาว|นาย(?!จ้าง|หน้า|ทุน|ทะเบียน|อำเภอ|ก(?:รัฐ|เทศ)|ด่าน|ท่า|ตรวจ|ประกัน)|นาง(?!ฟ้า|พยาบาล|แบบ|สาว)|"
                r"ด\.ช\.|ด\.ญ\.|พญ\.|นพ\.|ทพ\.|ทพญ\.|ดร\.)[ \t]?"
                r"(?P<v>[\u0E01-\u0E4E]{2,}(?:[ \t][\u0E01-\u0E4E]{2,})?)"),
+    # sixteenth round (red-team 15 read): a self-introduction right after a greeting, in the scripts
+    # without a name list ("नमस्कार, मी सायली कुलकर्णी.", "નમસ્તે, હું હેતલ પટેલ.", "ನಮಸ್ಕಾರ, ನಾನು ಶ್ವೇತಾ ರಾವ್.",
+    # "សួស្តី ខ្ញុំឈ្មោះ ចាន់ សុភា។", "ສະບາຍດີ, ຂ້ອຍຊື່ ...", "မင်္ဂလာပါ၊ ကျွန်တော် ... ပါ။", "ሰላም፡ ኣነ ... እየ።",
+    # "Сайн байна уу, би ..."): greeting, "I am" / "my name is", one to four words, a sentence's end
+    GREETING_INTRO_RE, HINDI_I_AM_RE,
     # sixteenth round (red-team 14 read): Telugu and Sinhala "my name is" ("నా పేరు ... ", "මගේ නම ..."),
     # Kannada / Malayalam / Gujarati / Punjabi ones, up to the sentence's end; Greek "I am ..." after
     # or before the name ("Ο Νίκος είμαι", "Με λένε Ελένη", "Είμαι η Κατερίνα"); Chinese "he / she is
@@ -2309,6 +2342,17 @@ def _script_intro_score(text: str, m: re.Match) -> Optional[float]:
     """An ordinary-phrase introduction (group ``w``: "أنا" I am, "אני", "ሹፌሩ" the driver) needs
     its first word in the names of its script (:func:`~pipeline.anonymize.names_data.script_names`:
     "أنا سعيد جدا" - "I am very happy" - has none); the others pass."""
+    if m.re is GREETING_INTRO_RE or m.re is HINDI_I_AM_RE:
+        from .context import spacy_stop_words
+
+        stops = spacy_stop_words(_GREETING_INTRO_LANGS)
+        words = m.group("v").split()
+        if any(w.lower() in stops for w in words):
+            return None
+        # one word and a copula is as often a place or a state ("मी घरी आहे": I am at home); a name
+        # alone is said without one ("ഞാൻ ബിജു.") or with a verb of naming or Burmese polite "ပါ"
+        tail = m.group(0)[m.end("v") - m.start():].strip()
+        return None if len(words) == 1 and tail and tail not in _NAMING_COPULAS else 0.7
     if m.groupdict().get("w") is None:
         return 0.7
     from .names_data import script_names

@@ -362,3 +362,24 @@ def test_a_self_introduction_after_a_greeting_is_read(anon, text, names, kept):
 ])
 def test_a_greeting_and_i_am_before_ordinary_words_stays(anon, text):
     assert user(anon, text) == text
+
+
+# ------------------------------------------------------- a name before an honorific or courtesy word
+@pytest.mark.parametrize("text,names,kept", [
+    ("सुरेश जी, आपका पार्सल आज आएगा", ["सुरेश"], ["जी", "पार्सल"]),
+    ("عمران صاحب، آپ کا پارسل آ گیا ہے۔", ["عمران"], ["صاحب"]),
+    ("ডা. নাসরিন আক্তার (শিশু) আজ বসবেন।", ["নাসরিন", "আক্তার"], ["ডা.", "শিশু"]),
+    ("આભાર, કિંજલબેન!", ["કિંજલ"], ["આભાર", "બેન"]),
+    ("ස්තූතියි ගුණසේකර මහත්මයා.", ["ගුණසේකර"], ["ස්තූතියි", "මහත්මයා"]),
+    ("Delivery 5-7 pm. Raghunandan sir can receive it.", ["Raghunandan"], ["sir can receive"]),
+])
+def test_a_name_before_an_honorific_is_replaced(anon, text, names, kept):
+    replaced_and_kept(user(anon, text), names, kept)
+
+
+@pytest.mark.parametrize("text", [
+    "धन्यवाद जी, हाँ जी ठीक है जी।",
+    "Yes sir, thank you madam. Good morning sir.",
+])
+def test_courtesy_words_after_ordinary_words_stay(anon, text):
+    assert user(anon, text) == text

@@ -954,6 +954,23 @@ CAPS_COMMA_NAME_RE = re.compile(
     r"(?<![\w,])(?P<v>[A-Z][A-Z'-]+(?: [A-Z][A-Z'-]+)?, " + NAME_WORD + r"(?: " + NAME_WORD + r")?)(?![\w-])")
 
 
+#: a name before an English / South Asian courtesy word ("Raghavendra sir can receive it", "Priya
+#: madam", "Imran bhai", "Venkat garu"): sixteenth round, red-team 15 read; see
+#: :func:`_courtesy_after_score`
+COURTESY_AFTER_RE = re.compile(
+    r"(?<![\w-])(?P<v>" + NAME_WORD + r"(?:[ \t]" + NAME_WORD + r")?)[ \t](?:sir|madam|ma['\u2019]am|saab|sahab|saheb|bhai|"
+    r"bhaiya|didi|garu|anna|akka|ji)(?![\w'\u2019-])")
+
+
+def _courtesy_after_score(text: str, m: re.Match) -> Optional[float]:
+    """Every word a name: no English word, no keep-word of the spaCy stop lists ("Yes sir", "Thank
+    you madam", "Good morning sir" stay)."""
+    from .context import is_english_word
+
+    words = m.group("v").split()
+    return None if any(is_english_word(w.lower()) for w in words) else 0.7
+
+
 def _caps_comma_name_score(text: str, m: re.Match) -> Optional[float]:
     """The capitals are a family name (no English word, no place, no code of 2 letters) and the
     word after the comma a gazetteer first name."""
@@ -2232,6 +2249,15 @@ GREETING_INTRO_RE = re.compile(
 #: Hindi "I am ... " ("मैं सुनीता शर्मा हूँ"), vetoed by a stop word like GREETING_INTRO_RE ("मैं घर पर हूँ")
 HINDI_I_AM_RE = re.compile(r"(?<![\u0900-\u097F])मैं\s+(?P<v>[\u0900-\u097F]{2,}(?:\s+[\u0900-\u097F]{2,}){0,2}?)"
                            r"(?=\s+(?:है|हूँ|हूं)|\s*[,।])")
+#: thanks in those scripts (before a name and its honorific: "ස්තූතියි ජයසූරිය මහත්මයා")
+_THANKS_NO_LIST = r"धन्यवाद|शुक्रिया|ස්තූතියි|நன்றி|ధన్యవాదాలు|ধন্যবাদ|ਧੰਨਵਾਦ|આભાર|ಧನ್ಯವಾದ|ನಮಸ್ಕಾರ|നന്ദി|شکریہ|نمستے"
+#: a name before a South Asian honorific in its script ("रोहित जी,", "حمزہ صاحب،", "ফারহানা সাহেবা", "હેતલબેન",
+#: "ਹਰਜੀਤ ਮੈਡਮ"): one or two words, vetoed by stop words and greetings like GREETING_INTRO_RE ("धन्यवाद जी")
+SCRIPT_HONORIFIC_AFTER_RE = re.compile(
+    r"(?:^|(?<=[\s,،.!?।:]))(?:(?:" + _THANKS_NO_LIST + r")[ \t,]+)?(?P<v>" + _SCRIPT_WORD + r"(?:[ \t]" + _SCRIPT_WORD + r")?)[ \t]+"
+    r"(?:जी|साहब|साहेब|साहिबा|मैडम|ਜੀ|ਸਾਹਿਬ|ਮੈਡਮ|صاحب|صاحبہ|صاحبة|সাহেব|সাহেবা|ম্যাডাম|ಅವರೇ|ಮೇಡಂ|அவர்களே|మేడం|"
+    r"මහත්මයා|මහත්මිය|මහත්තයා|මැතිනිය)(?=[\s,،.!?।]|$)"
+    r"|(?<![\u0A80-\u0AFF])(?P<w>[\u0A80-\u0AFF]{2,8}?)(?:બેન|ભાઈ)(?![\u0A80-\u0AFF])", re.M)
 #: the languages whose spaCy stop words veto :data:`GREETING_INTRO_RE` ("नमस्ते, मैं घर पर हूँ": I am at
 #: home - "पर" is a stop word)
 _GREETING_INTRO_LANGS = ("hi", "mr", "ne", "gu", "kn", "ml", "ta", "te", "si", "am", "ti", "sa")
@@ -2256,6 +2282,8 @@ SCRIPT_INTRO_NAME_RES = (
                r"[ \t]+(?P<w>" + _HE_WORD + r"(?:[ \t]+" + _HE_WORD + r"){0,2}?)" + _NAME_END + ")", re.M),
     re.compile(r"(?:(?:আমার নাম|নাম|সদস্য|সদস্যা|স্বামী|স্ত্রী|গ্রাহক|পিতা|মাতা|অভিভাবক)[ \t]*[:：]?[ \t]*(?P<v>" + _BN_WORD
                + r"(?:[ \t]+" + _BN_WORD + r"){0,3}?)(?=[ \t]+(?:এবং|আমি)|[ \t]*\(|" + _NAME_END_ALT + "))", re.M),
+    # sixteenth round: a Bengali doctor's title ("ডা. ফারহানা ইসলাম")
+    re.compile(r"(?:ডা\.|ডাঃ|ডাক্তার)[ \t]*(?P<v>" + _BN_WORD + r"(?:[ \t]+" + _BN_WORD + r"){0,2})(?=[ \t]*[(,।.]|[ \t]+(?:আজ|এর|কে)|$)"),
     re.compile(r"(?:(?:ስሜ|ስም)[ \t]*[:፡]?[ \t]*(?P<v>" + _ET_WORD + r"(?:[ \t]+" + _ET_WORD + r"){0,3}?)(?=[ \t]+ነው|"
                + _NAME_END_ALT + r")|(?:ሹፌሩ|ሾፌሩ|ባለቤቴ|ደንበኛ)[ \t]+(?P<x>" + _ET_WORD + r"(?:[ \t]+" + _ET_WORD + r"){0,2}?)"
                r"(?=[ \t]+(?:ከ|ነው|ወደ|አልመለሰም)|" + _NAME_END_ALT + r"))", re.M),
@@ -2315,7 +2343,7 @@ SCRIPT_INTRO_NAME_RES = (
     # without a name list ("नमस्कार, मी सायली कुलकर्णी.", "નમસ્તે, હું હેતલ પટેલ.", "ನಮಸ್ಕಾರ, ನಾನು ಶ್ವೇತಾ ರಾವ್.",
     # "សួស្តី ខ្ញុំឈ្មោះ ចាន់ សុភា។", "ສະບາຍດີ, ຂ້ອຍຊື່ ...", "မင်္ဂလာပါ၊ ကျွန်တော် ... ပါ။", "ሰላም፡ ኣነ ... እየ።",
     # "Сайн байна уу, би ..."): greeting, "I am" / "my name is", one to four words, a sentence's end
-    GREETING_INTRO_RE, HINDI_I_AM_RE,
+    GREETING_INTRO_RE, HINDI_I_AM_RE, SCRIPT_HONORIFIC_AFTER_RE,
     # sixteenth round (red-team 14 read): Telugu and Sinhala "my name is" ("నా పేరు ... ", "මගේ නම ..."),
     # Kannada / Malayalam / Gujarati / Punjabi ones, up to the sentence's end; Greek "I am ..." after
     # or before the name ("Ο Νίκος είμαι", "Με λένε Ελένη", "Είμαι η Κατερίνα"); Chinese "he / she is
@@ -2342,6 +2370,16 @@ def _script_intro_score(text: str, m: re.Match) -> Optional[float]:
     """An ordinary-phrase introduction (group ``w``: "أنا" I am, "אני", "ሹፌሩ" the driver) needs
     its first word in the names of its script (:func:`~pipeline.anonymize.names_data.script_names`:
     "أنا سعيد جدا" - "I am very happy" - has none); the others pass."""
+    if m.re is SCRIPT_HONORIFIC_AFTER_RE:
+        from .context import spacy_stop_words
+
+        words = (m.group("v") or m.group("w")).split()
+        g = "v" if m.group("v") else "w"
+        if re.search(r"(?:" + _GREETINGS_NO_LIST + r")$", text[max(0, m.start(g) - 20):m.end(g)]):
+            return None  # "ਸਤ ਸ੍ਰੀ ਅਕਾਲ ਜੀ": a greeting of several words and its "ji"
+        stops = spacy_stop_words(_GREETING_INTRO_LANGS + ("ur", "bn", "pa"))
+        return None if any(w.lower() in stops or re.fullmatch(_GREETINGS_NO_LIST + "|धन्यवाद|शुक्रिया|हाँ|हां|ठीक|"
+                                                               "شکریہ|جی|ধন্যবাদ|আচ্ছা", w) for w in words) else 0.7
     if m.re is GREETING_INTRO_RE or m.re is HINDI_I_AM_RE:
         from .context import spacy_stop_words
 
@@ -2648,6 +2686,8 @@ def personal_recognizers() -> list[RegexRecognizer]:
         MrzRecognizer(),
         MonthWordDobRecognizer(),
         RegexRecognizer("HonorificAfterNameRecognizer", "PERSON", [HONORIFIC_AFTER_RE], 0.7),
+        RegexRecognizer("CourtesyAfterNameRecognizer", "PERSON", [COURTESY_AFTER_RE], 0.7,
+                        validate=_courtesy_after_score),
         RegexRecognizer("CapsCommaNameRecognizer", "PERSON", [CAPS_COMMA_NAME_RE], 0.7, validate=_caps_comma_name_score),
         RegexRecognizer("SpeakerLabelRecognizer", "PERSON", [SPEAKER_RE], 0.6, validate=_speaker_score),
         RegexRecognizer("RoleDashSpeakerRecognizer", "PERSON", [ROLE_DASH_SPEAKER_RE], 0.7, validate=_role_dash_score),

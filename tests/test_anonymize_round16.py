@@ -383,3 +383,13 @@ def test_a_name_before_an_honorific_is_replaced(anon, text, names, kept):
 ])
 def test_courtesy_words_after_ordinary_words_stay(anon, text):
     assert user(anon, text) == text
+
+
+@pytest.mark.parametrize("text", [
+    "Venue: NCPA, Nariman Point; parking at Senapati Bapat Marg.",
+    "Mød os ved Bryggernes Plads i Carlsberg Byen.",
+    "Book Superfast Ferries or Star Cruises for the islands.",
+    "الموقع: طريق الملك فهد، الرياض",
+])
+def test_roads_squares_carriers_and_districts_named_after_people_stay(anon, text):
+    assert user(anon, text) == text

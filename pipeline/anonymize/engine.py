@@ -971,12 +971,19 @@ def _courtesy_after_score(text: str, m: re.Match) -> Optional[float]:
     return None if any(is_english_word(w.lower()) for w in words) else 0.7
 
 
+_PLACE_NOUNS_AFTER_NAME = ("Point", "Road", "Street", "Lane", "Marg", "Nagar", "Square", "Park", "Station", "Airport",
+                           "Beach", "Bay", "Hill", "Centre", "Center", "Mall", "Wharf")
+
+
 def _caps_comma_name_score(text: str, m: re.Match) -> Optional[float]:
     """The capitals are a family name (no English word, no place, no code of 2 letters) and the
     word after the comma a gazetteer first name."""
     from .context import is_english_word, name_gazetteer, place_gazetteer
 
     family, given = m.group("v").split(", ", 1)
+    if given.split()[-1] in _PLACE_NOUNS_AFTER_NAME or re.match(r" (?:" + "|".join(_PLACE_NOUNS_AFTER_NAME) + r")\b",
+                                                                text[m.end():m.end() + 10]):
+        return None  # "NCPA, Nariman Point": a venue and its place (sixteenth round)
     firsts, lasts = name_gazetteer()
     if any(len(w) < 2 or (is_english_word(w.lower()) and w.lower() not in lasts) or w.lower() in place_gazetteer()
            for w in family.split()):

@@ -393,3 +393,32 @@ def test_courtesy_words_after_ordinary_words_stay(anon, text):
 ])
 def test_roads_squares_carriers_and_districts_named_after_people_stay(anon, text):
     assert user(anon, text) == text
+
+
+# ------------------------------------------------------- red-team 15: CJK kin, kana names, HL7 doctors, person keys
+@pytest.mark.parametrize("text,names,kept", [
+    ("好吧。我老公刘建华也可能下楼拿，他电话在这。", ["刘建华"], ["我老公", "也可能下楼拿"]),
+    ("您好，我兒子黃子軒才14歲，用我的信用卡。", ["黃子軒"], ["我兒子", "才14歲"]),
+    ("山本様（田中キヨ様の娘さん）から電話。", ["田中キヨ"], ["様の娘さん", "から電話"]),
+    ("【介護記録】利用者：鈴木 ハナ 様（スズキ ハナ）\n担当ケアマネ：小野\n入浴", ["鈴木", "ハナ", "スズキ", "小野"],
+     ["利用者", "担当ケアマネ", "入浴"]),
+])
+def test_cjk_kin_and_kana_names_are_replaced(anon, text, names, kept):
+    replaced_and_kept(user(anon, text), names, kept)
+
+
+def test_an_hl7_visits_doctor_is_replaced():
+    from pipeline.anonymize.structured_text import hl7_values
+
+    got = {(v, e) for v, e, _s in hl7_values("PV1|1|O|OPD^^^KLINIK||||TAN^MEI LING^^^DR|10293^CHUA^BOON KIAT^^^DR\n")}
+    assert {("TAN", "LAST_NAME"), ("MEI LING", "FIRST_NAME"), ("CHUA", "LAST_NAME"), ("BOON KIAT", "FIRST_NAME")} <= got
+    assert not {v for v, _e in got} & {"OPD", "KLINIK", "DR", "10293"}
+
+
+@pytest.mark.parametrize("obj,values,kept", [
+    ({"buyer": {"shimei": "佐々木 美咲", "furigana": "ササキ ミサキ"}}, ["ササキ", "ミサキ"], ["furigana"]),
+    ({"contact": "ササキ ケンタ 080-6127-9043"}, ["ササキ", "ケンタ", "080-6127-9043"], ["contact"]),
+    ({"driver": "Jenalyn Ramos / +63 917 845 2213"}, ["Jenalyn", "Ramos", "917 845 2213"], ["driver"]),
+])
+def test_a_person_keys_name_with_its_number_or_reading(anon, obj, values, kept):
+    replaced_and_kept(tool(anon, obj, with_user=False), values, kept)

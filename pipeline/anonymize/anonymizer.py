@@ -925,6 +925,15 @@ class Anonymizer:
                     self._register(scan, m.group("name"), "PERSON", f"key:{key}")
                     self._register(scan, m.group("email"), "EMAIL_ADDRESS", f"key:{key}")
                     return
+                m = _NAME_THEN_NUMBER_RE.fullmatch(s.strip())
+                if m and self._person_value_entity(m.group("name")) == "PERSON":
+                    # "contact": "ササキ ケンタ 080-6127-9043", "against": "Sonu Yadav (FE-DEL-3391)": a
+                    # person and a number of theirs (sixteenth round, red-team 15 read)
+                    self._register(scan, m.group("name"), "PERSON", f"key:{key}")
+                    num = m.group("num")
+                    self._register(scan, num, "PHONE_NUMBER" if _PHONE_SHAPE_RE.fullmatch(num) else "ACCOUNT_ID",
+                                   f"key:{key}")
+                    return
             if ent:
                 self._register(scan, s, ent, f"key:{key}")
             elif isinstance(obj, str):
@@ -2195,6 +2204,11 @@ _ADDRESS_PART_ZIP_RE = re.compile(
 
 #: Keys that hold a postcode only beside an address's street or town (Italian "cap", Spanish /
 #: Romanian "cp", "pc", Russian "index"): alone they are a capacity, a count, a computer
+#: a person key's value holding a name and then a phone or an id ("ササキ ケンタ 080-6127-9043",
+#: "Sonu Yadav (FE-DEL-3391)", "Jenalyn Ramos / +63 917 845 2213")
+_NAME_THEN_NUMBER_RE = re.compile(r"(?P<name>[^\d()<>@,;/]{2,60}?)[ \t]*(?:[,;/:-][ \t]*|\((?=.*\)$))?"
+                                  r"(?P<num>\+?\(?\d[\d ()-]{5,20}\d|[A-Z]{1,5}-?[A-Z0-9-]{0,8}\d[A-Z0-9-]{1,12})\)?")
+_PHONE_SHAPE_RE = re.compile(r"\+?[\d ()-]{7,24}")
 _UNDERSCORE_NAME_RE = re.compile(r"[^\W\d_]{2,}(?:-[^\W\d_]{2,})?(?:_[^\W\d_]{2,}(?:-[^\W\d_]{2,})?){1,3}")
 #: A street noun right before a name: the name is the street's ("ul. Jana Pawła II", "Rua Oscar
 #: Freire", "Av. Brigadeiro Faria Lima", "Plaza de Colón", "Calle de Velázquez 54")

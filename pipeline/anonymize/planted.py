@@ -147,6 +147,19 @@ FOURTEENTH_FROM = 8
 #: the fifteenth round's kinds are planted from this persona on (a SQL INSERT row and the same
 #: names in their genitive, a Polish birth date, a vCard address, an HTML label cell)
 FIFTEENTH_FROM = 10
+#: the sixteenth round's kinds are planted from this persona on (an ASC X12 claim's person, a home's
+#: coordinates, an e-mail address with letters beyond ASCII, a Marathi introduction after a
+#: greeting, a Hindi name before "ji", a Singapore postcode glued to its "S")
+SIXTEENTH_FROM = 12
+X12_LAST = ["OKONKWOBI", "ADEYEMIRO", "NWACHUKWAN", "OLUWASEGUNE", "EZEKWESILIO", "AKINTOLAYE", "OBIORAHEN",
+            "UCHENDUMA", "IHEANACHOR", "ONYEKACHIE", "ADEBAYORIN", "CHIKWENDUL", "OKAFORIEDE", "NNAMDIKWE"]
+X12_FIRST = ["ADAEZEN", "CHIDINMAH", "IFEOMARA", "NGOZIEKE", "AMARACHIN", "OBIAGELIA", "UZOAMAKE", "CHIOMARIA",
+             "EBERECHIN", "NNEKAWU", "OLUCHINMA", "KAMSIYOCHI", "ZIKORALE", "SOMTOCHUK"]
+MR_NAME = ["अनुजा देशमुखे", "सायली कुलकर्णेकर", "प्राजक्ता गोखलेकर", "मृणाल पाटणकरे", "शर्वरी जोगळेकर",
+           "ऋतुजा भावसारे", "केतकी दातारकर", "गौरी ओकवडेकर", "मधुरा लेलेकर", "स्नेहल रानडेकर", "पल्लवी आपटेकर",
+           "वैदेही करंदीकरे", "रसिका गाडगीळकर", "तेजस्विनी बापटकर"]
+HI_JI = ["रोहिताश", "विनयेंद्र", "कुलदीपेश", "हरिवंशेश", "सत्यव्रतेश", "देवव्रतम", "यशवर्धनेश", "ज्ञानेन्द्रम",
+         "वीरभद्रेश", "चन्द्रकेतुम", "भूपेन्द्रम", "नरेन्द्रेश", "शैलेन्द्रम", "धीरेन्द्रेश"]
 PL_FIRST = ["Tomasz", "Łukasz", "Mateusz", "Janusz", "Dariusz", "Grzegorz", "Bartosz", "Tadeusz", "Ireneusz",
             "Mariusz", "Jakub", "Szymon", "Filip", "Dawid"]
 PL_LAST = ["Wierzbicki", "Zieliński", "Lewandowski", "Wiśniewski", "Kamiński", "Dąbrowski", "Kozłowski",
@@ -300,6 +313,13 @@ def persona(i: int) -> dict:
         "pl_dob": f"{4 + i} {PL_MONTHS_GEN[i % 12]} 19{71 + i}", "pl_client": f"KL-{7120448 + i * 89}",
         "vcard_street": f"{4250 + i} rue Saint-Denis app. {6 + i}", "vcard_zip": f"H2J {2 + i % 7}K{8 - i % 7}",
         "fifteenth": i >= FIFTEENTH_FROM,
+        # issue 11, sixteenth round
+        "x12_last": X12_LAST[i], "x12_first": X12_FIRST[i], "x12_street": f"{1187 + i * 31} W ARMITAGE AVE APT {2 + i}R",
+        "x12_zip": f"{60614 + i * 3}", "x12_dob": f"19{72 + i}0{1 + i % 9}{11 + i}",
+        "geo": f"{51.4937 + i * 0.0113:.4f},{-0.1196 - i * 0.0071:.4f}",
+        "idn_email": f"zoë.ødegård{i:02d}@fjordpost.example", "mr_name": MR_NAME[i], "hi_ji": HI_JI[i],
+        "sg_zip": f"S{520211 + i * 17}", "sg_street": f"Blk {212 + i} Tampines St {23 + i}",
+        "sixteenth": i >= SIXTEENTH_FROM,
     }
 
 
@@ -338,6 +358,11 @@ def _fifteenth(p: dict, *keys: str) -> list[str]:
     return [p[k] for k in keys] if p["fifteenth"] else []
 
 
+def _sixteenth(p: dict, *keys: str) -> list[str]:
+    """The sixteenth round's values of persona ``p`` (planted from :data:`SIXTEENTH_FROM` on)."""
+    return [p[k] for k in keys] if p["sixteenth"] else []
+
+
 def typed_values(p: dict) -> dict[str, list[str]]:
     """A persona's planted values per evaluation type (see :data:`pipeline.anonymize.eval.CATEGORIES`)."""
     return {
@@ -349,20 +374,22 @@ def typed_values(p: dict) -> dict[str, list[str]]:
                  p["caps_first"], p["caps_last"], p["hdr_first"], p["hdr_last"],
                  *_twelfth(p, "xml_last", "hl7_first", "hl7_last", "file_first", "file_last", "kanji"),
                  *_thirteenth(p, "tbl_first", "tbl_last", "hindi"), *_fourteenth(p, "arabic", "hebrew"),
-                 *_fifteenth(p, "pl_first", "pl_last", "pl_first_gen", "pl_last_gen")],
-        "EMAIL": [p["email"]], "RESERVATION_ID": [p["reservation"]],
+                 *_fifteenth(p, "pl_first", "pl_last", "pl_first_gen", "pl_last_gen"),
+                 *_sixteenth(p, "x12_last", "x12_first", "mr_name", "hi_ji")],
+        "EMAIL": [p["email"], *_sixteenth(p, "idn_email")], "RESERVATION_ID": [p["reservation"]],
         "PAYMENT_ID": [p["payment_id"], p["gift_card"]], "LAST_FOUR": [p["last_four"]],
         "CARD_NUMBER": [p["card"], p["card"].replace(" ", ""), p["card2"]],
         "ADDRESS": [p["street"], p["unit"], p["eu_street"], p["block_street"], p["street3"], p["corner_a"],
                     p["corner_b"], p["block_street2"], p["plot_street"], *_fourteenth(p, "lv_street"),
                     # the whole labelled address as written (the anonymizer replaces it as one value)
                     *([f"{p['lv_street']}, Rīga, {p['lv_zip']}"] if p["fourteenth"] else []),
-                    *_fifteenth(p, "vcard_street")],
+                    *_fifteenth(p, "vcard_street"), *_sixteenth(p, "x12_street", "sg_street")],
         "ZIP": [p["zip"], p["postcode"], p["block_postcode"], p["postcode3"], p["crm_plz"], p["au_postcode"][4:],
-                *_twelfth(p, "xml_zip"), *_fourteenth(p, "lv_zip"), *_fifteenth(p, "pl_zip", "vcard_zip")],
+                *_twelfth(p, "xml_zip"), *_fourteenth(p, "lv_zip"), *_fifteenth(p, "pl_zip", "vcard_zip"),
+                *_sixteenth(p, "x12_zip", "sg_zip")],
         "CITY": [p["city"]],
         "DOB": [p["dob"], p["companion_dob"], p["eu_dob"], *_twelfth(p, "hl7_dob"), *_thirteenth(p, "tbl_dob"),
-                *_fourteenth(p, "tr_dob"), *_fifteenth(p, "pl_dob")],
+                *_fourteenth(p, "tr_dob"), *_fifteenth(p, "pl_dob"), *_sixteenth(p, "x12_dob")],
         "PHONE": [p["phone"], re.sub(r"\D", "", p["phone"]), p["uk_phone"], p["intl_phone"], p["grouped_phone"],
                   p["line_phone"], p["fax"], p["csv_phone"], p["msisdn"]],
         "SECRET": [p["password"], p["api_key"], p["session_id"], p["token"], p["jwt"]],
@@ -370,7 +397,8 @@ def typed_values(p: dict) -> dict[str, list[str]]:
         "IBAN": [p["iban"]], "SSN": [p["ssn"], p["spaced_ssn"]],
         "ACCOUNT_ID": [p["account"], p["crm_kunde"], p["claim"], p["dni"], p["licence"], p["donor_id"], p["pesel"],
                        p["codice_fiscale"], p["mac"], *_twelfth(p, "mrn", "steam"),
-                       *_thirteenth(p, "tbl_persnr", "tbl_bsn", "bvn", "spoken"), *_fifteenth(p, "pl_client")],
+                       *_thirteenth(p, "tbl_persnr", "tbl_bsn", "bvn", "spoken"), *_fifteenth(p, "pl_client"),
+                       *_sixteenth(p, "geo")],
         "USER_ID": [p["user_id"], p["handle"], p["discord"], p["upi"]],
         "VEHICLE_ID": [p["plate"], p["fr_plate"], *_fourteenth(p, "uk_plate", "vin")],
     }
@@ -398,6 +426,8 @@ def canary_values(p: dict) -> list[str]:
     vals += _fourteenth(p, "arabic", "hebrew", "uk_plate", "vin", "tr_dob", "lv_street", "lv_zip")
     vals += _fifteenth(p, "pl_first", "pl_last", "pl_first_gen", "pl_last_gen", "pl_zip", "pl_dob", "pl_client",
                        "vcard_street", "vcard_zip")
+    vals += _sixteenth(p, "x12_last", "x12_first", "x12_street", "x12_zip", "x12_dob", "geo", "idn_email", "mr_name",
+                       "hi_ji", "sg_zip", "sg_street")
     # a year-like postcode alone is no distinctive string: checked with the state before it
     vals.append(p["au_postcode"])
     # a 3-digit postcode alone is no distinctive string (a log line's "692 ms"): it is checked
@@ -559,6 +589,12 @@ def record(i: int) -> dict:
             f"'{p['pl_last']}', '{p['pl_zip']}');\nRecepta od {p['pl_first_gen']} {p['pl_last_gen']} jest gotowa, "
             f"urodził się {p['pl_dob']}.\nBEGIN:VCARD\nADR;TYPE=HOME:;;{p['vcard_street']};Montréal;QC;{p['vcard_zip']};"
             f"Canada\nEND:VCARD\n<table><tr><th>Kundennummer</th><td>{p['pl_client']}</td></tr></table>")}]
+    if i >= SIXTEENTH_FROM:
+        msgs += [{"role": "user", "content": (
+            f"NM1*IL*1*{p['x12_last']}*{p['x12_first']}~\nN3*{p['x12_street']}~\nN4*CHICAGO*IL*{p['x12_zip']}~\n"
+            f"DMG*D8*{p['x12_dob']}*F~\nmy home is at {p['geo']} and my other mail {p['idn_email']}.\n"
+            f"नमस्कार, मी {p['mr_name']}. {p['hi_ji']} जी, पार्सल भेजिए. deliver to {p['sg_street']}, "
+            f"#05-118, {p['sg_zip']} pls")}]
     if cancel:
         msgs += [_call(f"c{i}c", "cancel_reservation", {"reservation_id": p["reservation"]}),
                  _tool(f"c{i}c", "cancel_reservation", {**reservation, "status": "cancelled"}),

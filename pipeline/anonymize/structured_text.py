@@ -122,12 +122,15 @@ HL7_FIELDS: dict[str, dict[int, str]] = {
     "NK1": {2: "name", 4: "address", 5: "phone", 6: "phone", 30: "name", 31: "phone", 32: "address"},
     "GT1": {2: "id", 3: "name", 4: "name", 5: "address", 6: "phone", 7: "phone", 8: "dob", 12: "id"},
     "IN1": {16: "name", 18: "dob", 19: "address", 36: "id", 49: "id"},
+    # sixteenth round (red-team 15 read): a visit's attending, referring, consulting and admitting
+    # doctors (PV1-7 / 8 / 9 / 17, XCN: id^family^given - written family first by some senders)
+    "PV1": {7: "xcn", 8: "xcn", 9: "xcn", 17: "xcn"},
 }
-_HL7_SEGMENT_RE = re.compile(r"(?m)^\s*(?P<seg>PID|NK1|GT1|IN1)\|(?P<rest>[^\r\n]*)")
+_HL7_SEGMENT_RE = re.compile(r"(?m)^\s*(?P<seg>PID|NK1|GT1|IN1|PV1)\|(?P<rest>[^\r\n]*)")
 
 
 def hl7_values(text: str) -> Iterator[tuple[str, str, str]]:
-    """``(value, entity, source)`` for the personal fields of HL7 v2 PID / NK1 / GT1 / IN1
+    """``(value, entity, source)`` for the personal fields of HL7 v2 PID / NK1 / GT1 / IN1 / PV1
     segments in ``text`` (segments on their own lines; ``|`` fields, ``~`` repetitions, ``^``
     components). Entities: LAST_NAME / FIRST_NAME (each given and middle name), DATE_OF_BIRTH
     (the date part, 8 digits), STREET_ADDRESS and ADDRESS_LINE2, ZIP, PHONE_NUMBER, ACCOUNT_ID
@@ -145,6 +148,10 @@ def hl7_values(text: str) -> Iterator[tuple[str, str, str]]:
                 comps = [c.strip() for c in rep.split("^")]
                 if not any(comps):
                     continue
+                if kind == "xcn":  # id^family^given (the id left out when the first part has no digit)
+                    kind = "name"
+                    if any(ch.isdigit() for ch in comps[0]):
+                        comps = comps[1:]
                 if kind == "name":
                     if comps[0]:
                         yield comps[0], "LAST_NAME", src

@@ -422,3 +422,24 @@ def test_an_hl7_visits_doctor_is_replaced():
 ])
 def test_a_person_keys_name_with_its_number_or_reading(anon, obj, values, kept):
     replaced_and_kept(tool(anon, obj, with_user=False), values, kept)
+
+
+def test_xml_of_another_script_is_read_by_its_tags_and_attributes(anon):
+    xml = ('<Убыток><Страхователь><ФИО>Белоусова Ирина Петровна</ФИО><Паспорт>45 19 338201</Паспорт>'
+           '<Полис>ХХХ 0287146391</Полис><ТС госномер="Н482ОР799">Kia Rio, 2019</ТС>'
+           '<Адрес индекс="117485">г. Москва, ул. Профсоюзная, д. 104, кв. 58</Адрес></Страхователь></Убыток>')
+    out = one(anon, [{"role": "user", "content": "claim"},
+                     {"role": "tool", "tool_call_id": "c1", "content": xml}]).messages[1]["content"]
+    replaced_and_kept(out, ["Белоусова", "45 19 338201", "0287146391", "Н482ОР799", '"117485"'],
+                      ["<Паспорт>", "госномер=", "Kia Rio", "<Адрес индекс="])
+
+
+@pytest.mark.parametrize("meta,values", [
+    ({"operador_id": "carla.m.ops", "medewerker": "mw.jansen.p", "agent_id": "jmorrow7"}, ["carla.m.ops", "mw.jansen.p", "jmorrow7"]),
+    ({"wx": "wxid_zq8823kk", "line_name": "Som.Chaiyaporn"}, ["wxid_zq8823kk", "Som.Chaiyaporn"]),
+])
+def test_staff_logins_and_messenger_ids_in_metadata_are_replaced(anon, meta, values):
+    from pipeline.records import LogRecord
+
+    (out,) = anon.anonymize([LogRecord(id="m", messages=[{"role": "user", "content": "hello"}], metadata=meta)])
+    assert_gone(json.dumps(out.metadata, ensure_ascii=False), values)

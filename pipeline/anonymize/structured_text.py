@@ -14,12 +14,12 @@ from typing import Iterator
 
 #: an element's name, with its namespace prefix ("invoice:zip": sixteenth round, a Swiss medical
 #: invoice's XML) - the prefix is dropped from the key
-_XML_NAME = r"(?:[A-Za-z_][\w.-]{0,30}:)?[A-Za-z_][\w.-]{0,60}"
+_XML_NAME = r"(?:[^\W\d][\w.-]{0,30}:)?[^\W\d][\w.-]{0,60}"  # (tags of any script: "<Паспорт>")
 #: ``<adresa>Str. Observatorului nr. 34</adresa>``: an element holding text only
 XML_ELEMENT_RE = re.compile(
     r"<(?P<k>" + _XML_NAME + r")(?:\s[^<>]{0,300})?>(?P<v>[^<>\n]{1,300})</(?P=k)\s*>")
 #: ``<party name="Ioana Munteanu" tel="0745 112 903">``: an attribute inside a tag
-XML_ATTR_RE = re.compile(r"""(?<=\s)(?P<k>[A-Za-z_][\w.-]{0,60})\s*=\s*(?P<q>["'])(?P<v>[^"'<>\n]{1,300})(?P=q)""")
+XML_ATTR_RE = re.compile(r"""(?<=\s)(?P<k>[^\W\d][\w.-]{0,60})\s*=\s*(?P<q>["'])(?P<v>[^"'<>\n]{1,300})(?P=q)""")
 #: ``addr="Korunní 1208/74, 101 00 Praha 10" tel=+420777215809``: a log line's fields
 LOG_FIELD_RE = re.compile(
     r"""(?:^|(?<=[\s,;{(\[]))(?P<k>[A-Za-z_][\w.-]{0,40})=(?:"(?P<dq>[^"\n]{1,300})"|'(?P<sq>[^'\n]{1,300})'|(?P<v>[^\s"',;|&)\]}]{1,300}(?: \d{2,5}(?![\w=]))*))""",
@@ -74,7 +74,7 @@ def xml_fields(text: str) -> Iterator[tuple[str, str]]:
                 # "<guest><name>ELENI PAPADOPOULOU</name>": also as "guest_name" (a person key's
                 # name - fourteenth round)
                 yield f"{parent.rsplit(':', 1)[-1]}_{key}", v
-    for tag in re.finditer(r"<[A-Za-z_][^<>]{0,600}>", text):
+    for tag in re.finditer(r"<[^\W\d][^<>]{0,600}>", text):
         for m in XML_ATTR_RE.finditer(tag.group()):
             v = m.group("v").strip()
             if v:

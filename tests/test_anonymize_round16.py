@@ -443,3 +443,18 @@ def test_staff_logins_and_messenger_ids_in_metadata_are_replaced(anon, meta, val
 
     (out,) = anon.anonymize([LogRecord(id="m", messages=[{"role": "user", "content": "hello"}], metadata=meta)])
     assert_gone(json.dumps(out.metadata, ensure_ascii=False), values)
+
+
+@pytest.mark.parametrize("text,names,kept", [
+    ("Good morning Adébáyọ̀, let me check the transfer.", ["Adébáyọ̀"], ["Good morning", "let me check"]),
+    ("Bonjour Maëlys, votre colis arrive.", ["Maëlys"], ["Bonjour", "votre colis"]),
+    ("Buenos días Itziar! Su pedido llegó.", ["Itziar"], ["Buenos días", "Su pedido"]),
+])
+def test_a_name_after_a_greeting_of_several_words(anon, text, names, kept):
+    replaced_and_kept(user(anon, text), names, kept)
+
+
+def test_a_greeting_before_a_team_stays(anon):
+    text = "Hello Team, Good morning Support! Buenos días Equipo."
+    out = user(anon, text)
+    assert "Support" in out and "Team" in out, out

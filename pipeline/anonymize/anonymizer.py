@@ -95,7 +95,13 @@ DEFAULT_KEEP_WORDS = frozenset(default_config().keep_words)
 _HONORIFICS = {"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "madam", "hi", "hello", "hey",
                "dear", "thanks", "thank", "captain", "mx",
                # after a given name in Turkish ("Elif Hanım", "Murat Bey"): never a name's tail
-               "hanım", "hanim", "bey", "hanımefendi", "beyefendi"}
+               "hanım", "hanim", "bey", "hanımefendi", "beyefendi",
+               # sixteenth round: greetings and "dear" of other languages before a name ("Bonjour
+               # Maëlys" became one name of two words)
+               "bonjour", "bonsoir", "salut", "hola", "ciao", "buongiorno", "buonasera", "hallo", "hej", "hei",
+               "moin", "hoi", "olá", "oi", "merhaba", "selam", "selamat", "ahoj", "cześć", "szia", "tere", "habari",
+               "jambo", "salam", "marhaba", "shalom", "kumusta", "halo", "kedves", "beste", "cher", "chère",
+               "querido", "querida", "caro", "cara", "liebe", "lieber", "sayın", "morning", "evening", "afternoon"}
 
 _NAME_WORD_RE = re.compile("^" + NAME_WORD + "$")
 _NOT_JSON = object()

@@ -54,7 +54,8 @@ def _latin_letters(pred) -> str:
 #: Regex character classes (contents) of upper / lower case Latin letters, accents included
 #: ("Łukasz", "Zięcik", "Ángela"): names are not ASCII.
 UPPER = "A-Z" + _latin_letters(str.isupper)
-LOWER = "a-z" + _latin_letters(str.islower)
+# (and combining accents after a letter: Yoruba tones "Adébáyọ̀", which NFC cannot compose - sixteenth round)
+LOWER = "a-z" + _latin_letters(str.islower) + "\u0300-\u036F"
 #: One Capitalized name word ("Tamsin", "Ángela", "O'Neil", "Anne-Marie", "McDonald").
 NAME_WORD = (f"(?:Mc|Mac|O['\u2019])?[{UPPER}][{LOWER}]+(?:['\u2019-](?:Mc|Mac)?[{UPPER}]?[{LOWER}]+)*")
 
@@ -954,6 +955,17 @@ HONORIFIC_AFTER_RE = re.compile(
 #: Adaeze"): twelfth round - the capitals were kept while the given name was replaced
 CAPS_COMMA_NAME_RE = re.compile(
     r"(?<![\w,])(?P<v>[A-Z][A-Z'-]+(?: [A-Z][A-Z'-]+)?, " + NAME_WORD + r"(?: " + NAME_WORD + r")?)(?![\w-])")
+
+
+#: a name after a greeting of several words and before a comma or an exclamation ("Good morning Wálé,",
+#: "Dzień dobry Zdzisławie,", "Buenos días Itziar!"): sixteenth round, red-team 15 read; the name
+#: must be no English word (:func:`_courtesy_after_score`: "Good morning Team," stays)
+GREETING_NAME_RE = re.compile(
+    r"(?i:good (?:morning|afternoon|evening|day)|dzień dobry|dobrý den|dobrý večer|dobar dan|добрый день|добрий день|"
+    r"bom dia|boa tarde|boa noite|buenos días|buenos dias|buenas tardes|buenas noches|guten (?:tag|morgen|abend)|"
+    r"goedemorgen|goedemiddag|god morgon|god dag|hyvää päivää|jó napot|iyi günler|selamat (?:pagi|siang|sore|malam)|"
+    r"kia ora|habari(?: za asubuhi)?|sawubona|dia duit|dia dhuit)[ \t,]+"
+    r"(?P<v>" + NAME_WORD + r"(?:[ \t]" + NAME_WORD + r")?)(?=[ \t]*[,!.:;]|[ \t]*$)", re.M)
 
 
 #: a name before an English / South Asian courtesy word ("Raghavendra sir can receive it", "Priya
@@ -2702,7 +2714,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
         MrzRecognizer(),
         MonthWordDobRecognizer(),
         RegexRecognizer("HonorificAfterNameRecognizer", "PERSON", [HONORIFIC_AFTER_RE], 0.7),
-        RegexRecognizer("CourtesyAfterNameRecognizer", "PERSON", [COURTESY_AFTER_RE], 0.7,
+        RegexRecognizer("CourtesyAfterNameRecognizer", "PERSON", [COURTESY_AFTER_RE, GREETING_NAME_RE], 0.7,
                         validate=_courtesy_after_score),
         RegexRecognizer("CapsCommaNameRecognizer", "PERSON", [CAPS_COMMA_NAME_RE], 0.7, validate=_caps_comma_name_score),
         RegexRecognizer("SpeakerLabelRecognizer", "PERSON", [SPEAKER_RE], 0.6, validate=_speaker_score),

@@ -272,7 +272,7 @@ def gen_plain(pz: "Pseudonymizer", digits: str):
 #: a name word: letters of any script ("Nguyễn", "高橋", "Καραμανλίδης") and the vowel signs of
 #: Indic and Thai scripts inside it ("राजेश", "สมชาย"); of Lao, Burmese, Khmer and Ethiopic too
 #: ("ສົມພອນ", "အောင်ကျော်မိုး", "ចាន់ សុភា": sixteenth round)
-NAME_TOKEN_RE = re.compile(r"(?:[^\W\d_]|[\u0900-\u0DFF\u0E00-\u0EFF\u1000-\u109F\u1780-\u17FF\u1200-\u137F])+")
+NAME_TOKEN_RE = re.compile(r"(?:[^\W\d_]|[\u0300-\u036F\u0900-\u0DFF\u0E00-\u0EFF\u1000-\u109F\u1780-\u17FF\u1200-\u137F])+")
 _SAFE_EMAIL_DOMAINS = {"example.com", "example.org", "example.net", "gmail.com", "yahoo.com",
                        "outlook.com", "hotmail.com", "icloud.com", "aol.com", "proton.me"}
 

@@ -468,7 +468,10 @@ def _run_stages(cfg, names: list[str], optional: tuple[str, ...] = ()) -> dict:
 
 def _ingest_body(cfg) -> None:
     """Read and validate logs and route each to the domain that owns its tools; bad or unowned
-    records go to quarantine with a reason code -> WORK/ingest/<signature>/logs.jsonl, quarantine.jsonl."""
+    records go to quarantine with a reason code -> WORK/ingest/<signature>/logs.jsonl, quarantine.jsonl.
+
+    Exits with status 3 when records came in and none passed (all quarantined), so that a
+    scheduled job notices; the quarantine is written all the same."""
     _check_input(cfg)
     st = _run_stages(cfg, ["ingest"])["ingest"].stats
     console.print(f"ingest: {st['in']} in = {st['ok']} ok + {st['quarantined']} quarantined records"
@@ -485,6 +488,9 @@ def _ingest_body(cfg) -> None:
                 else "see the reasons in quarantine.jsonl")
         console.print(f"warning: no record passed ingest - later stages will have nothing to work on; {hint}",
                       markup=False, highlight=False)
+        # (exit 3: every record quarantined - a nightly job must not report success on nothing;
+        # sixteenth round, a known limit of the fifteenth)
+        raise typer.Exit(code=3)
     elif not st["in"]:
         console.print("warning: the input holds no record", markup=False, highlight=False)
 

@@ -458,3 +458,13 @@ def test_a_greeting_before_a_team_stays(anon):
     text = "Hello Team, Good morning Support! Buenos días Equipo."
     out = user(anon, text)
     assert "Support" in out and "Team" in out, out
+
+
+@pytest.mark.parametrize("text,names,kept", [
+    ("ಹೆಸರು: ಶ್ವೇತಾ ರಾವ್\nಫೋನ್: 98450 12345", ["ಶ್ವೇತಾ", "ರಾವ್"], ["ಹೆಸರು:"]),
+    ("ឈ្មោះ៖ សុខ វណ្ណា", ["សុខ", "វណ្ណា"], ["ឈ្មោះ៖"]),
+    ("guest,தமிழ் பெயர்,relation\nSundar Krishnan,சுந்தர் கிருஷ்ணன்,uncle", ["சுந்தர்", "கிருஷ்ணன்", "Sundar"],
+     ["தமிழ் பெயர்", "uncle"]),
+])
+def test_a_name_label_or_column_of_another_script(anon, text, names, kept):
+    replaced_and_kept(user(anon, text), names, kept)

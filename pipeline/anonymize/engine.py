@@ -2372,6 +2372,9 @@ SCRIPT_INTRO_NAME_RES = (
     # "សួស្តី ខ្ញុំឈ្មោះ ចាន់ សុភា។", "ສະບາຍດີ, ຂ້ອຍຊື່ ...", "မင်္ဂလာပါ၊ ကျွန်တော် ... ပါ။", "ሰላም፡ ኣነ ... እየ።",
     # "Сайн байна уу, би ..."): greeting, "I am" / "my name is", one to four words, a sentence's end
     GREETING_INTRO_RE, HINDI_I_AM_RE, SCRIPT_HONORIFIC_AFTER_RE,
+    # a form's "name:" label in those scripts ("ಹೆಸರು: ಶ್ವೇತಾ ರಾವ್", "ឈ្មោះ៖ សុខ វណ្ណា", "ስም፡ ሰላማዊት ተሾመ")
+    re.compile(r"(?:^|(?<=[\s|,;]))(?:பெயர்|ಹೆಸರು|పేరు|പേര്|નામ|ਨਾਮ|නම|ຊື່|ឈ្មោះ|အမည်|ስም|Нэр|нэр)[ \t]*[:：៖፡][ \t]*"
+               r"(?P<v>" + _SCRIPT_WORD + r"(?:[ \t]+" + _SCRIPT_WORD + r"){0,3}?)(?=[ \t]*(?:[,;|.।\n]|$))", re.M),
     # sixteenth round (red-team 14 read): Telugu and Sinhala "my name is" ("నా పేరు ... ", "මගේ නම ..."),
     # Kannada / Malayalam / Gujarati / Punjabi ones, up to the sentence's end; Greek "I am ..." after
     # or before the name ("Ο Νίκος είμαι", "Με λένε Ελένη", "Είμαι η Κατερίνα"); Chinese "he / she is

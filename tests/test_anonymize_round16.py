@@ -468,3 +468,16 @@ def test_a_greeting_before_a_team_stays(anon):
 ])
 def test_a_name_label_or_column_of_another_script(anon, text, names, kept):
     replaced_and_kept(user(anon, text), names, kept)
+
+
+@pytest.mark.parametrize("text,names,kept", [
+    ("मैंने अपनी बहन रश्मि खुराना को पार्सल भेजा था", ["रश्मि", "खुराना"], ["अपनी बहन", "को पार्सल"]),
+    ("ನನ್ನ ಗಂಡ ಪ್ರಶಾಂತ ಮನೆಯಲ್ಲಿ ಇರ್ತಾರೆ.", ["ಪ್ರಶಾಂತ"], ["ನನ್ನ ಗಂಡ", "ಮನೆಯಲ್ಲಿ"]),
+])
+def test_a_name_after_my_and_a_kin_word_of_another_script(anon, text, names, kept):
+    replaced_and_kept(user(anon, text), names, kept)
+
+
+def test_kin_words_before_ordinary_words_stay(anon):
+    text = "मेरी बहन भी आएगी और मेरा भाई घर पर है।"
+    assert user(anon, text) == text

@@ -2279,6 +2279,22 @@ SCRIPT_HONORIFIC_AFTER_RE = re.compile(
     r"(?:जी|साहब|साहेब|साहिबा|मैडम|ਜੀ|ਸਾਹਿਬ|ਮੈਡਮ|صاحب|صاحبہ|صاحبة|সাহেব|সাহেবা|ম্যাডাম|ಅವರೇ|ಮೇಡಂ|அவர்களே|మేడం|"
     r"මහත්මයා|මහත්මිය|මහත්තයා|මැතිනිය)(?=[\s,،.!?।]|$)"
     r"|(?<![\u0A80-\u0AFF])(?P<w>[\u0A80-\u0AFF]{2,8}?)(?:બેન|ભાઈ)(?![\u0A80-\u0AFF])", re.M)
+#: a name after "my" and a kin word in the scripts without a name list ("मेरी बहन प्रिया मल्होत्रा को", "ನನ್ನ ಗಂಡ
+#: ರಾಘವೇಂದ್ರ ಮನೆಯಲ್ಲಿ", "మా అమ్మ లక్ష్మీ ప్రసన్న", "আমার ভাই শফিক,"): one or two words up to a postposition
+#: or punctuation, vetoed by stop words like GREETING_INTRO_RE (sixteenth round, red-team 15 read)
+KIN_SCRIPT_NAME_RE = re.compile(
+    r"(?:(?:मेरी|मेरा|मेरे|अपनी|अपना|अपने|हमारी|हमारे)[ \t]+(?:बहन|भाई|पत्नी|पति|बेटी|बेटा|माँ|मां|पिताजी|पिता|दोस्त|भाभी|दीदी|चाचा|मामा|सास|ससुर)"
+    r"|(?:माझी|माझा|माझे|आमची|आमचा)[ \t]+(?:बहीण|भाऊ|पत्नी|बायको|नवरा|मुलगी|मुलगा|आई|वडील|मैत्रीण|मित्र)"
+    r"|(?:ನನ್ನ|ನಮ್ಮ)[ \t]+(?:ಗಂಡ|ಹೆಂಡತಿ|ಮಗ|ಮಗಳು|ಅಮ್ಮ|ಅಪ್ಪ|ತಮ್ಮ|ತಂಗಿ|ಅಕ್ಕ|ಅಣ್ಣ)"
+    r"|(?:మా|నా)[ \t]+(?:అమ్మ|నాన్న|భర్త|భార్య|అబ్బాయి|అమ్మాయి|అన్న|అక్క|చెల్లి|తమ్ముడు|ఆయన|ఆవిడ)"
+    r"|(?:আমার|আমাদের)[ \t]+(?:ভাই|বোন|স্বামী|স্ত্রী|মা|বাবা|ছেলে|মেয়ে|আম্মা|আব্বা)"
+    r"|(?:મારી|મારો|મારા|અમારી)[ \t]+(?:બહેન|ભાઈ|પત્ની|પતિ|દીકરી|દીકરો|મમ્મી|પપ્પા|માતા|પિતા)"
+    r"|(?:ਮੇਰੀ|ਮੇਰਾ|ਮੇਰੇ)[ \t]+(?:ਭੈਣ|ਭਰਾ|ਪਤਨੀ|ਪਤੀ|ਧੀ|ਪੁੱਤਰ|ਮਾਂ|ਪਿਤਾ)"
+    r"|എന്റെ[ \t]+(?:ഭാര്യ|ഭർത്താവ്|മകൻ|മകൾ|അമ്മ|അച്ഛൻ|ചേട്ടൻ|ചേച്ചി)"
+    r"|මගේ[ \t]+(?:බිරිඳ|සැමියා|පුතා|දුව|අයියා|අක්කා|නංගී|මල්ලී|අම්මා|තාත්තා))[ \t]+"
+    r"(?P<v>" + _SCRIPT_WORD + r"(?:[ \t]+" + _SCRIPT_WORD + r")?)"
+    r"(?=[ \t]+(?:को|के|की|का|ने|से|भी|ला|ने|ಮನೆಯಲ್ಲಿ|ಗೆ|కి|కు|గారు|কে|এর|ને|ਨੂੰ|ക്ക്|ට)(?:[ \t,.।]|$)|[ \t]*[,.।!?]|[ \t]*$)",
+    re.M)
 #: the languages whose spaCy stop words veto :data:`GREETING_INTRO_RE` ("नमस्ते, मैं घर पर हूँ": I am at
 #: home - "पर" is a stop word)
 _GREETING_INTRO_LANGS = ("hi", "mr", "ne", "gu", "kn", "ml", "ta", "te", "si", "am", "ti", "sa")
@@ -2371,7 +2387,7 @@ SCRIPT_INTRO_NAME_RES = (
     # without a name list ("नमस्कार, मी सायली कुलकर्णी.", "નમસ્તે, હું હેતલ પટેલ.", "ನಮಸ್ಕಾರ, ನಾನು ಶ್ವೇತಾ ರಾವ್.",
     # "សួស្តី ខ្ញុំឈ្មោះ ចាន់ សុភា។", "ສະບາຍດີ, ຂ້ອຍຊື່ ...", "မင်္ဂလာပါ၊ ကျွန်တော် ... ပါ။", "ሰላም፡ ኣነ ... እየ።",
     # "Сайн байна уу, би ..."): greeting, "I am" / "my name is", one to four words, a sentence's end
-    GREETING_INTRO_RE, HINDI_I_AM_RE, SCRIPT_HONORIFIC_AFTER_RE,
+    GREETING_INTRO_RE, HINDI_I_AM_RE, SCRIPT_HONORIFIC_AFTER_RE, KIN_SCRIPT_NAME_RE,
     # a form's "name:" label in those scripts ("ಹೆಸರು: ಶ್ವೇತಾ ರಾವ್", "ឈ្មោះ៖ សុខ វណ្ណា", "ስም፡ ሰላማዊት ተሾመ")
     re.compile(r"(?:^|(?<=[\s|,;]))(?:பெயர்|ಹೆಸರು|పేరు|പേര്|નામ|ਨਾਮ|නම|ຊື່|ឈ្មោះ|အမည်|ስም|Нэр|нэр)[ \t]*[:：៖፡][ \t]*"
                r"(?P<v>" + _SCRIPT_WORD + r"(?:[ \t]+" + _SCRIPT_WORD + r"){0,3}?)(?=[ \t]*(?:[,;|.।\n]|$))", re.M),
@@ -2411,7 +2427,7 @@ def _script_intro_score(text: str, m: re.Match) -> Optional[float]:
         stops = spacy_stop_words(_GREETING_INTRO_LANGS + ("ur", "bn", "pa"))
         return None if any(w.lower() in stops or re.fullmatch(_GREETINGS_NO_LIST + "|धन्यवाद|शुक्रिया|हाँ|हां|ठीक|"
                                                                "شکریہ|جی|ধন্যবাদ|আচ্ছা", w) for w in words) else 0.7
-    if m.re is GREETING_INTRO_RE or m.re is HINDI_I_AM_RE:
+    if m.re is GREETING_INTRO_RE or m.re is HINDI_I_AM_RE or m.re is KIN_SCRIPT_NAME_RE:
         from .context import spacy_stop_words
 
         stops = spacy_stop_words(_GREETING_INTRO_LANGS)

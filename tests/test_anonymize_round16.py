@@ -481,3 +481,44 @@ def test_a_name_after_my_and_a_kin_word_of_another_script(anon, text, names, kep
 def test_kin_words_before_ordinary_words_stay(anon):
     text = "मेरी बहन भी आएगी और मेरा भाई घर पर है।"
     assert user(anon, text) == text
+
+
+# ------------------------------------------------------- the round's fresh-clone check (a helper's own logs)
+def test_hl7_segments_ended_by_carriage_returns_are_read(anon):
+    msg = ("MSH|^~\\&|VET|CLINIC|||20240101||ADT^A01|17|P|2.5\rPID|1||OW-50233^^^PAWS||Καραγιάννης^Στέλιος||19790312|M|||"
+           "Πατησίων 41^^Αθήνα^^11257^GR||6937712345\rOBX|1|TX|NOTE||ok")
+    out = one(anon, [{"role": "user", "content": "record"},
+                     {"role": "tool", "tool_call_id": "c1", "content": msg}]).messages[1]["content"]
+    replaced_and_kept(out, ["Καραγιάννης", "19790312", "Πατησίων 41", "11257", "6937712345"], ["\rPID|1||", "\rOBX|1|TX|NOTE"])
+
+
+def test_coordinates_as_two_fields_of_a_csv_row(anon):
+    csv = "addr,lat,lon,user\nSố 7 ngõ 12 phố Hàng Gai,21.0312,105.8491,thu.tran.1990"
+    out = one(anon, [{"role": "user", "content": "hi"},
+                     {"role": "tool", "tool_call_id": "c1", "content": csv}]).messages[1]["content"]
+    assert "21.0312" not in out and "105.8491" not in out and out.startswith("addr,lat,lon,user\n"), out
+
+
+def test_a_known_key_is_never_renamed_and_a_social_network_is_no_name(anon):
+    out = one(anon, [{"role": "user", "content": "Escríbeme por Instagram o WhatsApp, soy Inmaculada Rivas Gordillo."},
+                     {"role": "tool", "tool_call_id": "c1",
+                      "content": json.dumps({"name": "Inmaculada Rivas Gordillo", "instagram": "@inma_rg77"})}])
+    doc = json.loads(out.messages[1]["content"])
+    assert set(doc) == {"name", "instagram"} and doc["instagram"] != "@inma_rg77", doc
+    assert "por Instagram o WhatsApp" in out.messages[0]["content"], out.messages[0]["content"]
+
+
+@pytest.mark.parametrize("first,later,forms", [
+    ("Ιδιοκτήτης: Σταύρος Αναστασίου", "Σταύρο, το ιστορικό στάλθηκε στο όνομα του Αναστασίου.", ["Σταύρο"]),
+    ("ΙΔ: Παπαδόπουλος Νίκος", "Ευχαριστούμε τον κ. Παπαδόπουλου.", ["Παπαδόπουλου"]),
+    ("მეპატრონე: ნინო ბერიძე", "ნინოს ვიზიტი დაჯავშნილია.", ["ნინოს"]),
+    ("المالك: محمد العتيبي", "أرسلنا الإيصال لمحمد على الرقم.", ["لمحمد"]),
+])
+def test_case_forms_and_prefixes_of_known_names_in_more_scripts(anon, first, later, forms):
+    out = one(anon, [{"role": "user", "content": first}, {"role": "assistant", "content": later}]).messages[1]["content"]
+    replaced_and_kept(out, forms, [])
+
+
+def test_an_arabic_street_with_its_number_after_the_name(anon):
+    replaced_and_kept(user(anon, "lives at حي الياسمين، شارع الأمير محمد 27، الرياض. Pet ok"), ["شارع الأمير محمد 27"],
+                      ["lives at", "الرياض"])

@@ -763,6 +763,9 @@ class Anonymizer:
             ent = "PERSON"
         if ent is None and self.config.is_person_key(key):
             ent = self._person_value_entity(value)
+            if ent is None and key not in _VAGUE_PERSON_KEYS and _PERSON_ID_RE.fullmatch(value.strip()) \
+                    and not _DATE_LIKE_RE.fullmatch(value.strip()):
+                ent = "ACCOUNT_ID"  # "member": "HNG-0447", "driver": "DRV-22031": a person's id (sixteenth round)
         if ent is None and key.endswith("_name") and self.config.is_person_key(key[:-5]) \
                 and self._person_value_entity(value) == "PERSON":
             ent = "PERSON"  # "attendee_name", "driver_name", "tenant_name": a person key's name
@@ -1747,7 +1750,9 @@ class Anonymizer:
     def _rewrite_obj(self, obj: Any, key: Optional[str], fakes: dict[str, str],
                      rep: "_Replacer") -> Any:
         if isinstance(obj, dict):
-            return {(rep(k) if isinstance(k, str) else k):
+            # a key is rewritten only when it is no key the config knows ("instagram" stays a key
+            # when a brand "Instagram" was taken for a name in the text: sixteenth round)
+            return {(rep(k) if isinstance(k, str) and not self._known_key(k) else k):
                     self._rewrite_obj(v, _norm_key(k), fakes, rep)
                     for k, v in obj.items()}
         if isinstance(obj, list):
@@ -1782,6 +1787,13 @@ class Anonymizer:
                 return fakes[obj.strip()]
             return rep(obj)
         return obj
+
+    def _known_key(self, key: str) -> bool:
+        """A key the PII config or the domains know (a key rule or key word, a person key, a business
+        key): a field's name, never a value to replace."""
+        nk = _norm_key(key)
+        return bool(nk) and (nk in self.skip_keys or self.config.is_person_key(nk)
+                             or self.config.key_entity(nk)[0] is not None)
 
     def _rewrite_text(self, scan: _Scan, text: Any, maybe_json: bool, fakes, rep) -> Any:
         if isinstance(text, (dict, list)):
@@ -2214,6 +2226,10 @@ _ADDRESS_PART_ZIP_RE = re.compile(
 #: "Sonu Yadav (FE-DEL-3391)", "Jenalyn Ramos / +63 917 845 2213")
 _NAME_THEN_NUMBER_RE = re.compile(r"(?P<name>[^\d()<>@,;/]{2,60}?)[ \t]*(?:[,;/:-][ \t]*|\((?=.*\)$))?"
                                   r"(?P<num>\+?\(?\d[\d ()-]{5,20}\d|[A-Z]{1,5}-?[A-Z0-9-]{0,8}\d[A-Z0-9-]{1,12})\)?")
+#: an id's shape under a person key: capitals, a separator, three digits or more ("HNG-0447", "C-10023")
+_PERSON_ID_RE = re.compile(r"(?=(?:\D*\d){3})[A-Z]{1,6}[-_/]?(?:[A-Z0-9]{1,6}[-_/])?\d[\dA-Z-]{1,14}")
+#: person keys that also hold places, codes or servers ("from": "LHR-2231", "host": "DB-03")
+_VAGUE_PERSON_KEYS = frozenset({"from", "to", "cc", "bcc", "host", "display", "handle", "handles", "speaker"})
 _PHONE_SHAPE_RE = re.compile(r"\+?[\d ()-]{7,24}")
 _UNDERSCORE_NAME_RE = re.compile(r"[^\W\d_]{2,}(?:-[^\W\d_]{2,})?(?:_[^\W\d_]{2,}(?:-[^\W\d_]{2,})?){1,3}")
 #: A street noun right before a name: the name is the street's ("ul. Jana Pawła II", "Rua Oscar

@@ -1790,9 +1790,12 @@ NAME_CASE_ENDINGS = frozenset("""a e i o u y á é í ó ú ý ą ę ė ų ů ou
     а я у ю е і и ы о ой ей ою ею ом ем ого его ому ему ым им ая яя ую юю ий ый ин ина ину ине ино ів ова ову
     овой овым ове ево ева еву евой
     ը ի ին ից ով
-    ს ი მა ის ით ად ზე ში თან ისთვის""".split()) | {""}
-#: letters a Hebrew word takes before a name ("ולעומר": and to Omer; "לדוד", "מרחל"): sixteenth round
+    ს ი მა ის ით ად ზე ში თან ისთვის
+    ος ο ου ε η ης α ας ες ων""".split()) | {""}
+#: letters a Hebrew word takes before a name ("ולעומר": and to Omer; "לדוד", "מרחל") and an Arabic one
+#: ("لمحمد": to Mohammed, "ومريم", "بسارة"): sixteenth round
 _HEBREW_NAME_PREFIXES = re.compile(r"[ובלהמשכ]{1,3}")
+_ARABIC_NAME_PREFIXES = re.compile(r"[وفبلك]{1,2}")
 
 
 def inflected_name_forms(text: str, known: set[str]) -> list[tuple[str, str]]:
@@ -1803,9 +1806,11 @@ def inflected_name_forms(text: str, known: set[str]) -> list[tuple[str, str]]:
     (red-team 12 read): "Zuzana Hrušovská" in a table, "Zuzane Hrušovskej" in a message; sixteenth
     round: Hungarian and Finnish case endings ("Bencét", "Heikkilälle"), Georgian ones in its
     lower-case script ("ლევანს"), a Hebrew name after its prefix letters ("ולעומר": and to Omer)."""
-    bases = [k for k in known if len(k) >= 5 and k.isalpha()]
+    # (four letters in a script of its own: Georgian "ნინოს" for "ნინო")
+    bases = [k for k in known if (len(k) >= 5 or (len(k) == 4 and not k.isascii())) and k.isalpha()]
     hebrew = [k for k in known if len(k) >= 3 and re.fullmatch(r"[\u05D0-\u05EA]+", k)]
-    if not bases and not hebrew:
+    arabic = [k for k in known if len(k) >= 3 and re.fullmatch(r"[\u0621-\u064A]+", k)]
+    if not bases and not hebrew and not arabic:
         return []
     out = []
     for m in re.finditer(r"(?<![\w'-])[^\W\d_][^\W\d_]{3,}(?![\w'-])", text):
@@ -1817,6 +1822,11 @@ def inflected_name_forms(text: str, known: set[str]) -> list[tuple[str, str]]:
             continue
         if hebrew and "\u05D0" <= w[0] <= "\u05EA":
             base = next((h for h in hebrew if lw.endswith(h) and _HEBREW_NAME_PREFIXES.fullmatch(lw[:-len(h)])), None)
+            if base:
+                out.append((w, base))
+            continue
+        if arabic and "\u0621" <= w[0] <= "\u064A":
+            base = next((a for a in arabic if lw.endswith(a) and _ARABIC_NAME_PREFIXES.fullmatch(lw[:-len(a)])), None)
             if base:
                 out.append((w, base))
             continue

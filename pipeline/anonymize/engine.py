@@ -269,6 +269,8 @@ SCRIPT_STREET_RES = (
     # a Kazakh / Russian micro-district ("мкр. Самал-2, дом 58, кв. 91")
     re.compile(r"(?P<v>[\u0531-\u0587-]+[ \t](?:փող\.|փողոց|պող\.|պողոտա)[ \t]*\d{1,4}(?:[ \t]*,[ \t]*բն\.[ \t]*\d{1,4})?)"),
     re.compile(r"(?P<v>(?:فيلا|فيلّا|مبنى|بناية|عمارة|منزل)[ \t]*" + _DIGIT_ANY + r"{1,5}[،,][ \t]*(?:شارع|طريق)[ \t]+[^،,\n]{1,30})"),
+    # sixteenth round: a number after the street's name ("حي النرجس، شارع الأمير سلطان 18،": the fresh-clone check)
+    re.compile(r"(?P<v>(?:شارع|طريق)[ \t]+[^،,\n\d\"]{2,40}?[ \t]+" + _DIGIT_ANY + r"{1,5})(?!" + _DIGIT_ANY + r")"),
     # sixteenth round: a number before the street noun ("١٤ شارع جامعة الدول العربية،")
     re.compile(r"(?<![\w])(?P<v>" + _DIGIT_ANY + r"{1,5}[ \t]+(?:شارع|طريق|ش\.)[ \t]+[^،,\n\"]{2,40}?)(?=[ \t]*(?:[،,\"]|$))", re.M),
     re.compile(r"(?:(?<=[都道府県市区町村郡])|(?<![\u4E00-\u9FFF]))(?P<v>(?:(?![都道府県市区町村郡])[\u4E00-\u9FFF\u3400-\u4DBF\u3005]){1,6}?\d{1,2}丁目\d{1,3}(?:[-－]\d{1,4}){0,2}(?:番地?\d{0,3}号?)?)"),
@@ -1316,12 +1318,13 @@ def _long_number_score(text: str, m: re.Match) -> Optional[float]:
 #: home, a workout's start, a ride's pick-up - sixteenth round of issue 11, a fitness app's
 #: privacy zone and a scooter's trip log): "-23.5874,-46.6576", "37.4979, 127.0276". Both parts
 #: must be in range (latitude within 90, longitude within 180); amounts with two decimals stay.
-GEO_COORDINATES_RE = re.compile(r"(?<![\w.,-])(?P<v>-?\d{1,2}\.\d{4,9}\s?,\s?-?\d{1,3}\.\d{4,9})(?![\w.]|,\d)")
+# (a comma before it after a field that is no number: a CSV row's "...,21.0341,105.8522,...")
+GEO_COORDINATES_RE = re.compile(r"(?<![\w.-])(?<!\d,)(?P<v>-?\d{1,2}\.\d{4,9}\s?,\s?-?\d{1,3}\.\d{4,9})(?![\w.]|,\d)")
 
 
 def _geo_coordinates_score(text: str, m: re.Match) -> Optional[float]:
     lat, lon = (float(p) for p in m.group("v").split(","))
-    return 0.7 if abs(lat) <= 90 and abs(lon) <= 180 else None
+    return 0.85 if abs(lat) <= 90 and abs(lon) <= 180 else None  # (above a CSV field read as a phone)
 
 
 #: A customer's IPv4 / IPv6 address (tenth round: a gaming account's login IPs were left),
@@ -2745,7 +2748,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("MentionRecognizer", "USER_ID", [MENTION_RE, CHAT_NICK_RE], 0.7),
         RegexRecognizer("ProfileUrlRecognizer", "USER_ID", [PROFILE_URL_RE], 0.8),
         RegexRecognizer("IpAddressRecognizer", "ACCOUNT_ID", [IP_ADDRESS_RE], 0.8, validate=_ip_address_score),
-        RegexRecognizer("GeoCoordinatesRecognizer", "ACCOUNT_ID", [GEO_COORDINATES_RE], 0.7,
+        RegexRecognizer("GeoCoordinatesRecognizer", "ACCOUNT_ID", [GEO_COORDINATES_RE], 0.85,
                         validate=_geo_coordinates_score),
         RegexRecognizer("NicknameNameRecognizer", "PERSON", [NICKNAME_NAME_RE], 0.75, validate=_nickname_name_score),
         RegexRecognizer("LongNumberIdRecognizer", "ACCOUNT_ID", [LONG_NUMBER_ID_RE], 0.6, validate=_long_number_score),

@@ -126,7 +126,9 @@ HL7_FIELDS: dict[str, dict[int, str]] = {
     # doctors (PV1-7 / 8 / 9 / 17, XCN: id^family^given - written family first by some senders)
     "PV1": {7: "xcn", 8: "xcn", 9: "xcn", 17: "xcn"},
 }
-_HL7_SEGMENT_RE = re.compile(r"(?m)^\s*(?P<seg>PID|NK1|GT1|IN1|PV1)\|(?P<rest>[^\r\n]*)")
+# (a segment ends at a carriage return, HL7's own separator, or a line break: sixteenth round - a
+# message of "\r"-ended segments was read as one line)
+_HL7_SEGMENT_RE = re.compile(r"(?:^|(?<=[\r\n]))[ \t]*(?P<seg>PID|NK1|GT1|IN1|PV1)\|(?P<rest>[^\r\n]*)")
 
 
 def hl7_values(text: str) -> Iterator[tuple[str, str, str]]:

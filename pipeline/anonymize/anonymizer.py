@@ -1790,7 +1790,10 @@ class Anonymizer:
 
     def _known_key(self, key: str) -> bool:
         """A key the PII config or the domains know (a key rule or key word, a person key, a business
-        key): a field's name, never a value to replace."""
+        key) and no value: a field's name, never a value to replace. A key with a digit is a value
+        ("payment_methods": {"credit_card_4421486": ..}: a payment id keys its object)."""
+        if any(c.isdigit() for c in key) or "@" in key:
+            return False
         nk = _norm_key(key)
         return bool(nk) and (nk in self.skip_keys or self.config.is_person_key(nk)
                              or self.config.key_entity(nk)[0] is not None)

@@ -40,3 +40,12 @@ def assert_gone(text: str, values: list[str], ignore_case: bool = False) -> None
     """Fail naming the values of ``values`` still present in ``text``."""
     left = [v for v in values if present(text, v, ignore_case)]
     assert not left, f"survived {left} in {text!r}"
+
+
+def replaced_and_kept(out: str, values: list[str], kept: list[str]) -> None:
+    """Fail naming a value of ``values`` still in ``out`` (as a substring: scripts without word
+    boundaries too) or a word of ``kept`` gone from it."""
+    for v in values:
+        assert v not in out, (v, out)
+    for w in kept:
+        assert w in out, (w, out)

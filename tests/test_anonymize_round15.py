@@ -13,21 +13,12 @@ import pytest
 
 from pipeline.anonymize import Anonymizer, build_analyzer
 from pipeline.anonymize.pseudonymizer import Pseudonymizer, normalize, parse_date
-from tests.anon_helpers import assert_gone, present, user
+from tests.anon_helpers import assert_gone, present, replaced_and_kept, user
 
 
 @pytest.fixture(scope="module")
 def anon():
     return Anonymizer(secret="round15", analyzer=build_analyzer())
-
-
-def replaced_and_kept(out: str, values: list[str], kept: list[str]) -> None:
-    """Fail naming a value of ``values`` still in ``out`` (as a substring: scripts without word
-    boundaries too) or a word of ``kept`` gone from it."""
-    for v in values:
-        assert v not in out, (v, out)
-    for w in kept:
-        assert w in out, (w, out)
 
 
 # ------------------------------------------------------- greetings and honorifics of other languages

@@ -14,21 +14,12 @@ import pytest
 from pipeline.anonymize import Anonymizer, build_analyzer
 from pipeline.anonymize.config import default_config, normalize_key
 from pipeline.anonymize.structured_text import x12_values
-from tests.anon_helpers import assert_gone, one, present, tool, user
+from tests.anon_helpers import assert_gone, one, present, replaced_and_kept, tool, user
 
 
 @pytest.fixture(scope="module")
 def anon():
     return Anonymizer(secret="round16", analyzer=build_analyzer())
-
-
-def replaced_and_kept(out: str, values: list[str], kept: list[str]) -> None:
-    """Fail naming a value of ``values`` still in ``out`` (as a substring: scripts without word
-    boundaries too) or a word of ``kept`` gone from it."""
-    for v in values:
-        assert v not in out, (v, out)
-    for w in kept:
-        assert w in out, (w, out)
 
 
 # ------------------------------------------------------- keys: abbreviations, kin, scripts, messengers

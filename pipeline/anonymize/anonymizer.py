@@ -2259,15 +2259,17 @@ _STREET_NOUN_BEFORE_RE = re.compile(
 #: Brilliant"): the street's or the ship's name
 _AIRPORT_NOUNS = ("flughafen", "aeropuerto", "aéroport", "aeroporto", "lotnisko", "letiště", "havalimanı", "luchthaven")
 _VESSEL_PREFIXES = "MS|MV|M/S|M/V|RMS|HMS|SS"
+#: nouns before a storm's name, of several languages (a storm is no person: sixteenth round)
+_STORM_NOUNS = ("Storm", "Hurricane", "Typhoon", "Cyclone", "Sturm", "Orkan", "Tempête", "Borrasca", "Tormenta",
+                "Huracán", "Uragano", "Tifone")
 _STREET_OR_VESSEL_START_RE = re.compile(r"(?i:" + _STREET_NOUNS_ALT + "|" + "|".join(_AIRPORT_NOUNS) + r")[ \t]+(?=\S)"
-                                        r"|(?:" + _VESSEL_PREFIXES + r"|Storm|Hurricane|Typhoon|Cyclone)[ \t]+(?=[\"“„«']?[A-Z])")
+                                        r"|(?:" + _VESSEL_PREFIXES + "|" + "|".join(_STORM_NOUNS) + r")[ \t]+(?=[\"“„«']?[A-Z])")
 #: A vessel's prefix or an airport's noun (Capitalized) right before a name (red-team 13's clean records)
 _VESSEL_OR_AIRPORT_BEFORE_RE = re.compile(r"(?<![\w/])(?:" + _VESSEL_PREFIXES + "|MY|SY|"
                                           + "|".join(w.capitalize() for w in _AIRPORT_NOUNS)
                                           # a storm's name ("Storm Herminia", "Hurricane Ida": sixteenth round)
-                                          + r"|[Ss]torm|Hurricane|Typhoon|Cyclone|Sturm|Orkan|Tempête|Borrasca|"
-                                          r"Tormenta|Huracán|Uragano|Tifone)[ \t]+[\"“„«']?$")
-_NAMED_WEATHER = frozenset({"storm", "hurricane", "typhoon", "cyclone"})
+                                          + "|storm|" + "|".join(_STORM_NOUNS) + r")[ \t]+[\"“„«']?$")
+_NAMED_WEATHER = frozenset(w.lower() for w in _STORM_NOUNS)
 #: a name's last word glued to a street noun: the street's name ("Gustav Mahlerlaan", "Claude
 #: Debussylaan", "Johann-Strauß-Straße": sixteenth round)
 _GLUED_STREET_END_RE = re.compile(r"(?i)[^\W\d_]{3,}(?:laan|straat|gracht|plein|kade|steeg|singel|dreef|"

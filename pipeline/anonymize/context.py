@@ -1804,8 +1804,9 @@ def inflected_name_forms(text: str, known: set[str]) -> list[tuple[str, str]]:
     endings in :data:`NAME_CASE_ENDINGS` - a name of five letters or more, the form no English
     word ("Lima" -> "Lime" is none). Returns ``(form, known word)`` pairs. Fifteenth round
     (red-team 12 read): "Zuzana Hrušovská" in a table, "Zuzane Hrušovskej" in a message; sixteenth
-    round: Hungarian and Finnish case endings ("Bencét", "Heikkilälle"), Georgian ones in its
-    lower-case script ("ლევანს"), a Hebrew name after its prefix letters ("ולעומר": and to Omer)."""
+    round: Hungarian, Finnish and Greek case endings ("Bencét", "Heikkilälle", "Γιώργο"), Georgian
+    ones in its lower-case script ("ლევანს", four letters enough there), a Hebrew or Arabic name after
+    its prefix letters ("ולעומר": and to Omer, "لمحمد": to Mohammed)."""
     # (four letters in a script of its own: Georgian "ნინოს" for "ნინო")
     bases = [k for k in known if (len(k) >= 5 or (len(k) == 4 and not k.isascii())) and k.isalpha()]
     hebrew = [k for k in known if len(k) >= 3 and re.fullmatch(r"[\u05D0-\u05EA]+", k)]

@@ -1973,7 +1973,8 @@ class _Replacer:
     # and Armenian letters too ("דוד" of "אבי בן-דוד" is not in "באשדוד")
     _W = ("A-Za-z0-9_\u00C0-\u024F\u1E00-\u1EFF\u0370-\u03FF\u0400-\u04FF\u0531-\u0587\u05D0-\u05EA"
           "\u0620-\u064A\u066E-\u06D3\u06D5\u06FA-\u06FF\u0900-\u0963\u0966-\u09FF\u0B80-\u0BFF\u10A0-\u10FF\u1200-\u135A")
-    _GEN = r"(?<![" + _W + r"])(?:{})(?![" + _W + r"])"
+    # (a Hindi "ji" glued to a name ends it: "प्रियाजी" - sixteenth round's fresh-clone check)
+    _GEN = r"(?<![" + _W + r"])(?:{})(?!(?!जी(?![" + _W + r"]))[" + _W + r"])"
     # lower-case name words: never inside an e-mail, a URL or a file name ("tamsin.okafor@...")
     _SOFT = r"(?<![" + _W + r".@%+/-])(?:{})(?![" + _W + r"@]|[.-][A-Za-z0-9])"
     # (a comma after a digit is a thousands' separator; after anything else a field's separator:

@@ -34,3 +34,27 @@ def test_a_hindi_ji_glued_to_a_first_name_ends_the_name(anon, text, values, kept
 ])
 def test_kin_answer_and_verb_words_with_ji_or_after_main_stay(anon, text):
     assert user(anon, text) == text
+
+
+# ------------------------------------------------- one person, one fake across case forms
+def test_case_forms_of_a_name_take_the_fake_of_the_name(anon):
+    from tests.anon_helpers import one
+
+    out = one(anon, [{"role": "user", "content": "Dzień dobry, nazywam się Zuzana Hrušovská."},
+                     {"role": "assistant", "content": "Paczka dla Zuzany Hrušovskej jest w drodze."},
+                     {"role": "user", "content": "Меня зовут Ирина Соколова. Передайте Ирине Соколовой привет."}])
+    first, second, third = (m["content"] for m in out.messages)
+    fake_pl = first.split("nazywam się ")[1].rstrip(".")
+    assert "Zuzan" not in second and "Hrušovsk" not in second
+    assert fake_pl in second, (first, second)
+    fake_ru = third.split("зовут ")[1].split(".")[0]
+    assert "Ирин" not in third and "Соколов" not in third
+    assert third.count(fake_ru) == 2, third
+
+
+@pytest.mark.parametrize("text,values,kept", [
+    ("Передайте Ирине Соколовой привет.", ["Ирине", "Соколовой"], ["Передайте", "привет"]),
+    ("Спасибо. Уточните Людмиле Кравченко адрес доставки.", ["Людмиле", "Кравченко"], ["Уточните", "адрес"]),
+])
+def test_a_capital_at_a_sentence_start_is_no_name_word_of_the_cyrillic_run(anon, text, values, kept):
+    replaced_and_kept(user(anon, text), values, kept)

@@ -322,6 +322,29 @@ class _Scan:
         self.business_words.update(w.lower() for w in re.findall(r"[^\W\d_]{3,}", text))
 
 
+def _case_canon(values: dict[str, str]) -> dict[str, str]:
+    """Name words of ``values`` (real value -> entity, in the order found) that are a case form of
+    an earlier one (:func:`~pipeline.anonymize.context.inflected_name_forms`: "Zuzany" after
+    "Zuzana", "ולעומר" after "עומר"), lower case -> the earlier word as written; ``{}`` when none."""
+    words: dict[str, str] = {}
+    for v, e in values.items():
+        if e in NAME_ENTITIES:
+            for w in re.findall(r"[^\W\d_]+", v):
+                words.setdefault(w.lower(), w)
+    if len(words) < 2:
+        return {}
+    canon: dict[str, str] = {}
+    seen: set[str] = set()
+    for lw, w in words.items():
+        hit = inflected_name_forms(w, seen) if seen else []
+        if hit:
+            base = hit[0][1]
+            canon[lw] = canon.get(base, words[base])
+        else:
+            seen.add(lw)
+    return canon
+
+
 class Anonymizer:
     """Pseudonymize :class:`LogRecord` s consistently within one run.
 
@@ -1702,6 +1725,7 @@ class Anonymizer:
             if ent == "EMAIL_ADDRESS" and "@" in value:
                 locals_[value.split("@", 1)[0].lower()] = pz.pseudonym(value, ent).split("@", 1)[0]
         people = sorted(scan.people)
+        canon = _case_canon(scan.values)
         for value, ent in scan.values.items():
             fake = None
             if ent == "USER_ID":
@@ -1715,6 +1739,12 @@ class Anonymizer:
                 names = {w.lower() for w, e in scan.values.items() if e in NAME_ENTITIES and " " not in w}
                 fake = re.sub(r"[^\W\d_]+", lambda m: match_case(m.group(0), pz.name_token(m.group(0)))
                               if m.group(0).lower() in names else m.group(0), value)
+            if fake is None and ent in NAME_ENTITIES and canon:
+                # a case form takes its base form's fake ("Zuzany Hrušovskej" -> the fake of
+                # "Zuzana Hrušovská"): one person, one pseudonym (the fake is not declined)
+                base = re.sub(r"[^\W\d_]+", lambda m: canon.get(m.group(0).lower(), m.group(0)), value)
+                if base != value:
+                    fake = pz.pseudonym(base, scan.values.get(base, ent))
             if fake is None:
                 fake = pz.pseudonym(value, ent)
             fakes[value] = fake

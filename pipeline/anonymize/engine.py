@@ -2540,9 +2540,13 @@ class ScriptNameRunRecognizer(RegexRecognizer):
         for rx in _SCRIPT_RUN_RES:
             for m in rx.finditer(text):
                 words = [(w.group(), m.start() + w.start(), m.start() + w.end()) for w in re.finditer(r"\S+", m.group())]
+                # words that begin a sentence: a capital there says nothing ("Передайте Ирине
+                # Соколовой": "pass on to ...", seventeenth round)
+                opening = {k for k, (_w, s, _e) in enumerate(words)
+                           if re.search(r"(?:^|[.!?:;\n])[\s\"'«„(]*$", text[max(0, s - 4):s])}
                 i = 0
                 while i < len(words) - 1:
-                    span = self._run(words, i, firsts, lasts)
+                    span = self._run(words, i, firsts, lasts, i in opening)
                     if span is None:
                         i += 1
                         continue
@@ -2551,8 +2555,10 @@ class ScriptNameRunRecognizer(RegexRecognizer):
         return out
 
     @staticmethod
-    def _run(words: list[tuple[str, int, int]], i: int, firsts: frozenset[str], lasts: frozenset[str]) -> Optional[int]:
-        """Index of the last word of the name run starting at word ``i`` (None: none starts there)."""
+    def _run(words: list[tuple[str, int, int]], i: int, firsts: frozenset[str], lasts: frozenset[str],
+             opening: bool = False) -> Optional[int]:
+        """Index of the last word of the name run starting at word ``i`` (None: none starts there);
+        ``opening``: word ``i`` begins a sentence, so a cased run starts there only with a name."""
         low = [w.lower() for w, _, _ in words]
         if low[i] in _SCRIPT_NOT_NAMES:
             return None
@@ -2562,6 +2568,8 @@ class ScriptNameRunRecognizer(RegexRecognizer):
             while j + 1 < len(words) and j - i < 3 and words[j + 1][0][:1].isupper() and words[j + 1][0][1:2].islower():
                 j += 1
             if not cased or j == i or not words[i][0][1:2].islower():
+                return None
+            if opening and not (_inflected_in(low[i], firsts) or _inflected_in(low[i], lasts)):
                 return None
             if (_inflected_in(low[i], firsts) or _inflected_in(low[j], lasts)
                     or any(_inflected_in(lw, firsts) for lw in low[i + 1:j + 1])):

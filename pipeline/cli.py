@@ -515,7 +515,10 @@ def _anonymize_body(cfg, eval_: bool = False, tau: Optional[Path] = None, eval_l
     # the residual scan's real values left (a fresh-clone check: a passport zone's surname the
     # report counted was never printed)
     residual_real = (report.get("residual") or {}).get("real_values", 0) or 0
-    console.print(f"audit: {leaks} leaks, {suspects} suspects, {residual_real} real values left by the "
+    # the audit line and the review list are the command's result: on stdout, for a pipe or a file
+    # (progress and notes stay on stderr; a fresh-clone check found everything on stderr)
+    result = Console()
+    result.print(f"audit: {leaks} leaks, {suspects} suspects, {residual_real} real values left by the "
                   f"residual scan (values never shown)"
                   + ("; see them in masked context with --review, and extend the PII config (--pii-config) "
                      "for what it missed" if (leaks or suspects or residual_real) and not review else ""))
@@ -530,8 +533,8 @@ def _anonymize_body(cfg, eval_: bool = False, tau: Optional[Path] = None, eval_l
             return
         for item in anonymizer.review():
             kind = "LEAK" if item["leak"] else "suspect"
-            console.print(f"  {kind:<7} {item['record_id']}  {item['type']:<20} {item['context']}",
-                          markup=False, highlight=False)
+            result.print(f"  {kind:<7} {item['record_id']}  {item['type']:<20} {item['context']}",
+                         markup=False, highlight=False, soft_wrap=True)
 
 
 def _blueprints_body(cfg) -> None:

@@ -105,6 +105,8 @@ def test_cli_pii_config_and_review(tmp_path, monkeypatch):
     res = runner.invoke(app, ["anonymize", "--work", str(work), "--review"])
     assert res.exit_code == 0, res.output
     assert "suspect" in res.output and "ZX99812" not in res.output and "Z*#####" in res.output
+    # the audit line and the review list are the result: on stdout (they were on stderr)
+    assert "audit:" in res.stdout and "suspect" in res.stdout and "Z*#####" in res.stdout, res.stdout
     # a fresh user's check: `trajpipe anonymize` said nothing about the random key
     assert "Note: TRAJPIPE_SECRET is not set" in res.output, res.output
     report = json.loads((_stage_dir(work, "anonymize") / "anonymization_report.json").read_text())

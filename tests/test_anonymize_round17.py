@@ -58,3 +58,19 @@ def test_case_forms_of_a_name_take_the_fake_of_the_name(anon):
 ])
 def test_a_capital_at_a_sentence_start_is_no_name_word_of_the_cyrillic_run(anon, text, values, kept):
     replaced_and_kept(user(anon, text), values, kept)
+
+
+# ------------------------------------------------------------------ --review masks every finding
+def test_a_review_context_masks_the_records_other_findings_too():
+    from pipeline.anonymize.audit import Finding, masked_context
+    from pipeline.records import LogRecord
+
+    rec = LogRecord(id="r", messages=[{"role": "user", "content": "locker ZX99812 beside badge QK55107 today"}])
+    first = Finding("r", "shape:digit_run", False, "ZX99812")
+    second = Finding("r", "shape:digit_run", False, "QK55107")
+    ctx = masked_context(rec, first, others=["ZX99812", "QK55107"])
+    assert "ZX99812" not in ctx and "QK55107" not in ctx, ctx
+    assert "[Z*#####]" in ctx and "Q*#####" in ctx and "beside badge" in ctx, ctx
+    # without the others (the old behaviour) the second value shows in the clear
+    assert "QK55107" in masked_context(rec, first)
+    assert "ZX99812" not in masked_context(rec, second, others=["ZX99812"])

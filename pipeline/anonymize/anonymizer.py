@@ -1964,8 +1964,10 @@ class Anonymizer:
 
         for rin, rout in zip(recs, out):
             self._audit_counts["records"] += 1
-            for f in audit_record(rin, rout, self.config, is_fake=lambda v: self._is_fake(v, "OTHER"),
-                                  business_keys=self.domain_vocabulary.business_keys):
+            found = audit_record(rin, rout, self.config, is_fake=lambda v: self._is_fake(v, "OTHER"),
+                                 business_keys=self.domain_vocabulary.business_keys)
+            values = [f.value for f in found]
+            for f in found:
                 kind = "leaks" if f.leak else "suspects"
                 self._audit_counts[kind] += 1
                 self._audit_counts[f"{kind}:{f.type}"] += 1
@@ -1974,7 +1976,7 @@ class Anonymizer:
                                               "leak": f.leak})
                 if len(self._review) < self.REVIEW_ITEMS_MAX:
                     self._review.append({"record_id": f.record_id, "type": f.type,
-                                         "leak": f.leak, "context": masked_context(rout, f)})
+                                         "leak": f.leak, "context": masked_context(rout, f, others=values)})
 
     def review(self) -> list[dict[str, Any]]:
         """The audit's findings for a person to judge: ``record_id``, ``type``, ``leak`` and

@@ -186,14 +186,20 @@ def masked(value: str) -> str:
     return re.sub(r"(?<=\w)\w", lambda m: "#" if m.group(0).isdigit() else "*", value)
 
 
-def masked_context(rec: LogRecord, finding: Finding, width: int = 40) -> str:
+def masked_context(rec: LogRecord, finding: Finding, width: int = 40, others: Iterable[str] = ()) -> str:
     """The output text around ``finding`` (``width`` characters each side) with the value
     masked, for a person to judge whether it is personal (``--review``); a value of a JSON key
-    is shown with its key ("item_id: ...[1#########]...": a value alone says little)."""
+    is shown with its key ("item_id: ...[1#########]...": a value alone says little).
+    ``others``: the record's other findings' values, masked too where the context shows them
+    (a sixteenth-round fresh-clone check saw a second leftover in the clear beside the first)."""
     keyed, _ = record_strings(rec)
+    other_rx = [re.compile(r"(?<![A-Za-z0-9])" + re.escape(v) + r"(?![A-Za-z0-9])", re.I)
+                for v in sorted(set(others) - {finding.value}, key=len, reverse=True) if v]
     for k, s in keyed:
         m = re.search(r"(?<![A-Za-z0-9])" + re.escape(finding.value) + r"(?![A-Za-z0-9])", s, re.I)
         if m:
+            for rx in other_rx:  # masks keep the length: the finding's offsets hold
+                s = rx.sub(lambda o: masked(o.group(0)), s)
             left = s[max(0, m.start() - width):m.start()].replace("\n", " ")
             right = s[m.end():m.end() + width].replace("\n", " ")
             return (f"{k}: " if k else "") + f"...{left}[{masked(m.group(0))}]{right}..."

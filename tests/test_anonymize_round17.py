@@ -74,3 +74,19 @@ def test_a_review_context_masks_the_records_other_findings_too():
     # without the others (the old behaviour) the second value shows in the clear
     assert "QK55107" in masked_context(rec, first)
     assert "ZX99812" not in masked_context(rec, second, others=["ZX99812"])
+
+
+# ------------------------------------------------ things and monarchs named with a royal title
+@pytest.mark.parametrize("text", [
+    "The Queen Mary 2 leaves Southampton on Friday, boarding from 11:00.",
+    "We had dinner at the Prince Albert near the station.",
+    "Queen Elizabeth II opened the bridge in 1961.",
+    "The museum has a portrait of King Charles III in the hall.",
+])
+def test_a_ship_pub_or_monarch_named_with_a_royal_title_stays(anon, text):
+    assert user(anon, text) == text
+
+
+def test_a_customer_with_a_title_like_first_word_is_still_replaced(anon):
+    replaced_and_kept(user(anon, "Tell Queenie Harlow her parcel is at the Prince Albert."),
+                      ["Queenie", "Harlow"], ["Prince Albert"])

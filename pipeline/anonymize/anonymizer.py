@@ -1369,6 +1369,11 @@ class Anonymizer:
                             or ((not strong or (not value.isupper() and len(value.split()) >= 2))
                                 and _VESSEL_OR_AIRPORT_BEFORE_RE.search(text[max(0, s - 12):s]))
                             or (not strong and _STREET_OR_VESSEL_START_RE.match(value))
+                            or (not strong and _THE_TITLE_BEFORE_RE.search(text[max(0, s - 24):s]))
+                            or (not strong and _THE_BEFORE_RE.search(text[max(0, s - 6):s])
+                                and _TITLE_START_RE.match(value))
+                            # "Queen Elizabeth II", "King Charles III": a monarch, no customer
+                            or (not strong and _MONARCH_RE.search(text[max(0, s - 12):e + 6]) is not None)
                             or (not strong and _GLUED_STREET_END_RE.search(value.rstrip(" ,.;")))
                             or _CODE_AFTER_RE.match(text, e) or _FIRM_AFTER_RE.match(text, e)
                             # a firm's legal form ends the span - one that runs over a field
@@ -2302,6 +2307,14 @@ _VESSEL_OR_AIRPORT_BEFORE_RE = re.compile(r"(?<![\w/])(?:" + _VESSEL_PREFIXES + 
                                           + "|".join(w.capitalize() for w in _AIRPORT_NOUNS)
                                           # a storm's name ("Storm Herminia", "Hurricane Ida": sixteenth round)
                                           + "|storm|" + "|".join(_STORM_NOUNS) + r")[ \t]+[\"“„«']?$")
+#: "the" and a royal, noble or saint's title before a name: a thing named after a person ("the
+#: Queen Mary 2", "the Prince Albert", "the King Edward VII": a ship, a pub, a hospital - seventeenth
+#: round, the fresh-clone check's clean records); a person is addressed without the article
+_ROYAL_TITLES = r"(?:Queen|King|Prince|Princess|Duke|Duchess|Empress|Emperor|Tsar|Tsarina|Kaiser|Saint|St\.?|Pope)"
+_THE_TITLE_BEFORE_RE = re.compile(r"(?<![\w])[Tt]he[ \t]+" + _ROYAL_TITLES + r"[ \t]+$")
+_THE_BEFORE_RE = re.compile(r"(?<![\w])[Tt]he[ \t]+$")
+_MONARCH_RE = re.compile(_ROYAL_TITLES + r"[ \t]+[A-Z][a-z]+[ \t]+(?:I{1,3}|IV|VI{0,3}|IX|XI{0,3}|XIV|XVI{0,3})(?![\w])")
+_TITLE_START_RE = re.compile(_ROYAL_TITLES + r"[ \t]+[A-Z]")
 _NAMED_WEATHER = frozenset(w.lower() for w in _STORM_NOUNS)
 #: a name's last word glued to a street noun: the street's name ("Gustav Mahlerlaan", "Claude
 #: Debussylaan", "Johann-Strauß-Straße": sixteenth round)

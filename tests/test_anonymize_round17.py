@@ -90,3 +90,25 @@ def test_a_ship_pub_or_monarch_named_with_a_royal_title_stays(anon, text):
 def test_a_customer_with_a_title_like_first_word_is_still_replaced(anon):
     replaced_and_kept(user(anon, "Tell Queenie Harlow her parcel is at the Prince Albert."),
                       ["Queenie", "Harlow"], ["Prince Albert"])
+
+
+# ------------------------------------------- Faker's names in other scripts join the gazetteer
+def test_fakers_names_of_other_scripts_are_in_the_script_gazetteer():
+    from pipeline.anonymize.names_data import faker_script_names, script_names
+
+    ff, fl = faker_script_names()
+    firsts, lasts = script_names()
+    assert len(ff) > 1000 and len(fl) > 1000
+    assert ff <= firsts and fl <= lasts
+    # names-dataset (public profiles) lacked these Devanagari first names
+    assert {"प्रिया", "सुनील", "सुनीता"} <= firsts
+    # no stop word of those languages became a name
+    assert not ({"और", "का", "это", "και"} & (firsts | lasts))
+
+
+@pytest.mark.parametrize("text,values,kept", [
+    ("ग्राहक सुनीता वर्मा ने कॉल किया।", ["सुनीता", "वर्मा"], ["ग्राहक", "कॉल"]),
+    ("कृपया राहुल शर्मा को पार्सल दें।", ["राहुल", "शर्मा"], ["कृपया", "पार्सल"]),
+])
+def test_a_devanagari_name_run_without_context_is_replaced(anon, text, values, kept):
+    replaced_and_kept(user(anon, text), values, kept)

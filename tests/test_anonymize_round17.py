@@ -112,3 +112,55 @@ def test_fakers_names_of_other_scripts_are_in_the_script_gazetteer():
 ])
 def test_a_devanagari_name_run_without_context_is_replaced(anon, text, values, kept):
     replaced_and_kept(user(anon, text), values, kept)
+
+
+# ------------------------------------------------ national ids by their names, whatever the check digit
+@pytest.mark.parametrize("text,values,kept", [
+    ("Per la fattura: C.F. RSSMRA80A01H501Z, via Verdi 3.", ["RSSMRA80A01H501Z"], ["fattura"]),
+    ("Klient, isikukood 38001085718, soovib lepingut.", ["38001085718"], ["Klient", "lepingut"]),
+    ("EMŠO: 0101990500123, članarina plačana.", ["0101990500123"], ["članarina"]),
+    ("Второй водитель, ВУ 78 КМ 552013, стаж 5 лет.", ["78 КМ 552013"], ["водитель", "стаж"]),
+    ("паспорт 45 12 345678 выдан в 2015 году", ["45 12 345678"], ["выдан"]),
+    ("Авто: Kia Rio, гос. номер К482МР 197, залог 15000.", ["К482МР 197"], ["Kia Rio", "залог", "15000"]),
+])
+def test_national_ids_and_russian_documents_by_their_names_are_replaced(anon, text, values, kept):
+    replaced_and_kept(user(anon, text), values, kept)
+
+
+def test_a_frying_pan_is_no_pan_number(anon):
+    text = "I bought a frying pan 12345 times cheaper."
+    assert user(anon, text) == text
+
+
+# ----------------------------------------------------------------------- keys of red-team 18
+@pytest.mark.parametrize("key,entity", [
+    ("immat", "VEHICLE_ID"), ("router_sn", "ACCOUNT_ID"), ("kartica_rfid", "ACCOUNT_ID"),
+    ("utente_thefork", "USER_ID"), ("korisnik_portala", "USER_ID"), ("担当", "PERSON"), ("승인자", "PERSON"),
+    ("mitronymo", "FIRST_NAME"), ("patronymo", "FIRST_NAME"),
+])
+def test_keys_of_red_team_18_name_their_entity(key, entity):
+    from pipeline.anonymize.config import default_config, normalize_key
+
+    assert default_config().key_entity(normalize_key(key))[0] == entity
+
+
+@pytest.mark.parametrize("key", ["snack", "sn_count", "reason", "season"])
+def test_words_holding_sn_are_no_serial_keys(key):
+    from pipeline.anonymize.config import default_config, normalize_key
+
+    assert default_config().key_entity(normalize_key(key))[0] is None
+
+
+# ------------------------------------------ a Chinese family name alone with its honorific
+@pytest.mark.parametrize("text,values,kept", [
+    ("王女士您好，退货已受理，顺丰会联系李先生上门取件。", ["王女士", "李先生"], ["退货", "顺丰", "上门取件"]),
+    ("林小姐，您的訂單已出貨。", ["林小姐"], ["訂單"]),
+    ("陳生，今晚七點有位。", ["陳生"], ["今晚"]),
+])
+def test_a_chinese_family_name_with_its_honorific_is_replaced(anon, text, values, kept):
+    replaced_and_kept(user(anon, text), values, kept)
+
+
+@pytest.mark.parametrize("text", ["學生證已寄出，先生您好。", "太太们的订单都已发货。"])
+def test_honorifics_alone_and_student_stay(anon, text):
+    assert user(anon, text) == text

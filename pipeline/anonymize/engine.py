@@ -891,7 +891,13 @@ CJK_NAME_RES = (
     re.compile(r"(?P<v>[" + _CJK + r"]{1,4}(?:[ \u3000]?[\u30A0-\u30FF\u3040-\u309F]{2,4}|[ \u3000][" + _CJK + r"]{1,4})?)"
                r"(?=[ \u3000]?(?:様|さま|さん|氏|殿|くん|ちゃん))"),
     re.compile(r"(?P<v>[" + _CN_SURNAMES + r"陳張劉楊黃趙吳鄭謝許韓馮鄧蕭葉蘇魏呂盧鍾譚陸範廖賈韋鄒熊邱薛閻龍陶賀顧龔萬錢嚴戴湯]"
-               r"[" + _CJK + r"]{0,2})(?=[ \u3000]?(?:先生|女士|小姐|老师|老師|同学|同學|太太|阿姨))"),
+               r"[" + _CJK + r"]{1,2})(?=[ \u3000]?(?:先生|女士|小姐|老师|老師|同学|同學|太太|阿姨))"
+               # a family name alone with its honorific ("王女士", "李先生", Cantonese "陳生" / "陳太"): the
+               # whole, a one-letter value being no value (seventeenth round, red-team 18 read)
+               r"|(?P<w>[" + _CN_SURNAMES + r"陳張劉楊黃趙吳鄭謝許韓馮鄧蕭葉蘇魏呂盧鍾譚陸範廖賈韋鄒熊邱薛閻龍陶賀顧龔萬錢嚴戴湯]"
+               r"(?:先生|女士|小姐|老师|老師|太太|阿姨))"
+               r"|(?<![" + _CJK + r"])(?P<x>[" + _CN_SURNAMES + r"陳張劉楊黃趙吳鄭謝許韓馮鄧蕭葉蘇魏呂盧鍾譚陸範廖賈韋鄒熊邱薛閻龍陶賀顧龔萬錢嚴戴湯]"
+               r"[生太])(?![" + _CJK + r"])"),
     re.compile(r"(?<![\uAC00-\uD7AF])(?!고객|회원|담당|기사)(?P<v>[\uAC00-\uD7AF]{2,4})(?=[ ]?(?:고객님|고객|님|씨)(?![\uAC00-\uD7AF]))"),
     re.compile(r"(?:氏名|名前|お名前|姓名|名字|이름(?![은는이가을를의])|성명(?![은는이가을를의])|"
                # fourteenth round (a fresh-clone check): Korean form labels of the orderer, the
@@ -1472,7 +1478,13 @@ def _signature_name_score(text: str, m: re.Match) -> Optional[float]:
 #: config's labels name what is counted, this names the counting). The value needs 4 digits and
 #: a letter, or 5 digits (:func:`_number_word_id_score`).
 #: Names of national ids and identity cards that work as number words
-_NATIONAL_ID_WORDS = r"(?:bsn|dni|nie|nif|nir|pesel|cpf|tfn|nino|cart[ãa]o|personnummer|cnp|tc kimlik(?: no)?)"
+_NATIONAL_ID_WORDS = (r"(?:bsn|dni|nie|nif|nir|pesel|cpf|tfn|nino|cart[ãa]o|personnummer|cnp|tc kimlik(?: no)?"
+                      # seventeenth round (red-team 18 read): more national ids' names ("isikukood
+                      # 4870...", "EMŠO: 2905...", "C.F. DSNG...", "ВУ 77 АВ 123456"), whatever the
+                      # check digit says
+                      r"|isikukood|asmens kodas|em[šs]o|jmbg|јмбг|oib|amka|αμκα|αφμ|hetu|henkilötunnus|kennitala|"
+                      r"cpr|c\.[ \t]?f\.|aadhaar|nric|cnic|mykad|hkid|curp|cuil|cuit|c[ée]dula|rnokpp|рнокпп|инн|"
+                      r"снилс|ву|в/у|tckn|ird|(?-i:PAN|RUT|NIC|CI))")
 _NUMBER_WORD = (r"(?:[\w-]*?(?:nr|nummer|numer|number|numero|n[uú]mero|num[ée]ro|[čc][íi]slo|nro)\.?"
                 # national ids' and identity cards' names, words may follow ("bsn kind ...",
                 # "Cartão de Cidadão ...", "TFN for the records: ...")
@@ -1583,6 +1595,12 @@ NATIONAL_ID_RES = (
 )
 
 
+#: Russian document numbers after their names ("ВУ 77 АВ 123456", "паспорт 45 12 345678": series and
+#: number) and Russian plates (the twelve letters that look Latin: "А123ВС 777", GOST R 50577) -
+#: seventeenth round, red-team 18 read
+RU_DOC_RE = re.compile(r"(?i:(?<![\w])(?:ву|в/у|водительское удостоверение|вод\. удостоверение|паспорт|стс|птс))"
+                       r"[ \t:№#]*(?P<v>\d{2}[ \t]?(?:\d{2}|[А-ЯЁA-Z]{2})[ \t]?\d{6})(?!\d)")
+RU_PLATE_RE = re.compile(r"(?<![\w])(?P<v>[АВЕКМНОРСТУХ]\d{3}[АВЕКМНОРСТУХ]{2}[ \t]?\d{2,3})(?![\w])")
 #: Dutch postcodes before their place ("1016 GX Amsterdam"): four digits, two capitals
 NL_POSTCODE_RE = re.compile(r"(?<![\w-])(?P<v>[1-9]\d{3} ?[A-Z]{2})(?= [" + UPPER + r"][" + LOWER + r"]{2,})")
 #: Crypto wallet addresses of a customer (presidio's CryptoRecognizer knows Bitcoin's legacy
@@ -2752,8 +2770,8 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("ZipAfterUnitRecognizer", "ZIP", [ZIP_AFTER_UNIT_RE], 0.6,
                         validate=_zip_after_unit_score),
         RegexRecognizer("NameContextRecognizer", "PERSON", [NAME_CONTEXT_RE], 0.6, validate=_name_context_score),
-        RegexRecognizer("ScriptNameContextRecognizer", "PERSON", [SCRIPT_NAME_CONTEXT_RE, VI_FAMILY_NAME_RE], 0.7,
-                        script_patterns=CJK_NAME_RES),
+        _GroupsRecognizer("ScriptNameContextRecognizer", "PERSON", [SCRIPT_NAME_CONTEXT_RE, VI_FAMILY_NAME_RE], 0.7,
+                          script_patterns=CJK_NAME_RES),
         _GroupsRecognizer("ScriptIntroNameRecognizer", "PERSON", [], 0.7, script_patterns=SCRIPT_INTRO_NAME_RES,
                           validate=_script_intro_score),
         ScriptNameRunRecognizer(),
@@ -2779,7 +2797,8 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("PlateShapeRecognizer", "VEHICLE_ID", [FR_PLATE_RE, MERCOSUR_PLATE_RE, ES_PLATE_FIELD_RE,
                                                                US_STATE_PLATE_RE, IN_PLATE_RE, VIN_RE], 0.7),
         RegexRecognizer("UkPlateRecognizer", "VEHICLE_ID", [UK_PLATE_RE], 0.7, validate=_uk_plate_score),
-        RegexRecognizer("PlateShapeOtherRecognizer", "VEHICLE_ID", [KR_PLATE_RE, NL_PLATE_RE], 0.7),
+        RegexRecognizer("PlateShapeOtherRecognizer", "VEHICLE_ID", [KR_PLATE_RE, NL_PLATE_RE, RU_PLATE_RE], 0.7),
+        RegexRecognizer("RuDocumentRecognizer", "ACCOUNT_ID", [RU_DOC_RE], 0.8),
         RegexRecognizer("RrnAccountRecognizer", "ACCOUNT_ID", [KR_RRN_RE, CZ_ACCOUNT_RE], 0.7),
         RegexRecognizer("CsvPhoneRecognizer", "PHONE_NUMBER", [CSV_PHONE_RE], 0.75, validate=_csv_phone_score),
         RegexRecognizer("HandleTagRecognizer", "USER_ID", [HANDLE_TAG_RE], 0.7, validate=_handle_tag_score),

@@ -164,3 +164,44 @@ def test_a_chinese_family_name_with_its_honorific_is_replaced(anon, text, values
 @pytest.mark.parametrize("text", ["學生證已寄出，先生您好。", "太太们的订单都已发货。"])
 def test_honorifics_alone_and_student_stay(anon, text):
     assert user(anon, text) == text
+
+
+# ------------------------------------------------------------ keys and objects of red-team 17
+@pytest.mark.parametrize("key,entity", [
+    ("apelido", "LAST_NAME"), ("jaiotze_data", "DATE_OF_BIRTH"), ("ho_chieu", "ACCOUNT_ID"), ("pinfl", "ACCOUNT_ID"),
+    ("cdl", "ACCOUNT_ID"), ("ptin", "ACCOUNT_ID"), ("fayda", "ACCOUNT_ID"), ("차트번호", "ACCOUNT_ID"),
+    ("acct", "ACCOUNT_ID"), ("카카오ID", "USER_ID"), ("kullanici", "USER_ID"),
+    ("last_name", "LAST_NAME"), ("surname", "LAST_NAME"),
+])
+def test_keys_of_red_team_17_name_their_entity(key, entity):
+    from pipeline.anonymize.config import default_config, normalize_key
+
+    assert default_config().key_entity(normalize_key(key))[0] == entity
+
+
+@pytest.mark.parametrize("key", ["courier", "курьер", "doctor", "izena", "jina", "teknisyen"])
+def test_keys_of_red_team_17_hold_people(key):
+    from pipeline.anonymize.config import default_config, normalize_key
+
+    assert default_config().is_person_key(normalize_key(key))
+
+
+@pytest.mark.parametrize("obj,values,kept", [
+    ({"passengers": [{"surname": "KARRAS", "name": "STAVROS", "seat": "12A"}]}, ["KARRAS", "STAVROS"], ["12A"]),
+    ({"vin": "WVWZZZ1JZXW000001", "owner": "ƏLİYEV RAMİL VÜQAR OĞLU"}, ["ƏLİYEV", "RAMİL"], ["owner"]),
+    ({"courier": "Рустам Хасанов", "status": "в пути"}, ["Рустам", "Хасанов"], ["в пути"]),
+    ({"courier": "DHL Express", "status": "in transit"}, [], ["DHL Express"]),
+])
+def test_person_objects_and_keys_of_red_team_17_are_replaced(anon, obj, values, kept):
+    from tests.anon_helpers import tool
+
+    replaced_and_kept(tool(anon, obj, with_user=False), values, kept)
+
+
+def test_azerbaijani_and_akan_letters_are_name_letters():
+    from pipeline.anonymize.engine import NAME_WORD
+
+    import re
+
+    for w in ("Məmmədov", "Ɔsɛi", "Ɗanɓaki"):
+        assert re.fullmatch(NAME_WORD, w), w

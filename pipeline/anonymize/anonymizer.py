@@ -883,6 +883,7 @@ class Anonymizer:
             # a person's object: under a person key ("guest", "applicants"), a name's object
             # ("name": {"given": .., "family": ..}), or one holding a name's two parts
             # ("first" + "last", "fn" + "ln") whatever its key
+            surname_sibling = "name" in nk and any(self.config.key_entity(k)[0] == "LAST_NAME" for k in nk)
             person_parent = (self.config.is_person_key(key) or key in _NAME_PARENT_KEYS
                              # a billing / shipping object's name (thirteenth round: "billing_details":
                              # {"name": 'William "Bill" O'Brien', ..})
@@ -895,7 +896,10 @@ class Anonymizer:
                              # ("akun": {"nama": .., "nik": ..}: eleventh round)
                              or (any(k in _PERSON_PART_KEYS for k in nk) and any(
                                  k in _IDENTITY_KEYS or self.config.key_entity(k)[0] in ("DATE_OF_BIRTH", "SSN")
-                                 for k in nk)))
+                                 for k in nk))
+                             # or a family name's key beside a generic name's ({"surname": "MERRITT",
+                             # "name": "GEORGIOS"}: seventeenth round, red-team 17 read)
+                             or surname_sibling)
             # an identity document's or a person's object: its number ("licence": {"no": ..},
             # "patient": {"ref": ..})
             parent_ent = self.config.key_entity(key)[0] if key else None
@@ -919,8 +923,10 @@ class Anonymizer:
                     # name in its scripts (fifteenth round, red-team 13 read)
                     self._register(scan, v, "PERSON", f"key:{key}.{ck}")
                     continue
-                if person_parent and ck in _PERSON_PART_KEYS and isinstance(v, str) and \
-                        self._person_value_entity(v) == "PERSON":
+                if person_parent and ck in _PERSON_PART_KEYS and isinstance(v, str) and (
+                        self._person_value_entity(v) == "PERSON"
+                        # one word in capitals beside a family name is the given name ("GEORGIOS")
+                        or (surname_sibling and v.strip().isupper() and v.strip().isalpha() and len(v.strip()) >= 3)):
                     # "guest": {"first": "Anselm", "last": "Whitcombe"}: the parts of a person
                     self._register(scan, v, _PERSON_PART_KEYS[ck], f"key:{key}.{ck}")
                     continue

@@ -55,7 +55,9 @@ def _latin_letters(pred) -> str:
 #: ("Łukasz", "Zięcik", "Ángela"): names are not ASCII.
 UPPER = "A-Z" + _latin_letters(str.isupper)
 # (and combining accents after a letter: Yoruba tones "Adébáyọ̀", which NFC cannot compose - sixteenth round)
-LOWER = "a-z" + _latin_letters(str.islower) + "\u0300-\u036F"
+# (seventeenth round: the IPA letters of African and Azerbaijani alphabets - "Məmmədov", Akan "Ɔsɛi",
+# Hausa "Ɗanɓaki" - beyond Latin Extended-B)
+LOWER = "a-z" + _latin_letters(str.islower) + "\u0253\u0254\u0257\u0259\u025B\u0263\u0272\u028B\u0300-\u036F"
 #: One Capitalized name word ("Tamsin", "Ángela", "O'Neil", "Anne-Marie", "McDonald").
 NAME_WORD = (f"(?:Mc|Mac|O['\u2019])?[{UPPER}][{LOWER}]+(?:['\u2019-](?:Mc|Mac)?[{UPPER}]?[{LOWER}]+)*")
 

@@ -205,3 +205,38 @@ def test_azerbaijani_and_akan_letters_are_name_letters():
 
     for w in ("Məmmədov", "Ɔsɛi", "Ɗanɓaki"):
         assert re.fullmatch(NAME_WORD, w), w
+
+
+# ------------------------------------------------------------------------- UN/EDIFACT segments
+def test_edifact_nad_cta_com_values_of_a_person_party():
+    from pipeline.anonymize.structured_text import edifact_values
+
+    text = ("UNH+1+IFTMIN:D:04A:UN'\nNAD+CN+++Anneke de Vries+Keizersgracht 12+Amsterdam++1017 EK+NL'\n"
+            "CTA+IC+:A. de Vries'\nCOM+31612345678:TE'\nCOM+anneke@example.nl:EM'\n"
+            "NAD+CA+++Rotterdam Shipping BV+Waalhaven 4+Rotterdam++3089 JH+NL'")
+    got = set(edifact_values(text))
+    assert {("Anneke de Vries", "PERSON", "edifact:NAD"), ("Keizersgracht 12", "STREET_ADDRESS", "edifact:NAD"),
+            ("1017 EK", "ZIP", "edifact:NAD"), ("A. de Vries", "PERSON", "edifact:CTA"),
+            ("31612345678", "PHONE_NUMBER", "edifact:COM"), ("anneke@example.nl", "EMAIL_ADDRESS", "edifact:COM")} <= got
+    # the carrier's own party is a business
+    assert not any("Waalhaven" in v or "3089 JH" in v for v, _e, _s in got)
+    assert list(edifact_values("no segments here + there")) == []
+
+
+def test_an_edifact_message_loses_its_consignee_but_keeps_the_carrier(anon):
+    from tests.anon_helpers import tool
+
+    msg = ("UNB+UNOC:3+SENDER+RECEIVER+240301:1200+77'UNH+1+IFTMIN:D:04A:UN'"
+           "NAD+CZ+++Jurgen Habermann+Elbchaussee 371+Hamburg++22609+DE'COM+491701234567:TE'"
+           "NAD+CA+++Nordsee Logistik GmbH+Am Kai 5+Bremen++28217+DE'UNT+5+1'")
+    out = one_text(anon, msg)
+    replaced_and_kept(out, ["Jurgen Habermann", "Elbchaussee 371", "22609", "491701234567"],
+                      ["Nordsee Logistik GmbH", "28217", "Hamburg", "IFTMIN"])
+
+
+def one_text(anon, text: str) -> str:
+    """``text`` as a tool result after a user message, anonymized."""
+    from tests.anon_helpers import one
+
+    return one(anon, [{"role": "user", "content": "status?"},
+                      {"role": "tool", "tool_call_id": "c1", "content": text}]).messages[1]["content"]

@@ -55,7 +55,7 @@ from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conve
                       city_gazetteer, is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs, place_gazetteer,
                       surname_shaped)
 from .structured_text import (fenced_blocks, fixed_width_rows, hl7_values, html_fields, html_table_rows, log_fields,
-                              sql_insert_rows, table_rows, x12_values,
+                              sql_insert_rows, table_rows, x12_values, edifact_values,
                               xml_fields, yaml_document)
 from .pseudonymizer import NAME_TOKEN_RE, Pseudonymizer, match_case, normalize
 from .names_data import EMAIL_PATTERN
@@ -1104,6 +1104,10 @@ class Anonymizer:
         if "~" in text and "*" in text:  # ASC X12 segments (sixteenth round)
             for value, ent, src in x12_values(text):
                 self._register(scan, value, ent, src)
+        if "'" in text and ("NAD+" in text or "CTA+" in text or "COM+" in text):  # UN/EDIFACT (seventeenth round)
+            for value, ent, src in edifact_values(text):
+                if ent != "PERSON" or not _is_company(value):  # a consignor's firm stays
+                    self._register(scan, value, ent, src)
         # a CSV / TSV export, a markdown table, a SQL result, a fixed-width report, an HTML table:
         # each row read as a JSON object is, by its column names (thirteenth round)
         multi_line = "\n" in text

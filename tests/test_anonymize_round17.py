@@ -240,3 +240,35 @@ def one_text(anon, text: str) -> str:
 
     return one(anon, [{"role": "user", "content": "status?"},
                       {"role": "tool", "tool_call_id": "c1", "content": text}]).messages[1]["content"]
+
+
+# ---------------------------------------------------------- e-mails spelled in other languages
+@pytest.mark.parametrize("text,values,kept", [
+    ("Hausmeister: anna.berger(at)gmx.de, bitte melden.", ["anna.berger(at)gmx.de", "anna.berger"], ["Hausmeister"]),
+    ("Y mi correo es lucia.mendez arroba gmail punto com, gracias.", ["lucia.mendez"], ["correo", "arroba", "punto"]),
+    ("email: thao.nguyen92 (a) gmail.com thanks", ["thao.nguyen92"], ["email", "thanks"]),
+])
+def test_an_email_spelled_with_at_words_of_other_languages_is_replaced(anon, text, values, kept):
+    replaced_and_kept(user(anon, text), values, kept)
+
+
+@pytest.mark.parametrize("text", ["look at it.See you tomorrow", "we meet at noon at the office dot com booth"])
+def test_an_english_at_with_a_written_dot_is_no_email(anon, text):
+    assert user(anon, text) == text
+
+
+# ------------------------------------------- German titles, thanks and greetings of one word
+@pytest.mark.parametrize("text,values,kept", [
+    ("Hausmeister Hr. Ebert, 0221 5587 2291, Rechnung an uns.", ["Ebert"], ["Hausmeister", "Hr.", "Rechnung"]),
+    ("Hr. Ebert kommt morgen.", ["Ebert"], ["Hr.", "kommt"]),
+    ("Bitte Fr. Kowalczyk anrufen.", ["Kowalczyk"], ["Bitte", "Fr.", "anrufen"]),
+    ("Merci Tomasz, tout va bien.", ["Tomasz"], ["Merci", "tout"]),
+    ("Gracias Itziar, todo bien.", ["Itziar"], ["Gracias", "todo"]),
+])
+def test_names_after_german_titles_and_foreign_thanks_are_replaced(anon, text, values, kept):
+    replaced_and_kept(user(anon, text), values, kept)
+
+
+@pytest.mark.parametrize("text", ["Merci Beaucoup.", "Danke Schön.", "Tack Sverige!"])
+def test_thanks_and_their_intensifiers_stay(anon, text):
+    assert user(anon, text) == text

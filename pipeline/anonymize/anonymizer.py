@@ -101,7 +101,10 @@ _HONORIFICS = {"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "madam", "hi", "h
                "bonjour", "bonsoir", "salut", "hola", "ciao", "buongiorno", "buonasera", "hallo", "hej", "hei",
                "moin", "hoi", "olá", "oi", "merhaba", "selam", "selamat", "ahoj", "cześć", "szia", "tere", "habari",
                "jambo", "salam", "marhaba", "shalom", "kumusta", "halo", "kedves", "beste", "cher", "chère",
-               "querido", "querida", "caro", "cara", "liebe", "lieber", "sayın", "morning", "evening", "afternoon"}
+               "querido", "querida", "caro", "cara", "liebe", "lieber", "sayın", "morning", "evening", "afternoon",
+               # seventeenth round: German "Herr" / "Frau" and their abbreviations ("Hausmeister Hr.
+               # Ebert" became one name), Dutch "dhr" / "mevr"
+               "herr", "herrn", "frau", "hr", "hrn", "fr", "dhr", "mevr"}
 
 _NAME_WORD_RE = re.compile("^" + NAME_WORD + "$")
 _NOT_JSON = object()
@@ -2222,7 +2225,7 @@ def _is_company(value: str) -> bool:
 
 
 #: a title right before a name ("Mr Addison's account" is a person's, "Addison's disease" is none)
-_TITLE_BEFORE_RE = re.compile(r"(?i)\b(?:mr|mrs|ms|miss|mx|dr|prof|herr|frau|mme|m|sr|sra|dott|sig)\.?[ \t]+$")
+_TITLE_BEFORE_RE = re.compile(r"(?i)\b(?:mr|mrs|ms|miss|mx|dr|prof|herr|frau|hrn?|fr|mme|m|sr|sra|dott|sig)\.?[ \t]+$")
 #: keys of objects whose ``name`` is a person's: billing and shipping details (thirteenth round)
 _NAME_HOLDER_KEYS = frozenset({"billing", "billing_details", "billing_address", "bill_to", "shipping",
                                "shipping_details", "shipping_address", "ship_to", "delivery", "delivery_address",

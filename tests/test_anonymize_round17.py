@@ -272,3 +272,30 @@ def test_names_after_german_titles_and_foreign_thanks_are_replaced(anon, text, v
 @pytest.mark.parametrize("text", ["Merci Beaucoup.", "Danke Schön.", "Tack Sverige!"])
 def test_thanks_and_their_intensifiers_stay(anon, text):
     assert user(anon, text) == text
+
+
+# ---------------------------------------------------------------- birth dates of red-team 17 / 18
+@pytest.mark.parametrize("text,values,kept", [
+    ("Anak: Ali, lahir 2 Ogos 2017, MyKid sijil.", ["2 Ogos 2017"], ["lahir"]),
+    ("Ծննդյան ամսաթիվ: 1999 թ. հունվարի 17", ["1999 թ. հունվարի 17"], ["Ծննդյան"]),
+    ("Туған күні: 2003 жылғы 12 мамыр", ["2003 жылғы 12 мамыр"], ["Туған"]),
+    ("Ikaslea: Sara, jaiotze-data 2018ko martxoaren 9a", ["2018ko martxoaren 9a"], ["jaiotze-data"]),
+    ("Klijent: Ġużeppi, DOB 4 ta' Marzu 1979", ["4 ta' Marzu 1979"], ["DOB"]),
+    ("Születési hely, idő: Szeged, 1979. 04. 23. | Adóazonosító", ["1979. 04. 23."], ["Szeged"]),
+    ("Младожења: Марко, рођен 4. 7. 1991. у Ваљеву", ["4. 7. 1991."], ["Ваљеву"]),
+    ("Sin: Leon, rođen 22.05.2013., OIB nepoznat", ["22.05.2013"], ["Leon"]),
+    ("lapsikortti: Elijah Ward (s. 2.9.2015)", ["2.9.2015"], ["lapsikortti"]),
+    ("Діти: Максим (2016 р.н.), Софія (2020 р.н.) | Адреса", ["Максим", "2016 р.н.", "Софія", "2020 р.н."], ["Діти", "Адреса"]),
+    ("kids: Valentina (06/14/2015) ssn 411 55 0002, Ethan (01/02/2019) ssn 342-77-9892",
+     ["Valentina", "06/14/2015", "Ethan", "01/02/2019"], ["kids"]),
+])
+def test_birth_dates_of_more_languages_and_kids_lists_are_replaced(anon, text, values, kept):
+    replaced_and_kept(user(anon, text), values, kept)
+
+
+@pytest.mark.parametrize("text", [
+    "The meeting is on 2 August 2024.", "Children: none (see file 2024)", "Children: none (2019)",
+    "Release 2024. 03. 05. is out", "See page 2.9.2015 of the manual",
+])
+def test_recent_dates_without_a_birth_word_or_kids_label_stay(anon, text):
+    assert user(anon, text) == text

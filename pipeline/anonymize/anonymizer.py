@@ -200,6 +200,10 @@ _SCRIPT_NAME_WORD_RE = re.compile("[\u0370-\u03FF\u0400-\u052F\u0530-\u058F\u059
 #: and Thai vowel signs inside: "राजेश"), apostrophes and hyphens between ("O'Neil", "Ross-MacKinnon")
 _NAME_PART_RE = re.compile(NAME_TOKEN_RE.pattern + r"(?:['-]" + NAME_TOKEN_RE.pattern + r")*")
 #: a room's or a hall's number or letter after a word, then the field's or the bracket's end
+#: a platform's, a track's, a gate's word: before its number it is no name ("von Gleis 12", "voie 3")
+_PLATFORM_WORDS = frozenset({"gleis", "bahnsteig", "platform", "track", "voie", "binario", "andén", "anden",
+                             "perron", "spor", "peron", "gate", "terminal", "quai", "kai", "plataforma"})
+_NUMBER_NEXT_RE = re.compile(r"[ \t]+\d")
 _ROOM_NUMBER_AFTER_RE = re.compile(r"[ \t](?:\d{1,3}(?=[),;|\t\n]|$|\.(?:\s|$))|[A-Z](?=[),;|\t\n]|$))")  # not "Yuri T. Bulgakov"
 #: more of a name after a word: particles and a Capitalized word ("Louelle van den Brandhof")
 _NAME_NEXT_RE = re.compile(r"[ \t]+(?:" + NAME_PARTICLE + r"[ \t]+){0,2}" + NAME_WORD)
@@ -795,6 +799,9 @@ class Anonymizer:
         if ent is None and key.endswith("_name") and self.config.is_person_key(key[:-5]) \
                 and self._person_value_entity(value) == "PERSON":
             ent = "PERSON"  # "attendee_name", "driver_name", "tenant_name": a person key's name
+        if ent in NAME_ENTITIES and " " in value.strip() and \
+                value.split()[0].lower() in self.config.dish_words:
+            ent = None  # <plat nom="Tarte Tatin"/>: a dish under a name key (eighteenth round, red-team 18)
         return ent
 
     def _person_value_entity(self, value: str) -> Optional[str]:
@@ -917,8 +924,8 @@ class Anonymizer:
                     self._check_unicode(k, where)
                     self._collect_key(scan, k)
                 ck = _norm_key(k)
-                if product_obj and isinstance(v, str) and (ck in ("name", "title", "label") or (ck or "").startswith(
-                        ("name_", "title_"))):
+                if product_obj and isinstance(v, str) and (ck in _PRODUCT_TEXT_KEYS or (ck or "").startswith(
+                        ("name_", "title_", "desc"))):
                     scan.add_business_words(v)
                     continue
                 if parent_ent == "PERSON" and isinstance(v, str) and self._person_value_entity(v) == "PERSON":
@@ -1123,7 +1130,8 @@ class Anonymizer:
             for head, cell in row.items():  # a product's, a store's column, a company: business words
                 key = _norm_key(head)
                 if key in self.skip_keys or any(w in self.config.key_words_exclude for w in key.split("_")) \
-                        or _is_company(cell):
+                        or _is_company(cell) or (isinstance(cell, str) and not self.config.is_person_key(key)
+                                                 and _MEASURE_RE.search(cell)):
                     scan.add_business_words(cell)
         if "\n" in text and ":" in text:
             doc = yaml_document(text)  # a tool result written as YAML (thirteenth round)
@@ -1378,6 +1386,7 @@ class Anonymizer:
                             # "ul. Jana Pawła II", "Rua Oscar Freire", "Plaza de Colón": a street named
                             # after a person (fifteenth round, red-team 12's clean records)
                             or (not strong and _STREET_NOUN_BEFORE_RE.search(text[max(0, s - 24):s]))
+                            or (not strong and _EPONYM_BEFORE_RE.search(text[max(0, s - 20):s]))
                             # "MS Amadeus Brilliant", "Flughafen Willy Brandt": a vessel, an airport
                             or ((not strong or (not value.isupper() and len(value.split()) >= 2))
                                 and _VESSEL_OR_AIRPORT_BEFORE_RE.search(text[max(0, s - 12):s]))
@@ -1416,7 +1425,10 @@ class Anonymizer:
                         # or a place
                         runs = []
                     elif (not strong and " " not in value.strip() and text[e:e + 1] == ":"
-                          and (_labelled_name_after(text, e) or value.strip().lower() in _MAIL_HEADER_LABELS)):
+                          and (_labelled_name_after(text, e) or value.strip().lower() in _MAIL_HEADER_LABELS
+                               # "Lieferadresse: Hauptstr. 5": a field's label (eighteenth round)
+                               or (self.config.key_entity(normalize_key(value.strip()))[0] is not None
+                                   and not self.config.is_person_key(normalize_key(value.strip()))))):
                         # "Sprawca: Krzysztof Malinowski": the label of the name after it; "Von:",
                         # "Betreff:": an e-mail's header (eleventh round)
                         runs = []
@@ -1498,7 +1510,9 @@ class Anonymizer:
                                 # opening with a dish's or a product's word ("Conta Jovem Mais")
                                 and not (self._thing_last_re.search(r) and not in_gazetteer(r.split()[-1])
                                          and not _house_number_beside(text, s, e, r))
-                                and not (" " in r and r.split()[0].lower() in self.config.dish_words)]
+                                and not (" " in r and r.split()[0].lower() in self.config.dish_words)
+                                # "von Gleis 12", "voie 3": a platform's word before its number
+                                and not (r.lower() in _PLATFORM_WORDS and _NUMBER_NEXT_RE.match(text, e))]
                     if runs and not strong and text[e:e + 2] in ("'s", "\u2019s") and \
                             value.lower() in self.config.eponyms and not _TITLE_BEFORE_RE.search(text[max(0, s - 12):s]):
                         runs = []  # "Hashimoto's", "Addison's": a condition named after its finder (not "Mr Addison's")
@@ -2233,6 +2247,18 @@ _NAME_HOLDER_KEYS = frozenset({"billing", "billing_details", "billing_address", 
 #: keys of a product's own id: an object holding one is a product, its names are no people's
 _PRODUCT_ID_KEYS = frozenset({"sku", "product_id", "productid", "item_code", "menu_id", "menu_item_id", "dish_id",
                               "article_number", "artikelnummer", "ean", "gtin", "upc", "asin", "isbn", "plu"})
+#: a product's descriptive keys besides "name" / "title" / "label": its description in several
+#: languages ("descripcion": "Jamón Ibérico de Bellota 5J pieza 7kg": eighteenth round, red-team 17's
+#: clean records)
+_PRODUCT_TEXT_KEYS = frozenset({"name", "title", "label", "description", "desc", "descr", "descripcion", "descricao",
+                                "descrizione", "beschreibung", "bezeichnung", "designation", "libelle", "omschrijving",
+                                "opis", "popis", "kuvaus", "beskrivelse", "beskrivning", "aciklama", "urun", "urun_adi",
+                                "artikel", "article", "item", "item_name", "product", "product_name", "producto",
+                                "produit", "prodotto", "produto", "produkt", "variant"})
+#: a quantity with its unit ("7kg", "75cl", "300 g", "1L", "16 GB", "5000mAh"): a cell or a short
+#: value holding one describes a product, its Capitalized words are no names (eighteenth round)
+_MEASURE_RE = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)?[ \t]?(?:mg|g|gr|kg|ml|cl|dl|l|L|lt|ltr|oz|fl[ \t]?oz|lb|lbs|mm|cm|"
+                         r"GB|TB|MB|mAh|kW|kWh|W|V|pcs|pzs|pz|uds|ud|Stk|stk|szt|ks|tabs|caps)(?![\w])")
 #: keys whose object is a name's parts ("name": {"given": "Dolores", "family": "Ybarra"})
 _NAME_PARENT_KEYS = frozenset({"name", "names", "full_name", "legal_name", "person_name", "nombre", "nom"})
 #: a name's two parts side by side make an object a person's ("applicants": [{"first": .., "last": ..}])
@@ -2300,6 +2326,9 @@ _STREET_NOUNS_ALT = (
     r"пр-т|площа|площі|площадь|площади|бульвар|бульвару|бульв\.|пров\.|провулок|переулок|пер\.|наб\.|набережная|"
     # and Arabic ("طريق الملك فهد": King Fahd Road)
     r"شارع|طريق|ش\.|جادة|ميدان)")
+#: "named after": a school's, a library's, a street's patron ("Filia nr 12 im. Juliana Tuwima",
+#: "школа им. Пушкина", "Gymnasium namens ..."): eighteenth round, red-team 17's clean records
+_EPONYM_BEFORE_RE = re.compile(r"(?<![\w.])(?:im\.|imienia|им\.|имени|імені|jm\.|named after|in honou?r of)[ \t]+$", re.I)
 _STREET_NOUN_BEFORE_RE = re.compile(
     r"(?<![\w.])" + _STREET_NOUNS_ALT +
     r"[ \t]+(?:(?:d[aeiou]s?|del|de la|de los|de las|della|dei|di|du|des|la|le|l')[ \t]+)?"
@@ -2312,7 +2341,10 @@ _AIRPORT_NOUNS = ("flughafen", "aeropuerto", "aéroport", "aeroporto", "lotnisko
 _VESSEL_PREFIXES = "MS|MV|M/S|M/V|RMS|HMS|SS"
 #: nouns before a storm's name, of several languages (a storm is no person: sixteenth round)
 _STORM_NOUNS = ("Storm", "Hurricane", "Typhoon", "Cyclone", "Sturm", "Orkan", "Tempête", "Borrasca", "Tormenta",
-                "Huracán", "Uragano", "Tifone")
+                "Huracán", "Uragano", "Tifone",
+                # German lows and highs carry names ("Sturmtief Viktor", "Tief Bernd", "Hoch Xaver"):
+                # eighteenth round, red-team 17's clean records
+                "Sturmtief", "Orkantief", "Tief", "Hoch", "Ouragan", "Typhon", "Taifun", "Zyklon", "Ciclón", "Ciclone")
 _STREET_OR_VESSEL_START_RE = re.compile(r"(?i:" + _STREET_NOUNS_ALT + "|" + "|".join(_AIRPORT_NOUNS) + r")[ \t]+(?=\S)"
                                         r"|(?:" + _VESSEL_PREFIXES + "|" + "|".join(_STORM_NOUNS) + r")[ \t]+(?=[\"“„«']?[A-Z])")
 #: A vessel's prefix or an airport's noun (Capitalized) right before a name (red-team 13's clean records)

@@ -75,6 +75,13 @@ GLUED_NUMBER_ENDINGS = ("nr", "nummer", "numer", "numero", "number", "nro",
                        # sixteenth round: "保険者番号", "免許証番号", "身分證號碼", "회원번호", "лицевой_номер"
                        "番号", "號碼", "号码", "번호", "номер")
 
+#: Key words that compounds of German, Dutch and the Nordic languages end with ("Lieferadresse",
+#: "Rechnungsanschrift", "Festnetztelefon", "Mädchenname" no: only these): the compound names the
+#: same entity, its value's shape must confirm it (eighteenth round)
+GLUED_WORD_ENDINGS = ("adresse", "anschrift", "adres", "adress", "telefon", "telefoon", "nachname", "vorname",
+                      "achternaam", "voornaam", "geburtsdatum", "efternamn", "förnamn", "fornavn", "etternavn",
+                      "efternavn")
+
 #: Person keys too vague to make a longer key a person's by ending it ("http_client", "display",
 #: "users" of "max_users", tau-bench retail's "bluetooth_speaker" item, "smtp_host" are no people).
 _VAGUE_PEOPLE = frozenset({"client", "display", "users", "contacts", "members", "participants", "followers",
@@ -243,6 +250,11 @@ class PiiConfig:
             if last.endswith(end) and len(last) >= len(end) + (3 if end.isascii() else 1):
                 head = last[:-len(end)]  # "phonenumber" is a phone's, "donornr" a record's
                 return next((e for seq, e in self._word_rules() if seq == (head,)), "ACCOUNT_ID"), False
+        for end in GLUED_WORD_ENDINGS:  # "lieferadresse", "festnetztelefon", "mädchennachname"
+            if last.endswith(end) and len(last) >= len(end) + 3:
+                ent = self.key_rules.get(end) or next((e for seq, e in self._word_rules() if seq == (end,)), None)
+                if ent:
+                    return ent, False
         return None, False
 
     def _word_rules(self) -> list[tuple[tuple[str, ...], str]]:

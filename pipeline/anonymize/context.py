@@ -1150,6 +1150,10 @@ def intro_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -> lis
             if not all(w.lower() not in STOP_WORDS and w.lower() not in keep and len(w) >= 2
                        and not (w.isupper() and len(w) <= 4) for w in words):
                 continue  # "It's ORD.": a code in capitals, not a name
+            if any(is_foreign_stop_word(w) and w.lower() not in NAME_PARTICLES for w in words) or (
+                    rx is _INTRO_RE and m.group(0)[:m.start("v") - m.start()].strip().lower() in ("im", "its")
+                    and is_foreign(text)):
+                continue  # "Bäume im Gleis bei Uelzen": German "im", no "I'm" (eighteenth round)
             here = rx is _HERE_RE and m.start("v") > 0  # ", roman here": after a comma / greeting
             named_here = rx is _HERE_RE  # "Pauline here, following up": a first name before "here"
             if len(words) > 1 and words[0].lower() in firsts and all(

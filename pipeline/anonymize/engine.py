@@ -2034,10 +2034,22 @@ ZIP_LABEL_AFTER_RE = re.compile(
     r"(?i:zip\s*code|zip|postal\s*code|postcode|post\s*code)\b")
 
 
+#: A train's, a bus's or a flight's category or word right before a number ("ICE 1706 Hamburg",
+#: "RE 7 Kiel", "Flug 4410 Palma", "Gleis 12 Richtung Wien"): a service's number before a place, no
+#: postcode (eighteenth round)
+_SERVICE_BEFORE_RE = re.compile(r"(?<![\w-])(?:ICE|IC|EC|EN|RE|RB|IRE|TGV|AVE|IR|RJX?|NJ|REX|TER|RER|"
+                                r"(?i:intercity|eurostar|zug|train|flight|flug|vol|vuelo|volo|bus|linie|line|tram|"
+                                r"gate|gleis|platform|bahnsteig|track|voie|binario|andén|route|ruta))\.?[ \t]+$")
+
+
 def _zip_before_place_score(text: str, m: re.Match) -> Optional[float]:
     """A postcode before a known place (place gazetteer) or before any place in an address
-    (:func:`_address_context`); not a year, not a street's number."""
+    (:func:`_address_context`); not a year, not a street's number, not a service's number
+    (:data:`_SERVICE_BEFORE_RE`)."""
     from .context import place_gazetteer
+
+    if _SERVICE_BEFORE_RE.search(text, max(0, m.start() - 14), m.start()):
+        return None
 
     if _ambiguous_postcode(m.group("v")) and not _street_right_before(text, m.start()):
         return None  # "Ramos Lake, 355 Ólafsvík", "/ 820 Pietersburg": only after a street, on its line

@@ -1,0 +1,154 @@
+"""Issue 11, eighteenth round: the kinds red-team sets 17 and 18 (read) still showed at the round's
+start and those of red-team sets 21 and 22 once read (red-team 20 is never read). Each is tested
+in sentences and records written here, never the red-team values.
+
+Real presidio + the spaCy package model; one analyzer for the module.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pipeline.anonymize import Anonymizer, build_analyzer
+from tests.anon_helpers import one, replaced_and_kept, user
+
+
+@pytest.fixture(scope="module")
+def anon():
+    return Anonymizer(secret="round18", analyzer=build_analyzer())
+
+
+def _tool_text(anon, result: str, ask: str = "Can you check the stock?") -> str:
+    out = one(anon, [{"role": "user", "content": ask},
+                     {"role": "assistant", "content": None, "tool_calls": [
+                         {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}]},
+                     {"role": "tool", "tool_call_id": "c1", "content": result}])
+    return out.messages[2]["content"]
+
+
+# ------------------------------------------------- product tables: cells with a quantity and a unit
+@pytest.mark.parametrize("table,kept", [
+    ("code;descripcion;uds\nQS-01;Queso Curado Don Hilario 3kg;12\nVN-07;Vino Tinto Solar Viejo 75cl;96\n",
+     ["Don Hilario", "Solar Viejo"]),
+    ("art,bezeichnung,menge\n1001,Bergkäse Alpenglück 400 g,20\n1002,Apfelsaft Gut Heinrich 1L,50\n",
+     ["Alpenglück", "Gut Heinrich"]),
+    ("sku\tname\tqty\nPH-3\tNova Lumen Pro 256 GB\t4\nPH-4\tNova Lumen Mini 128GB\t9\n",
+     ["Nova Lumen"]),
+])
+def test_a_table_cell_with_a_quantity_and_unit_is_a_product(anon, table, kept):
+    out = _tool_text(anon, table)
+    for w in kept:
+        assert w in out, (w, out)
+
+
+def test_a_person_column_keeps_its_names_beside_product_cells(anon):
+    table = "customer;item;qty\nAnneliese Brückner;Bergkäse Alpenglück 400 g;2\n"
+    out = _tool_text(anon, table)
+    assert "Anneliese" not in out and "Brückner" not in out, out
+    assert "Alpenglück" in out, out
+
+
+@pytest.mark.parametrize("obj,kept", [
+    ({"sku": "TR-11", "descripcion": "Turrón Casa Almendra 300g"}, ["Casa Almendra"]),
+    ({"ean": "4006381333931", "beschreibung": "Gutshof Lindenberg Senf mittelscharf"}, ["Lindenberg"]),
+])
+def test_a_products_description_key_holds_business_words(anon, obj, kept):
+    out = _tool_text(anon, json.dumps(obj, ensure_ascii=False))
+    for w in kept:
+        assert w in out, (w, out)
+
+
+# ------------------------------------------------------ places, stations, storms, vessels, squares
+@pytest.mark.parametrize("text", [
+    "ICE 1706 Hamburg Hbf - Leipzig Hbf fällt heute aus.",
+    "The ferry to Koh Lanta and Koh Phi Phi leaves at nine.",
+    "Boats to Pulau Tioman are cancelled; Isla Holbox is still served.",
+    "Sturmtief Friederike: Bäume im Gleis bei Uelzen.",
+    "Orkantief Zeynep zieht nach Osten, Tief Bernd bringt Regen.",
+    "Today the Andaman Wave Catamaran runs as normal.",
+    "Waterlogging reported at Nehru Nagar, Lajpat Vihar and Tilak Chowk.",
+    "A 4-es villamos nem jár a Petőfi Sándor tér és a Baross Gábor tér között.",
+])
+def test_places_storms_and_vessels_named_like_people_stay(anon, text):
+    assert user(anon, text) == text
+
+
+def test_a_customer_beside_a_station_is_still_replaced(anon):
+    out = user(anon, "Treffpunkt Hamburg Hbf, Gleis 5: bitte melden Sie sich bei Frau Henrike Albers.")
+    replaced_and_kept(out, ["Henrike", "Albers"], ["Hamburg Hbf", "Gleis 5"])
+
+
+@pytest.mark.parametrize("text", [
+    "Filia nr 7 im. Marii Konopnickiej jest nieczynna w sobotę.",
+    "Экскурсия в школу им. Чехова переносится на среду.",
+    "The Rosa Parks Library, named after Rosa Parks, opens at ten.",
+])
+def test_a_patron_after_named_after_words_stays(anon, text):
+    out = user(anon, text)
+    assert "Konopnickiej" in out or "Чехова" in out or "Rosa Parks" in out.split(",")[1], out
+
+
+# ------------------------------------------------------- dishes under a name key
+def test_dishes_under_a_name_attribute_stay(anon):
+    xml = ('<menu><plat nom="Tarte Fine Mirabelle" prix="9.00"/>'
+           '<plat nom="Poulet Basquaise" prix="19.00"/><chef nom="Josiane Pelletier"/></menu>')
+    out = _tool_text(anon, xml, ask="Mets à jour la carte.")
+    assert "Tarte Fine Mirabelle" in out and "Poulet Basquaise" in out, out
+    assert "Josiane" not in out and "Pelletier" not in out, out
+
+
+# ------------------------------------------------- German "im", train numbers, field labels
+@pytest.mark.parametrize("text", [
+    "Sturmtief Friederike: Bäume im Gleis bei Uelzen.",
+    "Die Ersatzbusse halten im Hof bei der Post.",
+])
+def test_german_im_is_no_english_im(anon, text):
+    assert user(anon, text) == text
+
+
+def test_a_lower_case_english_intro_with_im_is_still_a_name(anon):
+    out = user(anon, "hi im tamsin okafor, calling about my order")
+    replaced_and_kept(out, ["tamsin", "okafor"], ["calling about my order"])
+
+
+@pytest.mark.parametrize("text", [
+    "ICE 1706 Hamburg Hbf - Leipzig Hbf fällt heute aus.",
+    "Der RE 4410 Kiel fährt heute von Gleis 12 Richtung Wien.",
+    "Der IC 2012 Dresden hat heute 20 Minuten Verspätung.",
+])
+def test_a_service_number_before_a_place_is_no_postcode(anon, text):
+    assert user(anon, text) == text
+
+
+def test_a_postcode_before_a_town_is_still_replaced(anon):
+    out = user(anon, "Bitte liefern an: Mühlenweg 7, 20095 Hamburg.")
+    replaced_and_kept(out, ["20095", "Mühlenweg 7"], ["Hamburg"])
+
+
+@pytest.mark.parametrize("label,value", [
+    ("Lieferadresse", "Hauptstr. 5, 20095 Hamburg"),
+    ("Rechnungsanschrift", "Lindenallee 12, 50667 Köln"),
+    ("Festnetztelefon", "040 1234567"),
+])
+def test_a_glued_field_label_stays_and_its_value_goes(anon, label, value):
+    out = user(anon, f"{label}: {value}")
+    assert out.startswith(label + ":"), out
+    assert value not in out, out
+
+
+@pytest.mark.parametrize("key,entity", [
+    ("lieferadresse", "STREET_ADDRESS"), ("rechnungsanschrift", "STREET_ADDRESS"),
+    ("festnetztelefon", "PHONE_NUMBER"), ("kindernachname", "LAST_NAME"),
+])
+def test_compound_keys_ending_in_a_key_word_name_its_entity(key, entity):
+    from pipeline.anonymize.config import default_config
+
+    assert default_config().key_entity(key)[0] == entity
+
+
+@pytest.mark.parametrize("key", ["ipaddress", "macaddress", "telefonanlage_typ"])
+def test_other_compounds_are_no_address_or_phone_keys(key):
+    from pipeline.anonymize.config import default_config
+
+    assert default_config().key_entity(key)[0] not in ("STREET_ADDRESS", "PHONE_NUMBER")

@@ -152,3 +152,40 @@ def test_other_compounds_are_no_address_or_phone_keys(key):
     from pipeline.anonymize.config import default_config
 
     assert default_config().key_entity(key)[0] not in ("STREET_ADDRESS", "PHONE_NUMBER")
+
+
+# ------------------------------------------------- numbers read aloud in words of many languages
+@pytest.mark.parametrize("text,value", [
+    ("Cliente: O código postal? Quatro zero cinco zero, traço, cento e dois.", "Quatro zero cinco zero, traço, cento e dois"),
+    ("Kunde: Ähm, dann vier vier null, dreiundsechzig, zwölf, neunundneunzig.",
+     "vier vier null, dreiundsechzig, zwölf, neunundneunzig"),
+    ("Klient: Devět jedna dva tři, lomeno, osm sedm šest.", "Devět jedna dva tři, lomeno, osm sedm šest"),
+    ("numer siedem zero jeden dwa trzy cztery piec szesc dzwoncie", "siedem zero jeden dwa trzy cztery piec szesc"),
+    ("Kund: noll sjuttiotre, fyra fyra ett, femtiofem, sextiosex.", "noll sjuttiotre, fyra fyra ett, femtiofem, sextiosex"),
+    ("Morgan: Beş yüz otuz iki, altı yüz kırk bir, yirmi iki.", "Beş yüz otuz iki, altı yüz kırk bir, yirmi iki"),
+    ("CLIENT: five two three... forty-one... eight eight oh two", "five two three... forty-one... eight eight oh two"),
+])
+def test_a_number_read_aloud_in_groups_is_replaced(anon, text, value):
+    out = user(anon, text)
+    assert value not in out, out
+    assert out.split(":")[0] == text.split(":")[0] or ":" not in text, out
+
+
+@pytest.mark.parametrize("text", [
+    "We need four, maybe five rooms, six or seven nights.",
+    "Un, deux, trois: la réunion commence à dix heures.",
+    "Ich nehme zwei Kaffee und drei Croissants, danke.",
+])
+def test_counting_words_in_a_sentence_stay(anon, text):
+    assert user(anon, text) == text
+
+
+def test_the_fake_of_a_spoken_number_is_number_words_of_its_language():
+    import random
+
+    from pipeline.anonymize.number_words import count_number_words, fake_number_words
+
+    value = "drei drei null, zweiundsiebzig, elf"
+    fake = fake_number_words(value, random.Random(3))
+    assert fake != value and count_number_words(fake) == 5, fake
+    assert fake.count(",") == 2, fake

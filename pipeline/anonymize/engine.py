@@ -2681,6 +2681,26 @@ _KID_ITEM_RE = re.compile(r"(?P<n>[^\W\d_][\w'’-]*(?:[ \t][^\W\d_][\w'’-]*){
                           r"[ \t]*(?:[,;]|(?:and|und|et|y|e|i|и|і|og|och|en)[ \t]|$)?")
 
 
+#: a text with a run of four words or more, no digits, commas or blanks between: a pre-check
+_FOUR_WORDS_RE = re.compile(r"(?:[^\W\d_]+[ \t,.\u2026-]+){3}[^\W\d_]")
+
+
+class SpokenNumberRecognizer(RegexRecognizer):
+    """A number read aloud in words of one of many languages, in groups (:mod:`.number_words`:
+    "seis seis cero, doce, treinta y cuatro", "drei drei null, zweiundsiebzig, elf"): a phone
+    number, an id or a postcode of a transcript (ACCOUNT_ID; eighteenth round, red-team 22 read)."""
+
+    def __init__(self, score: float = 0.7):
+        super().__init__("SpokenNumberRecognizer", "ACCOUNT_ID", [], score)
+
+    def hits(self, text: str) -> list[PatternHit]:  # noqa: D102
+        if not _FOUR_WORDS_RE.search(text):
+            return []
+        from .number_words import spoken_number_spans
+
+        return [PatternHit("ACCOUNT_ID", s, e, self.score, self.name) for s, e in spoken_number_spans(text)]
+
+
 class KidsListRecognizer(RegexRecognizer):
     """The children of a kids' list (:data:`_KIDS_LABEL_RE`): each name before a bracket holding a
     date or a year of birth (PERSON) and that date (DATE_OF_BIRTH) - a child's birth date is a
@@ -2832,6 +2852,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
                                                                   YEAR_OF_BIRTH_RE], 0.7),
         _GroupsRecognizer("DateOfBirthOtherRecognizer", "DATE_OF_BIRTH", [DOB_ERA_RE, SPOKEN_DATE_RE, DOB_SCRIPT_RE], 0.7),
         KidsListRecognizer(),
+        SpokenNumberRecognizer(),
         RegexRecognizer("SpokenDigitsRecognizer", "ACCOUNT_ID", [SPOKEN_DIGITS_RE], 0.7,
                         validate=_spoken_digits_score),
         RegexRecognizer("SpokenZipRecognizer", "ACCOUNT_ID", [SPOKEN_ZIP_RE], 0.7, validate=_spoken_zip_score),

@@ -689,6 +689,13 @@ class Pseudonymizer:
                     return w
                 return re.sub(r"[^\W\d_]+", sub, value)
             return self._draw(group, value, spoken)
+        from .number_words import count_number_words, fake_number_words
+
+        if count_number_words(value) >= 4 and not any(c.isdigit() for c in value):
+            # a number read aloud in groups ("drei drei null, zweiundsiebzig, elf"): other number
+            # words of its language, as many digits each (eighteenth round)
+            return self._draw(group, value, lambda attempt: fake_number_words(
+                value, self._rng(group, normalize(value), attempt)))
         # a MAC address or another hex id ("a4:5e:60:d2:1f:09"): hex digits stay hex (eleventh round)
         hexa = re.fullmatch(r"[0-9A-Fa-f]{2}(?:[:-][0-9A-Fa-f]{2}){5}", value) is not None
 

@@ -1,0 +1,151 @@
+"""Numbers said in words, in many languages: a phone number, a national id, a postcode or an
+account number read aloud in groups ("seis seis cero, doce, treinta y cuatro, noventa", "drei drei
+null, zweiundsiebzig, elf, achtundachtzig", "Osm pět šest dva jedna dva, lomeno, tři čtyři pět
+šest") as a call-centre transcript or a voice-to-text message writes it (eighteenth round,
+red-team 22 read).
+
+The words come from ``num2words`` (PyPI, the numbers 0-99, the hundreds and a thousand of each
+language below), written as the library writes them and without their accents ("piec" for
+"pięć", as voice-to-text and keyboards without diacritics write it). A run of four number words
+or more, with only separators, "and" words, fillers ("eh", "ähm", "euh") and dash words ("traço",
+"lomeno", "streck") between them, and five digits or more in all, is one spoken number.
+"""
+from __future__ import annotations
+
+import random
+import re
+from functools import lru_cache
+from typing import Optional
+
+from .config import strip_accents
+
+#: num2words' languages read (those of red-team 22 and the languages beside them)
+NUMBER_WORD_LANGS = ("en", "de", "fr", "es", "pt", "it", "nl", "sv", "da", "no", "fi", "is", "pl", "cs", "sk",
+                     "sl", "sr", "ro", "hu", "lt", "lv", "tr", "az", "ru", "uk", "be", "id", "ca", "cy")
+#: words between the number words of one spoken number that are no numbers: "and" words, fillers,
+#: dash / slash words ("traço", "tiret", "streck", "lomeno", "barra", "kreska")
+_BETWEEN = frozenset("""and y e i und en og och ja și si и і a eh ehm eeh ähm äh hm um uh erm euh ben beh allora
+dann then poi luego después depois então puis et dash hyphen slash traço traco tiret trait streck bindestreck
+lomeno pomlčka pomlcka barra guion guión kreska myślnik myslnik cratimă cratima tire çizgi cizgi тире дефис
+косая""".split())
+_WORD_RE = re.compile(r"[^\W\d_]+", re.UNICODE)
+#: what may stand between two words of one spoken number besides the words of _BETWEEN
+_SEP_RE = re.compile(r"[ \t,;.:\u2026\u2013\u2014/-]*")
+
+
+@lru_cache(maxsize=1)
+def number_lexicon() -> dict[str, tuple[str, int]]:
+    """Lower-case number word (and its accent-free form) -> ``(language, value)``: the words
+    num2words writes for 0-99, the hundreds and 1000 in :data:`NUMBER_WORD_LANGS`. A word that is
+    an English stop word stays out of the other languages ("to" is Norwegian two)."""
+    from num2words import num2words
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    out: dict[str, tuple[str, int]] = {}
+    for lang in NUMBER_WORD_LANGS:
+        for n in [*range(100), *range(100, 1000, 100), 1000]:
+            try:
+                text = num2words(n, lang=lang)
+            except (NotImplementedError, KeyError, ValueError, TypeError, AttributeError):
+                continue
+            words = [w for w in re.split(r"[\s-]+", text.lower()) if w]
+            if len(words) != 1:
+                continue  # "o sută", "setenta e dois": their words are in the lexicon on their own
+            w = words[0]
+            if lang != "en" and (w in STOP_WORDS or len(w) < 2):
+                continue
+            out.setdefault(w, (lang, n))
+    for w, hit in list(out.items()):  # "piec" for "pięć", "funfundachtzig" for "fünfundachtzig"
+        out.setdefault(strip_accents(w), hit)
+    out.setdefault("oh", ("en", 0))  # "eight eight oh two"
+    return out
+
+
+def _digits(n: int) -> int:
+    return len(str(n)) if n else 1
+
+
+def spoken_number_spans(text: str, min_words: int = 4, min_digits: int = 5) -> list[tuple[int, int]]:
+    """``(start, end)`` character spans of the spoken numbers in ``text`` (see the module's
+    docstring): runs of ``min_words`` number words or more, ``min_digits`` digits or more in all
+    (the digits of each word's value: "treinta" 2, "cento" 3)."""
+    lex = number_lexicon()
+    spans = []
+    run_start = run_end = None
+    count = digits = 0
+    last_end = 0
+
+    def close():
+        if run_start is not None and count >= min_words and digits >= min_digits:
+            spans.append((run_start, run_end))
+
+    for m in _WORD_RE.finditer(text):
+        w = m.group().lower()
+        gap = text[last_end:m.start()]
+        joined = run_start is not None and _SEP_RE.fullmatch(gap) is not None
+        hit = lex.get(w)
+        if hit is not None:
+            if not joined:
+                close()
+                run_start, count, digits = m.start(), 0, 0
+            run_end = m.end()
+            count += 1
+            digits += _digits(hit[1])
+            last_end = m.end()
+        elif joined and w in _BETWEEN:
+            last_end = m.end()  # inside a run: its end stays the last number word
+        else:
+            close()
+            run_start, count, digits = None, 0, 0
+            last_end = m.end()
+    close()
+    return spans
+
+
+def count_number_words(value: str) -> int:
+    """How many words of ``value`` are number words of :func:`number_lexicon`."""
+    lex = number_lexicon()
+    return sum(1 for w in _WORD_RE.findall(value.lower()) if w in lex)
+
+
+def fake_number_words(value: str, rng: random.Random) -> str:
+    """``value`` with each number word replaced by another of its language and of the same number
+    of digits ("doce" -> "treinta", "seis" -> "dos"), its case kept; other words as they are."""
+    lex = number_lexicon()
+    by_class = _by_class()
+
+    def sub(m: re.Match) -> str:
+        w = m.group()
+        hit: Optional[tuple[str, int]] = lex.get(w.lower())
+        if hit is None:
+            return w
+        lang, n = hit
+        choice = rng.choice(by_class[(lang, _digits(n))])
+        return choice.capitalize() if w[:1].isupper() else choice
+
+    return _WORD_RE.sub(sub, value)
+
+
+@lru_cache(maxsize=1)
+def _accented() -> dict[str, tuple[str, ...]]:
+    """Accent-free form -> the lexicon's accented words written so."""
+    out: dict[str, list[str]] = {}
+    for w in number_lexicon():
+        plain = strip_accents(w)
+        if plain != w:
+            out.setdefault(plain, []).append(w)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+@lru_cache(maxsize=1)
+def _by_class() -> dict[tuple[str, int], list[str]]:
+    out: dict[tuple[str, int], list[str]] = {}
+    lex = number_lexicon()
+    for w, (lang, n) in lex.items():
+        plain = strip_accents(w)
+        if w == plain and any(o != w and strip_accents(o) == w for o in _accented().get(w, ())):
+            continue  # a fake as the language writes it: "fünf", not "funf"
+        out.setdefault((lang, _digits(n)), []).append(w)
+    for ws in out.values():
+        ws.sort()
+    return out

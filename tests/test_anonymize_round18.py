@@ -189,3 +189,40 @@ def test_the_fake_of_a_spoken_number_is_number_words_of_its_language():
     fake = fake_number_words(value, random.Random(3))
     assert fake != value and count_number_words(fake) == 5, fake
     assert fake.count(",") == 2, fake
+
+
+# ------------------------------------------------- German texts, months, places under person keys
+@pytest.mark.parametrize("text", [
+    "Wegen Sturmtief Xandra ab 06:00 Uhr Ersatzverkehr zwischen Westkreuz und Spandau.",
+    "Wegen Bauarbeiten Ersatzverkehr zwischen Ostkreuz und Lichtenberg ab Montag.",
+])
+def test_a_german_sentence_with_and_between_two_places_reads_as_german(anon, text):
+    assert user(anon, text) == text
+
+
+def test_a_name_between_particles_still_counts_as_a_name(anon):
+    out = user(anon, "Please send the contract to Frits van den Heuvel today.")
+    replaced_and_kept(out, ["Frits", "Heuvel"], ["contract"])
+
+
+@pytest.mark.parametrize("text", [
+    "Kick-off Sun 22 Sep 16:30 at the Etihad, or Sep 29 if it moves.",
+    "Der Termin ist am 3 Okt oder 17 Dez.",
+])
+def test_a_months_short_name_beside_its_day_stays(anon, text):
+    assert user(anon, text) == text
+
+
+@pytest.mark.parametrize("text", [
+    "The Jacobite runs from Fort William to Mallaig.",
+    "Meet at the Scott Monument at noon.",
+])
+def test_forts_and_monuments_named_after_people_stay(anon, text):
+    assert user(anon, text) == text
+
+
+def test_a_place_under_a_person_key_stays_and_a_person_goes(anon):
+    out = _tool_text(anon, json.dumps({"provided_by": {"display": "Lakeshore General Hospital"},
+                                       "attending": {"display": "Marit Sundqvist"}}))
+    assert "Lakeshore General Hospital" in out, out
+    assert "Marit" not in out and "Sundqvist" not in out, out

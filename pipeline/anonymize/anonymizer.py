@@ -204,6 +204,11 @@ _NAME_PART_RE = re.compile(NAME_TOKEN_RE.pattern + r"(?:['-]" + NAME_TOKEN_RE.pa
 _PLATFORM_WORDS = frozenset({"gleis", "bahnsteig", "platform", "track", "voie", "binario", "andén", "anden",
                              "perron", "spor", "peron", "gate", "terminal", "quai", "kai", "plataforma"})
 _NUMBER_NEXT_RE = re.compile(r"[ \t]+\d")
+#: months' short names of English and the languages beside it, and a day's number right before one
+_MONTH_ABBREVIATIONS = frozenset({"jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+                                  "okt", "dez", "mrz", "mär", "ene", "abr", "ago", "dic", "set", "out", "déc", "févr",
+                                  "avr", "juil", "gen", "mag", "giu", "lug", "ott"})
+_DAY_BEFORE_RE = re.compile(r"\d{1,2}\.?[ \t]+$")
 _ROOM_NUMBER_AFTER_RE = re.compile(r"[ \t](?:\d{1,3}(?=[),;|\t\n]|$|\.(?:\s|$))|[A-Z](?=[),;|\t\n]|$))")  # not "Yuri T. Bulgakov"
 #: more of a name after a word: particles and a Capitalized word ("Louelle van den Brandhof")
 _NAME_NEXT_RE = re.compile(r"[ \t]+(?:" + NAME_PARTICLE + r"[ \t]+){0,2}" + NAME_WORD)
@@ -840,8 +845,10 @@ class Anonymizer:
         words = [w.strip("\"\u201c\u201d\u00ab\u00bb()") if len(w) > 2 and w[0] in "\"\u201c\u00ab(" else w for w in v.split()]
         # name words, with family-name particles and initials inside ("Maartje van der Zee",
         # "E. Thornbury"); at least one a name word that is no keep-word
-        if _is_company(v):
-            return None  # "Thyssenkrupp Steel", "Rewe Group DC": a company under a customer key (thirteenth round)
+        if _is_company(v) or (len(words) >= 2 and self._place_word_re.search(v)):
+            # "Thyssenkrupp Steel", "Rewe Group DC": a company under a customer key (thirteenth
+            # round); "Johns Hopkins Bayview Medical Center": a place's (eighteenth round)
+            return None
         core = [w for w in words if w not in NAME_PARTICLES and not re.fullmatch(r"[A-Z]\.?", w)]
         if 1 <= len(words) <= 5 and core and all(_NAME_WORD_RE.match(w) for w in core) and not all(
                 w.lower() in self._keep_words for w in core):
@@ -1512,7 +1519,10 @@ class Anonymizer:
                                          and not _house_number_beside(text, s, e, r))
                                 and not (" " in r and r.split()[0].lower() in self.config.dish_words)
                                 # "von Gleis 12", "voie 3": a platform's word before its number
-                                and not (r.lower() in _PLATFORM_WORDS and _NUMBER_NEXT_RE.match(text, e))]
+                                and not (r.lower() in _PLATFORM_WORDS and _NUMBER_NEXT_RE.match(text, e))
+                                # "Sun 22 Sep 16:30", "Sep 22": a month's short name beside its day
+                                and not (r.lower().rstrip(".") in _MONTH_ABBREVIATIONS
+                                         and (_DAY_BEFORE_RE.search(text, max(0, s - 4), s) or _NUMBER_NEXT_RE.match(text, e)))]
                     if runs and not strong and text[e:e + 2] in ("'s", "\u2019s") and \
                             value.lower() in self.config.eponyms and not _TITLE_BEFORE_RE.search(text[max(0, s - 12):s]):
                         runs = []  # "Hashimoto's", "Addison's": a condition named after its finder (not "Mr Addison's")

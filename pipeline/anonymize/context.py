@@ -293,8 +293,11 @@ def is_foreign(text: str, ignore: Iterable[str] = (), unknown_words: bool = Fals
         w = tok.lower()
         if w in skip:
             continue
-        if w in foreign and ((tok.islower() and _between_capitals(toks, i)) or (len(tok) > 1 and tok.isupper())):
-            continue  # a particle inside a proper name ("Frits van den Heuvel"), an acronym ("SANKI")
+        if w in foreign and ((tok.islower() and w in NAME_PARTICLES and _between_capitals(toks, i))
+                             or (len(tok) > 1 and tok.isupper())):
+            # a particle inside a proper name ("Frits van den Heuvel"), an acronym ("SANKI"); not
+            # a conjunction between two places ("zwischen Westkreuz und Spandau": eighteenth round)
+            continue
         if w in english:
             n_en += w not in shared
         elif w in foreign:

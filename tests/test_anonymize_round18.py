@@ -226,3 +226,54 @@ def test_a_place_under_a_person_key_stays_and_a_person_goes(anon):
                                        "attending": {"display": "Marit Sundqvist"}}))
     assert "Lakeshore General Hospital" in out, out
     assert "Marit" not in out and "Sundqvist" not in out, out
+
+
+# ------------------------------------------------- machine formats: address parts, SSR DOCS, PNR, XML
+def test_address_parts_of_payment_and_invoice_xml_are_replaced(anon):
+    xml = ("<Dbtr><Nm>Wiebke Harmsen</Nm><PstlAdr><StrtNm>Gerberstraße</StrtNm><BldgNb>217</BldgNb>"
+           "<PstCd>50667</PstCd><TwnNm>Köln</TwnNm></PstlAdr></Dbtr>"
+           "<enderDest><xLgr>RUA DOS PINHEIROS</xLgr><nro>918</nro><xCpl>APTO 71</xCpl></enderDest>")
+    out = _tool_text(anon, xml, ask="Warum wurde die Lastschrift zurückgegeben?")
+    for v in ("Wiebke", "Harmsen", "Gerberstraße", ">217<", "50667", "RUA DOS PINHEIROS", "APTO 71"):
+        assert v not in out, (v, out)
+    assert "Köln" in out, out
+
+
+def test_an_ldap_home_postal_address_is_replaced(anon):
+    out = _tool_text(anon, "dn: uid=kvale,ou=people\nhomePostalAddress: 5120 Larkspur Bend $ Tulsa, OK 74105\n",
+                     ask="offboard kvale")
+    assert "Larkspur" not in out, out
+
+
+def test_a_pnr_travel_document_element_is_replaced(anon):
+    text = ("10 SSR DOCS BA HK1 P/GBR/771204938/GBR/09MAR84/F/17AUG32/HALVORSEN/INGRID/MAREN/P1\n"
+            "11 SSR DOCS BA HK1 P/NOR/650312877/NOR/21JAN79/M/02FEB30/HALVORSEN/TORBJORN/P2")
+    out = _tool_text(anon, text, ask="Change the date for both travellers")
+    for v in ("771204938", "09MAR84", "HALVORSEN", "INGRID", "MAREN", "650312877", "21JAN79", "TORBJORN"):
+        assert v not in out, (v, out)
+    assert "SSR DOCS BA HK1" in out and "/GBR/" in out, out
+
+
+def test_a_title_glued_to_a_booking_name_still_makes_it_a_name(anon):
+    out = _tool_text(anon, "1.HALVORSEN/INGRID MARENMRS  2.HALVORSEN/SOLVEIGMISS(CHD)",
+                     ask="who is on the booking?")
+    for v in ("HALVORSEN", "INGRID", "MARENMRS", "SOLVEIGMISS"):
+        assert v not in out, (v, out)
+
+
+def test_an_xml_element_named_by_its_name_attribute_is_read_as_that_key(anon):
+    xml = ('<EventData><Data Name="TargetUserName">kjell.aasheim</Data>'
+           '<Data Name="LogonType">10</Data><Data Name="IpAddress">203.0.113.77</Data></EventData>')
+    out = _tool_text(anon, xml, ask="who tried to log in?")
+    assert "kjell.aasheim" not in out, out
+    assert ">10<" in out, out
+
+
+# ------------------------------------------------- more languages of spoken numbers
+@pytest.mark.parametrize("text,value", [
+    ("Клієнтка: Три чотири п'ять шість, сім вісім дев'ять, нуль один два.",
+     "Три чотири п'ять шість, сім вісім дев'ять, нуль один два"),
+    ("מתקשר: אפס חמש שתיים, שלוש אחת אחת, ארבע ארבע חמש", "אפס חמש שתיים, שלוש אחת אחת, ארבע ארבע חמש"),
+])
+def test_numbers_read_aloud_in_other_scripts_are_replaced(anon, text, value):
+    assert value not in user(anon, text)

@@ -55,7 +55,7 @@ from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conve
                       city_gazetteer, is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs, place_gazetteer,
                       surname_shaped)
 from .structured_text import (fenced_blocks, fixed_width_rows, hl7_values, html_fields, html_table_rows, log_fields,
-                              sql_insert_rows, table_rows, x12_values, edifact_values,
+                              sql_insert_rows, table_rows, x12_values, edifact_values, ssr_docs_values, ldif_entries,
                               xml_fields, yaml_document)
 from .pseudonymizer import NAME_TOKEN_RE, Pseudonymizer, match_case, normalize
 from .names_data import EMAIL_PATTERN
@@ -130,6 +130,8 @@ _BARE_BEFORE_OK = re.compile(r"[\s(\[\"':,;]")
 _BARE_AFTER_OK = re.compile(r"(?:[\s)\]\"',;!?]|[.:](?!\w)|$)")
 #: "Newark (EWR)", "Zurich (ZRH)": a name followed by a code in capitals is a place (a person's
 #: handle in parentheses is lower case: "Bartholomew (bwhitlock)")
+#: a booking's passenger type after a name element ("(CHD)", "(INF/14JUN16)", "(ADT)")
+_PAX_TYPE_AFTER_RE = re.compile(r"\((?:CHD|INF|ADT|YTH|SRC|INS|UNN)[/)]")
 _CODE_AFTER_RE = re.compile(r"\s*\((?:[A-Z]{3}|[A-Z]{2}[A-Z2-9]{3})\)")  # IATA airport, UN/LOCODE ("Kobe (JPUKB)")
 #: Capitalized road and landmark nouns that make the Capitalized word before them a place's name
 #: ("the Madison Avenue store", "Sunset Boulevard", "the Grand Canyon tour"): as the word after a
@@ -1121,6 +1123,9 @@ class Anonymizer:
         if "~" in text and "*" in text:  # ASC X12 segments (sixteenth round)
             for value, ent, src in x12_values(text):
                 self._register(scan, value, ent, src)
+        if text.count("/") >= 8:  # a PNR's travel documents (SSR DOCS: eighteenth round)
+            for value, ent, src in ssr_docs_values(text):
+                self._register(scan, value, ent, src)
         if "'" in text and ("NAD+" in text or "CTA+" in text or "COM+" in text):  # UN/EDIFACT (seventeenth round)
             for value, ent, src in edifact_values(text):
                 if ent != "PERSON" or not _is_company(value):  # a consignor's firm stays
@@ -1140,6 +1145,9 @@ class Anonymizer:
                         or _is_company(cell) or (isinstance(cell, str) and not self.config.is_person_key(key)
                                                  and _MEASURE_RE.search(cell)):
                     scan.add_business_words(cell)
+        if "dn:" in text:  # an LDIF directory export (eighteenth round)
+            for entry in ldif_entries(text):
+                self._collect_obj(scan, entry, None, "yaml")
         if "\n" in text and ":" in text:
             doc = yaml_document(text)  # a tool result written as YAML (thirteenth round)
             if doc is not None:
@@ -1404,7 +1412,10 @@ class Anonymizer:
                             # "Queen Elizabeth II", "King Charles III": a monarch, no customer
                             or (not strong and _MONARCH_RE.search(text[max(0, s - 12):e + 6]) is not None)
                             or (not strong and _GLUED_STREET_END_RE.search(value.rstrip(" ,.;")))
-                            or _CODE_AFTER_RE.match(text, e) or _FIRM_AFTER_RE.match(text, e)
+                            # (a booking's name before its passenger type is none: "SOLVEIGMISS(CHD)")
+                            or (_CODE_AFTER_RE.match(text, e) and not (rec_name == "PnrNameRecognizer"
+                                                                       and _PAX_TYPE_AFTER_RE.match(text, e)))
+                            or _FIRM_AFTER_RE.match(text, e)
                             # a firm's legal form ends the span - one that runs over a field
                             # separator holds a person before it ("Stephan Urner / Ribbon ... Inc.")
                             or (_FIRM_LAST_RE.search(value.rstrip(",")) and not re.search(r"[/\n;|]", value))):
@@ -2054,6 +2065,8 @@ class _Replacer:
     # (a comma after a digit is a thousands' separator; after anything else a field's separator:
     # "DD,41093388" in a CSV row - fifteenth round)
     _NUM = r"(?<![A-Za-z0-9_$/:.-])(?<!\d,)(?:{})(?![A-Za-z0-9_]|[-/:.,]\d)"
+    # a long number as a whole field after a word and a slash (eighteenth round, red-team 21 read)
+    _NUM_IN_PATH = r"(?<=[A-Za-z]/)(?:{})(?=/|\?|\s|$|[\"'])"
 
     def __init__(self, table: dict[str, tuple[str, str]], counter: Counter,
                  trace: Optional[list] = None):
@@ -2074,6 +2087,9 @@ class _Replacer:
             parts.append(self._SOFT.format("|".join(map(re.escape, soft))))
         if nums:
             parts.append(self._NUM.format("|".join(nums)))
+        long_nums = [v for v in nums if len(v) >= 6]
+        if long_nums:  # a path's or a booking element's field: "P/GBR/771204938/GBR/", "/orders/5520913377/"
+            parts.append(self._NUM_IN_PATH.format("|".join(long_nums)))
         self.rx = re.compile("|".join(parts)) if parts else None
         # long digit values also when written in groups ("730 291 8845", "730.291.8845")
         self.grouped = {v: f for v, (f, _e) in table.items()

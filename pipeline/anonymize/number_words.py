@@ -21,14 +21,16 @@ from .config import strip_accents
 
 #: num2words' languages read (those of red-team 22 and the languages beside them)
 NUMBER_WORD_LANGS = ("en", "de", "fr", "es", "pt", "it", "nl", "sv", "da", "no", "fi", "is", "pl", "cs", "sk",
-                     "sl", "sr", "ro", "hu", "lt", "lv", "tr", "az", "ru", "uk", "be", "id", "ca", "cy")
+                     "sl", "sr", "ro", "hu", "lt", "lv", "tr", "az", "ru", "uk", "be", "id", "ca", "cy", "he", "ar",
+                     "fa", "ko")
 #: words between the number words of one spoken number that are no numbers: "and" words, fillers,
 #: dash / slash words ("traço", "tiret", "streck", "lomeno", "barra", "kreska")
 _BETWEEN = frozenset("""and y e i und en og och ja și si и і a eh ehm eeh ähm äh hm um uh erm euh ben beh allora
-dann then poi luego después depois então puis et dash hyphen slash traço traco tiret trait streck bindestreck
+dann then poi luego después depois então puis et dash тобто тоесть то есть hyphen slash traço traco tiret trait streck bindestreck
 lomeno pomlčka pomlcka barra guion guión kreska myślnik myslnik cratimă cratima tire çizgi cizgi тире дефис
 косая""".split())
-_WORD_RE = re.compile(r"[^\W\d_]+", re.UNICODE)
+#: a word, an apostrophe inside it ("п'ять", "дев'ять", "libo't")
+_WORD_RE = re.compile(r"[^\W\d_]+(?:['\u2019\u02bc][^\W\d_]+)*", re.UNICODE)
 #: what may stand between two words of one spoken number besides the words of _BETWEEN
 _SEP_RE = re.compile(r"[ \t,;.:\u2026\u2013\u2014/-]*")
 
@@ -48,7 +50,7 @@ def number_lexicon() -> dict[str, tuple[str, int]]:
                 text = num2words(n, lang=lang)
             except (NotImplementedError, KeyError, ValueError, TypeError, AttributeError):
                 continue
-            words = [w for w in re.split(r"[\s-]+", text.lower()) if w]
+            words = [w.replace("\u2019", "'").replace("\u02bc", "'") for w in re.split(r"[\s-]+", text.lower()) if w]
             if len(words) != 1:
                 continue  # "o sută", "setenta e dois": their words are in the lexicon on their own
             w = words[0]
@@ -80,7 +82,7 @@ def spoken_number_spans(text: str, min_words: int = 4, min_digits: int = 5) -> l
             spans.append((run_start, run_end))
 
     for m in _WORD_RE.finditer(text):
-        w = m.group().lower()
+        w = m.group().lower().replace("\u2019", "'").replace("\u02bc", "'")
         gap = text[last_end:m.start()]
         joined = run_start is not None and _SEP_RE.fullmatch(gap) is not None
         hit = lex.get(w)
@@ -105,7 +107,8 @@ def spoken_number_spans(text: str, min_words: int = 4, min_digits: int = 5) -> l
 def count_number_words(value: str) -> int:
     """How many words of ``value`` are number words of :func:`number_lexicon`."""
     lex = number_lexicon()
-    return sum(1 for w in _WORD_RE.findall(value.lower()) if w in lex)
+    return sum(1 for w in _WORD_RE.findall(value.lower().replace("\u2019", "'").replace("\u02bc", "'"))
+               if w in lex)
 
 
 def fake_number_words(value: str, rng: random.Random) -> str:
@@ -116,7 +119,7 @@ def fake_number_words(value: str, rng: random.Random) -> str:
 
     def sub(m: re.Match) -> str:
         w = m.group()
-        hit: Optional[tuple[str, int]] = lex.get(w.lower())
+        hit: Optional[tuple[str, int]] = lex.get(w.lower().replace("\u2019", "'").replace("\u02bc", "'"))
         if hit is None:
             return w
         lang, n = hit

@@ -77,6 +77,14 @@ def parse_date(text: str) -> Optional[tuple[_dt.date, Callable[[_dt.date], str]]
         if m:
             d = _dt.date(int(m[1]), int(m[2]), int(m[3]))
             return d, lambda x: x.isoformat()
+        m = re.fullmatch(r"(\d{2})([A-Z]{3})(\d{2}|\d{4})", s)  # an airline's "09MAR84" (SSR DOCS, APIS)
+        if m and m[2].lower() in _MONTH_LOOKUP:
+            year = int(m[3])
+            if len(m[3]) == 2:
+                year += 1900 if year > _dt.date.today().year % 100 else 2000
+            d = _dt.date(year, _MONTH_LOOKUP[m[2].lower()], int(m[1]))
+            four = len(m[3]) == 4
+            return d, lambda x: f"{x.day:02d}{_MONTHS_FULL[x.month - 1][:3].upper()}{x.year if four else x.year % 100:02d}"
         m = re.fullmatch(r"((?:19|20)\d\d)(\d\d)(\d\d)", s)  # HL7 / compact "19610422"
         if m:
             d = _dt.date(int(m[1]), int(m[2]), int(m[3]))

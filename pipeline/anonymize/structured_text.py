@@ -17,7 +17,11 @@ from typing import Iterator
 _XML_NAME = r"(?:[^\W\d][\w.-]{0,30}:)?[^\W\d][\w.-]{0,60}"  # (tags of any script: "<Паспорт>")
 #: ``<adresa>Str. Observatorului nr. 34</adresa>``: an element holding text only
 XML_ELEMENT_RE = re.compile(
-    r"<(?P<k>" + _XML_NAME + r")(?:\s[^<>]{0,300})?>(?P<v>[^<>\n]{1,300})</(?P=k)\s*>")
+    r"<(?P<k>" + _XML_NAME + r")(?P<a>\s[^<>]{0,300})?>(?P<v>[^<>\n]{1,300})</(?P=k)\s*>")
+#: an element named by its Name / key attribute (``<Data Name="TargetUserName">e.vandermeer</Data>``
+#: of a Windows event, ``<field key="email">``, ``<Detail name="ACNUM" value=..>``): the attribute
+#: names the field (eighteenth round, red-team 21 read)
+_XML_NAMING_ATTR_RE = re.compile(r"""^\s+(?:Name|name|key|Key|field|id)\s*=\s*["'](?P<n>[^"'<>\s]{2,60})["']\s*$""")
 #: ``<party name="Ioana Munteanu" tel="0745 112 903">``: an attribute inside a tag
 XML_ATTR_RE = re.compile(r"""(?<=\s)(?P<k>[^\W\d][\w.-]{0,60})\s*=\s*(?P<q>["'])(?P<v>[^"'<>\n]{1,300})(?P=q)""")
 #: ``addr="Korunní 1208/74, 101 00 Praha 10" tel=+420777215809``: a log line's fields
@@ -69,6 +73,9 @@ def xml_fields(text: str) -> Iterator[tuple[str, str]]:
         if v:
             key = m.group("k").rsplit(":", 1)[-1]
             yield key, v
+            named = _XML_NAMING_ATTR_RE.match(m.group("a") or "")
+            if named:
+                yield named.group("n"), v
             parent = parents.get(m.start())
             if parent and key.lower() in _XML_GENERIC_CHILDREN:
                 # "<guest><name>ELENI PAPADOPOULOU</name>": also as "guest_name" (a person key's
@@ -528,3 +535,60 @@ def html_table_rows(text: str) -> Iterator[dict[str, str]]:
             continue
         if header and len(header) == len(cells):
             yield {h: c for h, (_, c) in zip(header, cells) if h and c}
+
+
+#: An airline booking's travel-document element (IATA SSR DOCS, the APIS data of a PNR):
+#: ``P/GBR/561298473/GBR/03NOV81/M/21OCT31/WILLIAMS/REBECCA/JAMES`` - document type, issuing
+#: state, document number, nationality, birth date, gender (``MI`` / ``FI`` an infant), expiry,
+#: surname, given name, middle name; in ``SSR DOCS BA HK1 ...`` or alone (a tool's argument).
+_SSR_DOCS_RE = re.compile(
+    r"(?<![A-Za-z0-9])[PIACFM]{1,2}/[A-Z]{3}/(?P<num>[A-Z0-9]{5,20})/[A-Z]{3}/(?P<dob>\d{2}[A-Z]{3}\d{2,4})/"
+    r"(?:MI|FI|[MFUX])/(?:\d{2}[A-Z]{3}\d{2,4})?/(?P<sur>[A-Z][A-Z' -]*)/(?P<given>[A-Z][A-Z' -]*)"
+    r"(?:/(?P<mid>(?!P\d)[A-Z][A-Z' -]*))?")
+
+
+def ssr_docs_values(text: str) -> Iterator[tuple[str, str, str]]:
+    """``(value, entity, source)`` for each travel-document element of ``text``
+    (:data:`_SSR_DOCS_RE`; IATA Reservations Interline Message Procedures, SSR DOCS): the document
+    number (ACCOUNT_ID), the birth date (DATE_OF_BIRTH), the surname (LAST_NAME), the given and
+    middle names (FIRST_NAME). Eighteenth round of issue 11 (red-team 21 read: a PNR's passport
+    numbers and birth dates stayed)."""
+    if "/" not in text:
+        return
+    for m in _SSR_DOCS_RE.finditer(text):
+        yield m.group("num"), "ACCOUNT_ID", "ssr_docs"
+        yield m.group("dob"), "DATE_OF_BIRTH", "ssr_docs"
+        yield m.group("sur").strip(), "LAST_NAME", "ssr_docs"
+        for g in ("given", "mid"):
+            if m.group(g):
+                yield m.group(g).strip(), "FIRST_NAME", "ssr_docs"
+
+
+_LDIF_LINE_RE = re.compile(r"^(?P<k>[A-Za-z][\w;-]{0,60}):(?P<b>:?)[ \t]*(?P<v>.*)$")
+
+
+def ldif_entries(text: str) -> list[dict[str, object]]:
+    """The entries of an LDIF text (RFC 2849: a directory export - ``dn: uid=...`` then
+    ``attribute: value`` lines, entries apart by a blank line, a line starting with a blank
+    continuing the one before) as ``{attribute: value or [values]}``, for their keys to be judged
+    as JSON keys are (``homePostalAddress``, ``mobile``, ``mail``). Base64 values (``::``) are left
+    out. Only blocks with a ``dn:`` line are entries. Eighteenth round of issue 11 (red-team 21
+    read: an offboarding export kept a home address)."""
+    if "dn:" not in text:
+        return []
+    out: list[dict[str, object]] = []
+    for block in re.split(r"\n[ \t]*\n", text.replace("\r\n", "\n").replace("\n ", "")):
+        lines = [ln for ln in block.split("\n") if ln.strip() and not ln.startswith("#")]
+        if not lines or not any(ln.lower().startswith("dn:") for ln in lines):
+            continue
+        entry: dict[str, object] = {}
+        for ln in lines:
+            m = _LDIF_LINE_RE.match(ln.strip())
+            if not m or m.group("b") or m.group("k").lower() in ("dn", "changetype", "objectclass"):
+                continue
+            k, v = m.group("k"), m.group("v").strip()
+            prev = entry.get(k)
+            entry[k] = v if prev is None else [*(prev if isinstance(prev, list) else [prev]), v]
+        if entry:
+            out.append(entry)
+    return out

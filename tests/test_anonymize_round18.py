@@ -277,3 +277,36 @@ def test_an_xml_element_named_by_its_name_attribute_is_read_as_that_key(anon):
 ])
 def test_numbers_read_aloud_in_other_scripts_are_replaced(anon, text, value):
     assert value not in user(anon, text)
+
+
+# ------------------------------------------------- agents and customers introducing themselves
+@pytest.mark.parametrize("text,values", [
+    ("Operadora: Energia Norte, bom dia, fala a Graciete. Cliente: Bom dia.", ["Graciete"]),
+    ("Handläggare: Fjällnät, du pratar med Sigrid. Kund: Hej!", ["Sigrid"]),
+    ("Operátor: Dobrý den, u telefonu Radka. Klient: Dobrý den.", ["Radka"]),
+    ("Agent: Magandang umaga, si Rowena po ito.", ["Rowena"]),
+    ("Mhudumu: Habari, unaongea na Zawadi. Mteja: Asante.", ["Zawadi"]),
+    ("Tổng đài: Xin chào, em là Thảo ạ.", ["Thảo"]),
+    ("الموظف: مرحبا، معك سلمى، كيف أساعدك؟", ["سلمى"]),
+    ("נציג: שלום, מדבר יוסי. במה אפשר לעזור?", ["יוסי"]),
+])
+def test_an_agent_introducing_themselves_in_other_languages_is_replaced(anon, text, values):
+    replaced_and_kept(user(anon, text), values, [])
+
+
+@pytest.mark.parametrize("text,values", [
+    ("привет! заказ не привезли, я катя, где курьер?", ["катя"]),
+    ("oi boa tarde aqui é a fernanda, comprei um sofá", ["fernanda"]),
+])
+def test_a_lower_case_name_after_a_foreign_introduction_is_replaced(anon, text, values):
+    replaced_and_kept(user(anon, text), values, [])
+
+
+@pytest.mark.parametrize("text", [
+    "я хочу вернуть заказ, пожалуйста",
+    "ich bin müde, danke",
+    "je suis content, merci",
+    "Si Madrid gana, vamos a celebrar.",
+])
+def test_ordinary_sentences_with_those_words_stay(anon, text):
+    assert user(anon, text) == text

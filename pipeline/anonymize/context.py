@@ -1130,6 +1130,15 @@ _INTRO_RE = re.compile(
     r"(?=\s+here\b|\s*[,.!;:)]|\s*$|\s+(?:and|from|with|calling)\b)")
 
 
+#: "I am" / "here is" / "speaking with" of other languages, then one to three lower-case words
+#: ("aqui é a gabi", "я лена", "main kim adams", "ako po si johnny", "mimi ni neema", "em là hương"):
+#: eighteenth round (red-team 22 read). The first word must be a first name of the gazetteers
+#: (:func:`_foreign_intro_ok`).
+_FOREIGN_LOWER_INTRO_RE = re.compile(
+    r"(?i)(?<![\w'])(?:aqui (?:é|e) (?:a|o)|aqui fala (?:a|o)|fala (?:a|o)|je suis|ich bin|soy|sono|jestem|jsem|"
+    r"jag är|jeg er|ik ben|ako po si|ako si|mera naam|mimi ni|naitwa|saya|aku|em là|tôi là|mình là|"
+    r"я|меня зовут|мене звати|це|это|ben)\s+"
+    r"(?P<v>[^\W\d_]{2,}(?:\s+[^\W\d_]{2,}){0,2}?)(?=\s*[,.!;:)]|\s*$|\s+(?:here|aqui|tady|tutaj|hier|ạ|po|nhé|ji)\b)")
 _NAME_SLOT_WORD_RE = re.compile(r"(?i)\bname\b")
 _HERE_RE = re.compile(
     r"(?i)(?:^|[,.!;]\s*|\b(?:thanks|ok|okay|hi|hello|hey)\s+)(?P<v>[a-z\u00C0-\u024F][a-z\u00C0-\u024F'-]+"
@@ -1169,7 +1178,27 @@ def intro_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -> lis
                     any(not is_english_word(w) or w.lower() in names for w in words) or name_slot
                     or (here and words[0][:1].isupper())):  # "Hello, Aria here"
                 out.append(m.group("v"))
+    for m in _FOREIGN_LOWER_INTRO_RE.finditer(text):
+        words = m.group("v").split()
+        if all(w.islower() for w in words) and _foreign_intro_ok(words, keep):
+            out.append(m.group("v"))
     return out
+
+
+def _foreign_intro_ok(words: list[str], keep: frozenset[str] | set[str]) -> bool:
+    """The words after a lower-case introduction of another language are a name: the first a first
+    name of the gazetteer (Latin) or of the script gazetteer (Cyrillic, Greek, ...), none a stop
+    word of any language spaCy knows, a keep-word or a common English word."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    from .names_data import script_names
+
+    if any(w in STOP_WORDS or is_foreign_stop_word(w) or w in keep or is_common_word(w) for w in words):
+        return False
+    first = words[0]
+    if re.fullmatch(r"[a-z\u00C0-\u024F\u1E00-\u1EFF]+", first):  # Latin letters (Vietnamese ones too)
+        return first in name_gazetteer()[0]
+    return first in script_names()[0]
 
 
 _LOWER_WORD = "[a-z\u00df-\u024f]+(?:['-][a-z\u00df-\u024f]+)*"

@@ -708,7 +708,13 @@ _FOREIGN_INTRO = (r"hier ist|hier spricht|mein name ist|ich hei(?:ß|ss)e|mijn n
                   # Tag, hier Sabine ..."), Scandinavian "it is" ("Det är Lasse"), Swahili "customer",
                   # "my name is", "I am" ("Mteja Wanjiru Kamau", "Jina langu ni ..."), Portuguese "here is"
                   r"(?:guten (?:tag|morgen|abend)|hallo|moin|servus)[,!]? hier|det är|det er|her er|"
-                  r"mteja|jina langu ni|naitwa|mimi ni|aqui (?:é|e) (?:a|o)|aqui fala")
+                  r"mteja|jina langu ni|naitwa|mimi ni|aqui (?:é|e) (?:a|o)|aqui fala|"
+                  # eighteenth round (red-team 22 read): an agent's "you are speaking with" / "X speaking"
+                  # of a call's opening ("fala a Inês", "du pratar med Linnea", "u telefonu Petra", "em
+                  # là Hương", "si Paolo po ito", "unaongea na Neema")
+                  r"fala (?:a|o)|du (?:pratar|talar|snakker|taler) med|u telefonu|przy telefonie|em là|tôi là|"
+                  r"mình là|ako po si|ako si|si(?= [A-Z][a-z]+ po\b)|unaongea na|le atiende|u spreekt met|"
+                  r"je spreekt met|vous parlez avec|sie sprechen mit")
 #: Closing words of other languages (ninth round: "Mvh Björn Sjöberg", "Groet, Joost")
 SIGN_OFFS_OTHER = (r"mvh|med vänlig hälsning|vänliga hälsningar|(?:met )?vriendelijke groet(?:en)?|groet(?:en|jes)?|"
                    r"mit freundlichen gr(?:ü|ue)(?:ß|ss)en|mfg|viele gr(?:ü|ue)(?:ß|ss)e|liebe gr(?:ü|ue)(?:ß|ss)e|"
@@ -2402,12 +2408,12 @@ SCRIPT_INTRO_NAME_RES = (
                r"میرا نام|میرے شوہر|میری بیوی|نام|نام کامل|اسم من|اسمم)[ \t]*[:：]?[ \t]*"
                r"(?P<v>" + _AR_WORD + r"(?:[ \t]+" + _AR_WORD + r"){0,3}?)(?=[ \t]+(?:ہے|ہیں|است|هست|هستم|مش|لا|لم|ما)(?![" + _AR + r"])|"
                + _NAME_END_ALT + r")|"
-               r"(?:(?<![" + _AR + r"])(?:أنا|انا|زوجي|زوجتي|زوجها|زوجته|ابني|ابنتي|همسرم|همسر|شوهرم|خانمم|"
+               r"(?:(?<![" + _AR + r"])(?:معك|معاك|أنا|انا|زوجي|زوجتي|زوجها|زوجته|ابني|ابنتي|همسرم|همسر|شوهرم|خانمم|"
                r"المندوب|السائق|الكابتن|المريض|المريضة|العميل|العميلة|مشتری|راننده|بیمار)[ \t]+(?:اسمه[ \t]+|اسمها[ \t]+)?)"
                r"(?P<w>" + _AR_WORD + r"(?:[ \t]+" + _AR_WORD + r"){0,3}?)(?=[ \t]+(?:ہے|است|هست|هستم|مش|لا|لم)(?![" + _AR + r"])|"
                + _NAME_END_ALT + r"))", re.M),
     re.compile(r"(?:(?:שמי|קוראים לי|שם מלא|שם הלקוח|שם)[ \t]*:?[ \t]*(?P<v>" + _HE_WORD + r"(?:[ \t]+" + _HE_WORD
-               + r"){0,2}?)" + _NAME_END + r"|(?<![\u05D0-\u05EA])(?:אני|בעלי|אשתי|הבן שלי|הבת שלי|המנהל|המנהלת|הלקוח|הלקוחה)"
+               + r"){0,2}?)" + _NAME_END + r"|(?<![\u05D0-\u05EA])(?:מדבר|מדברת|אני|בעלי|אשתי|הבן שלי|הבת שלי|המנהל|המנהלת|הלקוח|הלקוחה)"
                r"[ \t]+(?P<w>" + _HE_WORD + r"(?:[ \t]+" + _HE_WORD + r"){0,2}?)" + _NAME_END + ")", re.M),
     re.compile(r"(?:(?:আমার নাম|নাম|সদস্য|সদস্যা|স্বামী|স্ত্রী|গ্রাহক|পিতা|মাতা|অভিভাবক)[ \t]*[:：]?[ \t]*(?P<v>" + _BN_WORD
                + r"(?:[ \t]+" + _BN_WORD + r"){0,3}?)(?=[ \t]+(?:এবং|আমি)|[ \t]*\(|" + _NAME_END_ALT + "))", re.M),

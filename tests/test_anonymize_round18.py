@@ -310,3 +310,27 @@ def test_a_lower_case_name_after_a_foreign_introduction_is_replaced(anon, text, 
 ])
 def test_ordinary_sentences_with_those_words_stay(anon, text):
     assert user(anon, text) == text
+
+
+# ------------------------------------------------- teams, storms of other languages, journeys, brands
+@pytest.mark.parametrize("text", [
+    "Or Liverpool v Chelsea at Anfield the same weekend?",
+    "Quero ver o Benfica contra o FC Porto no Estádio da Luz.",
+    "Según la AEMET, la borrasca Laurence se queda al oeste de Galicia.",
+    "Depressão Bert a afastar-se; aviso amarelo de agitação marítima.",
+])
+def test_teams_and_named_lows_of_other_languages_stay(anon, text):
+    assert user(anon, text) == text
+
+
+def test_a_court_case_between_people_is_no_match(anon):
+    out = user(anon, "The case Harriet Okoro v Bellamy went to appeal.")
+    assert "Okoro" not in out, out
+
+
+def test_a_journeys_ends_and_a_camel_case_operator_stay_and_people_go(anon):
+    obj = {"from": "Edinburgh Waverley", "to": "Glasgow Queen Street", "operator": "ScotRail",
+           "contact": {"from": "Mairi Campbell", "to": "JohnSmith"}}
+    out = _tool_text(anon, json.dumps(obj), ask="trains?")
+    assert "Edinburgh Waverley" in out and "ScotRail" in out, out
+    assert "Mairi" not in out and "JohnSmith" not in out, out

@@ -202,6 +202,36 @@ _SCRIPT_NAME_WORD_RE = re.compile("[\u0370-\u03FF\u0400-\u052F\u0530-\u058F\u059
 #: and Thai vowel signs inside: "राजेश"), apostrophes and hyphens between ("O'Neil", "Ross-MacKinnon")
 _NAME_PART_RE = re.compile(NAME_TOKEN_RE.pattern + r"(?:['-]" + NAME_TOKEN_RE.pattern + r")*")
 #: a room's or a hall's number or letter after a word, then the field's or the bracket's end
+#: keys that hold a journey's ends as often as a message's people ("from" / "to")
+_ROUTE_KEYS = frozenset({"from", "to", "origin", "destination"})
+#: a brand's camel case: Capitalized parts glued, no digit ("ScotRail", "PayPal", "EasyJet")
+_BRAND_CAMEL_RE = re.compile(r"[A-Z][a-z]+(?:[A-Z][a-z]+)+")
+#: a match's "A v B" / "A contra B" / "A gegen B": the other side, a team (a club's word or a place)
+_VERSUS = r"(?:v|vs\.?|versus|contra|gegen|contre|contro|tegen|mot)"
+_VERSUS_BEFORE_RE = re.compile(r"(?P<o>[A-Z][\w.'-]+(?:[ \t][A-Z][\w.'-]+){0,3})[ \t]+" + _VERSUS
+                               + r"[ \t]+(?:(?:el|la|o|le|den|die|il|lo)[ \t]+)?$")
+_VERSUS_AFTER_RE = re.compile(r"[ \t]+" + _VERSUS + r"[ \t]+(?:(?:el|la|o|le|den|die|il|lo)[ \t]+)?"
+                              r"(?P<o>[A-Z][\w.'-]+(?:[ \t][A-Z][\w.'-]+){0,3})")
+_CLUB_WORDS = frozenset("fc cf sc ac afc cd ud sl sv vfb vfl tsv fk sk if bk united city club real sporting athletic "
+                        "atlético atletico rovers wanderers hotspur albion olympique borussia bayern inter juventus "
+                        "ajax psv celtic rangers".split())
+
+
+def _versus_team(text: str, s: int, e: int) -> bool:
+    """The span stands on one side of a match ("Liverpool v Chelsea", "el Real Betis contra el
+    Sevilla FC", "Bayern gegen Dortmund") whose other side is a club (a club's word: "FC",
+    "United", "Real") or a place of the gazetteers: a team, no person (eighteenth round, red-team
+    22's clean records). Not "Smith v Jones" (a court case: its other side is no club or place)."""
+    for m in (_VERSUS_BEFORE_RE.search(text, max(0, s - 50), s), _VERSUS_AFTER_RE.match(text, e)):
+        if m is None:
+            continue
+        other = m.group("o")
+        words = other.split()
+        if any(w.lower().strip(".") in _CLUB_WORDS for w in words) or _is_place(other) or _only_place(words[-1]):
+            return True
+    return False
+
+
 #: a platform's, a track's, a gate's word: before its number it is no name ("von Gleis 12", "voie 3")
 _PLATFORM_WORDS = frozenset({"gleis", "bahnsteig", "platform", "track", "voie", "binario", "andén", "anden",
                              "perron", "spor", "peron", "gate", "terminal", "quai", "kai", "plataforma"})
@@ -806,6 +836,11 @@ class Anonymizer:
         if ent is None and key.endswith("_name") and self.config.is_person_key(key[:-5]) \
                 and self._person_value_entity(value) == "PERSON":
             ent = "PERSON"  # "attendee_name", "driver_name", "tenant_name": a person key's name
+        if ent == "USER_ID" and _BRAND_CAMEL_RE.fullmatch(value.strip()) and not all(
+                in_gazetteer(p) for p in re.findall(r"[A-Z][a-z]+", value)):
+            ent = None  # "operator": "ScotRail": a brand in camel case, no user name (eighteenth round)
+        if ent in ("PERSON", "USER_ID") and key in _ROUTE_KEYS and any(_only_place(w.strip(",.")) for w in value.split()):
+            ent = None  # {"from": "Edinburgh Waverley", "to": ...}: a journey's ends (eighteenth round)
         if ent in NAME_ENTITIES and " " in value.strip() and \
                 value.split()[0].lower() in self.config.dish_words:
             ent = None  # <plat nom="Tarte Tatin"/>: a dish under a name key (eighteenth round, red-team 18)
@@ -862,6 +897,9 @@ class Anonymizer:
             # "ประเสริฐ วงศ์สวัสดิ์", "عائشہ عثمان", "ﾔﾏﾓﾄ ｻｸﾗｺ": a name in a script of its own, under a
             # person key (fifteenth round, red-team 13 read)
             return "PERSON"
+        if len(words) == 1 and _BRAND_CAMEL_RE.fullmatch(v) and not all(
+                in_gazetteer(p) for p in re.findall(r"[A-Z][a-z]+", v)):
+            return None  # "ScotRail", "EasyJet", "PayPal": a brand written in camel case (eighteenth round)
         if len(words) == 1 and looks_like_handle(v, self._keep_words):
             return "USER_ID"
         return None
@@ -1531,6 +1569,7 @@ class Anonymizer:
                                 and not (" " in r and r.split()[0].lower() in self.config.dish_words)
                                 # "von Gleis 12", "voie 3": a platform's word before its number
                                 and not (r.lower() in _PLATFORM_WORDS and _NUMBER_NEXT_RE.match(text, e))
+                                and not _versus_team(text, s, e)
                                 # "Sun 22 Sep 16:30", "Sep 22": a month's short name beside its day
                                 and not (r.lower().rstrip(".") in _MONTH_ABBREVIATIONS
                                          and (_DAY_BEFORE_RE.search(text, max(0, s - 4), s) or _NUMBER_NEXT_RE.match(text, e)))]
@@ -2370,14 +2409,18 @@ _STORM_NOUNS = ("Storm", "Hurricane", "Typhoon", "Cyclone", "Sturm", "Orkan", "T
                 "Huracán", "Uragano", "Tifone",
                 # German lows and highs carry names ("Sturmtief Viktor", "Tief Bernd", "Hoch Xaver"):
                 # eighteenth round, red-team 17's clean records
-                "Sturmtief", "Orkantief", "Tief", "Hoch", "Ouragan", "Typhon", "Taifun", "Zyklon", "Ciclón", "Ciclone")
+                "Sturmtief", "Orkantief", "Tief", "Hoch", "Ouragan", "Typhon", "Taifun", "Zyklon", "Ciclón", "Ciclone",
+                # Portuguese / Spanish / French names of a low ("Depressão Bert", "la borrasca Laurence")
+                "Depressão", "Depresión", "Dépression", "Tempesta")
 _STREET_OR_VESSEL_START_RE = re.compile(r"(?i:" + _STREET_NOUNS_ALT + "|" + "|".join(_AIRPORT_NOUNS) + r")[ \t]+(?=\S)"
                                         r"|(?:" + _VESSEL_PREFIXES + "|" + "|".join(_STORM_NOUNS) + r")[ \t]+(?=[\"“„«']?[A-Z])")
 #: A vessel's prefix or an airport's noun (Capitalized) right before a name (red-team 13's clean records)
 _VESSEL_OR_AIRPORT_BEFORE_RE = re.compile(r"(?<![\w/])(?:" + _VESSEL_PREFIXES + "|MY|SY|"
                                           + "|".join(w.capitalize() for w in _AIRPORT_NOUNS)
                                           # a storm's name ("Storm Herminia", "Hurricane Ida": sixteenth round)
-                                          + "|storm|" + "|".join(_STORM_NOUNS) + r")[ \t]+[\"“„«']?$")
+                                          + "|storm|" + "|".join(_STORM_NOUNS)
+                                          # (a storm's noun in lower case too: "la borrasca Laurence")
+                                          + "|" + "|".join(w.lower() for w in _STORM_NOUNS) + r")[ \t]+[\"“„«']?$")
 #: "the" and a royal, noble or saint's title before a name: a thing named after a person ("the
 #: Queen Mary 2", "the Prince Albert", "the King Edward VII": a ship, a pub, a hospital - seventeenth
 #: round, the fresh-clone check's clean records); a person is addressed without the article

@@ -334,3 +334,19 @@ def test_a_journeys_ends_and_a_camel_case_operator_stay_and_people_go(anon):
     out = _tool_text(anon, json.dumps(obj), ask="trains?")
     assert "Edinburgh Waverley" in out and "ScotRail" in out, out
     assert "Mairi" not in out and "JohnSmith" not in out, out
+
+
+def test_places_under_name_keys_and_journeys_stay(anon):
+    obj = {"roteiro": [{"nome": "Hocca Bar", "tipo": "bar"}, {"nome": "Empório Santa Rita", "tipo": "loja"}],
+           "trecho": {"from": "London King's Cross", "to": "York"}, "guia": {"nome": "Valdirene Souza"}}
+    out = _tool_text(anon, json.dumps(obj, ensure_ascii=False), ask="roteiro?")
+    assert "Hocca Bar" in out and "Empório Santa Rita" in out and "London King's Cross" in out, out
+    assert "Valdirene" not in out, out
+
+
+@pytest.mark.parametrize("text,values", [
+    ("Lista ospiti: Leah Welch + compagna Ludovica, arriviamo alle 20.", ["Ludovica"]),
+    ("Prijateljica Tjaša Kranjc dolazi s nama u subotu.", ["Tjaša", "Kranjc"]),
+])
+def test_kin_and_friends_of_other_languages_without_my_announce_a_name(anon, text, values):
+    replaced_and_kept(user(anon, text), values, [])

@@ -839,8 +839,12 @@ class Anonymizer:
         if ent == "USER_ID" and _BRAND_CAMEL_RE.fullmatch(value.strip()) and not all(
                 in_gazetteer(p) for p in re.findall(r"[A-Z][a-z]+", value)):
             ent = None  # "operator": "ScotRail": a brand in camel case, no user name (eighteenth round)
-        if ent in ("PERSON", "USER_ID") and key in _ROUTE_KEYS and any(_only_place(w.strip(",.")) for w in value.split()):
-            ent = None  # {"from": "Edinburgh Waverley", "to": ...}: a journey's ends (eighteenth round)
+        if ent in ("PERSON", "USER_ID") and key in _ROUTE_KEYS and (
+                any(_only_place(w.strip(",.")) for w in value.split())
+                or any(_is_place(" ".join(value.split()[:k])) for k in (1, 2))):
+            ent = None  # {"from": "Edinburgh Waverley", "to": "London King's Cross"}: a journey's ends (eighteenth round)
+        if ent in NAME_ENTITIES and len(value.split()) >= 2 and self._place_word_re.search(value):
+            ent = None  # "nome": "Hocca Bar", "name": "Trattoria da Enzo": a place's name (eighteenth round)
         if ent in NAME_ENTITIES and " " in value.strip() and \
                 value.split()[0].lower() in self.config.dish_words:
             ent = None  # <plat nom="Tarte Tatin"/>: a dish under a name key (eighteenth round, red-team 18)

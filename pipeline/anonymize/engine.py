@@ -872,6 +872,11 @@ NAME_CONTEXT_RE = re.compile(
     # Polish kin in the other cases ("zgłoszona przez żonę, Agnieszkę": a fresh-clone check)
     r"(?:przez|od|dla|z|ze) (?:żonę|żony|żoną|męża|mężem|córkę|córki|córką|syna|synem|matkę|matki|ojca|brata|"
     r"siostrę|siostry),?|"
+    # eighteenth round (red-team 18 read): kin and friends of other languages without "my" ("zia Pina",
+    # "compagna Ludovica", "Prijateljica Tjaša Kranjc", "tía Lupe")
+    r"(?:zia|zio|nonna|nonno|compagna|compagno|cugina|cugino|prijateljica|prijatelj|přítelkyně|kamarádka|"
+    r"kamarád|tía|tío|tante|onkel|cousine|teta|tetka|stric|ujak|avó|avô|tia|tio|kuzyn|kuzynka|"
+    r"ciocia|wujek|babcia|dziadek|mormor|farmor|morfar|farfar),?|"
     r"named (?:him|her|them|it))[ \t]+" + _TITLE_CHAIN +
     # a person's role or kin before the name in brackets ("wife (Henrietta)", "agent (Rhiannon)")
     r"|\b(?i:" + _ROLE_BEFORE_BRACKET + r")[ \t]*\()"

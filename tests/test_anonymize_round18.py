@@ -350,3 +350,22 @@ def test_places_under_name_keys_and_journeys_stay(anon):
 ])
 def test_kin_and_friends_of_other_languages_without_my_announce_a_name(anon, text, values):
     replaced_and_kept(user(anon, text), values, [])
+
+
+# ------------------------------------------------- a street and its house number said in words
+@pytest.mark.parametrize("text,value", [
+    ("Kunde: Wir wohnen jetzt in der Kölner Straße hundertzwölf, dritter Stock.", "Kölner Straße hundertzwölf"),
+    ("Cliente: É na Rua das Flores... trezentos e doze, primeiro direito.", "Rua das Flores... trezentos e doze"),
+    ("CALLER: it's number seven, um, Larch Tree Rise, near the school", "number seven, um, Larch Tree Rise"),
+    ("Klient: poštou na Jugoslávská dvacet osm, Praha 2", "Jugoslávská dvacet osm"),
+])
+def test_a_street_and_its_number_said_in_words_are_replaced(anon, text, value):
+    assert value not in user(anon, text)
+
+
+@pytest.mark.parametrize("text", [
+    "I live on Baker Street two doors down from the station.",
+    "We walked down Main Street one evening last June.",
+])
+def test_a_street_then_a_counting_word_in_a_sentence_stays(anon, text):
+    assert user(anon, text) == text

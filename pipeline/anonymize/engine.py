@@ -2722,6 +2722,20 @@ class SpokenNumberRecognizer(RegexRecognizer):
         return [PatternHit("ACCOUNT_ID", s, e, self.score, self.name) for s, e in spoken_number_spans(text)]
 
 
+class SpokenAddressRecognizer(RegexRecognizer):
+    """A street and its house number said in words ("Dürener Straße hundertzwölf", "Rua da
+    Boavista... duzentos e doze", "number nine, um, Quarry Bank Rise"): :mod:`.number_words`
+    (STREET_ADDRESS; eighteenth round, red-team 22 read)."""
+
+    def __init__(self, score: float = 0.7):
+        super().__init__("SpokenAddressRecognizer", "STREET_ADDRESS", [], score)
+
+    def hits(self, text: str) -> list[PatternHit]:  # noqa: D102
+        from .number_words import spoken_address_spans
+
+        return [PatternHit("STREET_ADDRESS", s, e, self.score, self.name) for s, e in spoken_address_spans(text)]
+
+
 class KidsListRecognizer(RegexRecognizer):
     """The children of a kids' list (:data:`_KIDS_LABEL_RE`): each name before a bracket holding a
     date or a year of birth (PERSON) and that date (DATE_OF_BIRTH) - a child's birth date is a
@@ -2874,6 +2888,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
         _GroupsRecognizer("DateOfBirthOtherRecognizer", "DATE_OF_BIRTH", [DOB_ERA_RE, SPOKEN_DATE_RE, DOB_SCRIPT_RE], 0.7),
         KidsListRecognizer(),
         SpokenNumberRecognizer(),
+        SpokenAddressRecognizer(),
         RegexRecognizer("SpokenDigitsRecognizer", "ACCOUNT_ID", [SPOKEN_DIGITS_RE], 0.7,
                         validate=_spoken_digits_score),
         RegexRecognizer("SpokenZipRecognizer", "ACCOUNT_ID", [SPOKEN_ZIP_RE], 0.7, validate=_spoken_zip_score),

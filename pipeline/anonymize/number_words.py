@@ -23,6 +23,8 @@ from .config import strip_accents
 NUMBER_WORD_LANGS = ("en", "de", "fr", "es", "pt", "it", "nl", "sv", "da", "no", "fi", "is", "pl", "cs", "sk",
                      "sl", "sr", "ro", "hu", "lt", "lv", "tr", "az", "ru", "uk", "be", "id", "ca", "cy", "he", "ar",
                      "fa", "ko")
+#: languages that write a number below 1000 as one word ("dreihundertzwölf", "tweehonderdtwaalf")
+_GLUING = frozenset({"de", "nl", "sv", "da", "no"})
 #: words between the number words of one spoken number that are no numbers: "and" words, fillers,
 #: dash / slash words ("traço", "tiret", "streck", "lomeno", "barra", "kreska")
 _BETWEEN = frozenset("""and y e i und en og och ja și si и і a eh ehm eeh ähm äh hm um uh erm euh ben beh allora
@@ -45,7 +47,9 @@ def number_lexicon() -> dict[str, tuple[str, int]]:
 
     out: dict[str, tuple[str, int]] = {}
     for lang in NUMBER_WORD_LANGS:
-        for n in [*range(100), *range(100, 1000, 100), 1000]:
+        # (the hundreds with their tens and units in the languages that glue them: "hundertzwölf")
+        numbers = [*range(100), *(range(100, 1000) if lang in _GLUING else range(100, 1000, 100)), 1000]
+        for n in numbers:
             try:
                 text = num2words(n, lang=lang)
             except (NotImplementedError, KeyError, ValueError, TypeError, AttributeError):
@@ -57,6 +61,10 @@ def number_lexicon() -> dict[str, tuple[str, int]]:
             if lang != "en" and (w in STOP_WORDS or len(w) < 2):
                 continue
             out.setdefault(w, (lang, n))
+    for w, hit in list(out.items()):  # "hundertzwölf" said for "einhundertzwölf", "hundra" for "etthundra"
+        for one in ("ein", "een", "ett"):
+            if w.startswith(one + "h") and hit[1] < 200:
+                out.setdefault(w[len(one):], hit)
     for w, hit in list(out.items()):  # "piec" for "pięć", "funfundachtzig" for "fünfundachtzig"
         out.setdefault(strip_accents(w), hit)
     out.setdefault("oh", ("en", 0))  # "eight eight oh two"
@@ -151,4 +159,50 @@ def _by_class() -> dict[tuple[str, int], list[str]]:
         out.setdefault((lang, _digits(n)), []).append(w)
     for ws in out.values():
         ws.sort()
+    return out
+
+
+#: a street's noun before its name, in the languages of :data:`NUMBER_WORD_LANGS`
+_STREET_BEFORE = (r"(?:rua|avenida|travessa|calle|avenida|paseo|via|viale|piazza|corso|rue|avenue|boulevard|impasse|"
+                  r"ulica|ulicy|ul\.|aleja|ulice|třída|náměstí|ulica|strada|calea|straat|jalan|jl\.|улица|ул\.|вулиця|вул\.)")
+#: a street's noun after its name, or glued to it ("Quarry Bank Rise", "Dürener Straße", "Lindenweg")
+_STREET_AFTER = (r"(?:street|road|rise|lane|way|avenue|drive|close|gardens|crescent|place|terrace|mews|grove|court|"
+                 r"straße|strasse|gasse|weg|allee|platz|ring|damm|laan|gracht|vej|gatan|vägen|veien|gata|tie|katu)")
+_NAME = r"[^\W\d_][\w'-]*"
+_FILLER = r"(?:(?:um|uh|erm|eh|ehm|äh|ähm|euh|hmm)[,.…]*[ \t]+)?"
+_NUMBER_LABEL = r"(?:(?:number|numero|número|nummer|nr\.?|no\.?|n[º°]\.?|číslo|numer|номер)[ \t]+)?"
+
+
+@lru_cache(maxsize=1)
+def _spoken_address_re() -> re.Pattern:
+    words = "|".join(sorted((re.escape(w) for w in number_lexicon()), key=len, reverse=True))
+    num = r"(?i:(?:" + words + r")(?:[ \t,-]+(?:(?:e|y|i|und|și|и|a)[ \t]+)?(?:" + words + r")){0,3})"
+    cap = r"[^\W\d_a-z][\w'-]*"  # a Capitalized word: the street's own name
+    street = (r"(?i:" + _STREET_BEFORE + r")[ \t]+(?:(?:da|de|do|dos|das|del|della|di|des|du|la|le|del)[ \t]+)?"
+              + _NAME + r"(?:[ \t]+" + cap + r"){0,2}"
+              + r"|" + cap + r"(?:[ \t]+" + cap + r"){0,2}[ \t]+(?i:" + _STREET_AFTER + r")"
+              + r"|[^\W\d_a-z][^\W\d_]*(?:straße|strasse|gasse|weg|allee|ská|ského|ova|ovo)")
+    flat = r"(?:[ \t,]+(?i:mieszkanie|m\.|apartamento|apto\.?|apt\.?|flat|piso|andar|byt|kv\.?|квартира)[ \t]+(?:" + num + r"))?"
+    return re.compile(
+        r"(?<![\w])(?:(?P<a>(?:" + street + r"))[ \t]*[,.…]*[ \t]*" + _FILLER + _NUMBER_LABEL + r"(?P<an>" + num + r")" + flat
+        + r"(?=[ \t]*(?:[,.;:!?)…\n|]|$))"
+        r"|(?i:number|numero|número|nummer)[ \t]+(?P<bn>" + num + r")[ \t]*[,.…]*[ \t]*" + _FILLER
+        + r"(?P<b>" + _NAME + r"(?:[ \t]+" + _NAME + r"){0,2}[ \t]+(?i:" + _STREET_AFTER + r")))(?![\w])")
+
+
+def spoken_address_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` spans of a street and its house number said in words ("Dürener Straße
+    hundertzwölf", "Rua da Boavista... duzentos e doze", "number nine, um, Quarry Bank Rise",
+    "Vinohradská dvacet osm"): a street's noun before or after its name (or glued to it) and
+    number words of :func:`number_lexicon` (eighteenth round, red-team 22 read: addresses
+    dictated in a call)."""
+    lex = number_lexicon()
+    if not any(w in lex for w in _WORD_RE.findall(text.lower())):
+        return []
+    out = []
+    for m in _spoken_address_re().finditer(text):
+        numbers = m.group("an") or m.group("bn") or ""
+        if not any(w.lower() in number_lexicon() for w in _WORD_RE.findall(numbers)):
+            continue
+        out.append((m.start(), m.end()))
     return out

@@ -369,3 +369,19 @@ def test_a_street_and_its_number_said_in_words_are_replaced(anon, text, value):
 ])
 def test_a_street_then_a_counting_word_in_a_sentence_stays(anon, text):
     assert user(anon, text) == text
+
+
+# ------------------------------------------------- ids with Greek / Cyrillic prefixes, order words
+@pytest.mark.parametrize("text,value", [
+    ('{"αίτηση": "ΑΙΤ-2024-3310", "κατάσταση": "ok"}', "ΑΙΤ-2024-3310"),
+    ("Заявка ЗП-2024-4471 принята.", "ЗП-2024-4471"),
+    ("привет! заказ 55-118 до сих пор не привезли", "55-118"),
+    ("dobrý den, objednávka 4471-22 nedorazila", "4471-22"),
+])
+def test_ids_with_greek_or_cyrillic_prefixes_or_after_order_words_are_replaced(anon, text, value):
+    assert value not in user(anon, text)
+
+
+@pytest.mark.parametrize("text", ["Делаем по ГОСТ-12345, всё в порядке.", "I don 12 hats for the photo."])
+def test_standards_and_english_don_stay(anon, text):
+    assert user(anon, text) == text

@@ -1575,9 +1575,11 @@ def _number_word_id_score(text: str, m: re.Match) -> Optional[float]:
 #: dash-separated parts, one of them 4+ digits, 5+ digits in all (4 with a letter part after).
 #: Standards and catalogue prefixes are not a person's (``_NOT_RECORD_PREFIX``). Tenth round.
 PREFIXED_ID_RE = re.compile(
-    r"(?<![\w/.-])(?P<v>[A-Z]{2,5}\d{0,2}(?:-[A-Z0-9]{1,8}){0,3}-\d{4,12}(?:-[A-Z0-9]{1,4})?)(?![\w/-]|\.\w)")
+    # (a prefix in Greek or Cyrillic capitals too: "ΑΙΤ-2024-3310", "ЗП-2024-4471" - eighteenth round)
+    r"(?<![\w/.-])(?P<v>[A-ZΑ-ΩА-ЯЁІЇЄҐ]{2,5}\d{0,2}(?:-[A-ZΑ-ΩА-ЯЁІЇЄҐ0-9]{1,8}){0,3}-\d{4,12}(?:-[A-Z0-9]{1,4})?)"
+    r"(?![\w/-]|\.\w)")
 _NOT_RECORD_PREFIX = frozenset("""ISO EN DIN IEC RFC CVE COVID SKU ISBN ISSN ATA UN EC PO IP NATO SARS
-    MIL ASTM ANSI IEEE NF BS GOST JIS ECE UNECE ICD CAS CPT HS NACE ASIN EAN UPC GTIN""".split())
+    MIL ASTM ANSI IEEE NF BS GOST JIS ECE UNECE ICD CAS CPT HS NACE ASIN EAN UPC GTIN ГОСТ ДСТУ СТБ СНИП ТУ ΕΛΟΤ""".split())
 
 
 def _prefixed_id_score(text: str, m: re.Match) -> Optional[float]:

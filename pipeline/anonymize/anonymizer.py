@@ -128,10 +128,10 @@ _ID_WORD_BEFORE_RE = re.compile(
 #: a bare number stands alone: not inside an identifier ("credit_card_4421486", "#W9502127")
 _BARE_BEFORE_OK = re.compile(r"[\s(\[\"':,;]")
 _BARE_AFTER_OK = re.compile(r"(?:[\s)\]\"',;!?]|[.:](?!\w)|$)")
-#: "Newark (EWR)", "Zurich (ZRH)": a name followed by a code in capitals is a place (a person's
-#: handle in parentheses is lower case: "Bartholomew (bwhitlock)")
 #: a booking's passenger type after a name element ("(CHD)", "(INF/14JUN16)", "(ADT)")
 _PAX_TYPE_AFTER_RE = re.compile(r"\((?:CHD|INF|ADT|YTH|SRC|INS|UNN)[/)]")
+#: "Newark (EWR)", "Zurich (ZRH)": a name followed by a code in capitals is a place (a person's
+#: handle in parentheses is lower case: "Bartholomew (bwhitlock)")
 _CODE_AFTER_RE = re.compile(r"\s*\((?:[A-Z]{3}|[A-Z]{2}[A-Z2-9]{3})\)")  # IATA airport, UN/LOCODE ("Kobe (JPUKB)")
 #: Capitalized road and landmark nouns that make the Capitalized word before them a place's name
 #: ("the Madison Avenue store", "Sunset Boulevard", "the Grand Canyon tour"): as the word after a
@@ -201,7 +201,6 @@ _SCRIPT_NAME_WORD_RE = re.compile("[\u0370-\u03FF\u0400-\u052F\u0530-\u058F\u059
 #: a name's words as registered: the pseudonymizer's name tokens (letters of any script, Indic
 #: and Thai vowel signs inside: "राजेश"), apostrophes and hyphens between ("O'Neil", "Ross-MacKinnon")
 _NAME_PART_RE = re.compile(NAME_TOKEN_RE.pattern + r"(?:['-]" + NAME_TOKEN_RE.pattern + r")*")
-#: a room's or a hall's number or letter after a word, then the field's or the bracket's end
 #: keys that hold a journey's ends as often as a message's people ("from" / "to")
 _ROUTE_KEYS = frozenset({"from", "to", "origin", "destination"})
 #: a brand's camel case: Capitalized parts glued, no digit ("ScotRail", "PayPal", "EasyJet")
@@ -241,6 +240,7 @@ _MONTH_ABBREVIATIONS = frozenset({"jan", "feb", "mar", "apr", "jun", "jul", "aug
                                   "okt", "dez", "mrz", "mär", "ene", "abr", "ago", "dic", "set", "out", "déc", "févr",
                                   "avr", "juil", "gen", "mag", "giu", "lug", "ott"})
 _DAY_BEFORE_RE = re.compile(r"\d{1,2}\.?[ \t]+$")
+#: a room's or a hall's number or letter after a word, then the field's or the bracket's end
 _ROOM_NUMBER_AFTER_RE = re.compile(r"[ \t](?:\d{1,3}(?=[),;|\t\n]|$|\.(?:\s|$))|[A-Z](?=[),;|\t\n]|$))")  # not "Yuri T. Bulgakov"
 #: more of a name after a word: particles and a Capitalized word ("Louelle van den Brandhof")
 _NAME_NEXT_RE = re.compile(r"[ \t]+(?:" + NAME_PARTICLE + r"[ \t]+){0,2}" + NAME_WORD)

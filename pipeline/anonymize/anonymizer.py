@@ -702,6 +702,34 @@ class Anonymizer:
             return False  # "Mill Lane 4", "14 Kings Road": an address - the street recognizers decide
         return not (noun[:1].isupper() and "'" not in m.group() and "\u2019" not in m.group() and in_gazetteer(noun))
 
+    def _place_after(self, text: str, end: int, value: str) -> bool:
+        """A place's word follows the span ending at ``end`` ("John F. Kennedy International
+        Airport") - unless it is the very next word, a family name of the gazetteer, after a
+        gazetteer first name that is no family name too ("Sarah Koh": eighteenth round)."""
+        m = self._place_after_re.match(text, end)
+        if m is None:
+            return False
+        words = value.split()
+        nxt = m.group().split()
+        firsts, lasts = name_gazetteer()
+        return not (len(nxt) == 1 and words and words[-1].lower() in firsts and words[-1].lower() not in lasts
+                    and nxt[0].lower() in lasts)
+
+    def _place_word_in(self, value: str) -> bool:
+        """A word of the config's ``place_words`` stands in ``value`` ("Tata Hall", "Koh Tao",
+        "Gandhi Nagar") - unless it is the last word, a family name of the gazetteer, after a
+        gazetteer first name that is no family name too: "Jerome Hall", "Sarah Koh" are people
+        (eighteenth round: "Please call Jerome Hall" kept its name since the sixteenth round)."""
+        firsts, lasts = name_gazetteer()
+        for m in self._place_word_re.finditer(value):
+            words = value[:m.start()].split()
+            last = not value[m.end():].strip(" ,.;:")
+            # (a first name that is no family name too: "Tata Hall", "Indira Vihar" stay places)
+            if not (last and words and words[-1].lower() in firsts and words[-1].lower() not in lasts
+                    and m.group().lower() in lasts):
+                return True
+        return False
+
     def _row_ids(self, scan: _Scan) -> None:
         """An identifier in a row of a headerless export beside a person found in the same row
         ("M-200417,Mette Kjærgaard Holm,mette.kh@hotmail.dk,..."; fifteenth round, red-team 12
@@ -841,9 +869,11 @@ class Anonymizer:
             ent = None  # "operator": "ScotRail": a brand in camel case, no user name (eighteenth round)
         if ent in ("PERSON", "USER_ID") and key in _ROUTE_KEYS and (
                 any(_only_place(w.strip(",.")) for w in value.split())
-                or any(_is_place(" ".join(value.split()[:k])) for k in (1, 2))):
+                # (a place's name first, no first name: "London King's Cross"; not "Jordan Smith")
+                or (value.split()[0].lower() not in name_gazetteer()[0]
+                    and any(_is_place(" ".join(value.split()[:k])) for k in (1, 2)))):
             ent = None  # {"from": "Edinburgh Waverley", "to": "London King's Cross"}: a journey's ends (eighteenth round)
-        if ent in NAME_ENTITIES and len(value.split()) >= 2 and self._place_word_re.search(value):
+        if ent in NAME_ENTITIES and len(value.split()) >= 2 and self._place_word_in(value):
             ent = None  # "nome": "Hocca Bar", "name": "Trattoria da Enzo": a place's name (eighteenth round)
         if ent in NAME_ENTITIES and " " in value.strip() and \
                 value.split()[0].lower() in self.config.dish_words:
@@ -886,7 +916,7 @@ class Anonymizer:
         words = [w.strip("\"\u201c\u201d\u00ab\u00bb()") if len(w) > 2 and w[0] in "\"\u201c\u00ab(" else w for w in v.split()]
         # name words, with family-name particles and initials inside ("Maartje van der Zee",
         # "E. Thornbury"); at least one a name word that is no keep-word
-        if _is_company(v) or (len(words) >= 2 and self._place_word_re.search(v)):
+        if _is_company(v) or (len(words) >= 2 and self._place_word_in(v)):
             # "Thyssenkrupp Steel", "Rewe Group DC": a company under a customer key (thirteenth
             # round); "Johns Hopkins Bayview Medical Center": a place's (eighteenth round)
             return None
@@ -1438,7 +1468,7 @@ class Anonymizer:
                               or rec_name in _STRONG_PERSON_RECOGNIZERS
                               # a signature's name, whatever its word ("--\nCorny")
                               or (rec_name == "NameShapeRecognizer" and in_signature(text, s, e)))
-                    if (self._place_after_re.match(text, e) or self._place_word_re.search(value)
+                    if (self._place_after(text, e, value) or self._place_word_in(value)
                             or (not strong and self._place_before_re.search(text[max(0, s - 40):s]))
                             # "ul. Jana Pawła II", "Rua Oscar Freire", "Plaza de Colón": a street named
                             # after a person (fifteenth round, red-team 12's clean records)

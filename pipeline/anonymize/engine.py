@@ -874,8 +874,9 @@ NAME_CONTEXT_RE = re.compile(
     r"siostrę|siostry),?|"
     # eighteenth round (red-team 18 read): kin and friends of other languages without "my" ("zia Pina",
     # "compagna Ludovica", "Prijateljica Tjaša Kranjc", "tía Lupe")
-    r"(?:zia|zio|nonna|nonno|compagna|compagno|cugina|cugino|prijateljica|prijatelj|přítelkyně|kamarádka|"
-    r"kamarád|tía|tío|tante|onkel|cousine|teta|tetka|stric|ujak|avó|avô|tia|tio|kuzyn|kuzynka|"
+    # (in lower case only, as a kin word stands in a sentence: "Tia", "Zia", "Nonna" are first names)
+    r"(?-i:zia|zio|nonna|nonno|compagna|compagno|cugina|cugino|[Pp]rijateljica|[Pp]rijatelj|[Pp]řítelkyně|"
+    r"[Kk]amarádka|[Kk]amarád|tía|tío|tante|onkel|cousine|teta|tetka|stric|ujak|avó|avô|tia|tio|kuzyn|kuzynka|"
     r"ciocia|wujek|babcia|dziadek|mormor|farmor|morfar|farfar),?|"
     r"named (?:him|her|them|it))[ \t]+" + _TITLE_CHAIN +
     # a person's role or kin before the name in brackets ("wife (Henrietta)", "agent (Rhiannon)")

@@ -122,22 +122,21 @@ def count_number_words(value: str) -> int:
                if w in lex)
 
 
+def fake_number_word(word: str, rng: random.Random) -> Optional[str]:
+    """Another number word of ``word``'s language and number of digits, its case kept; None when
+    ``word`` is no number word."""
+    hit = number_lexicon().get(word.lower().replace("\u2019", "'").replace("\u02bc", "'"))
+    if hit is None:
+        return None
+    lang, n = hit
+    choice = rng.choice(_by_class()[(lang, _digits(n))])
+    return choice.capitalize() if word[:1].isupper() else choice
+
+
 def fake_number_words(value: str, rng: random.Random) -> str:
     """``value`` with each number word replaced by another of its language and of the same number
     of digits ("doce" -> "treinta", "seis" -> "dos"), its case kept; other words as they are."""
-    lex = number_lexicon()
-    by_class = _by_class()
-
-    def sub(m: re.Match) -> str:
-        w = m.group()
-        hit: Optional[tuple[str, int]] = lex.get(w.lower().replace("\u2019", "'").replace("\u02bc", "'"))
-        if hit is None:
-            return w
-        lang, n = hit
-        choice = rng.choice(by_class[(lang, _digits(n))])
-        return choice.capitalize() if w[:1].isupper() else choice
-
-    return _WORD_RE.sub(sub, value)
+    return _WORD_RE.sub(lambda m: fake_number_word(m.group(), rng) or m.group(), value)
 
 
 @lru_cache(maxsize=1)

@@ -680,6 +680,8 @@ class Pseudonymizer:
                 return f"{lat}{geo.group('sep')}{lon}"
             return self._draw(group, value, point)
 
+        from .number_words import count_number_words, fake_number_word, fake_number_words
+
         words = re.findall(r"[^\W\d_]+", value.lower())
         if sum(1 for w in words if w in _SPOKEN_LANG) >= 4:
             # digits spoken one by one ("nine eight four five ..."): other digits in the same
@@ -694,10 +696,11 @@ class Pseudonymizer:
                         return match_case(w, rng.choice(SPOKEN_DIGIT_WORDS[lang]))
                     if len(w) == 1:
                         return match_case(w, rng.choice("abcdefghijklmnopqrstuvwxyz"))
-                    return w
+                    # a group said as one number among the digits ("fünfundfünfzig"): another of
+                    # its size (eighteenth round: a fresh-clone check found it kept)
+                    return fake_number_word(w, rng) or w
                 return re.sub(r"[^\W\d_]+", sub, value)
             return self._draw(group, value, spoken)
-        from .number_words import count_number_words, fake_number_words
 
         if count_number_words(value) >= 4 and not any(c.isdigit() for c in value):
             # a number read aloud in groups ("drei drei null, zweiundsiebzig, elf"): other number

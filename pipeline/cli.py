@@ -480,7 +480,9 @@ def _ingest_body(cfg) -> None:
     if st["in"] and not st["ok"]:
         # a fresh-clone check: every record of a company's own system was set aside and the next
         # stages ran on nothing, with no word about it
-        hint = ("records whose tools no installed domain owns need a domain: trajpipe domain init NAME "
+        hint = ("records whose tools no installed domain owns need a domain: run ingest again with --domain NAME "
+                "naming an installed domain (plain chats without tool calls take any: --domain airline), or "
+                "make one - trajpipe domain init NAME "
                 "--from-logs LOGS --out DIR, then pip install -e DIR and run ingest again with --domain NAME "
                 "(docs/domains.md); a record's own metadata.domain must name an installed domain too - "
                 "quarantine.jsonl's detail says which tools or domain it lacked"
@@ -509,6 +511,11 @@ def _anonymize_body(cfg, eval_: bool = False, tau: Optional[Path] = None, eval_l
     # a bad --pii-config (PiiConfigError, a ValueError) is reported by _run_stages; importing the
     # anonymizer here would load presidio (~10 s) before a missing ingest output is reported
     res = _run_stages(cfg, ["anonymize"])["anonymize"]
+    if not res.stats.get("in"):
+        # a fresh-clone check (eighteenth round): after an ingest that set every record aside, this
+        # command said "done" over an empty anonymized.jsonl
+        warn("no record to anonymize: ingest passed none (see ingest's quarantine.jsonl for why), so "
+             "anonymized.jsonl is empty")
     report = res.outputs.get("anonymization_report") or {}
     audit = report.get("audit") or {}
     leaks, suspects = audit.get('leaks', {}).get('count', 0), audit.get('suspects', {}).get('count', 0)

@@ -140,6 +140,19 @@ def test_office_case_through_the_cli(office, tmp_path):
     assert bad.exit_code != 0 and "known domains" in bad.output
 
 
+def test_anonymize_after_an_ingest_that_passed_nothing_says_so(office, tmp_path, capfd):
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+
+    assert CliRunner().invoke(app, ["ingest", "--input", str(office), "--work", str(tmp_path)]).exit_code == 3
+    capfd.readouterr()
+    out = CliRunner().invoke(app, ["anonymize", "--work", str(tmp_path)])
+    said = out.output + capfd.readouterr().err
+    # a fresh-clone check (eighteenth round): it said "done" over an empty anonymized.jsonl
+    assert "no record to anonymize" in said and "anonymized.jsonl is empty" in said, said
+
+
 # ---- tau-bench format: routed by tools, no airline stamp -------------------------------------
 
 def test_taubench_retail_run_goes_to_retail(tmp_path):

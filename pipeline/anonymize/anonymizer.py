@@ -205,6 +205,21 @@ _NAME_PART_RE = re.compile(NAME_TOKEN_RE.pattern + r"(?:['-]" + NAME_TOKEN_RE.pa
 _ROUTE_KEYS = frozenset({"from", "to", "origin", "destination"})
 #: a brand's camel case: Capitalized parts glued, no digit ("ScotRail", "PayPal", "EasyJet")
 _BRAND_CAMEL_RE = re.compile(r"[A-Z][a-z]+(?:[A-Z][a-z]+)+")
+
+
+def _camel_brand(value: str) -> bool:
+    """``value`` is written in a brand's camel case (:data:`_BRAND_CAMEL_RE`) and its parts are not
+    all gazetteer names ("ScotRail" is a brand, "JohnSmith" a handle): eighteenth round."""
+    return _BRAND_CAMEL_RE.fullmatch(value) is not None and not all(
+        in_gazetteer(p) for p in re.findall(r"[A-Z][a-z]+", value))
+
+
+def _given_then_family(given: str, family: str) -> bool:
+    """``given`` is a gazetteer first name that is no family name too and ``family`` a gazetteer
+    family name: a person, though ``family`` is a place's word ("Jerome Hall", "Sarah Koh"; not
+    "Tata Hall", "Indira Vihar"): eighteenth round."""
+    firsts, lasts = name_gazetteer()
+    return given.lower() in firsts and given.lower() not in lasts and family.lower() in lasts
 #: a match's "A v B" / "A contra B" / "A gegen B": the other side, a team (a club's word or a place)
 _VERSUS = r"(?:v|vs\.?|versus|contra|gegen|contre|contro|tegen|mot)"
 _VERSUS_BEFORE_RE = re.compile(r"(?P<o>[A-Z][\w.'-]+(?:[ \t][A-Z][\w.'-]+){0,3})[ \t]+" + _VERSUS
@@ -711,22 +726,17 @@ class Anonymizer:
             return False
         words = value.split()
         nxt = m.group().split()
-        firsts, lasts = name_gazetteer()
-        return not (len(nxt) == 1 and words and words[-1].lower() in firsts and words[-1].lower() not in lasts
-                    and nxt[0].lower() in lasts)
+        return not (len(nxt) == 1 and words and _given_then_family(words[-1], nxt[0]))
 
     def _place_word_in(self, value: str) -> bool:
         """A word of the config's ``place_words`` stands in ``value`` ("Tata Hall", "Koh Tao",
         "Gandhi Nagar") - unless it is the last word, a family name of the gazetteer, after a
         gazetteer first name that is no family name too: "Jerome Hall", "Sarah Koh" are people
         (eighteenth round: "Please call Jerome Hall" kept its name since the sixteenth round)."""
-        firsts, lasts = name_gazetteer()
         for m in self._place_word_re.finditer(value):
             words = value[:m.start()].split()
             last = not value[m.end():].strip(" ,.;:")
-            # (a first name that is no family name too: "Tata Hall", "Indira Vihar" stay places)
-            if not (last and words and words[-1].lower() in firsts and words[-1].lower() not in lasts
-                    and m.group().lower() in lasts):
+            if not (last and words and _given_then_family(words[-1], m.group())):
                 return True
         return False
 
@@ -864,8 +874,7 @@ class Anonymizer:
         if ent is None and key.endswith("_name") and self.config.is_person_key(key[:-5]) \
                 and self._person_value_entity(value) == "PERSON":
             ent = "PERSON"  # "attendee_name", "driver_name", "tenant_name": a person key's name
-        if ent == "USER_ID" and _BRAND_CAMEL_RE.fullmatch(value.strip()) and not all(
-                in_gazetteer(p) for p in re.findall(r"[A-Z][a-z]+", value)):
+        if ent == "USER_ID" and _camel_brand(value.strip()):
             ent = None  # "operator": "ScotRail": a brand in camel case, no user name (eighteenth round)
         if ent in ("PERSON", "USER_ID") and key in _ROUTE_KEYS and (
                 any(_only_place(w.strip(",.")) for w in value.split())
@@ -931,8 +940,7 @@ class Anonymizer:
             # "ประเสริฐ วงศ์สวัสดิ์", "عائشہ عثمان", "ﾔﾏﾓﾄ ｻｸﾗｺ": a name in a script of its own, under a
             # person key (fifteenth round, red-team 13 read)
             return "PERSON"
-        if len(words) == 1 and _BRAND_CAMEL_RE.fullmatch(v) and not all(
-                in_gazetteer(p) for p in re.findall(r"[A-Z][a-z]+", v)):
+        if len(words) == 1 and _camel_brand(v):
             return None  # "ScotRail", "EasyJet", "PayPal": a brand written in camel case (eighteenth round)
         if len(words) == 1 and looks_like_handle(v, self._keep_words):
             return "USER_ID"

@@ -32,6 +32,11 @@ _BETWEEN = frozenset("""and y e i und en og och ja și si и і a eh ehm eeh äh
 dann then poi luego después depois então puis et dash тобто тоесть то есть hyphen slash traço traco tiret trait streck bindestreck
 lomeno pomlčka pomlcka barra guion guión kreska myślnik myslnik cratimă cratima tire çizgi cizgi тире дефис
 косая""".split())
+def _norm(word: str) -> str:
+    """``word`` in lower case, its typographic apostrophes as "'" (the lexicon's key)."""
+    return word.lower().replace("\u2019", "'").replace("\u02bc", "'")
+
+
 #: a word, an apostrophe inside it ("п'ять", "дев'ять", "libo't")
 _WORD_RE = re.compile(r"[^\W\d_]+(?:['\u2019\u02bc][^\W\d_]+)*", re.UNICODE)
 #: what may stand between two words of one spoken number besides the words of _BETWEEN
@@ -57,7 +62,7 @@ def number_lexicon() -> dict[str, tuple[str, int]]:
                 text = num2words(n, lang=lang)
             except (NotImplementedError, KeyError, ValueError, TypeError, AttributeError):
                 continue
-            words = [w.replace("\u2019", "'").replace("\u02bc", "'") for w in re.split(r"[\s-]+", text.lower()) if w]
+            words = [_norm(w) for w in re.split(r"[\s-]+", text) if w]
             if len(words) != 1:
                 continue  # "o sută", "setenta e dois": their words are in the lexicon on their own
             w = words[0]
@@ -93,7 +98,7 @@ def spoken_number_spans(text: str, min_words: int = 4, min_digits: int = 5) -> l
             spans.append((run_start, run_end))
 
     for m in _WORD_RE.finditer(text):
-        w = m.group().lower().replace("\u2019", "'").replace("\u02bc", "'")
+        w = _norm(m.group())
         gap = text[last_end:m.start()]
         joined = run_start is not None and _SEP_RE.fullmatch(gap) is not None
         hit = lex.get(w)
@@ -118,14 +123,13 @@ def spoken_number_spans(text: str, min_words: int = 4, min_digits: int = 5) -> l
 def count_number_words(value: str) -> int:
     """How many words of ``value`` are number words of :func:`number_lexicon`."""
     lex = number_lexicon()
-    return sum(1 for w in _WORD_RE.findall(value.lower().replace("\u2019", "'").replace("\u02bc", "'"))
-               if w in lex)
+    return sum(1 for w in _WORD_RE.findall(value) if _norm(w) in lex)
 
 
 def fake_number_word(word: str, rng: random.Random) -> Optional[str]:
     """Another number word of ``word``'s language and number of digits, its case kept; None when
     ``word`` is no number word."""
-    hit = number_lexicon().get(word.lower().replace("\u2019", "'").replace("\u02bc", "'"))
+    hit = number_lexicon().get(_norm(word))
     if hit is None:
         return None
     lang, n = hit
@@ -153,10 +157,9 @@ def _accented() -> dict[str, tuple[str, ...]]:
 @lru_cache(maxsize=1)
 def _by_class() -> dict[tuple[str, int], list[str]]:
     out: dict[tuple[str, int], list[str]] = {}
-    lex = number_lexicon()
-    for w, (lang, n) in lex.items():
-        plain = strip_accents(w)
-        if w == plain and any(o != w and strip_accents(o) == w for o in _accented().get(w, ())):
+    accent_free = _accented()
+    for w, (lang, n) in number_lexicon().items():
+        if w in accent_free:
             continue  # a fake as the language writes it: "fünf", not "funf"
         out.setdefault((lang, _digits(n)), []).append(w)
     for ws in out.values():
@@ -199,12 +202,6 @@ def spoken_address_spans(text: str) -> list[tuple[int, int]]:
     number words of :func:`number_lexicon` (eighteenth round, red-team 22 read: addresses
     dictated in a call)."""
     lex = number_lexicon()
-    if not any(w in lex for w in _WORD_RE.findall(text.lower())):
+    if not any(_norm(w) in lex for w in _WORD_RE.findall(text)):
         return []
-    out = []
-    for m in _spoken_address_re().finditer(text):
-        numbers = m.group("an") or m.group("bn") or ""
-        if not any(w.lower() in number_lexicon() for w in _WORD_RE.findall(numbers)):
-            continue
-        out.append((m.start(), m.end()))
-    return out
+    return [(m.start(), m.end()) for m in _spoken_address_re().finditer(text)]

@@ -31,6 +31,7 @@ from typing import Callable, Optional
 
 from faker import Faker
 
+from .number_words import count_number_words, fake_number_word, fake_number_words
 
 log = logging.getLogger(__name__)
 
@@ -680,8 +681,6 @@ class Pseudonymizer:
                 return f"{lat}{geo.group('sep')}{lon}"
             return self._draw(group, value, point)
 
-        from .number_words import count_number_words, fake_number_word, fake_number_words
-
         words = re.findall(r"[^\W\d_]+", value.lower())
         if sum(1 for w in words if w in _SPOKEN_LANG) >= 4:
             # digits spoken one by one ("nine eight four five ..."): other digits in the same
@@ -702,7 +701,7 @@ class Pseudonymizer:
                 return re.sub(r"[^\W\d_]+", sub, value)
             return self._draw(group, value, spoken)
 
-        if count_number_words(value) >= 4 and not any(c.isdigit() for c in value):
+        if len(words) >= 4 and not any(c.isdigit() for c in value) and count_number_words(value) >= 4:
             # a number read aloud in groups ("drei drei null, zweiundsiebzig, elf"): other number
             # words of its language, as many digits each (eighteenth round)
             return self._draw(group, value, lambda attempt: fake_number_words(

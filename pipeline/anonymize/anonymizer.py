@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Optional
@@ -375,6 +376,11 @@ class _Scan:
     business: set[str] = field(default_factory=set)  # digit runs under business keys (item ids)
     # words of values under business keys ("brand": ["Dyson", "Miele"]): no names in this record
     business_words: set[str] = field(default_factory=set)
+    # long digit runs under keys that say nothing ("reissued_tkts": ["1342100887713"]): judged by
+    # their shape after the detector ran (:meth:`Anonymizer._long_numbers`)
+    long_numbers: list[str] = field(default_factory=list)
+    number_groups: list[frozenset[str]] = field(default_factory=list)  # long numbers side by side
+    spared_numbers: set[str] = field(default_factory=set)  # long numbers under time, amount, product keys
 
     def add_business_words(self, text: str) -> None:
         """The words (3+ letters) of a business value: never taken as name words in this record."""
@@ -1040,9 +1046,11 @@ class Anonymizer:
                     self._register(scan, str(v).strip(), "ZIP", f"key:{key}.{ck}")
                     continue
                 self._collect_obj(scan, v, ck, where)
+            self._number_group(scan, obj.values())
         elif isinstance(obj, list):
             for v in obj:
                 self._collect_obj(scan, v, key, where)
+            self._number_group(scan, obj)
         elif isinstance(obj, (str, int)) and not isinstance(obj, bool):
             if (key in self.skip_keys or self._business_key_re.search(key or "")) and \
                     _BUSINESS_NUMBER_RE.fullmatch(str(obj).strip()):
@@ -1074,6 +1082,11 @@ class Anonymizer:
             if ent:
                 self._register(scan, s, ent, f"key:{key}")
             elif isinstance(obj, str):
+                if _LONG_NUMBER_RE.fullmatch(s.strip()):
+                    if _NOT_PERSONAL_NUMBER_KEY_RE.search(key or ""):
+                        scan.spared_numbers.add(s.strip())  # ("tracking_id": ["840887978435"], said again in a text)
+                    else:
+                        scan.long_numbers.append(s.strip())
                 if "=" in s:
                     self._collect_url_params(scan, s)
                 if where in ("table", "yaml"):
@@ -1085,6 +1098,16 @@ class Anonymizer:
                     self._collect_patterns(scan, s, structured_only=False)
                     if "</" in s or "=" in s:  # "<subscriber><address>東京都...</address>" with no blank
                         self._collect_text_fields(scan, s)
+
+    @staticmethod
+    def _number_group(scan: _Scan, values: Iterable[Any]) -> None:
+        """Long numbers side by side in one object or list ({"Notebook": "2892623495", "Mechanical
+        Keyboard": "1656367028"}): when one of them is a business number, so are the others
+        (:meth:`Anonymizer._long_numbers`)."""
+        group = frozenset(str(v).strip() for v in values if isinstance(v, (str, int)) and not isinstance(v, bool)
+                          and _LONG_NUMBER_RE.fullmatch(str(v).strip()))
+        if len(group) >= 2:
+            scan.number_groups.append(group)
 
     def _doc_type_entity(self, nk: dict[str, Any]) -> Optional[str]:
         """An identity document's object named by its type, not its key ("docs": [{"type":
@@ -1645,6 +1668,46 @@ class Anonymizer:
                         if m:
                             self._register(scan, m.group("v"), "ZIP", rec_name + ":zip_after")
 
+    def _long_numbers(self, scan: _Scan) -> None:
+        """A long digit run (7-24 digits, any script's digits) that no recognizer or key rule
+        claimed is an identifier of a person's (``ACCOUNT_ID``, faked digit for digit): a
+        ticket, national id, meter, waybill or member number under a key that says nothing
+        ("reissued_tkts", "ttn", "rc") or said in a text ("AWB 20450812345678", an HL7 field).
+        Not: a date or a timestamp ("20240611093011"), a valid GTIN / EAN / ISBN (python-stdnum's
+        ``ean``), a container's serial after its owner code ("MSKU 7741203", ISO 6346), a bank's
+        routing or BIK code, an amount (a currency beside it), an EDI control number ("000004417"),
+        a business number of the chunk (an item id under a business key), a number after a
+        product's or an item's word, or a value under a time, amount or product key
+        (nineteenth round: 52 values of the read red-team sets were left, most of them such
+        numbers)."""
+        seen = set(scan.values)
+        found: list[tuple[str, str]] = [(v, "long_number:key") for v in scan.long_numbers]
+        for text in dict.fromkeys(scan.texts + scan.strings):
+            if len(text) < 7 or _LONG_NUMBER_RE.fullmatch(text.strip()) or not _LONG_NUMBER_ANY_RE.search(text):
+                continue  # (a value that is a number alone was judged by its key)
+            for m in _LONG_NUMBER_ANY_RE.finditer(text):
+                embedded = _EMBEDDED_KEY_BEFORE_RE.search(text, max(0, m.start() - 110), m.start())
+                if embedded and _NOT_PERSONAL_NUMBER_KEY_RE.search(
+                        normalize_key((embedded.group("tag") or embedded.group("key")).split(":")[-1])):
+                    continue  # "<cMun>3550308</cMun>", '"amount": "6500000"' inside a text
+                if not _NOT_PERSONAL_NUMBER_BEFORE_RE.search(text, max(0, m.start() - 32), m.start()) and \
+                        not _CURRENCY_AFTER_RE.match(text, m.end()) and not self._business_number(text, m.start(), m.end()):
+                    # (a number after an id word is the labelled ids' - conversation context -, one of a
+                    # domain's item id length in a text naming items stays: "swap item 6465550142 for ..")
+                    found.append((m.group(0), "long_number:text"))
+        business = self._chunk_business | scan.business | scan.spared_numbers
+        shared = {v for g in scan.number_groups if g & business for v in g}
+        for value, source in found:
+            if value in seen or value in shared or not _LONG_NUMBER_RE.fullmatch(value):
+                continue
+            seen.add(value)
+            ascii_digits = "".join(str(unicodedata.digit(c)) for c in value)
+            if _DATE_TIME_DIGITS_RE.fullmatch(ascii_digits) or ascii_digits.startswith("0000") \
+                    or ascii_digits in business or self._ids.is_business(value) \
+                    or (len(ascii_digits) in (8, 12, 13, 14) and _gtin_valid(ascii_digits)):
+                continue
+            self._register(scan, value, "ACCOUNT_ID", source)
+
     def _bare_number_ok(self, text: str, s: int, e: int) -> bool:
         """A number presidio's phone recognizer validated (phonenumbers, the US and the PII
         config's ``phone_regions``) with no phone layout and no phone word before it: a phone
@@ -2072,6 +2135,7 @@ class Anonymizer:
         stop = self._chunk_stop_words(recs, scans)
         for scan in scans:
             self._apply_ner(scan, stop, stats)
+            self._long_numbers(scan)
             self._expand_registry(scan)
             for v in scan.values:
                 self.digests.add(self.digest(v))
@@ -2479,6 +2543,43 @@ _GLUED_STREET_END_RE = re.compile(r"(?i)[^\W\d_]{3,}(?:laan|straat|gracht|plein|
 #: An identifier as a whole field of a row (:meth:`Anonymizer._row_ids`): 5+ digits, an optional
 #: letter prefix, dashes or slashes between ("M-200417", "CX-77120394", "2024/0048817")
 _ROW_ID_RE = re.compile(r"(?=(?:\D*\d){5})[A-Z]{0,4}[-/]?\d[\dA-Z/-]{3,20}")
+#: a long digit run: 7-24 digits of one script, standing alone or between a record's separators
+_LONG_NUMBER_RE = re.compile(r"\d{7,24}")
+_LONG_NUMBER_ANY_RE = re.compile(r"(?<![\w.,/:-])\d{7,24}(?![\w]|[.,/:-]\d)")
+#: a date or a timestamp in digits: YYYYMMDD, YYYYMMDDhhmm(ss), epoch seconds or milliseconds are
+#: not told apart from ids by shape, so only the calendar ones are spared
+_DATE_TIME_DIGITS_RE = re.compile(r"(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?:[01]\d|2[0-3])?(?:[0-5]\d){0,2}(?:\d{3})?")
+#: keys whose long numbers are no person's: times, amounts, counts, versions, products' codes,
+#: banks' and EDI's control codes
+_NOT_PERSONAL_NUMBER_KEY_RE = re.compile(
+    r"(?:^|_)(?:ts|time|times|timestamp|date|dt|at|created|updated|modified|epoch|amount|amt|price|cost|total|sum|"
+    r"balance|qty|quantity|count|size|bytes|duration|version|ver|seq|sequence|interchange|control|isbn|ean|gtin|"
+    r"upc|barcode|sku|bik|bic|swift|routing|aba|sort_code|mcc|mun|ibge|prod_serv|tracking|lat|lng|lon|latitude|longitude)(?:_|$)")
+#: words before a long number that make it a product's, a container's or a bank's code
+_NOT_PERSONAL_NUMBER_BEFORE_RE = re.compile(
+    r"(?i)(?:\b(?:isbn|ean|gtin|upc|barcode|sku|item|items|product|products|model|part|routing|aba|bik|bic|swift|tracking|"
+    r"sort[ \t]code|interchange|control|batch|lot|time|timestamp|ts|epoch|бик|инн[ \t]банка)s?\b"
+    r"(?:[^\w\n]{0,4}(?:ids?|no|nr|numbers?|num|is|was|are|codes?)\b\.?){0,3}[^\w\n]{0,4}"
+    r"|\b[A-Z]{3}[UJZ][ \t]?"  # ISO 6346 container: owner code and category letter ("MSKU 7741203")
+    r"|[$\u00a3\u20ac\u00a5\u20b9\u20a9\u20bd\u20ba\u20ab\u20b1\u20a6\u0e3f][ \t]?"
+    r"|\b(?:USD|EUR|GBP|JPY|INR|KRW|RUB|VND|IDR|TRY|BRL|MXN|PHP|NGN|KES|THB|LKR|PKR|Rs\.?|Rp\.?)[ \t]?)$")
+#: the key of a value inside a text: an XML element, an attribute, a JSON key, a key=value pair
+_EMBEDDED_KEY_BEFORE_RE = re.compile(
+    r"(?:<(?P<tag>[\w:.-]{1,40})(?:\s[^<>]{0,80})?>|\b(?P<key>[\w.-]{1,40})\\?[\"']?\s*[:=]\s*(?:\[[^\[\]{}:]{0,60})?\\?[\"']?)$")
+_CURRENCY_AFTER_RE = re.compile(
+    r"[ \t]?(?:\u20ab|\u20a9|\u20b9|\u20bd|\u20ac|\u00a5|\$|\u5186|\u5143|\uc6d0|\u0111|(?i:vnd|dong|đồng|won|yen|rupees?|rs|rub|руб\w*|"
+    r"грн|so'm|sum|usd|eur|gbp|inr|idr|rp|lkr|pkr|php|ngn|naira|kes|ksh|cedis?|tl|lira|reais|pesos?|baht|ringgit|rm|aed|sar|"
+    r"dirhams?|riyals?|zł|pln|czk|kč|huf|ft|dkk|sek|nok|kr)\b)")
+
+
+def _gtin_valid(digits: str) -> bool:
+    """``digits`` is a GTIN-8/12/13/14 (EAN, UPC, ISBN-13) with a valid check digit (python-stdnum's
+    ``ean.is_valid``, GS1 General Specifications 7.9)."""
+    from stdnum import ean
+
+    return ean.is_valid(digits)
+
+
 _DATE_LIKE_RE = re.compile(r"\d{4}-\d{2}-\d{2}(?:T[\d:.]+Z?)?|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{4}/\d{2}/\d{2}")
 _SIBLING_ZIP_KEYS = frozenset({"cap", "cp", "pc", "index", "indeks",
                                # fifteenth round (red-team 12 read): Greek "T.K.", Bulgarian "п.к.",

@@ -1,0 +1,95 @@
+"""Issue 11, nineteenth round: the kinds the read red-team sets (17, 18, 19, 21, 22, then 24 and
+25) still showed at the round's start; red-team 20 and 23 are never read. Each is tested in
+sentences and records written here, never the red-team values.
+
+Real presidio + the spaCy package model; one analyzer for the module.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pipeline.anonymize import Anonymizer, build_analyzer
+from tests.anon_helpers import one, present, tool, user
+
+
+@pytest.fixture(scope="module")
+def anon():
+    return Anonymizer(secret="round19", analyzer=build_analyzer())
+
+
+def _tool_text(anon, result: str, ask: str = "Can you look it up?") -> str:
+    out = one(anon, [{"role": "user", "content": ask},
+                     {"role": "assistant", "content": None, "tool_calls": [
+                         {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}]},
+                     {"role": "tool", "tool_call_id": "c1", "content": result}])
+    return out.messages[2]["content"]
+
+
+# ---------------------------------------- long digit runs no recognizer or key rule claimed
+@pytest.mark.parametrize("obj,values", [
+    ({"ok": True, "reissued_tkts": ["2209381746551", "2209381746552"]}, ["2209381746551", "2209381746552"]),
+    ({"ttn": "59001234567812", "status": "arrived"}, ["59001234567812"]),
+    ({"zakaznik": {"rc": "8203154417"}}, ["8203154417"]),
+    ({"meter": "۲۷۵۱۹۰۴۴۸۳"}, ["۲۷۵۱۹۰۴۴۸۳"]),  # Persian digits
+])
+def test_a_long_number_under_a_key_that_says_nothing_is_replaced(anon, obj, values):
+    out = _tool_text(anon, json.dumps(obj, ensure_ascii=False))
+    for v in values:
+        assert v not in out, (v, out)
+
+
+@pytest.mark.parametrize("text,value", [
+    ("my parcel came back, AWB 77120934850021, please resend", "77120934850021"),
+    ("вот номер 4402918377 из письма", "4402918377"),
+    ("PID|1||3381920475^^^HOSP^MR||DOE^JANE", "3381920475"),
+])
+def test_a_long_number_in_a_text_is_replaced(anon, text, value):
+    assert value not in user(anon, text)
+
+
+def test_the_same_number_is_replaced_in_the_text_and_the_tool_result(anon):
+    out = one(anon, [{"role": "user", "content": "the ticket 5519023847712 was reissued?"},
+                     {"role": "tool", "tool_call_id": "c1",
+                      "content": json.dumps({"tkts": ["5519023847712"]})}])
+    fakes = [out.messages[0]["content"].split()[2], json.loads(out.messages[1]["content"])["tkts"][0]]
+    assert "5519023847712" not in fakes and fakes[0] == fakes[1], fakes
+
+
+@pytest.mark.parametrize("obj,kept", [
+    ({"ts": "1717171717", "created_at": "1717171723"}, ["1717171717", "1717171723"]),  # times
+    ({"amount": "6500000", "total_vnd": "36990000"}, ["6500000", "36990000"]),  # amounts
+    ({"tracking_id": ["840887978401"]}, ["840887978401"]),
+    ({"sent": "20240611093011"}, ["20240611093011"]),  # a timestamp of digits
+    ({"interchange": "000004417"}, ["000004417"]),  # an EDI control number
+    ({"catalog": {"Notebook": "2892623495", "Desk Lamp": "1656367028"}, "item_id": "1656367028"},
+     ["2892623495", "1656367028"]),  # side by side with an item id
+])
+def test_long_numbers_that_are_no_persons_stay(anon, obj, kept):
+    out = _tool_text(anon, json.dumps(obj, ensure_ascii=False))
+    for v in kept:
+        assert v in out, (v, out)
+
+
+@pytest.mark.parametrize("text,kept", [
+    ("ISBN 9788535932379, 3 copies in stock", "9788535932379"),
+    ("barcode 4006381333931 scanned at the till", "4006381333931"),  # a valid EAN-13
+    ("4006381333931;Senf mittelscharf;12", "4006381333931"),  # a valid EAN-13 in a table
+    ("reefer containers MSKU 7741203 and TGHU 8840112 held", "7741203"),  # ISO 6346
+    ("paid ₹ 6500000 last week", "6500000"),
+    ("gia 4500000 VND da thanh toan", "4500000"),
+    ("routing 111000025 for the transfer", "111000025"),
+    ("MSH|^~\\&|LAB|20240408153022||ORU^R01", "20240408153022"),
+    ("<cMun>3550308</cMun><xMun>SAO PAULO</xMun>", "3550308"),
+])
+def test_long_numbers_of_products_containers_amounts_and_times_stay_in_text(anon, text, kept):
+    out = _tool_text(anon, text)
+    assert present(out, kept), out
+
+
+def test_a_number_under_a_tracking_key_stays_where_a_text_repeats_it(anon):
+    out = one(anon, [{"role": "tool", "tool_call_id": "c1",
+                      "content": json.dumps({"fulfillments": [{"tracking_id": ["840887978435"]}]})},
+                     {"role": "assistant", "content": "The tracking ID for this shipment is 840887978435."}])
+    assert "840887978435" in out.messages[0]["content"] and "840887978435" in out.messages[1]["content"], out

@@ -93,3 +93,94 @@ def test_a_number_under_a_tracking_key_stays_where_a_text_repeats_it(anon):
                       "content": json.dumps({"fulfillments": [{"tracking_id": ["840887978435"]}]})},
                      {"role": "assistant", "content": "The tracking ID for this shipment is 840887978435."}])
     assert "840887978435" in out.messages[0]["content"] and "840887978435" in out.messages[1]["content"], out
+
+
+# ------------------------------------------- name keys: compounds, abbreviations, other scripts
+@pytest.mark.parametrize("obj,values", [
+    ({"rider_id": "R-20417", "rider_nm": "Kwon Haneul"}, ["Kwon Haneul"]),
+    ({"pt_name": "Ferreira, Odete", "ward": "4B"}, ["Ferreira", "Odete"]),
+    ({"name_romanized": "TANAKA SORA", "plan": "basic"}, ["TANAKA", "SORA"]),
+    ({"klantnaam": "Joost Verbruggen", "status": "open"}, ["Joost", "Verbruggen"]),
+    ({"振込人名義": "スズキ タロウ", "金額": 5200}, ["スズキ タロウ"]),
+    ({"landlord": {"name": "Brendan Kinsella", "aka": "Benny"}}, ["Benny", "Kinsella"]),
+])
+def test_a_key_that_names_a_persons_name_is_read_as_one(anon, obj, values):
+    out = _tool_text(anon, json.dumps(obj, ensure_ascii=False))
+    for v in values:
+        assert v not in out, (v, out)
+
+
+@pytest.mark.parametrize("obj,kept", [
+    ({"product_nm": "Velvet Harbor", "sku": "VH-2"}, "Velvet Harbor"),  # a product's name
+    ({"file_name": "report.pdf", "team_name": "Night Owls"}, "Night Owls"),
+    ({"preferred": "email", "aka": "n/a"}, "email"),  # no name's shape
+])
+def test_name_keys_of_things_stay(anon, obj, kept):
+    out = _tool_text(anon, json.dumps(obj, ensure_ascii=False))
+    assert kept in out, out
+
+
+# ---------------------------------------- presidio's national-id recognizers, where it has them
+@pytest.mark.parametrize("text,value", [
+    ("NI no. on file: JT 48 29 61 B, please check", "JT 48 29 61 B"),  # UK NINO
+    ("my national insurance is SH204177C", "SH204177C"),
+    ("CF RSSMRA85T10A562S per la polizza", "RSSMRA85T10A562S"),  # Italian codice fiscale
+    ("the MBI on the card reads 1EG4-TE5-MK72", "1EG4-TE5-MK72"),  # US Medicare Beneficiary Id
+    ("NRIC S1234567D on the form", "S1234567D"),  # Singapore NRIC
+])
+def test_presidio_national_id_recognizers_find_their_numbers(anon, text, value):
+    assert value not in user(anon, text)
+
+
+def test_a_presidio_national_id_under_a_key_is_replaced_with_its_layout(anon):
+    out = json.loads(_tool_text(anon, json.dumps({"ni": "NP 55 18 02 A", "plan": "Plan 2"})))
+    assert out["ni"] != "NP 55 18 02 A" and len(out["ni"]) == len("NP 55 18 02 A") and out["ni"].count(" ") == 4, out
+
+
+# ------------------------------------------------------ URL-encoded phones and e-mails in a body
+def test_url_encoded_phone_numbers_and_emails_of_a_webhook_body_are_replaced(anon):
+    body = ("POST /hooks/sms HTTP/1.1\n\nMessageSid=SM81c2&From=%2B14165550143&To=%2B18005550199"
+            "&Body=Hi+there&reply_to=dara.okafor%40example.org")
+    out = _tool_text(anon, body)
+    for v in ("%2B14165550143", "14165550143", "dara.okafor%40example.org"):
+        assert v not in out, (v, out)
+    assert "From=%2B" in out and "MessageSid=SM81c2" in out, out  # the encoding and the layout stay
+
+
+# ------------------------------------------------ an e-mail with a plain "at" before its provider
+@pytest.mark.parametrize("text,value", [
+    ("EA HKOLARU AT OUTLOOK.COM | TK 0187", "HKOLARU"),
+    ("mail me: jana.kralova at seznam.cz", "jana.kralova"),
+])
+def test_an_email_written_with_a_plain_at_is_replaced(anon, text, value):
+    assert value not in user(anon, text)
+
+
+def test_a_plain_at_before_a_site_is_no_email(anon):
+    text = "Have a look at github.com for the docs."
+    assert user(anon, text) == text
+
+
+# ------------------------------------------------ iCalendar common names, machine-readable zones
+def test_icalendar_organizer_and_attendee_names_are_replaced(anon):
+    ics = ("BEGIN:VEVENT\nSUMMARY:Viewing\nORGANIZER;CN=Maren Solberg MCSP:mailto:clinic@example.com\n"
+           "ATTENDEE;ROLE=REQ-PARTICIPANT;CN=\"Teodor Lindqvist\":mailto:tl@example.org\nEND:VEVENT")
+    out = _tool_text(anon, ics)
+    for v in ("Maren", "Solberg", "Teodor", "Lindqvist"):
+        assert v not in out, (v, out)
+    assert "ORGANIZER;CN=" in out and "MCSP" in out and "SUMMARY:Viewing" in out, out
+
+
+def test_a_passports_machine_readable_zone_loses_its_names(anon):
+    mrz = "P<CANVELASQUEZ<<MARISOL<ANDREA<<<<<<<<<<<<<<<<<\nQX1234567CAN8803127F3009219<<<<<<<<<<<<<<04"
+    out = one(anon, [{"role": "tool", "tool_call_id": "c1", "content": mrz},
+                     {"role": "assistant", "content": "Marisol Velasquez is checked in."}])
+    text = out.messages[0]["content"] + "\n" + out.messages[1]["content"]
+    for v in ("VELASQUEZ", "MARISOL", "ANDREA", "Marisol", "Velasquez"):
+        assert not present(text, v), (v, text)
+    assert out.messages[0]["content"].startswith("P<") and "<<" in out.messages[0]["content"], text
+
+
+def test_an_organizations_common_name_in_an_invite_stays(anon):
+    ics = "BEGIN:VEVENT\nORGANIZER;CN=CSE Atelier Lumière:mailto:cse@example.com\nSUMMARY:Dîner\nEND:VEVENT"
+    assert "CN=CSE Atelier Lumière" in _tool_text(anon, ics)

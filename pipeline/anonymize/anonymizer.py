@@ -42,7 +42,7 @@ from urllib.parse import unquote_plus
 from presidio_analyzer import AnalyzerEngine
 
 from ..records import LogRecord
-from .engine import (_CJK, PNR_NAME_RE, _AMOUNT_RE, _MAIL_HEADER_LABELS, _PHONE_FORMAT_RE, _TITLE_CHAIN, BARE_PHONE_SCORE, EMAIL_SPELLED_RE, LAST_FOUR_RES,
+from .engine import (_CJK, PNR_NAME_RE, PRESIDIO_NATIONAL_IDS, _AMOUNT_RE, _MAIL_HEADER_LABELS, _PHONE_FORMAT_RE, _TITLE_CHAIN, BARE_PHONE_SCORE, EMAIL_SPELLED_RE, LAST_FOUR_RES,
                      NICKNAME_NAME_RE, UPPER, NAME_PARTICLE, NAME_PARTICLES, NAME_WORD, PHONE_WORD_BEFORE_RE, PRESIDIO_PHONE_RECOGNIZERS,
                      SECRET_CONTEXT_RES, SPACY_MODEL, STREET_SUFFIXES, STRONG_NAME_CONTEXT_RE, ZIP_AFTER_UNIT_RE, ZIP_LABEL_RE, Detector, DetectorPool,
                      build_analyzer, detect_patterns, row_fields)
@@ -57,6 +57,7 @@ from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conve
                       surname_shaped)
 from .structured_text import (fenced_blocks, fixed_width_rows, hl7_values, html_fields, html_table_rows, log_fields,
                               sql_insert_rows, table_rows, x12_values, edifact_values, ssr_docs_values, ldif_entries,
+                              ical_names, mrz_names,
                               xml_fields, yaml_document)
 from .pseudonymizer import NAME_TOKEN_RE, Pseudonymizer, match_case, normalize
 from .names_data import EMAIL_PATTERN
@@ -85,7 +86,7 @@ NAME_ENTITIES = frozenset({"PERSON", "FIRST_NAME", "LAST_NAME"})
 _ANY_CASE = frozenset({"USER_ID", "RESERVATION_ID", "PAYMENT_ID", "EMAIL_ADDRESS", "ORDER_ID",
                        "ACCOUNT_ID", "IBAN_CODE", "VEHICLE_ID"})
 #: presidio's entity names -> the names used here.
-_ENTITY_ALIASES = {"US_SSN": "SSN"}
+_ENTITY_ALIASES = {"US_SSN": "SSN", **PRESIDIO_NATIONAL_IDS}
 
 #: Words that are never name words when NER proposes them: the PII config's ``keep_words``
 #: (greetings, generic business words) and the words of the key rules ("Authorization",
@@ -880,6 +881,8 @@ class Anonymizer:
         if ent is None and key.endswith("_name") and self.config.is_person_key(key[:-5]) \
                 and self._person_value_entity(value) == "PERSON":
             ent = "PERSON"  # "attendee_name", "driver_name", "tenant_name": a person key's name
+        if ent is None and self._name_key(key) and self._person_value_entity(value) == "PERSON":
+            ent = "PERSON"  # "rider_nm", "pt_name", "name_romanized", "klantnaam", "氏名カナ", "aka"
         if ent == "USER_ID" and _camel_brand(value.strip()):
             ent = None  # "operator": "ScotRail": a brand in camel case, no user name (eighteenth round)
         if ent in ("PERSON", "USER_ID") and key in _ROUTE_KEYS and (
@@ -894,6 +897,30 @@ class Anonymizer:
                 value.split()[0].lower() in self.config.dish_words:
             ent = None  # <plat nom="Tarte Tatin"/>: a dish under a name key (eighteenth round, red-team 18)
         return ent
+
+    def _name_key(self, key: str) -> bool:
+        """A key that names a person's name without a rule of its own (nineteenth round, red-team 24
+        and 25 read): a name word ("name", "nm", "naam", "nome"...) beside a person's key or its
+        abbreviation ("rider_nm", "pt_name", "cust_nm"), beside a form of the name ("name_romanized",
+        "nombre_local"), glued after a person's key ("klantnaam", "kundenname"); a name's word of a
+        script without spaces inside a longer key ("氏名カナ", "振込人名義"); another name for the
+        person ("aka", "alias", "preferred"). The value's shape decides (:meth:`_person_value_entity`)."""
+        if key in _ALIAS_KEYS:
+            return True
+        if _NO_CASE_LETTERS_RE.search(key):
+            return any(w in key for w in _SCRIPT_NAME_KEY_WORDS)
+        parts = key.split("_")
+        if any(p in _NOT_A_PERSONS_NAME_WORDS for p in parts):
+            return False
+        if len(parts) >= 2 and any(p in _NAME_KEY_WORDS for p in parts):
+            return any(p not in _NAME_KEY_WORDS and (p in _PERSON_ABBREVIATIONS or p in _NAME_FORM_WORDS
+                                                     or self.config.is_person_key(p)) for p in parts)
+        last = parts[-1]
+        for end in _NAME_KEY_WORDS:
+            if len(end) >= 4 and last.endswith(end) and len(last) >= len(end) + 4 and \
+                    self.config.is_person_key(last[:-len(end)]):
+                return True
+        return False
 
     def _person_value_entity(self, value: str) -> Optional[str]:
         """The entity of a value under a person key (``sender``, ``attendees``...) by its shape:
@@ -961,7 +988,14 @@ class Anonymizer:
         contact = any(self.config.key_entity(k)[0] in ("EMAIL_ADDRESS", "PHONE_NUMBER", "ZIP", "STREET_ADDRESS",
                                                        "DATE_OF_BIRTH") for k, _ in params)
         for key, v in params:
-            ent = self._key_entity(key, v)
+            decoded = unquote_plus(v) if "%" in v else v
+            ent = self._key_entity(key, decoded)
+            if ent in ("PHONE_NUMBER", "EMAIL_ADDRESS") and decoded != v:
+                # "From=%2B19025550177", "email=ana%40example.org": the decoded value is registered,
+                # its encoded spelling replaced with it (_variants) - nineteenth round, red-team 24 / 25
+                if key not in self.skip_keys:
+                    self._register(scan, decoded, ent, f"url:{key}")
+                continue
             if ent is None and contact and key in ("name", "full_name", "customer", "nombre", "nom", "nome") and \
                     self._person_value_entity(unquote_plus(v)) == "PERSON":
                 ent = "PERSON"
@@ -1226,6 +1260,17 @@ class Anonymizer:
         if "~" in text and "*" in text:  # ASC X12 segments (sixteenth round)
             for value, ent, src in x12_values(text):
                 self._register(scan, value, ent, src)
+        if ";CN=" in text:  # an iCalendar invite's organizer and attendees (nineteenth round)
+            for value, ent, src in ical_names(text):
+                words = value.split()
+                caps = [w for w in words if w.isupper() and len(w) >= 2]
+                if (caps and len(caps) < len(words)) or _is_company(value) or \
+                        self._person_value_entity(value) != "PERSON":
+                    continue  # "CN=CSE Atelier Numérique": a works council, a team, a firm
+                self._register(scan, value, ent, src)
+        if "<<" in text:  # a passport's or an identity card's machine-readable zone (nineteenth round)
+            for value, ent, src in mrz_names(text):
+                self._register(scan, value, ent, src)
         if text.count("/") >= 8:  # a PNR's travel documents (SSR DOCS: eighteenth round)
             for value, ent, src in ssr_docs_values(text):
                 self._register(scan, value, ent, src)
@@ -1467,7 +1512,9 @@ class Anonymizer:
                     # (fifteenth round, red-team 13's clean records)
                     stats["phone_spans_dropped"] += 1
                     continue
-                if ((rec_name in PRESIDIO_PHONE_RECOGNIZERS or rec_name in ("CardIssuerRecognizer", "PhoneGroupsRecognizer"))
+                if ((rec_name in PRESIDIO_PHONE_RECOGNIZERS or rec_name in ("CardIssuerRecognizer", "PhoneGroupsRecognizer",
+                                                                             "CaSinRecognizer", "AuTfnRecognizer",
+                                                                             "ThTninRecognizer"))
                         and self._business_number(text, s, e)):
                     # "tracking number 682308736931", "order number 9502127": an id, whatever
                     # phonenumbers or an issuer's range says
@@ -1894,6 +1941,10 @@ class Anonymizer:
                 elif ent == "PHONE_NUMBER" and len(d) == 10:
                     out["1" + d] = "1" + fd
                     out["+1" + d] = "+1" + fd
+        if ent == "PHONE_NUMBER" and fake.startswith("+"):  # "+19025550177" URL-encoded: "%2B19025550177"
+            for v, f in list(out.items()):
+                if v.startswith("+") and f.startswith("+"):
+                    out["%2B" + v[1:]] = "%2B" + f[1:]
         if ent == "EMAIL_ADDRESS" and "%40" not in value and "@" in value:
             out[value.replace("@", "%40")] = fake.replace("@", "%40")
             local, flocal = value.split("@", 1)[0], fake.split("@", 1)[0]
@@ -2543,6 +2594,28 @@ _GLUED_STREET_END_RE = re.compile(r"(?i)[^\W\d_]{3,}(?:laan|straat|gracht|plein|
 #: An identifier as a whole field of a row (:meth:`Anonymizer._row_ids`): 5+ digits, an optional
 #: letter prefix, dashes or slashes between ("M-200417", "CX-77120394", "2024/0048817")
 _ROW_ID_RE = re.compile(r"(?=(?:\D*\d){5})[A-Z]{0,4}[-/]?\d[\dA-Z/-]{3,20}")
+#: "name" in keys, in languages and abbreviations (:meth:`Anonymizer._name_key`)
+_NAME_KEY_WORDS = frozenset({"name", "nm", "nme", "naam", "nome", "nombre", "nom", "namn", "navn", "nimi", "imie",
+                             "jmeno", "meno", "isim", "nama", "jina", "ten", "imya", "ime"})
+#: abbreviations of people in keys ("pt_name": a patient's, "cust_nm": a customer's)
+_PERSON_ABBREVIATIONS = frozenset({"pt", "pat", "cust", "cstmr", "cli", "clnt", "emp", "empl", "mbr", "usr", "pax",
+                                   "bene", "benef", "recip", "rcpt", "sndr", "drv", "dr", "kd", "kl"})
+#: forms of a person's name in keys ("name_romanized", "nombre_local", "name_preferred")
+_NAME_FORM_WORDS = frozenset({"full", "legal", "local", "native", "romanized", "romanised", "romaji", "latin",
+                              "kana", "kanji", "preferred", "real", "given", "family", "maiden", "birth", "married",
+                              "completo", "complet", "completa", "volledige", "vollstandiger", "real", "verdadero"})
+#: words that make a name key a thing's ("file_name", "product_nm", "company_name")
+_NOT_A_PERSONS_NAME_WORDS = frozenset({"file", "product", "item", "company", "firm", "shop", "store", "brand",
+                                       "business", "org", "organization", "organisation", "merchant", "bank", "street",
+                                       "city", "town", "hotel", "host", "domain", "app", "device", "plan", "service",
+                                       "event", "table", "field", "column", "tag", "queue", "topic", "team", "group",
+                                       "project", "branch", "dept", "department", "unit", "ward", "site", "vessel",
+                                       "ship", "route", "station", "stop", "class", "type", "kind", "template"})
+#: a name's words of scripts without spaces, inside a longer key ("氏名カナ", "振込人名義", "고객이름")
+_SCRIPT_NAME_KEY_WORDS = ("氏名", "名前", "姓名", "名義", "名义", "이름", "성명")
+#: keys holding another name of the person ("aka": "Paddy", "preferred": "Ali")
+_ALIAS_KEYS = frozenset({"aka", "alias", "aliases", "known_as", "also_known_as", "preferred", "preferred_name",
+                         "nick", "nickname", "apodo", "spitzname", "soprannome", "surnom", "bijnaam", "apelido_social"})
 #: a long digit run: 7-24 digits of one script, standing alone or between a record's separators
 _LONG_NUMBER_RE = re.compile(r"\d{7,24}")
 _LONG_NUMBER_ANY_RE = re.compile(r"(?<![\w.,/:-])\d{7,24}(?![\w]|[.,/:-]\d)")

@@ -2204,7 +2204,20 @@ def _spelled_email_score(text: str, m: re.Match) -> Optional[float]:
     if dot_word:
         return 0.8
     plain_at = at.group(0).strip() == "at"
+    if plain_at and "." in v[at.end():]:
+        # "HKSANDHU AT OUTLOOK.COM", "jana.kral at seznam.cz": a plain "at" before a mail provider's
+        # domain, or after a local part no word is (a dot, "_" or a digit inside); not "look at
+        # github.com" (nineteenth round, red-team 24 read)
+        local, domain = v[:at.start()], v[at.end():]
+        return 0.8 if (domain.split(".")[0] in _MAIL_PROVIDERS or re.search(r"[._\d]", local)) else None
     return 0.8 if not plain_at and "." in v[at.end():] else None
+
+
+#: first labels of common mail providers' domains (a spelled "name at outlook.com" is an address)
+_MAIL_PROVIDERS = frozenset("""gmail googlemail outlook hotmail live msn yahoo ymail icloud me mac aol gmx web
+    mail proton protonmail yandex seznam centrum wp o2 onet interia orange free laposte sfr libero virgilio
+    tiscali alice t-online freenet bluewin qq 163 126 naver daum hanmail nate rediffmail zoho btinternet sky
+    talktalk bigpond optusnet xtra shaw rogers sympatico comcast verizon att sbcglobal""".split())
 
 
 class _EuStreetRecognizer(RegexRecognizer):
@@ -3136,6 +3149,8 @@ def build_analyzer(model_name: str = SPACY_MODEL,
     registry.add_recognizer(CreditCardRecognizer())
     registry.add_recognizer(IbanRecognizer())
     registry.add_recognizer(UsSsnRecognizer())
+    for rec in presidio_national_id_recognizers():
+        registry.add_recognizer(rec)
     for rec in structured_recognizers() + personal_recognizers():
         registry.add_recognizer(rec)
     engine = AnalyzerEngine(registry=registry, nlp_engine=nlp_engine, supported_languages=["en"])
@@ -3155,7 +3170,30 @@ _NER_SCORE = 0.85  # presidio SpacyRecognizer's score
 _CAPITALIZED_RE = re.compile(f"[{UPPER}][{LOWER}]")
 _TYPOGRAPHY = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"',
                              "\u2013": "-", "\u2014": "-", "\u00a0": " "})
-_DIGITS_FOR = {"PHONE_NUMBER": 7, "CREDIT_CARD": 12, "IBAN_CODE": 8, "US_SSN": 9}
+_DIGITS_FOR = {"PHONE_NUMBER": 7, "CREDIT_CARD": 12, "IBAN_CODE": 8, "US_SSN": 9, "UK_NINO": 6, "US_MBI": 4,
+               "IT_FISCAL_CODE": 7, "SG_NRIC_FIN": 7, "TH_TNIN": 13, "CA_SIN": 9, "AU_TFN": 8}
+
+#: presidio's own recognizers of personal national numbers (issue 11: presidio's where it has
+#: them), entity -> the anonymizer's entity: their layouts are distinctive or check-digit validated
+#: by presidio (``validate_result``); presidio's health-service and Medicare numbers are 10 bare
+#: digits with a mod-11 check, which one item id in eleven passes, so they stay out.
+PRESIDIO_NATIONAL_IDS = {"UK_NINO": "ACCOUNT_ID", "US_MBI": "ACCOUNT_ID", "IT_FISCAL_CODE": "ACCOUNT_ID",
+                         "SG_NRIC_FIN": "ACCOUNT_ID", "TH_TNIN": "ACCOUNT_ID", "CA_SIN": "ACCOUNT_ID",
+                         "AU_TFN": "ACCOUNT_ID"}
+
+
+def presidio_national_id_recognizers() -> list:
+    """presidio's predefined recognizers for :data:`PRESIDIO_NATIONAL_IDS` (UK National Insurance
+    number, US Medicare Beneficiary Identifier, Italian codice fiscale, Singapore NRIC / FIN, Thai
+    national id, Canadian SIN, Australian TFN), all for the analyzer's language "en"."""
+    from presidio_analyzer.predefined_recognizers import (AuTfnRecognizer, CaSinRecognizer,
+                                                          ItFiscalCodeRecognizer, SgFinRecognizer,
+                                                          ThTninRecognizer, UkNinoRecognizer,
+                                                          UsMbiRecognizer)
+
+    return [cls(supported_language="en") for cls in (UkNinoRecognizer, UsMbiRecognizer, ItFiscalCodeRecognizer,
+                                                     SgFinRecognizer, ThTninRecognizer, CaSinRecognizer,
+                                                     AuTfnRecognizer)]
 #: Cheap gates: a presidio recognizer (by name) runs only on texts this regex finds something in.
 _GATES = {
     # any number of 7+ digits in a phone layout: national layouts without a trunk 0 or a "+"

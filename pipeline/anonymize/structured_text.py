@@ -592,3 +592,47 @@ def ldif_entries(text: str) -> list[dict[str, object]]:
         if entry:
             out.append(entry)
     return out
+
+
+#: an iCalendar / vCard property's common-name parameter (RFC 5545 3.2.2 "CN"): ``ORGANIZER;CN=Isla
+#: Drummond MCSP:mailto:..``, ``ATTENDEE;ROLE=..;CN="Bram Okonjo":mailto:..``
+_ICAL_CN_RE = re.compile(r"(?m)^(?:ORGANIZER|ATTENDEE|CONTACT|X-[A-Z-]+)(?:;[^:\n]*?)?;CN=(?P<q>\"?)(?P<v>[^\":;\n]{2,80})(?P=q)[;:]")
+#: post-nominal letters after a name in a CN ("MCSP", "MD", "PhD", "RN")
+_POSTNOMINAL_RE = re.compile(r"(?:,?[ \t]+(?:[A-Z]{2,6}|Ph\.?D\.?|M\.?D\.?|Jr\.?|Sr\.?))+$")
+#: ICAO Doc 9303 machine-readable zone name fields: a passport's first line (TD3, "P<" + issuing
+#: state + "SURNAME<<GIVEN<NAMES<<<"), an identity card's third line (TD1, "SURNAME<<GIVEN<<<")
+_MRZ_TD3_RE = re.compile(r"(?m)^(?P<doc>[PV][A-Z<])(?P<state>[A-Z<]{3})(?P<sur>[A-Z]+(?:<[A-Z]+)*)<<(?P<given>[A-Z]+(?:<[A-Z]+)*)<*[ \t]*$")
+_MRZ_TD1_RE = re.compile(r"(?m)^(?P<sur>[A-Z]+(?:<[A-Z]+)*)<<(?P<given>[A-Z]+(?:<[A-Z]+)*)<{2,}[ \t]*$")
+
+
+def ical_names(text: str) -> Iterator[tuple[str, str, str]]:
+    """``(value, "PERSON", "ical_cn")`` for each common name of an iCalendar / vCard text's
+    organizer, attendees and contacts (RFC 5545 section 3.2.2), post-nominal letters dropped.
+    Nineteenth round of issue 11 (red-team 25 read: invites kept their physiotherapist's and
+    viewers' names)."""
+    if ";CN=" not in text:
+        return
+    for m in _ICAL_CN_RE.finditer(text):
+        name = _POSTNOMINAL_RE.sub("", m.group("v").strip())
+        if len(name) >= 2 and "@" not in name:
+            yield name, "PERSON", "ical_cn"
+
+
+def mrz_names(text: str) -> Iterator[tuple[str, str, str]]:
+    """The names of a machine-readable zone (ICAO Doc 9303 parts 4 and 5): ``(surname, "LAST_NAME",
+    ..)``, ``(given name, "FIRST_NAME", ..)`` for each word, and the passport line's issuing state
+    glued to the surname (``"NZLHARGREAVES"``, an ``ACCOUNT_ID`` replaced letter for letter) so the
+    line keeps its layout. Nineteenth round of issue 11 (red-team 25 read)."""
+    if "<<" not in text:
+        return
+    for rx in (_MRZ_TD3_RE, _MRZ_TD1_RE):
+        for m in rx.finditer(text):
+            surname, given = m.group("sur").split("<"), m.group("given").split("<")
+            if rx is _MRZ_TD3_RE:
+                yield m.group("state").replace("<", "") + surname[0], "ACCOUNT_ID", "mrz"
+            for w in surname:
+                if len(w) >= 2:
+                    yield w, "LAST_NAME", "mrz"
+            for w in given:
+                if len(w) >= 2:
+                    yield w, "FIRST_NAME", "mrz"

@@ -102,6 +102,7 @@ def test_a_number_under_a_tracking_key_stays_where_a_text_repeats_it(anon):
     ({"name_romanized": "TANAKA SORA", "plan": "basic"}, ["TANAKA", "SORA"]),
     ({"klantnaam": "Joost Verbruggen", "status": "open"}, ["Joost", "Verbruggen"]),
     ({"振込人名義": "スズキ タロウ", "金額": 5200}, ["スズキ タロウ"]),
+    ({"배송": {"받는사람이름": "조민서", "상세": "101동"}}, ["조민서"]),
     ({"landlord": {"name": "Brendan Kinsella", "aka": "Benny"}}, ["Benny", "Kinsella"]),
 ])
 def test_a_key_that_names_a_persons_name_is_read_as_one(anon, obj, values):
@@ -184,3 +185,25 @@ def test_a_passports_machine_readable_zone_loses_its_names(anon):
 def test_an_organizations_common_name_in_an_invite_stays(anon):
     ics = "BEGIN:VEVENT\nORGANIZER;CN=CSE Atelier Lumière:mailto:cse@example.com\nSUMMARY:Dîner\nEND:VEVENT"
     assert "CN=CSE Atelier Lumière" in _tool_text(anon, ics)
+
+
+# ------------------------------------------ an address's house number and unit under their own keys
+@pytest.mark.parametrize("obj,values", [
+    ({"logradouro": "Rua Harmonia", "numero": "1402", "complemento": "apto 51", "cep": "05435-000"},
+     ["1402", "apto 51"]),
+    ({"via": "Via Tortona", "interno": "scala C int. 9", "cap": "20144", "citta": "Milano"}, ["scala C int. 9"]),
+    ({"도로명": "서울특별시 마포구 성미산로 17", "상세": "504호", "우편번호": "03979"}, ["504호"]),
+])
+def test_a_house_number_and_unit_beside_a_street_are_replaced(anon, obj, values):
+    out = _tool_text(anon, json.dumps(obj, ensure_ascii=False))
+    for v in values:
+        assert v not in out, (v, out)
+
+
+@pytest.mark.parametrize("obj,kept", [
+    ({"number": "1402", "status": "shipped", "carrier": "UPS"}, "1402"),  # no street beside it
+    ({"street": "Rua Harmonia", "numero": "7"}, "\"7\""),  # (a one-digit number stays: the registry
+                                                          # would replace every "7" of the record)
+])
+def test_numbers_without_a_street_or_too_short_stay(anon, obj, kept):
+    assert kept in _tool_text(anon, json.dumps(obj, ensure_ascii=False))

@@ -517,6 +517,7 @@ class Anonymizer:
         self._review: list[dict[str, str]] = []
         self._ner_cache: dict[str, list[tuple[str, int, int, float, str]]] = {}
         self._pattern_cache: dict[tuple[bool, str], list] = {}  # short strings / policy texts
+        self._name_key_cache: dict[str, bool] = {}  # normalized key -> it names a person's name
         self._fake_norms: set[str] = set()  # normalized pseudonyms emitted (residual scan)
         self.trace: Optional[dict[str, list[tuple[str, str]]]] = None  # eval only, see enable_trace
         self._trace_events: Optional[list[tuple[str, str]]] = None
@@ -905,10 +906,16 @@ class Anonymizer:
         "nombre_local"), glued after a person's key ("klantnaam", "kundenname"); a name's word of a
         script without spaces inside a longer key ("氏名カナ", "振込人名義"); another name for the
         person ("aka", "alias", "preferred"). The value's shape decides (:meth:`_person_value_entity`)."""
+        hit = self._name_key_cache.get(key)
+        if hit is None:
+            hit = self._name_key_cache[key] = self._name_key_uncached(key)
+        return hit
+
+    def _name_key_uncached(self, key: str) -> bool:
         if key in _ALIAS_KEYS:
             return True
-        if _NO_CASE_LETTERS_RE.search(key):
-            return any(w in key for w in _SCRIPT_NAME_KEY_WORDS)
+        if any(w in key for w in _SCRIPT_NAME_KEY_WORDS):
+            return True
         parts = key.split("_")
         if any(p in _NOT_A_PERSONS_NAME_WORDS for p in parts):
             return False
@@ -1079,6 +1086,15 @@ class Anonymizer:
                     # a count elsewhere - fourteenth round: "indirizzo" .., "cap": "20141")
                     self._register(scan, str(v).strip(), "ZIP", f"key:{key}.{ck}")
                     continue
+                if ck in _SIBLING_UNIT_KEYS and isinstance(v, (str, int)) and not isinstance(v, bool) \
+                        and _UNIT_VALUE_RE.fullmatch(str(v).strip()) and (
+                            self._address_sibling(nk) or any(k in _STREET_PART_KEYS or k in _SIBLING_ZIP_KEYS
+                                                             or self.config.key_entity(k)[0] == "ZIP" for k in nk)):
+                    # "numero": "1402", "complemento": "apto 51", "상세": "302호", "interno": "scala B
+                    # int. 7" beside a street: the address's house number and unit (nineteenth round,
+                    # red-team 25 read)
+                    self._register(scan, str(v).strip(), "ADDRESS_LINE2", f"key:{key}.{ck}")
+                    continue
                 self._collect_obj(scan, v, ck, where)
             self._number_group(scan, obj.values())
         elif isinstance(obj, list):
@@ -1138,8 +1154,9 @@ class Anonymizer:
         """Long numbers side by side in one object or list ({"Notebook": "2892623495", "Mechanical
         Keyboard": "1656367028"}): when one of them is a business number, so are the others
         (:meth:`Anonymizer._long_numbers`)."""
-        group = frozenset(str(v).strip() for v in values if isinstance(v, (str, int)) and not isinstance(v, bool)
-                          and _LONG_NUMBER_RE.fullmatch(str(v).strip()))
+        group = frozenset(str(v).strip() for v in values
+                          if (type(v) is int and v >= 1_000_000) or (type(v) is str and len(v) >= 7 and v.strip()[:1].isdigit()
+                                                                     and _LONG_NUMBER_RE.fullmatch(v.strip())))
         if len(group) >= 2:
             scan.number_groups.append(group)
 
@@ -1728,11 +1745,31 @@ class Anonymizer:
         (nineteenth round: 52 values of the read red-team sets were left, most of them such
         numbers)."""
         seen = set(scan.values)
-        found: list[tuple[str, str]] = [(v, "long_number:key") for v in scan.long_numbers]
+        business = self._chunk_business | scan.business | scan.spared_numbers
+        shared = {v for g in scan.number_groups if g & business for v in g}
+        spared: dict[str, bool] = {}
+
+        def spared_by_shape(value: str) -> bool:
+            hit = spared.get(value)
+            if hit is None:
+                digits = "".join(str(unicodedata.digit(c)) for c in value)
+                hit = spared[value] = bool(
+                    value in shared or digits in business or _DATE_TIME_DIGITS_RE.fullmatch(digits)
+                    or digits.startswith("0000") or self._ids.is_business(value)
+                    or (len(digits) in (8, 12, 13, 14) and _gtin_valid(digits)))
+            return hit
+
+        for value in scan.long_numbers:
+            if value not in seen and not spared_by_shape(value):
+                seen.add(value)
+                self._register(scan, value, "ACCOUNT_ID", "long_number:key")
         for text in dict.fromkeys(scan.texts + scan.strings):
-            if len(text) < 7 or _LONG_NUMBER_RE.fullmatch(text.strip()) or not _LONG_NUMBER_ANY_RE.search(text):
+            if len(text) < 7 or not _LONG_NUMBER_ANY_RE.search(text) or _LONG_NUMBER_RE.fullmatch(text.strip()):
                 continue  # (a value that is a number alone was judged by its key)
             for m in _LONG_NUMBER_ANY_RE.finditer(text):
+                value = m.group(0)
+                if value in seen or spared_by_shape(value):
+                    continue
                 embedded = _EMBEDDED_KEY_BEFORE_RE.search(text, max(0, m.start() - 110), m.start())
                 if embedded and _NOT_PERSONAL_NUMBER_KEY_RE.search(
                         normalize_key((embedded.group("tag") or embedded.group("key")).split(":")[-1])):
@@ -1741,19 +1778,8 @@ class Anonymizer:
                         not _CURRENCY_AFTER_RE.match(text, m.end()) and not self._business_number(text, m.start(), m.end()):
                     # (a number after an id word is the labelled ids' - conversation context -, one of a
                     # domain's item id length in a text naming items stays: "swap item 6465550142 for ..")
-                    found.append((m.group(0), "long_number:text"))
-        business = self._chunk_business | scan.business | scan.spared_numbers
-        shared = {v for g in scan.number_groups if g & business for v in g}
-        for value, source in found:
-            if value in seen or value in shared or not _LONG_NUMBER_RE.fullmatch(value):
-                continue
-            seen.add(value)
-            ascii_digits = "".join(str(unicodedata.digit(c)) for c in value)
-            if _DATE_TIME_DIGITS_RE.fullmatch(ascii_digits) or ascii_digits.startswith("0000") \
-                    or ascii_digits in business or self._ids.is_business(value) \
-                    or (len(ascii_digits) in (8, 12, 13, 14) and _gtin_valid(ascii_digits)):
-                continue
-            self._register(scan, value, "ACCOUNT_ID", source)
+                    seen.add(value)
+                    self._register(scan, value, "ACCOUNT_ID", "long_number:text")
 
     def _bare_number_ok(self, text: str, s: int, e: int) -> bool:
         """A number presidio's phone recognizer validated (phonenumbers, the US and the PII
@@ -2612,7 +2638,7 @@ _NOT_A_PERSONS_NAME_WORDS = frozenset({"file", "product", "item", "company", "fi
                                        "project", "branch", "dept", "department", "unit", "ward", "site", "vessel",
                                        "ship", "route", "station", "stop", "class", "type", "kind", "template"})
 #: a name's words of scripts without spaces, inside a longer key ("氏名カナ", "振込人名義", "고객이름")
-_SCRIPT_NAME_KEY_WORDS = ("氏名", "名前", "姓名", "名義", "名义", "이름", "성명")
+_SCRIPT_NAME_KEY_WORDS = tuple(normalize_key(w) for w in ("氏名", "名前", "姓名", "名義", "名义", "이름", "성명"))
 #: keys holding another name of the person ("aka": "Paddy", "preferred": "Ali")
 _ALIAS_KEYS = frozenset({"aka", "alias", "aliases", "known_as", "also_known_as", "preferred", "preferred_name",
                          "nick", "nickname", "apodo", "spitzname", "soprannome", "surnom", "bijnaam", "apelido_social"})
@@ -2665,6 +2691,19 @@ _SIBLING_ZIP_KEYS = frozenset({"cap", "cp", "pc", "index", "indeks",
 #: "cp": "28005", "municipio": "Madrid"} - fifteenth round)
 _TOWN_KEYS = frozenset("""via municipio comune poblacion provincia miasto gmina mesto obec город град
     grad poli polis baer varos telepules kommune kaupunki sehir ilce il town locality""".split())
+#: keys of an address's house number and unit, read as such beside a street or a town's key
+_SIBLING_UNIT_KEYS = frozenset({"number", "numero", "num", "nr", "no", "house_number", "housenumber", "hausnummer",
+                                "huisnummer", "numer", "numero_casa", "nro", "complemento", "complement", "interno",
+                                "scala", "piso", "puerta", "apt", "apartment", "unit", "flat", "suite", "상세",
+                                "상세주소", "adr2", "etage", "bloco", "lote", "depto", "departamento", "dpto",
+                                "wohnung", "toevoeging", "lokal", "mieszkanie", "kv", "кв", "квартира", "дом"})
+_SIBLING_UNIT_KEYS = frozenset(normalize_key(k) for k in _SIBLING_UNIT_KEYS)  # (as keys are read: "상세" decomposed)
+#: keys of a street's name without its number, beside which a house number's key is one
+_STREET_PART_KEYS = frozenset({"logradouro", "via", "rua", "calle", "strasse", "straße", "ulica", "улица", "вулиця",
+                               "도로명", "도로명주소", "adr1", "street_name", "streetname", "strtnm"})
+_STREET_PART_KEYS = frozenset(normalize_key(k) for k in _STREET_PART_KEYS)
+#: a house number or a unit: 3+ digits alone, or a short text with a digit or a unit's letter
+_UNIT_VALUE_RE = re.compile(r"\d{3,6}[A-Za-z]?|(?=[^\n]{0,40}$)(?=.*(?:\d|\b[A-Z]\b))[^\n]{2,40}")
 _ZIP_VALUE_RE = re.compile(r"\d{3,6}|\d{2,5}[ -]\d{2,4}|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}")
 #: street nouns (English ones and those of config thing_nouns in other languages)
 _STREET_NOUNS = STREET_SUFFIXES | frozenset("caddesi cad sokak sokağı bulvarı mahallesi straße strasse gasse platz allee "

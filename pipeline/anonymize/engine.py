@@ -3201,6 +3201,14 @@ _GATES = {
     "PhoneRecognizerNational": re.compile(r"(?<![\w.,])(?:\+|\(?\d)(?:[ ().-]{0,2}\d){6}"),
     "IbanRecognizer": re.compile(r"(?i)(?<![a-z0-9])[a-z]{2}\d{2}[ -]?[a-z0-9]{4}"),
     "UsSsnRecognizer": re.compile(r"(?<!\d)\d{3}[- .]?\d{2}[- .]?\d{4}(?!\d)"),
+    # presidio's national ids (PRESIDIO_NATIONAL_IDS): their layouts, loosely
+    "UkNinoRecognizer": re.compile(r"(?i)(?<![a-z0-9])[a-z]{2} ?\d{2} ?\d{2} ?\d{2} ?[a-d](?![a-z0-9])"),
+    "UsMbiRecognizer": re.compile(r"(?<![A-Z0-9])\d[A-Z][0-9A-Z]\d-?[A-Z][0-9A-Z]\d-?[A-Z]{2}\d\d(?![A-Z0-9])"),
+    "ItFiscalCodeRecognizer": re.compile(r"(?i)(?<![a-z0-9])[a-z]{6}\d{2}[a-z]\d{2}[a-z]\d{3}[a-z](?![a-z0-9])"),
+    "SgFinRecognizer": re.compile(r"(?i)(?<![a-z0-9])[a-z]\d{7}[a-z](?![a-z0-9])"),
+    "ThTninRecognizer": re.compile(r"(?<!\d)\d{13}(?!\d)"),
+    "CaSinRecognizer": re.compile(r"(?<!\d)\d{3}[- ]?\d{3}[- ]?\d{3}(?!\d)"),
+    "AuTfnRecognizer": re.compile(r"(?<!\d)\d{3} ?\d{3} ?\d{2,3}(?!\d)"),
 }
 _SSN_CONTEXT_RE = re.compile(r"(?i)\b(?:ssn|ss#|social(?:\s+security)?|ssn#|tax\s?id|tin)\b[^\n]{0,30}$")
 

@@ -57,7 +57,7 @@ from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conve
                       surname_shaped)
 from .structured_text import (fenced_blocks, fixed_width_rows, hl7_values, html_fields, html_table_rows, log_fields,
                               sql_insert_rows, table_rows, x12_values, edifact_values, ssr_docs_values, ldif_entries,
-                              ical_names, mrz_names,
+                              ical_names, mrz_names, nacha_entries,
                               xml_fields, yaml_document)
 from .pseudonymizer import NAME_TOKEN_RE, Pseudonymizer, match_case, normalize
 from .names_data import EMAIL_PATTERN
@@ -1276,6 +1276,9 @@ class Anonymizer:
                 self._register(scan, value, ent, src)
         if "~" in text and "*" in text:  # ASC X12 segments (sixteenth round)
             for value, ent, src in x12_values(text):
+                self._register(scan, value, ent, src)
+        if "\n6" in text or text.startswith("6"):  # a NACHA (ACH) file's entries (nineteenth round)
+            for value, ent, src in nacha_entries(text):
                 self._register(scan, value, ent, src)
         if ";CN=" in text:  # an iCalendar invite's organizer and attendees (nineteenth round)
             for value, ent, src in ical_names(text):

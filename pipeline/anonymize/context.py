@@ -230,13 +230,22 @@ _FOREIGN_LANGS = ("de", "fr", "es", "it", "nl", "pt", "sv", "da", "nb", "pl", "f
 def spacy_stop_words(langs: Iterable[str]) -> frozenset[str]:
     """The lower-cased stop words spaCy lists for the languages ``langs`` (ISO codes: "de",
     "ar", ...); a language spaCy lacks adds none."""
-    import importlib
+    import importlib.util
+    from pathlib import Path
+
+    import spacy.lang
 
     words: set[str] = set()
     for lang in langs:
+        # the stop-word module's file alone: importing spacy.lang.<lang> runs its package's
+        # tokenizer exceptions first (French: ~5 s of regex compiling, once per process)
+        path = Path(spacy.lang.__file__).parent / lang / "stop_words.py"
         try:
-            words.update(w.lower() for w in importlib.import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS)
-        except (ImportError, AttributeError):
+            spec = importlib.util.spec_from_file_location(f"_trajpipe_stop_words_{lang}", path)
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            words.update(w.lower() for w in mod.STOP_WORDS)
+        except (ImportError, AttributeError, OSError):
             continue
     return frozenset(words)
 

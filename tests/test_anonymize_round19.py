@@ -230,3 +230,20 @@ def test_a_nacha_files_payees_lose_their_names_ids_and_accounts(anon):
     # (the company stays; a fake name's length may differ from the real one's and a glued digit run
     # is faked whole, so the 94-character layout is not kept - docs, known limits)
     assert "HARBOR FREIGHT CO" in out and len(out.split("\n")) == 5, out
+
+
+# ------------------------------------------------------------------ street addresses in capitals
+@pytest.mark.parametrize("text,value,kept", [
+    ("SHIP TO 14 SEAVIEW PARK, DUNMORE EAST", "14 SEAVIEW PARK", "DUNMORE EAST"),
+    ("PA 88 HILLCREST DR UNIT 5 BRAMPTON ON", "88 HILLCREST DR UNIT 5", "BRAMPTON"),
+    ("^FO40,120^FD 21 MILL LANE^FS", "21 MILL LANE", "^FS"),
+    ("ADDR: 2290 CASS AVENUE #3, DETROIT MI", "2290 CASS AVENUE #3", "DETROIT MI"),
+])
+def test_a_street_address_in_capitals_is_replaced(anon, text, value, kept):
+    out = user(anon, text)
+    assert value not in out and kept in out, out
+
+
+def test_capital_words_without_a_street_noun_stay(anon):
+    text = "FLIGHT BA 117 GATE 22 TERMINAL 5 BOARDING 0940"
+    assert user(anon, text) == text

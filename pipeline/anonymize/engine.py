@@ -371,6 +371,12 @@ _STREET_SUFFIX = _street_suffixes()
 #: Lower-case street suffixes ("alley", "lane", "drive"): a Capitalized pair ending in one is a
 #: street ("Andrews Alley"), not a person.
 STREET_SUFFIXES = frozenset(w.replace("\\", "").lower() for w in _STREET_SUFFIX.split("|"))
+#: A street address written in capitals (shipping labels, SWIFT / mainframe records, WorldTracer:
+#: "14 SEAVIEW PARK", "2290 CASS AVENUE #3", "88 HILLCREST DR UNIT 5") - nineteenth round, red-team 24
+UPPER_STREET_RE = re.compile(
+    r"(?<![\w-])(?P<v>\d{1,6}[A-Z]? (?:[NSEW]\.? )?(?:[A-Z][A-Z'-]+ ){1,3}?(?:"
+    + "|".join(re.escape(w.upper()) for w in sorted(STREET_SUFFIXES, key=len, reverse=True))
+    + r")(?![\w-])\.?(?:[ \t]*#[ \t]?\d{1,5}[A-Z]?|[ \t]+(?:UNIT|APT|FLAT|SUITE|STE)\.?[ \t]*#?\d{1,5}[A-Z]?)?)")
 STREET_RE = re.compile(
     r"(?<![\w-])(?P<v>\d{1,6}[a-zA-Z]? (?:\d{1,5} )?(?:[NSEWnsew]\.? )?(?:[A-Za-z][a-z]+ ){1,3}(?i:" + _STREET_SUFFIX + r")\b\.?)"
 )
@@ -2945,6 +2951,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("SpelledEmailRecognizer", "EMAIL_ADDRESS", [EMAIL_SPELLED_RE], 0.8,
                         validate=_spelled_email_score),
         RegexRecognizer("AddressLine2Recognizer", "ADDRESS_LINE2", [UNIT_RE], 0.6),
+        RegexRecognizer("UpperStreetRecognizer", "STREET_ADDRESS", [UPPER_STREET_RE], 0.7),
         RegexRecognizer("ZipRecognizer", "ZIP", [ZIP_RE], 0.6),
         RegexRecognizer("BuildingStreetRecognizer", "STREET_ADDRESS", [BUILDING_STREET_RE], 0.7,
                         validate=_building_street_score),

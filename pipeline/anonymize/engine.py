@@ -2796,7 +2796,8 @@ class MonthWordDobRecognizer(RegexRecognizer):
     "1987. március 14." (fifteenth round, red-team 12 read: a Hindi birth date answering a
     question was kept). Day first, month first or year first; the pattern is built on first use."""
 
-    _YEAR_RE = re.compile(r"(?:19|20)\d{2}")
+    #: a year standing as a word (not inside an ISO date "2024-05-15" or a longer number): the gate
+    _YEAR_RE = re.compile(r"(?<![\d-])(?:19|20)\d{2}(?![\d-])")
 
     def __init__(self, score: float = 0.7):
         super().__init__("MonthWordDobRecognizer", "DATE_OF_BIRTH", [], score)

@@ -178,6 +178,12 @@ _FILLER = r"(?:(?:um|uh|erm|eh|ehm|äh|ähm|euh|hmm)[,.…]*[ \t]+)?"
 _NUMBER_LABEL = r"(?:(?:number|numero|número|nummer|nr\.?|no\.?|n[º°]\.?|číslo|numer|номер)[ \t]+)?"
 
 
+#: a cheap gate for :func:`spoken_address_spans`: a street's noun before or after its name, one
+#: glued to it, or "number"
+_STREET_GATE_RE = re.compile(r"(?i:\b" + _STREET_BEFORE + r"(?!\w)|\b" + _STREET_AFTER + r"\b|\b(?:number|numero|número|nummer)\b"
+                             r"|straße|strasse|gasse|weg\b|allee|ská\b|ského\b|ova\b|ovo\b)")
+
+
 @lru_cache(maxsize=2048)
 def _spoken_address_re(present: tuple[str, ...]) -> re.Pattern:
     # the number words of one text only: an alternation of all ~6,300 took ~3 s to compile
@@ -202,6 +208,8 @@ def spoken_address_spans(text: str) -> list[tuple[int, int]]:
     "Vinohradská dvacet osm"): a street's noun before or after its name (or glued to it) and
     number words of :func:`number_lexicon` (eighteenth round, red-team 22 read: addresses
     dictated in a call)."""
+    if not _STREET_GATE_RE.search(text):
+        return []  # no street's noun, no "number" word: no address said in words
     lex = number_lexicon()
     present = tuple(sorted({w.lower() for w in _WORD_RE.findall(text) if _norm(w) in lex}))
     if not present:

@@ -2628,11 +2628,11 @@ _NAME_KEY_WORDS = frozenset({"name", "nm", "nme", "naam", "nome", "nombre", "nom
                              "jmeno", "meno", "isim", "nama", "jina", "ten", "imya", "ime"})
 #: abbreviations of people in keys ("pt_name": a patient's, "cust_nm": a customer's)
 _PERSON_ABBREVIATIONS = frozenset({"pt", "pat", "cust", "cstmr", "cli", "clnt", "emp", "empl", "mbr", "usr", "pax",
-                                   "bene", "benef", "recip", "rcpt", "sndr", "drv", "dr", "kd", "kl"})
+                                   "bene", "benef", "recip", "rcpt", "sndr", "drv", "dr"})
 #: forms of a person's name in keys ("name_romanized", "nombre_local", "name_preferred")
 _NAME_FORM_WORDS = frozenset({"full", "legal", "local", "native", "romanized", "romanised", "romaji", "latin",
                               "kana", "kanji", "preferred", "real", "given", "family", "maiden", "birth", "married",
-                              "completo", "complet", "completa", "volledige", "vollstandiger", "real", "verdadero"})
+                              "completo", "complet", "completa", "volledige", "vollstandiger", "verdadero"})
 #: words that make a name key a thing's ("file_name", "product_nm", "company_name")
 _NOT_A_PERSONS_NAME_WORDS = frozenset({"file", "product", "item", "company", "firm", "shop", "store", "brand",
                                        "business", "org", "organization", "organisation", "merchant", "bank", "street",

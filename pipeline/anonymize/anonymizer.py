@@ -2170,7 +2170,9 @@ class Anonymizer:
         if ent in NAME_ENTITIES:
             words = re.findall(r"[^\W\d_]+", value)
             return bool(words) and all(w.casefold() in self._fake_norms for w in words)
-        return False
+        # a piece of a longer fake ("11 36" of a fake National Insurance number read as a postcode)
+        v = normalize(value)
+        return len(v) >= 4 and any(v in f for f in self._fake_norms if len(f) > len(v))
 
     def _residual_scan(self, recs: list[LogRecord]) -> None:
         scratch = Counter()

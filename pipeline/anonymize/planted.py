@@ -166,6 +166,9 @@ PL_LAST = ["Wierzbicki", "Zieliński", "Lewandowski", "Wiśniewski", "Kamiński"
            "Jankowski", "Wojciechowski", "Kwiatkowski", "Piotrowski", "Grabowski", "Pawłowski", "Michalski"]
 PL_MONTHS_GEN = ["stycznia", "lutego", "marca", "kwietnia", "maja", "czerwca", "lipca", "sierpnia", "września",
                  "października", "listopada", "grudnia"]
+#: the nineteenth round's kinds are planted from this persona on (a ticket number under a key that
+#: says nothing, a UK National Insurance number in text and under a key)
+NINETEENTH_FROM = 9
 #: the thirteenth round's kinds are planted from this persona on (a table, a Hindi introduction,
 #: digits spoken in a transcript, an id a few words after its label)
 THIRTEENTH_FROM = 6
@@ -320,7 +323,19 @@ def persona(i: int) -> dict:
         "idn_email": f"zoë.ødegård{i:02d}@fjordpost.example", "mr_name": MR_NAME[i], "hi_ji": HI_JI[i],
         "sg_zip": f"S{520211 + i * 17}", "sg_street": f"Blk {212 + i} Tampines St {23 + i}",
         "sixteenth": i >= SIXTEENTH_FROM,
+        # issue 11, nineteenth round
+        "tkt": _ticket(i), "nino": f"J{'ABCEGHJKLMNPRSTW'[i]} {10 + i:02d} {20 + i:02d} {30 + i:02d} {'ABCD'[i % 4]}",
+        "nineteenth": i >= NINETEENTH_FROM,
     }
+
+
+def _ticket(i: int) -> str:
+    """A 13-digit ticket number unique to persona ``i`` that is no valid EAN-13 (python-stdnum):
+    an EAN's check digit would make it a product's barcode, which stays."""
+    from stdnum import ean
+
+    n = f"{2209381746551 + i * 7919}"
+    return n if not ean.is_valid(n) else n[:-1] + str((int(n[-1]) + 1) % 10)
 
 
 def _codice_fiscale(i: int) -> str:
@@ -363,6 +378,11 @@ def _sixteenth(p: dict, *keys: str) -> list[str]:
     return [p[k] for k in keys] if p["sixteenth"] else []
 
 
+def _nineteenth(p: dict, *keys: str) -> list[str]:
+    """The nineteenth round's values of persona ``p`` (planted from :data:`NINETEENTH_FROM` on)."""
+    return [p[k] for k in keys] if p["nineteenth"] else []
+
+
 def typed_values(p: dict) -> dict[str, list[str]]:
     """A persona's planted values per evaluation type (see :data:`pipeline.anonymize.eval.CATEGORIES`)."""
     return {
@@ -398,7 +418,7 @@ def typed_values(p: dict) -> dict[str, list[str]]:
         "ACCOUNT_ID": [p["account"], p["crm_kunde"], p["claim"], p["dni"], p["licence"], p["donor_id"], p["pesel"],
                        p["codice_fiscale"], p["mac"], *_twelfth(p, "mrn", "steam"),
                        *_thirteenth(p, "tbl_persnr", "tbl_bsn", "bvn", "spoken"), *_fifteenth(p, "pl_client"),
-                       *_sixteenth(p, "geo")],
+                       *_sixteenth(p, "geo"), *_nineteenth(p, "tkt", "nino")],
         "USER_ID": [p["user_id"], p["handle"], p["discord"], p["upi"]],
         "VEHICLE_ID": [p["plate"], p["fr_plate"], *_fourteenth(p, "uk_plate", "vin")],
     }
@@ -428,6 +448,7 @@ def canary_values(p: dict) -> list[str]:
                        "vcard_street", "vcard_zip")
     vals += _sixteenth(p, "x12_last", "x12_first", "x12_street", "x12_zip", "x12_dob", "geo", "idn_email", "mr_name",
                        "hi_ji", "sg_zip", "sg_street")
+    vals += _nineteenth(p, "tkt", "nino")
     # a year-like postcode alone is no distinctive string: checked with the state before it
     vals.append(p["au_postcode"])
     # a 3-digit postcode alone is no distinctive string (a log line's "692 ms"): it is checked
@@ -595,6 +616,10 @@ def record(i: int) -> dict:
             f"DMG*D8*{p['x12_dob']}*F~\nmy home is at {p['geo']} and my other mail {p['idn_email']}.\n"
             f"नमस्कार, मी {p['mr_name']}. {p['hi_ji']} जी, पार्सल भेजिए. deliver to {p['sg_street']}, "
             f"#05-118, {p['sg_zip']} pls")}]
+    if i >= NINETEENTH_FROM:
+        msgs += [{"role": "user", "content": (
+            f"the airline sent {json.dumps({'ok': True, 'reissued_tkts': [p['tkt']], 'ni': p['nino']})} - and "
+            f"NI no. on file: {p['nino']}, ticket {p['tkt']}")}]
     if cancel:
         msgs += [_call(f"c{i}c", "cancel_reservation", {"reservation_id": p["reservation"]}),
                  _tool(f"c{i}c", "cancel_reservation", {**reservation, "status": "cancelled"}),

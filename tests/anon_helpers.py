@@ -21,6 +21,16 @@ def one(anon, messages: list[dict], rid: str = "r") -> LogRecord:
     return out
 
 
+def called_tool_text(anon, result: str, ask: str = "Can you check the stock?") -> str:
+    """``result`` anonymized as the content of a tool result, after the user's ``ask`` and the
+    assistant's call of a ``lookup`` tool."""
+    out = one(anon, [{"role": "user", "content": ask},
+                     {"role": "assistant", "content": None, "tool_calls": [
+                         {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}]},
+                     {"role": "tool", "tool_call_id": "c1", "content": result}])
+    return out.messages[2]["content"]
+
+
 def user(anon, text: str) -> str:
     """``text`` anonymized as a user message."""
     return one(anon, [{"role": "user", "content": text}]).messages[0]["content"]

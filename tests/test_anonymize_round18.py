@@ -11,7 +11,7 @@ import json
 import pytest
 
 from pipeline.anonymize import Anonymizer, build_analyzer
-from tests.anon_helpers import one, replaced_and_kept, user
+from tests.anon_helpers import called_tool_text, replaced_and_kept, user
 
 
 @pytest.fixture(scope="module")
@@ -19,12 +19,7 @@ def anon():
     return Anonymizer(secret="round18", analyzer=build_analyzer())
 
 
-def _tool_text(anon, result: str, ask: str = "Can you check the stock?") -> str:
-    out = one(anon, [{"role": "user", "content": ask},
-                     {"role": "assistant", "content": None, "tool_calls": [
-                         {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}]},
-                     {"role": "tool", "tool_call_id": "c1", "content": result}])
-    return out.messages[2]["content"]
+_tool_text = called_tool_text
 
 
 # ------------------------------------------------- product tables: cells with a quantity and a unit

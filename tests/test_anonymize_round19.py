@@ -7,11 +7,12 @@ Real presidio + the spaCy package model; one analyzer for the module.
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import pytest
 
 from pipeline.anonymize import Anonymizer, build_analyzer
-from tests.anon_helpers import one, present, tool, user
+from tests.anon_helpers import called_tool_text, one, present, user
 
 
 @pytest.fixture(scope="module")
@@ -19,12 +20,7 @@ def anon():
     return Anonymizer(secret="round19", analyzer=build_analyzer())
 
 
-def _tool_text(anon, result: str, ask: str = "Can you look it up?") -> str:
-    out = one(anon, [{"role": "user", "content": ask},
-                     {"role": "assistant", "content": None, "tool_calls": [
-                         {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}]},
-                     {"role": "tool", "tool_call_id": "c1", "content": result}])
-    return out.messages[2]["content"]
+_tool_text = partial(called_tool_text, ask="Can you look it up?")
 
 
 # ---------------------------------------- long digit runs no recognizer or key rule claimed

@@ -519,6 +519,7 @@ class Anonymizer:
         self._pattern_cache: dict[tuple[bool, str], list] = {}  # short strings / policy texts
         self._name_key_cache: dict[str, bool] = {}  # normalized key -> it names a person's name
         self._fake_norms: set[str] = set()  # normalized pseudonyms emitted (residual scan)
+        self._fake_joined: tuple[int, str] = (0, "")  # (its size, _fake_norms joined): _is_fake's pieces
         self.trace: Optional[dict[str, list[tuple[str, str]]]] = None  # eval only, see enable_trace
         self._trace_events: Optional[list[tuple[str, str]]] = None
         self._residual: list[dict[str, str]] = []
@@ -2170,9 +2171,14 @@ class Anonymizer:
         if ent in NAME_ENTITIES:
             words = re.findall(r"[^\W\d_]+", value)
             return bool(words) and all(w.casefold() in self._fake_norms for w in words)
-        # a piece of a longer fake ("11 36" of a fake National Insurance number read as a postcode)
+        # a piece of a longer fake ("11 36" of a fake National Insurance number read as a postcode):
+        # one substring search in the fakes joined by line breaks (a normalized value has none)
         v = normalize(value)
-        return len(v) >= 4 and any(v in f for f in self._fake_norms if len(f) > len(v))
+        if len(v) < 4:
+            return False
+        if self._fake_joined[0] != len(self._fake_norms):
+            self._fake_joined = (len(self._fake_norms), "\n".join(self._fake_norms))
+        return v in self._fake_joined[1]
 
     def _residual_scan(self, recs: list[LogRecord]) -> None:
         scratch = Counter()

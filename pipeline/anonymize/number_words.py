@@ -178,10 +178,12 @@ _FILLER = r"(?:(?:um|uh|erm|eh|ehm|äh|ähm|euh|hmm)[,.…]*[ \t]+)?"
 _NUMBER_LABEL = r"(?:(?:number|numero|número|nummer|nr\.?|no\.?|n[º°]\.?|číslo|numer|номер)[ \t]+)?"
 
 
+#: a street's noun glued to its name's end ("Lindenweg", "Vinohradská")
+_GLUED_STREET = r"(?:straße|strasse|gasse|weg|allee|ská|ského|ova|ovo)"
 #: a cheap gate for :func:`spoken_address_spans`: a street's noun before or after its name, one
 #: glued to it, or "number"
 _STREET_GATE_RE = re.compile(r"(?i:\b" + _STREET_BEFORE + r"(?!\w)|\b" + _STREET_AFTER + r"\b|\b(?:number|numero|número|nummer)\b"
-                             r"|straße|strasse|gasse|weg\b|allee|ská\b|ského\b|ova\b|ovo\b)")
+                             r"|[^\W\d_]" + _GLUED_STREET + r"(?![\w]))")
 
 
 @lru_cache(maxsize=2048)
@@ -193,7 +195,7 @@ def _spoken_address_re(present: tuple[str, ...]) -> re.Pattern:
     street = (r"(?i:" + _STREET_BEFORE + r")[ \t]+(?:(?:da|de|do|dos|das|del|della|di|des|du|la|le|del)[ \t]+)?"
               + _NAME + r"(?:[ \t]+" + cap + r"){0,2}"
               + r"|" + cap + r"(?:[ \t]+" + cap + r"){0,2}[ \t]+(?i:" + _STREET_AFTER + r")"
-              + r"|[^\W\d_a-z][^\W\d_]*(?:straße|strasse|gasse|weg|allee|ská|ského|ova|ovo)")
+              + r"|[^\W\d_a-z][^\W\d_]*" + _GLUED_STREET)
     flat = r"(?:[ \t,]+(?i:mieszkanie|m\.|apartamento|apto\.?|apt\.?|flat|piso|andar|byt|kv\.?|квартира)[ \t]+(?:" + num + r"))?"
     return re.compile(
         r"(?<![\w])(?:(?P<a>(?:" + street + r"))[ \t]*[,.…]*[ \t]*" + _FILLER + _NUMBER_LABEL + r"(?P<an>" + num + r")" + flat

@@ -4,6 +4,8 @@ datasets and every stage's work-folder files equal a local run's with the same s
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -62,12 +64,17 @@ def test_ray_runner_gives_the_local_datasets(prefect_harness, tmp_path, monkeypa
     from flows.trajpipe_flow import trajpipe_run
 
     monkeypatch.setenv("TRAJPIPE_SECRET", "ray-test")
+    # Ray's session folder (logs, sockets) in a scratch folder of its own, removed afterwards, not
+    # /tmp/ray; short, since a Unix socket path has at most 107 characters
+    ray_tmp = tempfile.mkdtemp(prefix="tpray")
+    monkeypatch.setenv("RAY_TMPDIR", ray_tmp)
     local = trajpipe_run(_cfg(tmp_path, "local", "local"))
     try:
         on_ray = trajpipe_run(_cfg(tmp_path, "ray", "ray"))
     finally:
         if ray.is_initialized():
             ray.shutdown()
+        shutil.rmtree(ray_tmp, ignore_errors=True)
     assert local["counts"]["rollout"]["trajectories"] >= 2  # more than one shard really ran
     hashes = {n: f["sha256"] for n, f in local["files"].items()}
     assert {n: f["sha256"] for n, f in on_ray["files"].items()} == hashes

@@ -26,8 +26,13 @@ def test_key_normalization_and_matching():
     for key, ent in (("home_phone", "PHONE_NUMBER"), ("billing_zip", "ZIP"), ("card_last4", "LAST_FOUR"),
                      ("shipping_postcode", "ZIP"), ("last4_digits", "LAST_FOUR"), ("contact_email", "EMAIL_ADDRESS")):
         assert cfg.key_entity(key)[0] == ent, key
-    for key in ("phone_type", "zip_valid", "email_verified", "product_name", "title"):
+    for key in ("phone_type", "product_name", "title", "email_count", "zip_format"):
         assert cfg.key_entity(key)[0] is None, key
+    # a word saying the value was checked excludes nothing: the value's shape must confirm it
+    # (twentieth round: "zip_verified": "30305" is a postcode; "zip_valid": true is a flag)
+    for key, ent in (("zip_valid", "ZIP"), ("email_verified", "EMAIL_ADDRESS"), ("phone_confirmed", "PHONE_NUMBER")):
+        assert cfg.key_entity(key) == (ent, False), key
+    assert cfg.key_entity("verified") == (None, False)
     assert "attendees" in cfg.person_keys and "sender" in cfg.person_keys
 
 

@@ -345,10 +345,19 @@ def _shape_ok(ent: str, value: str) -> bool:
         # "num_seats": 150, an amount "1234.50" or a link)
         if "*" in v and digits >= 3 and re.fullmatch(r"[A-Za-z0-9*•xX .-]+", v):
             return True  # a masked id keeps its last digits ("S****567D": thirteenth round)
+        if 2 <= digits < 4 and _SHORT_MIXED_ID_RE.fullmatch(v):
+            return True  # "BK-7Y2QZ", "QX7K2M": a booking's code of letters and digits (twentieth round)
         return (3 <= len(v) <= 64 and v.count(" ") <= 6 and digits >= 4 and "://" not in v
                 and not re.fullmatch(r"-?\d+[.,]\d{1,2}", v)
                 and (digits >= 5 or any(c.isalpha() for c in v)))
     return bool(v)
+
+
+#: A short code of capitals and digits mixed, 6-16 characters with at most two hyphens, a part of
+#: it holding both a letter and a digit after a letter or a digit after a letter ("BK-7Y2QZ",
+#: "QX7K2M"; not "A320", "V2-BETA" has 1 digit, "SUMMER-24" no mixed part)
+_SHORT_MIXED_ID_RE = re.compile(r"(?=[A-Z0-9-]{6,16}$)(?=(?:[^-]*-){0,2}[^-]*$)"
+                                r"(?:[A-Z0-9]+-)*(?=[A-Z0-9]*[A-Z]\d[A-Z0-9]*[A-Z]|[A-Z0-9]*\d[A-Z][A-Z0-9]*\d)[A-Z0-9]+(?:-[A-Z0-9]+)*")
 
 
 class AnonymizeInputError(ValueError):
@@ -900,6 +909,19 @@ class Anonymizer:
             ent = None  # <plat nom="Tarte Tatin"/>: a dish under a name key (eighteenth round, red-team 18)
         return ent
 
+    def _contact_name(self, value: str) -> bool:
+        """A generic ``name`` beside an e-mail, a phone, a postcode, a street or a birth date is a
+        person's when it reads as one: two to four name words, the first a first name of the
+        gazetteer, no company or place ("name,phone,zip" rows of a dispatch CSV: "Cody Bates";
+        not "Cascade Dental Group", "Downtown Seattle"): twentieth round, red-team 28 read."""
+        v = value.strip()
+        words = v.split()
+        if not 2 <= len(words) <= 4 or _is_company(v) or self._place_word_in(v):
+            return False
+        first = words[0].lower()
+        return (first in name_gazetteer()[0] and first not in self._keep_words
+                and self._person_value_entity(v) == "PERSON")
+
     def _name_key(self, key: str) -> bool:
         """A key that names a person's name without a rule of its own (nineteenth round, red-team 24
         and 25 read): a name word ("name", "nm", "naam", "nome"...) beside a person's key or its
@@ -1056,6 +1078,11 @@ class Anonymizer:
             # a product's object ("sku": .., "name_th": "ข้าวมันไก่", "name_en": "Hainanese Chicken Rice"):
             # its names are the product's (sixteenth round, red-team 14's clean records)
             product_obj = not person_parent and any(k in _PRODUCT_ID_KEYS for k in nk)
+            if not person_parent and not product_obj and any(k in _GENERIC_NAME_KEYS for k in nk) and any(
+                    self.config.key_entity(k)[0] in _CONTACT_ENTITIES for k in nk if k):
+                for k, v in nk.items():
+                    if k in _GENERIC_NAME_KEYS and isinstance(v, str) and self._contact_name(v):
+                        self._register(scan, v.strip(), "PERSON", f"key:{key}.{k}")
             for k, v in obj.items():
                 if isinstance(k, str):
                     self._check_unicode(k, where)
@@ -2297,7 +2324,14 @@ class _Replacer:
     _SOFT = r"(?<![" + _W + r".@%+/-])(?:{})(?![" + _W + r"@]|[.-][A-Za-z0-9])"
     # (a comma after a digit is a thousands' separator; after anything else a field's separator:
     # "DD,41093388" in a CSV row - fifteenth round)
-    _NUM = r"(?<![A-Za-z0-9_$/:.-])(?<!\d,)(?:{})(?![A-Za-z0-9_]|[-/:.,]\d)"
+    # (after a mask's character: the visible end of "VISA x2284", "XXX-XX-6613", "3759 XXXXXX X0017" -
+    # twentieth round)
+    _NUM = (r"(?:(?<![A-Za-z0-9_$/:.-])|(?<=[xX*\u2022\u25cf])(?<![A-Za-z0-9][xX])|(?<=[xX*\u2022]-))(?<!\d,)(?:{})"
+            r"(?![A-Za-z0-9_]|[-/:.,]\d)")
+    # a value of five digits or more beside "<digit>," is a CSV row's field, never a thousands'
+    # group (always three digits): "2024-09-01 08:14:22,447700900214,447700900389,MO" in a call
+    # record, "...,551-818-5508,98115,Seattle" (twentieth round, red-team 27 / 28 read)
+    _NUM_LONG = r"(?<![A-Za-z0-9_$/:.-])(?:{})(?![A-Za-z0-9_]|[-/:.]\d)"
     # a long number as a whole field after a word and a slash (eighteenth round, red-team 21 read)
     _NUM_IN_PATH = r"(?<=[A-Za-z]/)(?:{})(?=/|\?|\s|$|[\"'])"
 
@@ -2318,8 +2352,10 @@ class _Replacer:
             parts.append(self._GEN.format("|".join(map(re.escape, words))))
         if soft:
             parts.append(self._SOFT.format("|".join(map(re.escape, soft))))
-        if nums:
-            parts.append(self._NUM.format("|".join(nums)))
+        if any(len(v) >= 5 for v in nums):
+            parts.append(self._NUM_LONG.format("|".join(v for v in nums if len(v) >= 5)))
+        if any(len(v) < 5 for v in nums):
+            parts.append(self._NUM.format("|".join(v for v in nums if len(v) < 5)))
         long_nums = [v for v in nums if len(v) >= 6]
         if long_nums:  # a path's or a booking element's field: "P/GBR/771204938/GBR/", "/orders/5520913377/"
             parts.append(self._NUM_IN_PATH.format("|".join(long_nums)))
@@ -2568,6 +2604,10 @@ _NAME_THEN_NUMBER_RE = re.compile(r"(?P<name>[^\d()<>@,;/]{2,60}?)[ \t]*(?:[,;/:
 #: an id's shape under a person key: capitals, a separator, three digits or more ("HNG-0447", "C-10023")
 _PERSON_ID_RE = re.compile(r"(?=(?:\D*\d){3})[A-Z]{1,6}[-_/]?(?:[A-Z0-9]{1,6}[-_/])?\d[\dA-Z-]{1,14}")
 #: person keys that also hold places, codes or servers ("from": "LHR-2231", "host": "DB-03")
+#: keys that name a thing or a person, the siblings decide (:meth:`Anonymizer._contact_name`)
+_GENERIC_NAME_KEYS = frozenset({"name", "nombre", "nom", "nome", "naam", "navn", "namn", "name_1", "nimi", "imie"})
+#: entities of a person's contact details: beside them a generic name is a person's
+_CONTACT_ENTITIES = frozenset({"EMAIL_ADDRESS", "PHONE_NUMBER", "ZIP", "STREET_ADDRESS", "DATE_OF_BIRTH"})
 _VAGUE_PERSON_KEYS = frozenset({"from", "to", "cc", "bcc", "host", "display", "handle", "handles", "speaker"})
 _PHONE_SHAPE_RE = re.compile(r"\+?[\d ()-]{7,24}")
 _UNDERSCORE_NAME_RE = re.compile(r"[^\W\d_]{2,}(?:-[^\W\d_]{2,})?(?:_[^\W\d_]{2,}(?:-[^\W\d_]{2,})?){1,3}")

@@ -87,6 +87,15 @@ GLUED_WORD_ENDINGS = ("adresse", "anschrift", "adres", "adress", "telefon", "tel
 _VAGUE_PEOPLE = frozenset({"client", "display", "users", "contacts", "members", "participants", "followers",
                            "watchers", "collaborators", "guests", "speaker", "host", "handle"})
 
+#: "by" of keys in other languages ("letzte_aenderung_durch", "modifie_par", "creado_por",
+#: "gewijzigd_door", "skapad_av", "creato_da", "utworzone_przez": twentieth round, red-team 28 read)
+_BY_WORDS = frozenset({"by", "durch", "von", "par", "por", "door", "av", "da", "przez"})
+
+#: Words of a key that say a value was checked or changed, not what it is ("zip_verified":
+#: "30305" is the postcode that was verified; "email_verified": true a flag): they exclude no key
+#: word, the value's shape decides (twentieth round, red-team 27 read)
+_STATE_WORDS = frozenset({"verified", "validated", "valid", "confirmed", "changed"})
+
 #: Words before "_by" in keys that say how, not who ("sort_by", "group_by", "order_by").
 _HOW_BY = frozenset("""sort order group filter partition split search index key aggregate rank pivot stand pass
     near step offset increment multiply divide scale round match join""".split())
@@ -203,7 +212,7 @@ class PiiConfig:
         if len(parts) >= 2 and len(parts[-1]) >= 5 and parts[-1] in self.person_keys and parts[-1] not in _VAGUE_PEOPLE \
                 and not any(w in self.key_words_exclude for w in parts):
             return True  # "wrong_recipient", "new_owner", "secondary_driver" (eleventh round)
-        return len(parts) >= 2 and parts[-1] == "by" and parts[-2] not in _HOW_BY
+        return len(parts) >= 2 and parts[-1] in _BY_WORDS and parts[-2] not in _HOW_BY
 
     def key_entity(self, key: Optional[str]) -> tuple[Optional[str], bool]:
         """``(entity, exact)`` for a normalized key: an exact ``key_rules`` entry (``exact``
@@ -223,8 +232,17 @@ class PiiConfig:
         if ent:
             return ent, True
         words = key.split("_")
-        if any(w in self.key_words_exclude for w in words):
-            return None, False
+        excluded = [w for w in words if w in self.key_words_exclude]
+        if excluded:
+            if not all(w in _STATE_WORDS for w in excluded):
+                return None, False
+            words = [w for w in words if w not in _STATE_WORDS]  # the value's shape must confirm it
+            if not words:
+                return None, False
+            key = "_".join(words)
+            ent = self.key_rules.get(key)
+            if ent:
+                return ent, False
         singular = [w[:-1] if len(w) > 4 and w.endswith("s") and not w.endswith("ss") else w for w in words]
         for seq, ent in self._word_rules():
             n = len(seq)

@@ -1130,13 +1130,25 @@ def name_answer(text: str, keep: frozenset[str] | set[str] = frozenset()) -> Opt
     return t
 
 
+#: Words that end an introduced name: "this is brittany can i start with your name", "this is
+#: marcus am i speaking with ...", "this is tanya" at a transcript line's end (twentieth round,
+#: red-team 27 / 28 read: an agent's opening in a call's transcript)
+_INTRO_END_WORDS = r"(?:and|from|with|calling|speaking|how|can|could|may|am|what|who|at|on|over|it'?s|it|i|i'm|but|so)"
 _INTRO_RE = re.compile(
-    r"(?i)(?<![\w'])(?:my name is|my name'?s|name'?s|this is|it'?s|its|i'?m|i am|call me|"
+    r"(?im)(?<![\w'])(?:my name is|my name'?s|name'?s|this is|it'?s|its|i'?m|i am|call me|"
     r"(?:first|last|middle|maiden|family|given|sur|new|old|legal|full)\s?name,? (?:which |that )?(?:is|was)|"
-    r"(?:first|last|maiden|family|given|sur)\s?name:)\s+"
-    r"(?P<v>[a-z\u00C0-\u024F][a-z\u00C0-\u024F'-]+(?:\s+(?!(?:here|and|from|with|calling)\b)"
+    r"(?:first|last|maiden|family|given|sur)\s?name:)[ \t]+"
+    r"(?P<v>[a-z\u00C0-\u024F][a-z\u00C0-\u024F'-]+(?:[ \t]+(?!(?:here|" + _INTRO_END_WORDS[3:-1] + r")\b)"
     r"[a-z\u00C0-\u024F][a-z\u00C0-\u024F'-]+){0,2})"
-    r"(?=\s+here\b|\s*[,.!;:)]|\s*$|\s+(?:and|from|with|calling)\b)")
+    r"(?=[ \t]+here\b|[ \t]*[,.!;:)]|[ \t]*$|[ \t]+" + _INTRO_END_WORDS + r"\b)")
+#: A call's opening "<name> speaking" / "bonjour kevin à votre écoute" / "le atiende rocío": one
+#: lower- or any-case word, a first name of the gazetteer (twentieth round, red-team 27 / 28 read)
+_SPEAKING_RE = re.compile(
+    r"(?im)(?<![\w'])(?P<v>[a-z\u00C0-\u024F][a-z\u00C0-\u024F'-]+)[ \t]+(?:speaking|à votre écoute|"
+    r"à l'écoute|al habla|al aparato|am apparat)\b"
+    r"|(?<![\w'])(?:le atiende|la atiende|le habla|hier spricht|vous parlez (?:à|avec)|parla|"
+    r"sono|soy|je suis|ich bin)[ \t]+(?P<w>[a-z\u00C0-\u024F][a-z\u00C0-\u024F'-]+)"
+    r"(?=[ \t]+(?:come|como|comment|wie|en|in|e|y|et|und|how|qui|che|que|para|per|pour)\b)")
 
 
 #: "I am" / "here is" / "speaking with" of other languages, then one to three lower-case words
@@ -1191,7 +1203,15 @@ def intro_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -> lis
         words = m.group("v").split()
         if all(w.islower() for w in words) and _foreign_intro_ok(words, keep):
             out.append(m.group("v"))
+    if "speak" in text or "coute" in text or " al " in text or _SPEAKING_GATE_RE.search(text):
+        for m in _SPEAKING_RE.finditer(text):
+            v = m.group("v") or m.group("w")
+            if _foreign_intro_ok([v.lower()], keep) and v.lower() not in STOP_WORDS:
+                out.append(v)
     return out
+
+
+_SPEAKING_GATE_RE = re.compile(r"(?i)\b(?:atiende|habla|spricht|parlez|parla|sono|soy|je suis|ich bin|apparat)\b")
 
 
 def _foreign_intro_ok(words: list[str], keep: frozenset[str] | set[str]) -> bool:
@@ -1215,7 +1235,8 @@ _LOWER_WORD = "[a-z\u00df-\u024f]+(?:['-][a-z\u00df-\u024f]+)*"
 #: "hallgerður a þórólfsdóttir"); overlapping starts are tried too.
 _LOWER_PAIR_RE = re.compile(f"(?<![\\w@.'-])(?=(?P<f>{_LOWER_WORD})(?P<i> [a-hj-z]\\.?)? (?P<l>{_LOWER_WORD})(?![\\w@-]))")
 #: A title before a lower-case word: "mr. chaussée", "dr gjerde".
-_LOWER_TITLE_RE = re.compile(f"(?<![\\w])(?:mr|mrs|ms|miss|mx|dr|prof)\\.? (?P<v>{_LOWER_WORD})(?![\\w@-])")
+_LOWER_TITLE_RE = re.compile(f"(?<![\\w])(?:mr|mrs|ms|miss|mx|dr|prof|mister|monsieur|madame|señor|señora|signor|signora)"
+                             f"\\.? (?P<v>{_LOWER_WORD})(?![\\w@-])")
 #: One lower-case word where only a person stands: greeted or asked ("hello sturla,", "ask
 #: alexandra to"), or at the start of a sentence before a verb of speech ("bruno said").
 _LOWER_SLOT_RE = re.compile(

@@ -174,6 +174,12 @@ _STREET_BEFORE = (r"(?:rua|avenida|travessa|calle|paseo|via|viale|piazza|corso|r
 _STREET_AFTER = (r"(?:street|road|rise|lane|way|avenue|drive|close|gardens|crescent|place|terrace|mews|grove|court|"
                  r"straße|strasse|gasse|weg|allee|platz|ring|damm|laan|gracht|vej|gatan|vägen|veien|gata|tie|katu)")
 _NAME = r"[^\W\d_][\w'-]*"
+#: English street nouns after a house number said in words (not "way", "place", "close", "rise":
+#: "two more ways", "three other places")
+_STREET_EN = r"(?:street|road|lane|avenue|drive|terrace|crescent|boulevard|court|parkway|highway|circle|mews|grove|gardens)"
+#: words that are no street's name after a number ("two hundred people drive", "four of the road")
+_NOT_STREET_NAME = (r"the|a|an|more|of|other|different|people|times|days|hours|minutes|years|weeks|months|and|or|to|"
+                    r"in|on|for|with|by|cars|trucks|miles|blocks|lanes|kids|dollars|pounds|euros|percent|i|we|you|they")
 _FILLER = r"(?:(?:um|uh|erm|eh|ehm|äh|ähm|euh|hmm)[,.…]*[ \t]+)?"
 _NUMBER_LABEL = r"(?:(?:number|numero|número|nummer|nr\.?|no\.?|n[º°]\.?|číslo|numer|номер)[ \t]+)?"
 
@@ -182,7 +188,7 @@ _NUMBER_LABEL = r"(?:(?:number|numero|número|nummer|nr\.?|no\.?|n[º°]\.?|čí
 _GLUED_STREET = r"(?:straße|strasse|gasse|weg|allee|ská|ského|ova|ovo)"
 #: a cheap gate for :func:`spoken_address_spans`: a street's noun before or after its name, one
 #: glued to it, or "number"
-_STREET_GATE_RE = re.compile(r"(?i:\b" + _STREET_BEFORE + r"(?!\w)|\b" + _STREET_AFTER + r"\b|\b(?:number|numero|número|nummer)\b"
+_STREET_GATE_RE = re.compile(r"(?i:\b" + _STREET_BEFORE + r"(?!\w)|\b" + _STREET_AFTER + r"\b|\b" + _STREET_EN + r"\b|\b(?:number|numero|número|nummer)\b"
                              r"|[^\W\d_]" + _GLUED_STREET + r"(?![\w]))")
 
 
@@ -197,11 +203,20 @@ def _spoken_address_re(present: tuple[str, ...]) -> re.Pattern:
               + r"|" + cap + r"(?:[ \t]+" + cap + r"){0,2}[ \t]+(?i:" + _STREET_AFTER + r")"
               + r"|[^\W\d_a-z][^\W\d_]*" + _GLUED_STREET)
     flat = r"(?:[ \t,]+(?i:mieszkanie|m\.|apartamento|apto\.?|apt\.?|flat|piso|andar|byt|kv\.?|квартира)[ \t]+(?:" + num + r"))?"
+    # a house number of two number words or more ("oh" for a zero among them), then the street's name
+    # in one to three words and its noun, opening a turn or a clause ("customer: twelve forty one bay
+    # view terrace san diego", "nine one oh four south mesa verde drive", "at two seventeen pelican
+    # bay road"): twentieth round, red-team 27 / 28 read
+    house = r"(?i:(?:" + words + r"|oh)(?:[ \t-]+(?:" + words + r"|oh)){1,4})"
+    plain = r"(?i:(?!(?:" + _NOT_STREET_NAME + r")\b)[a-z][a-z'-]*)"
     return re.compile(
         r"(?<![\w])(?:(?P<a>(?:" + street + r"))[ \t]*[,.…]*[ \t]*" + _FILLER + _NUMBER_LABEL + r"(?P<an>" + num + r")" + flat
         + r"(?=[ \t]*(?:[,.;:!?)…\n|]|$))"
         r"|(?i:number|numero|número|nummer)[ \t]+(?P<bn>" + num + r")[ \t]*[,.…]*[ \t]*" + _FILLER
-        + r"(?P<b>" + _NAME + r"(?:[ \t]+" + _NAME + r"){0,2}[ \t]+(?i:" + _STREET_AFTER + r")))(?![\w])")
+        + r"(?P<b>" + _NAME + r"(?:[ \t]+" + _NAME + r"){0,2}[ \t]+(?i:" + _STREET_AFTER + r"))"
+        r"|(?:(?<=[:>\n])|(?<=^)|(?<=\bat )|(?<=\bis )|(?<=\bon )|(?<=\bto ))[ \t]*" + _FILLER
+        + r"(?P<cn>" + house + r")[ \t]+(?P<c>" + plain + r"(?:[ \t]+" + plain + r"){0,2}[ \t]+(?i:" + _STREET_EN + r")))(?![\w])",
+        re.M)
 
 
 def spoken_address_spans(text: str) -> list[tuple[int, int]]:

@@ -297,7 +297,9 @@ def edifact_values(text: str) -> Iterator[tuple[str, str, str]]:
 #: a table's rule line: markdown ``|---|:--:|`` or psql ``-------+------``
 _RULE_LINE_RE = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:[|+]\s*:?-{3,}:?\s*)*\|?\s*")
 #: a header cell: a column's name (letters, at most two digits, no e-mail / URL)
-_HEADER_CELL_RE = re.compile(r"(?=[^\d\n]*(?:\d[^\d\n]*){0,2}$)[^\W\d_][^@/\n]{0,39}")
+#: (a slash between words is a column's name too: "Panel S/N", "Date/Time" - twentieth round; not a
+#: path's or a URL's two or more)
+_HEADER_CELL_RE = re.compile(r"(?=[^\d\n]*(?:\d[^\d\n]*){0,2}$)(?![^/\n]*/[^/\n]*/)[^\W\d_](?:[^@/\n]|(?<=\w)/(?=\w)){0,39}")
 
 
 def _split_row(line: str, sep: str, framed: bool = False) -> list[str]:

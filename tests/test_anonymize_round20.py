@@ -1,0 +1,259 @@
+"""Issue 11, twentieth round: the kinds red-team 27 and 28 (read this round) showed at the round's
+start; red-team 26 is never read. Each is tested in sentences and records written here, never the
+red-team values.
+
+Real presidio + the spaCy package model; one analyzer for the module.
+"""
+from __future__ import annotations
+
+import json
+from functools import partial
+
+import pytest
+
+from pipeline.anonymize import Anonymizer, build_analyzer
+from pipeline.anonymize.config import PiiConfig
+from pipeline.anonymize.context import intro_names
+from tests.anon_helpers import called_tool_text, present, user
+
+
+@pytest.fixture(scope="module")
+def anon():
+    return Anonymizer(secret="round20", analyzer=build_analyzer())
+
+
+_tool_text = partial(called_tool_text, ask="Can you pull the export?")
+
+
+def _gone(out: str, values: list[str]) -> None:
+    left = [v for v in values if present(out, v, ignore_case=True)]
+    assert not left, f"survived {left} in {out!r}"
+
+
+# ---------------------------------------- a CSV row's numbers beside another number's comma
+@pytest.mark.parametrize("csv,values", [
+    # a call record's parties after a time and beside each other
+    ("ts,caller,callee,secs\n2025-01-04 10:02:11,447911123456,447922654321,63\n"
+     "2025-01-04 11:40:00,447911123456,33155667788,12", ["447911123456", "447922654321", "33155667788"]),
+    # a postcode after a flat's number, a phone after a name
+    ("id,client,mobile,line1,postcode\nK-2231,Wanjiru Kamau,0722123456,12 Riverside Apt 4,80100",
+     ["0722123456", "80100"]),
+    # a Chinese owner list: a mobile and an identity number side by side
+    ("房号,业主姓名,联系电话,身份证号\n1203,王晓明,13911112222,110101199003071234",
+     ["13911112222", "110101199003071234"]),
+])
+def test_numbers_of_a_csv_row_are_replaced_beside_other_numbers(anon, csv, values):
+    _gone(_tool_text(anon, csv), values)
+
+
+def test_amounts_and_thousands_stay(anon):
+    out = _tool_text(anon, "item,qty,total\nTable lamp,2,\"1,25000\"\nDesk,1,\"12,500\"")
+    assert "12,500" in out and "1,25000" in out
+
+
+# ---------------------------------------- a generic name beside contact details
+@pytest.mark.parametrize("text,name", [
+    ("name,phone,zip,city\nMarisol Quintana,312-555-0144,60614,Chicago", "Marisol Quintana"),
+    ("name;email;dob\nTobias Lindqvist;tobias.l@example.se;1988-02-11", "Tobias Lindqvist"),
+])
+def test_a_name_column_beside_contact_columns_is_a_person(anon, text, name):
+    assert name not in _tool_text(anon, text)
+
+
+def test_a_store_or_firm_beside_contact_columns_stays(anon):
+    out = _tool_text(anon, json.dumps({"stores": [
+        {"name": "Downtown Seattle", "phone": "206-555-0100"},
+        {"name": "Cascade Dental Group", "phone": "206-555-0101"}]}))
+    assert "Downtown Seattle" in out and "Cascade Dental Group" in out
+
+
+# ---------------------------------------- keys: a checked value, logins, "by" of other languages
+@pytest.mark.parametrize("obj,values,kept", [
+    ({"zip_verified": "94110", "email_verified": True}, ["94110"], ["true"]),
+    ({"phone_confirmed": "+1 415 555 0199", "zip_valid": "Y"}, ["+1 415 555 0199"], ['"Y"']),
+    ({"actor": "ops_lindqvist", "action": "export"}, ["ops_lindqvist"], ["export"]),
+    ({"sAMAccountName": "tbergstrom", "upn": "t.bergstrom@corp.example"}, ["tbergstrom", "t.bergstrom@corp.example"], []),
+    ({"zuletzt_geaendert_durch": "mkoenig", "creado_por": "lgarcia"}, ["mkoenig", "lgarcia"], []),
+    ({"nom_famille": "Desrosiers", "prenom": "Mathilde"}, ["Desrosiers", "Mathilde"], []),
+    ({"agent": "Mozilla/5.0 (X11; Linux x86_64)", "tech": "r.oyelaran"}, ["r.oyelaran"], ["Mozilla/5.0"]),
+])
+def test_keys_of_unseen_schemas(anon, obj, values, kept):
+    out = _tool_text(anon, json.dumps(obj))
+    _gone(out, values)
+    for k in kept:
+        assert k in out, (k, out)
+
+
+def test_log_key_values_of_staff_logins(anon):
+    out = _tool_text(anon, "2025-02-01T08:00:00Z app=Billing staff=hwinterbottom emp=kfairclough result=ok")
+    _gone(out, ["hwinterbottom", "kfairclough"])
+    assert "app=Billing" in out and "result=ok" in out
+
+
+@pytest.mark.parametrize("obj,values", [
+    ({"签收人": "周建国", "质检员": "孙丽"}, ["周建国", "孙丽"]),
+    ({"mgr": "Oyelaran Adewale", "inspector": "Hilde Brekke"}, ["Oyelaran Adewale", "Hilde Brekke"]),
+])
+def test_people_keys_of_roles(anon, obj, values):
+    _gone(_tool_text(anon, json.dumps(obj, ensure_ascii=False)), values)
+
+
+def test_the_state_word_rule_in_the_config():
+    cfg = PiiConfig.load()
+    assert cfg.key_entity("zip_verified") == ("ZIP", False)
+    assert cfg.key_entity("zip_type")[0] is None  # a hard exclusion stays
+
+
+# ---------------------------------------- an agent's own name in a call's opening
+@pytest.mark.parametrize("text,name", [
+    ("agent: thank you for calling northwind power this is ottilie how can i help", "ottilie"),
+    ("agent: claims desk this is ignatius am i speaking with the policy holder", "ignatius"),
+    ("AGENT: harbor cable this is desmond\nCALLER: hi there", "desmond"),
+    ("agent: brightline energy rosalind speaking", "rosalind"),
+    ("operatore: buongiorno sono ludovica come posso aiutarla", "ludovica"),
+    ("agente: banco azul buenas tardes le atiende itziar en qué puedo ayudarle", "itziar"),
+    ("conseiller: bonjour maxence à votre écoute", "maxence"),
+])
+def test_lower_case_agent_introductions(anon, text, name):
+    assert name in intro_names(text)
+    assert not present(user(anon, text), name, ignore_case=True)
+
+
+@pytest.mark.parametrize("text", ["this is urgent can you help", "hi this is support speaking",
+                                  "je suis content de vous voir", "this is about my order"])
+def test_introductions_of_no_name(text):
+    assert intro_names(text) == []
+
+
+# ---------------------------------------- values spelled out in a call
+@pytest.mark.parametrize("text,value", [
+    ("caller: my surname is spelled q u a r s h i e", "q u a r s h i e"),
+    ("caller: the reference is tango foxtrot seven seven two one", "tango foxtrot seven seven two one"),
+    ("caller: jerome p l a t t s", "p l a t t s"),
+])
+def test_spelled_values_are_replaced(anon, text, value):
+    assert value not in user(anon, text)
+
+
+@pytest.mark.parametrize("text", ["pick option a b c d or e", "the U S A and the U K", "the Hotel Charlie lounge"])
+def test_letters_that_spell_nothing_stay(anon, text):
+    assert user(anon, text) == text
+
+
+# ---------------------------------------- a short code of letters and digits under a record's key
+def test_a_markdown_booking_column_and_a_work_order_column(anon):
+    out = _tool_text(anon, "| Booking | Guest | Email |\n|---|---|---|\n| RZ-4K8QW | Ines Vidal | ines.v@example.com |\n\n"
+                           "| WO | Site contact | Panel S/N |\n|---|---|---|\n| GH-WO-7710 | Petra Novak | QX7-889 |")
+    _gone(out, ["RZ-4K8QW", "GH-WO-7710", "Ines Vidal", "Petra Novak"])
+
+
+def test_a_product_code_under_a_booking_key_stays(anon):
+    out = _tool_text(anon, json.dumps({"booking": "confirmed", "room": "A320"}))
+    assert '"confirmed"' in out and "A320" in out
+
+
+def test_camel_prefixed_first_names(anon):
+    out = _tool_text(anon, "sub,customer,email\nS-1,DeAndre Whitfield,dw@example.com\nS-2,LaKeisha Moore,lk@example.com")
+    _gone(out, ["DeAndre Whitfield", "LaKeisha Moore"])
+
+
+# ---------------------------------------- a neighbour, an ex, a courier named once
+@pytest.mark.parametrize("text,name", [
+    ("if nobody answers, neighbor Clement at number 6 has a key", "Clement"),
+    ("la llamada era para mi ex Iñaki, ya no vive aquí", "Iñaki"),
+    ("il rider Gianmarco non trova il portone", "Gianmarco"),
+    ("grannen Ulla-Britt har också strömavbrott", "Ulla-Britt"),
+    ("my neighbour mister kowalczyk had the same outage", "kowalczyk"),
+])
+def test_people_named_once_by_their_role(anon, text, name):
+    assert not present(user(anon, text), name, ignore_case=True)
+
+
+def test_a_role_before_a_title_stays(anon):
+    assert user(anon, "the ex Prime Minister spoke at the event") == "the ex Prime Minister spoke at the event"
+
+
+# ---------------------------------------- names and numbers in Chinese, Japanese, Korean
+@pytest.mark.parametrize("text,values", [
+    ("担当の佐藤です。ご確認ください", ["佐藤"]),
+    ("[상담사 최윤아] 안녕하세요", ["최윤아"]),
+    ("집에 없으면 아빠 김동현님이 받으실 거예요", ["김동현"]),
+    ("维修工王建平会联系您", ["王建平"]),
+    ("请联系刘师傅", ["刘师傅"]),
+    ("라이더 Marcus님께 전달했습니다", ["Marcus"]),
+    ("주문번호 A2025031400771 확인 부탁드려요", ["A2025031400771"]),
+    ("engineer 李强 (工号 ZX30418)", ["ZX30418"]),
+])
+def test_cjk_names_and_numbers(anon, text, values):
+    out = user(anon, text)
+    for v in values:
+        assert v not in out, (v, out)
+
+
+def test_a_tracking_number_in_chinese_stays(anon):
+    out = user(anon, "你好，我的快递单号 SF1234567890123 显示已签收")
+    assert "SF1234567890123" in out
+
+
+# ---------------------------------------- masked numbers, last four of a social
+@pytest.mark.parametrize("text,value", [
+    ("payment=Visa ••7781 on file", "7781"),
+    ("PAYMENT: MASTERCARD x5520", "5520"),
+    ("card 4111 XXXXXX X3390 was declined", "3390"),
+    ("SSN on file: XXX-XX-4471", "4471"),
+    ("last4 ssn 8834 given for verification", "8834"),
+    ("verified with last 4 SSN 1928 and zip", "1928"),
+])
+def test_masked_numbers_and_last_four(anon, text, value):
+    assert not present(user(anon, text), value)
+
+
+def test_a_product_model_with_an_x_stays(anon):
+    assert "3x2200" in user(anon, "the 3x2200 panel ships Monday")
+
+
+# ---------------------------------------- chat nicks and mixed-case handles
+@pytest.mark.parametrize("text,value", [
+    ("> [kasia_wr] sure, send it via the app", "kasia_wr"),
+    ("[room=88123] [jo.hanna_k] see you there", "jo.hanna_k"),
+    ("appeal for account SnowOwl_Ranger please", "SnowOwl_Ranger"),
+    ("--- note (Admin_Rowena) --- second strike", "Admin_Rowena"),
+])
+def test_nicks_and_handles(anon, text, value):
+    assert value not in user(anon, text)
+
+
+@pytest.mark.parametrize("text", ["[INFO] job started", "set Status_Code to 200 and call get_Order(x)",
+                                  "PAYMENT_FAILED at 10:02"])
+def test_log_levels_constants_and_code_stay(anon, text):
+    assert user(anon, text) == text
+
+
+# ---------------------------------------- a house number said before the street
+@pytest.mark.parametrize("text,value", [
+    ("customer: thirty one oak hollow drive in fresno", "thirty one oak hollow drive"),
+    ("caller: six two oh eight north linden avenue", "six two oh eight north linden avenue"),
+    ("it's at two nineteen marsh crescent", "two nineteen marsh crescent"),
+])
+def test_spoken_house_number_then_street(anon, text, value):
+    assert value not in user(anon, text)
+
+
+@pytest.mark.parametrize("text", ["we had two hundred people drive in", "it is two more lanes to the left"])
+def test_numbers_before_street_words_that_are_no_address_stay(anon, text):
+    assert user(anon, text) == text
+
+
+# ---------------------------------------- units and UUIDs
+@pytest.mark.parametrize("text,value", [
+    ("Tenant rep Imogen (Flat 14) will hold the keys", "Flat 14"),
+    ("jag bor på Ekgatan, lgh 1203", "lgh 1203"),
+])
+def test_flat_numbers(anon, text, value):
+    assert value not in user(anon, text)
+
+
+def test_a_persons_uuid_is_replaced(anon):
+    uid = "0c8d2b1e-77a4-4f0e-9b3a-5e2d6c1f9a40"
+    out = _tool_text(anon, json.dumps({"applicant": {"uuid": uid}, "request_uuid": "11111111-2222-4333-8444-555555555555"}))
+    assert uid not in out and "11111111-2222-4333-8444-555555555555" in out

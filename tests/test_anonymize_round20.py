@@ -257,3 +257,24 @@ def test_a_persons_uuid_is_replaced(anon):
     uid = "0c8d2b1e-77a4-4f0e-9b3a-5e2d6c1f9a40"
     out = _tool_text(anon, json.dumps({"applicant": {"uuid": uid}, "request_uuid": "11111111-2222-4333-8444-555555555555"}))
     assert uid not in out and "11111111-2222-4333-8444-555555555555" in out
+
+
+def test_markdown_bold_before_a_date_is_no_mask(anon):
+    text = "- **Current Return Date:** 2024-05-28\n- **Card:** ending 4821"
+    out = user(anon, text)
+    assert "2024-05-28" in out and "4821" not in out
+
+
+def test_xml_children_read_as_one_object(anon):
+    out = _tool_text(anon, "<crm><person><nm><last>Okonjo</last><first>Adaeze</first></nm>"
+                           "<addr><l1>17 Larch Row</l1><pc>1072 KX</pc></addr></person>"
+                           "<item><name>Desk Lamp</name><sku>DL-100</sku></item></crm>")
+    _gone(out, ["Okonjo", "Adaeze", "17 Larch Row", "1072 KX"])
+    assert "Desk Lamp" in out and "DL-100" in out
+
+
+def test_cjk_glued_number_keys_but_not_tracking(anon):
+    out = _tool_text(anon, json.dumps({"退货单号": "TH2025010200331", "订单号": "JD7710293312",
+                                       "快递单号": "SF1102938475612"}, ensure_ascii=False))
+    _gone(out, ["TH2025010200331", "JD7710293312"])
+    assert "SF1102938475612" in out

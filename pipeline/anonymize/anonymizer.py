@@ -55,7 +55,7 @@ from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conve
                       handle_template, in_gazetteer, in_person_slot, in_signature, is_common_word, is_english_word, is_foreign,
                       city_gazetteer, is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs, place_gazetteer,
                       surname_shaped)
-from .structured_text import (fenced_blocks, fixed_width_rows, hl7_values, html_fields, html_table_rows, log_fields,
+from .structured_text import (xml_records, fenced_blocks, fixed_width_rows, hl7_values, html_fields, html_table_rows, log_fields,
                               sql_insert_rows, table_rows, x12_values, edifact_values, ssr_docs_values, ldif_entries,
                               ical_names, mrz_names, nacha_entries,
                               xml_fields, yaml_document)
@@ -720,7 +720,8 @@ class Anonymizer:
     def _address_sibling(self, keys: Iterable[Optional[str]]) -> bool:
         """Some of an object's (or a log line's) normalized keys hold a street, an address or a town
         (by the config's key rules, or a town's or a street's key of :data:`_TOWN_KEYS`)."""
-        return any(k in _TOWN_KEYS or self.config.key_entity(k)[0] in ("STREET_ADDRESS", "CITY") for k in keys if k)
+        return any(k in _TOWN_KEYS or k in _ADDRESS_LINE_KEYS or self.config.key_entity(k)[0] in ("STREET_ADDRESS", "CITY")
+                   for k in keys if k)
 
     def _thing_after(self, text: str, start: int, end: int) -> bool:
         """A noun of the config's ``thing_nouns`` follows the name ending at ``end`` ("the Ted Baker
@@ -1280,6 +1281,10 @@ class Anonymizer:
         pairs = []
         if "</" in text or '="' in text:
             pairs += [(k, v, "xml") for k, v in xml_fields(text)]
+            for parent, children in xml_records(text):
+                # the children of one element as one object's keys (a name's parts, a postcode
+                # beside its street: twentieth round); their texts go through the detector anyway
+                self._collect_obj(scan, children, _norm_key(parent), "table")
             pairs += [(k, v, "html") for k, v in html_fields(text)]
         if "=" in text:
             pairs += [(k, v, "log") for k, v in log_fields(text)]
@@ -2755,7 +2760,10 @@ _STREET_PART_KEYS = frozenset({"logradouro", "via", "rua", "calle", "strasse", "
 _STREET_PART_KEYS = frozenset(normalize_key(k) for k in _STREET_PART_KEYS)
 #: a house number or a unit: 3+ digits alone, or a short text with a digit or a unit's letter
 _UNIT_VALUE_RE = re.compile(r"\d{3,6}[A-Za-z]?|(?=[^\n]{0,40}$)(?=.*(?:\d|\b[A-Z]\b))[^\n]{2,40}")
-_ZIP_VALUE_RE = re.compile(r"\d{3,6}|\d{2,5}[ -]\d{2,4}|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}")
+#: an address's first line under an abbreviated key ("<l1>834 Joann Fork</l1>": twentieth round)
+_ADDRESS_LINE_KEYS = frozenset({"l1", "line1", "line_1", "ln1", "addr1", "addr_1", "address1", "address_1", "street1"})
+#: (a Dutch postcode "1016 GV" too: twentieth round)
+_ZIP_VALUE_RE = re.compile(r"\d{3,6}|\d{2,5}[ -]\d{2,4}|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}|\d{4} ?[A-Z]{2}")
 #: street nouns (English ones and those of config thing_nouns in other languages)
 _STREET_NOUNS = STREET_SUFFIXES | frozenset("caddesi cad sokak sokağı bulvarı mahallesi straße strasse gasse platz allee "
                                             "ulica".split())

@@ -73,7 +73,13 @@ def normalize_key(key: Optional[str]) -> Optional[str]:
 #: "kundennummer", "lidnummer", "pakkenr"): the value's shape must confirm an id.
 GLUED_NUMBER_ENDINGS = ("nr", "nummer", "numer", "numero", "number", "nro",
                        # sixteenth round: "保険者番号", "免許証番号", "身分證號碼", "회원번호", "лицевой_номер"
-                       "番号", "號碼", "号码", "번호", "номер")
+                       "番号", "號碼", "号码", "번호", "номер",
+                       # twentieth round (red-team 28 read): "退货单号", "订单号", "工号", "编号"
+                       "单号", "單號", "工号", "工號", "编号", "編號")
+
+#: The head of a Chinese / Japanese / Korean "... number" key that makes it a shipment's tracking
+#: number (a business id that stays, as in the third round): "快递单号", "运单号", "追跡番号", "송장번호"
+_TRACKING_HEADS = ("快递", "快遞", "运", "運", "物流", "追跡", "送り状", "송장", "운송장")
 
 #: Key words that compounds of German, Dutch and the Nordic languages end with ("Lieferadresse",
 #: "Rechnungsanschrift", "Festnetztelefon", "Mädchenname" no: only these): the compound names the
@@ -267,6 +273,8 @@ class PiiConfig:
             # (a word of a script without spaces needs one letter before it: "注文番号")
             if last.endswith(end) and len(last) >= len(end) + (3 if end.isascii() else 1):
                 head = last[:-len(end)]  # "phonenumber" is a phone's, "donornr" a record's
+                if not end.isascii() and head.endswith(_TRACKING_HEADS):
+                    return None, False
                 return next((e for seq, e in self._word_rules() if seq == (head,)), "ACCOUNT_ID"), False
         for end in GLUED_WORD_ENDINGS:  # "lieferadresse", "festnetztelefon", "mädchennachname"
             if last.endswith(end) and len(last) >= len(end) + 3:

@@ -813,8 +813,9 @@ LAST_FOUR_RES = (
     re.compile(r"(?i)\blast ?(?:four|4)(?: digits)?(?: (?:are|is|of))?(?: (?:the |my |your |his |her )?"
                r"(?:ssn|social|sin|card|account|acct))?[\s:#*-]*(?P<v>\d{4})(?!\d)"),
     # a masked number's visible end: "xxxx-1234", "••1009", "XXX-XX-6613", "941012******5675",
-    # "3759 XXXXXX X0017" (two mask characters or more: twentieth round)
-    re.compile(r"(?i)(?<![a-z*])(?:[x*\u2022\u25cf]{2,}[\s-]?){1,3}[x*\u2022]?(?P<v>\d{4})(?!\d)"),
+    # "3759 XXXXXX X0017" (two mask characters or more: twentieth round; "**" alone is markdown's
+    # bold: "**Return Date:** 2024-05-28")
+    re.compile(r"(?i)(?<![a-z*])(?:(?:[x*\u2022\u25cf]{3,}|[x\u2022\u25cf]{2})[\s-]?){1,3}[x*\u2022]?(?P<v>\d{4})(?!\d)"),
     re.compile(r"(?i)\b(?:visa|mastercard|master card|amex|discover|card)\s*(?:#|no\.?)?\s*x?(?P<v>\d{4})(?![\d/:.,-]\d|\d)"),
     re.compile(r"(?i)\b(?:my|the|your|a|his|her) (?P<v>\d{4}) (?:card|visa|mastercard|master card|amex|credit)"),
     # other languages (ninth round): "tarjeta terminada en 3318", "cartão final 7720", "carte se

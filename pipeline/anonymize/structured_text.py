@@ -88,6 +88,39 @@ def xml_fields(text: str) -> Iterator[tuple[str, str]]:
                 yield m.group("k"), v
 
 
+def xml_records(text: str) -> Iterator[tuple[str, dict[str, str]]]:
+    """``(parent tag, {child tag: text})`` for each element holding two or more text-only
+    children (``<nm><last>Nakamura</last><first>Kenji</first></nm>``, ``<addr><l1>..</l1>
+    <pc>95054</pc></addr>``): the children read together as a JSON object's keys are - a name's
+    parts, a postcode beside its street (twentieth round, red-team 27 read: a CRM's XML export).
+    A fragment's unbalanced tags are tolerated; a repeated child tag keeps its first value."""
+    if "</" not in text:
+        return
+    stack: list[tuple[str, int]] = []
+    parent_of: dict[int, tuple[str, int]] = {}
+    for m in _XML_TAG_RE.finditer(text):
+        closing, name, self_closing = m.group(1), m.group(2), m.group(3)
+        if closing:
+            if any(n == name for n, _ in stack):
+                while stack and stack.pop()[0] != name:
+                    pass
+            continue
+        if stack:
+            parent_of[m.start()] = stack[-1]
+        if not self_closing:
+            stack.append((name, m.start()))
+    groups: dict[int, tuple[str, dict[str, str]]] = {}
+    for m in XML_ELEMENT_RE.finditer(text):
+        v = m.group("v").strip()
+        parent = parent_of.get(m.start())
+        if v and parent:
+            children = groups.setdefault(parent[1], (parent[0].rsplit(":", 1)[-1], {}))[1]
+            children.setdefault(m.group("k").rsplit(":", 1)[-1], v)
+    for tag, children in groups.values():
+        if len(children) >= 2:
+            yield tag, children
+
+
 def log_fields(text: str) -> Iterator[tuple[str, str]]:
     """``(key, value)`` of ``key=value`` fields in log lines (a value quoted or up to the next
     blank, comma or bracket) and of pipe-delimited ``KEY=VALUE|KEY=VALUE`` exports (a value up

@@ -278,3 +278,60 @@ def test_cjk_glued_number_keys_but_not_tracking(anon):
                                        "快递单号": "SF1102938475612"}, ensure_ascii=False))
     _gone(out, ["TH2025010200331", "JD7710293312"])
     assert "SF1102938475612" in out
+
+
+# ---------------------------------------- names in capitals, by initials, in bank statements
+@pytest.mark.parametrize("text,values", [
+    ("D 20018811 WM-0093311 OK   9 ELM CT           HALLORAN, BRIDGET", ["HALLORAN", "BRIDGET"]),
+    ("=== CASE 4418820 ===\nCUSTOMER: HILL, GRACE   CUST#0077120", ["HILL", "GRACE", "4418820", "0077120"]),
+])
+def test_family_comma_given_in_capitals_and_case_headers(anon, text, values):
+    out = _tool_text(anon, text)
+    for v in values:
+        assert not present(out, v), (v, out)
+
+
+@pytest.mark.parametrize("text", ["DEPT: SALES, MARKETING", "NOTE: URGENT, PLEASE CALL", "PARIS, TEXAS is a film",
+                                  "in case 3 of 5 we retried"])
+def test_capitals_and_cases_that_are_no_person(anon, text):
+    assert user(anon, text) == text
+
+
+@pytest.mark.parametrize("text,value", [
+    ("Surveyor: K. Oyelaran (PropCheck)", "Oyelaran"),
+    ("meter read by T. Achterberg, vacant", "Achterberg"),
+    ("ответственный инженер Соколов В.П. не передал данные", "Соколов"),
+    ("менеджер: Морозова Е.", "Морозова"),
+])
+def test_initials_and_family_name(anon, text, value):
+    assert value not in user(anon, text)
+
+
+@pytest.mark.parametrize("text", ["shop at J. Crew and U.S. Steel", "see p. 12 and Fig. 3"])
+def test_initials_of_no_person_stay(anon, text):
+    assert user(anon, text) == text
+
+
+def test_person_to_person_payments_in_a_statement(anon):
+    out = _tool_text(anon, "date,description,amount\n2025-01-02,ZELLE TO AMARA OKAFOR,-80.00\n"
+                           "2025-01-03,VENMO *LUCAS MOREAU,-12.50\n2025-01-04,ZELLE FROM JIN-HO SEO,+40.00\n"
+                           "2025-01-05,TRANSFER TO SAVINGS ACCOUNT,-100.00\n2025-01-06,UBER *TRIP,-9.10")
+    _gone(out, ["AMARA OKAFOR", "LUCAS MOREAU"])
+    assert "TRANSFER TO SAVINGS ACCOUNT" in out and "UBER *TRIP" in out
+
+
+def test_a_name_then_kin_in_brackets(anon):
+    out = user(anon, "second number 0161 496 0222 (Folake, wife) after 6pm")
+    assert "Folake" not in out
+
+
+def test_an_irish_eircode(anon):
+    out = user(anon, "Address: 4 Church View, Galway, H91 X2Y7")
+    assert "H91 X2Y7" not in out
+    assert user(anon, "route A12 BC34 closed") == "route A12 BC34 closed"
+
+
+def test_a_signature_after_a_teams_name_and_a_slash(anon):
+    out = user(anon, "Paketet är på väg.\n\nVänliga hälsningar\nKundtjänst Norr / Linnea")
+    assert "Linnea" not in out
+    assert user(anon, "Thanks,\nSupport / Billing") == "Thanks,\nSupport / Billing"

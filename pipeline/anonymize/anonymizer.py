@@ -1670,7 +1670,8 @@ class Anonymizer:
                         m = NICKNAME_NAME_RE.fullmatch(value)
                         runs = [f"{m.group('f')} {m.group('l')}", m.group("n")] if m else [value]
                     elif rec_name in ("SpeakerAnyCaseRecognizer", "DashSignatureRecognizer", "MailHeaderNameRecognizer",
-                                      "CapsCommaNameRecognizer", "MrzRecognizer"):
+                                      "CapsCommaNameRecognizer", "MrzRecognizer", "InitialSurnameRecognizer",
+                                      "P2pNameRecognizer"):
                         runs = [value]  # "cormac:", "BJÖRN:": the label as written (no Capitalized run)
                         if rec_name == "MrzRecognizer":
                             # the zone's name line whole too: its surname is glued to the issuing
@@ -2484,7 +2485,8 @@ _STRONG_PERSON_RECOGNIZERS = frozenset({"SpeakerLabelRecognizer", "NamePossessiv
                                         "PnrNameRecognizer", "DashSignatureRecognizer", "LabelledNameRecognizer",
                                         "SignatureNameRecognizer", "MailHeaderNameRecognizer", "ScriptNameContextRecognizer",
                                         "CapsCommaNameRecognizer", "ScriptIntroNameRecognizer", "MrzRecognizer",
-                                        "RoleDashSpeakerRecognizer", "KidsListRecognizer"})
+                                        "RoleDashSpeakerRecognizer", "KidsListRecognizer", "InitialSurnameRecognizer",
+                                        "NameThenKinRecognizer", "P2pNameRecognizer"})
 #: Keys of an object under a person key that hold a part of the person's name ("guest":
 #: {"first": "Anselm", "last": "Whitcombe"}).
 _PERSON_PART_KEYS = {"first": "FIRST_NAME", "given": "FIRST_NAME", "middle": "FIRST_NAME", "last": "LAST_NAME",

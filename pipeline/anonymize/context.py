@@ -593,8 +593,15 @@ def in_signature(text: str, start: int, end: int) -> bool:
     from spacy.lang.en.stop_words import STOP_WORDS
 
     words = text[start:end].split()
-    return (1 <= len(words) <= 3 and _SIGN_OFF_RE.search(text, 0, start) is not None
-            and _SIGNATURE_LINE_RE.fullmatch(_line_of(text, start, end)) is not None
+    line = _line_of(text, start, end)
+    before = start
+    if " / " in line and line.rstrip().endswith(text[start:end]):
+        line = line.rsplit(" / ", 1)[1]  # "Nordfrakt kundtjänst / Sara": a team, then the name (twentieth round)
+        before = text.rfind("\n", 0, start) + 1
+        if words and words[0].lower() not in name_gazetteer()[0] and is_english_word(words[0].lower()):
+            return False  # "Support / Billing": a team and its desk
+    return (1 <= len(words) <= 3 and _SIGN_OFF_RE.search(text, 0, before) is not None
+            and _SIGNATURE_LINE_RE.fullmatch(line) is not None
             and not any(w.lower() in STOP_WORDS or w.lower() in _TEAM_WORDS or w.isupper() for w in words))
 
 

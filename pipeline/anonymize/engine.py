@@ -1056,8 +1056,11 @@ HONORIFIC_AFTER_RE = re.compile(
 
 #: A name written family name first, in capitals, then a comma ("LEE, Min-seo", "OKONKWO, Ifeoma
 #: Adaeze"): twelfth round - the capitals were kept while the given name was replaced
+#: (twentieth round, red-team 27 / 28 read: the given name in capitals too - "PLUMMER, DAVID",
+#: "WEST, BOBBY" in a fixed-width report or a case's header; the given name must be a gazetteer's)
 CAPS_COMMA_NAME_RE = re.compile(
-    r"(?<![\w,])(?P<v>[A-Z][A-Z'-]+(?: [A-Z][A-Z'-]+)?, " + NAME_WORD + r"(?: " + NAME_WORD + r")?)(?![\w-])")
+    r"(?<![\w,])(?P<v>[A-Z][A-Z'-]+(?: [A-Z][A-Z'-]+)?, (?:" + NAME_WORD + r"(?: " + NAME_WORD
+    + r")?|[A-Z][A-Z'-]{2,}(?: [A-Z](?![\w'-]))?))(?![\w-])")
 
 
 #: a name after a greeting of several words and before a comma or an exclamation ("Good morning Wálé,",
@@ -1118,10 +1121,14 @@ def _caps_comma_name_score(text: str, m: re.Match) -> Optional[float]:
                                                                 text[m.end():m.end() + 10]):
         return None  # "NCPA, Nariman Point": a venue and its place (sixteenth round)
     firsts, lasts = name_gazetteer()
-    if any(len(w) < 2 or (is_english_word(w.lower()) and w.lower() not in lasts) or w.lower() in place_gazetteer()
+    first = given.split()[0].lower()
+    # (a family name that is a place too stands before a first name of the gazetteer in capitals:
+    # "WEST, BOBBY" - twentieth round)
+    upper_pair = given.split()[0].isupper() and first in firsts and first not in place_gazetteer()
+    if any(len(w) < 2 or (is_english_word(w.lower()) and w.lower() not in lasts)
+           or (w.lower() in place_gazetteer() and not (upper_pair and w.lower() in lasts))
            for w in family.split()):
         return None
-    first = given.split()[0].lower()
     return 0.7 if first in firsts or first.split("-")[0] in firsts else None  # ("Min-seo": "min")
 
 
@@ -1296,6 +1303,67 @@ BRACKET_NICK_RE = re.compile(r"(?m)^[ \t]*(?:>[ \t]*)*(?:\[[^\]\n]{1,40}\][ \t]*
 #: "cust_5Hq2Lr9T"): a constant is in capitals, code's names in lower case (twentieth round)
 MIXED_CASE_HANDLE_RE = re.compile(r"(?<![\w@./$#-])(?P<v>(?=[A-Za-z0-9_]*[a-z])(?=[A-Za-z0-9_]*[A-Z])[A-Za-z][A-Za-z0-9]*"
                                   r"(?:_[A-Za-z0-9]+)+)(?![\w@/-]|\.[A-Za-z0-9])")
+
+
+#: A person written by initials and family name ("B. Whitcombe", "J. Mwangi", "A.S. Kuznetsov"; a
+#: Russian family name and its initials either way: "Кузнецов А.С.", "Алексеева Н.", "А. С. Кузнецов"):
+#: twentieth round, red-team 28 read (:func:`_initial_surname_score`)
+_CYR_FAMILY = (r"[\u0410-\u042F\u0401][\u0430-\u044F\u0451]+(?:ов|ев|ёв|ин|ын|ский|цкий|ова|ева|ёва|ина|ына|ская|цкая|"
+               r"енко|ук|юк|ян|дзе|швили)(?:а|у|ым|ой|ом|е)?")
+INITIAL_SURNAME_RE = re.compile(
+    r"(?<![\w.])(?P<v>[A-Z]\.(?: ?[A-Z]\.)? ?[A-Z][a-z]+(?:[-'][A-Z][a-z]+)?)(?![\w-]|\.[A-Za-z])"
+    r"|(?<![\w.])(?P<w>" + _CYR_FAMILY + r" [\u0410-\u042F\u0401]\.(?: ?[\u0410-\u042F\u0401]\.)?)"
+    r"|(?<![\w.])(?P<x>[\u0410-\u042F\u0401]\.(?: ?[\u0410-\u042F\u0401]\.)? ?" + _CYR_FAMILY + r")(?![\w-])")
+
+
+def _initial_surname_score(text: str, m: re.Match) -> Optional[float]:
+    """A Latin family name after initials is one of the gazetteer (no place, no company:
+    "J. Crew", "U.S. Steel" stay) or no English word; a Russian one has a family name's ending."""
+    from .context import is_english_word, name_gazetteer, place_gazetteer
+
+    if m.group("w") or m.group("x"):
+        return 0.7
+    v = m.group("v")
+    family = re.split(r"[. ]+", v)[-1]
+    low = family.lower()
+    if low in place_gazetteer() or _is_company_word(low):
+        return None
+    if low in name_gazetteer()[1] or not is_english_word(low):
+        return 0.7
+    return None
+
+
+def _is_company_word(word: str) -> bool:
+    return word in ("bank", "steel", "army", "navy", "post", "mail", "news", "air", "airlines", "crew", "corp",
+                    "inc", "ltd", "group", "holdings", "motors", "energy", "power", "open", "express")
+
+
+#: A name then the person's kin or role in brackets ("346-832-0322 (Tunde, husband)", "(Marisol -
+#: wife)"): twentieth round, red-team 27 read
+NAME_THEN_KIN_RE = re.compile(
+    r"\((?P<v>" + NAME_WORD + r"(?: " + NAME_WORD + r")?)(?:,| -| /) (?:my |his |her )?(?i:wife|husband|partner|son|daughter|"
+    r"mother|father|mom|mum|dad|brother|sister|neighbou?r|tenant|landlord|caretaker|nanny|carer|friend|colleague|"
+    r"spouse|fianc[ée]e?|grandson|granddaughter|grandmother|grandfather|roommate|flatmate)\)")
+#: A person-to-person payment's counterparty in a bank statement ("ZELLE TO MARIAN KOWALSKI", "VENMO
+#: *TASHA BELL", "FROM PRIYA NAIR", "FPS CREDIT J SMITH"): twentieth round, red-team 27 read; two or
+#: three words in capitals, a gazetteer first name among them (:func:`_p2p_name_score`)
+P2P_NAME_RE = re.compile(
+    r"(?<![A-Za-z])(?:ZELLE|VENMO|PAYPAL|CASH ?APP|REVOLUT|WISE|MONZO|BIZUM|TWINT|SWISH|MOBILEPAY|VIPPS|"
+    r"TRANSFER|XFER|TFR|FPS|P2P|E-?TRANSFER|INTERAC)(?: (?:CREDIT|DEBIT|PAYMENT|PMT|SENT|RECEIVED))?"
+    r"(?: (?:TO|FROM)| ?\*)[ \t]?(?P<v>[A-Z][A-Z'-]+(?: [A-Z][A-Z'-]+){1,2})(?![A-Za-z])"
+    r"|(?<![A-Za-z])(?:[A-Z]+ )?(?:TO|FROM) (?P<w>[A-Z][A-Z'-]+ [A-Z][A-Z'-]+)(?=,-?[\d.]|,\+[\d.])")
+
+
+def _p2p_name_score(text: str, m: re.Match) -> Optional[float]:
+    from .context import name_gazetteer
+
+    from .context import is_english_word
+
+    words = (m.group("v") or m.group("w")).lower().split()
+    firsts, lasts = name_gazetteer()
+    # a first name of the gazetteer first, or a family name last after a word of no language's
+    # dictionary ("JOON PARK"; not "SAVINGS ACCOUNT")
+    return 0.7 if words[0] in firsts or (words[-1] in lasts and not is_english_word(words[0])) else None
 
 
 def _bracket_nick_score(text: str, m: re.Match) -> Optional[float]:
@@ -1604,7 +1672,8 @@ def _labelled_name_score(text: str, m: re.Match) -> Optional[float]:
 #: :func:`pipeline.anonymize.context.in_signature`); the name-shape guess is off in texts of other
 #: languages, spaCy's English model misses many of their names (ninth round)
 SIGNATURE_NAME_RE = re.compile(
-    r"(?m)^[ \t]*(?P<v>[" + UPPER + r"][" + LOWER + r"'-]+(?:-[" + UPPER + r"][" + LOWER + r"'-]+)?"
+    # (after a team's name and a slash: "Nordfrakt kundtjänst / Sara" - twentieth round)
+    r"(?m)^[ \t]*(?:[^\n/]{2,50} / )?(?P<v>[" + UPPER + r"][" + LOWER + r"'-]+(?:-[" + UPPER + r"][" + LOWER + r"'-]+)?"
     # (family-name particles inside: "Sanne de Vries-Bakker", eleventh round)
     r"(?: (?:" + NAME_PARTICLE + r" ){0,2}[" + UPPER + r"][" + LOWER + r"'-]+(?:-[" + UPPER + r"][" + LOWER + r"'-]+)?){0,2})[ \t]*$")
 
@@ -2116,6 +2185,9 @@ ZIP_BEFORE_PLACE_RE = re.compile(
 #: Canadian ("L2R 3H6").
 ZIP_SHAPED_RE = re.compile(
     r"(?<![\w-])(?P<v>[A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2}|[A-Z]\d[A-Z] \d[A-Z]\d"
+    # twentieth round: an Irish Eircode ("D08 R2K7", "A65 F4E2"; its routing key's letters and a
+    # unique identifier of four with a letter among them)
+    r"|[AC-FHKNPRTV-Y]\d{2} (?=[0-9AC-FHKNPRTV-Y]{0,3}[AC-FHKNPRTV-Y])[0-9AC-FHKNPRTV-Y]{4}|D6W (?=[0-9AC-FHKNPRTV-Y]{0,3}[AC-FHKNPRTV-Y])[0-9AC-FHKNPRTV-Y]{4}"
     # ninth round: Australian postcodes after their state ("Bondi NSW 2026"), postcodes with a
     # country prefix ("DK-2900 Hellerup", "CH-8001", "L-1466")
     r"|(?<=(?:NSW|VIC|QLD|TAS|ACT) )\d{4}|(?<=\b(?:WA|SA|NT) )\d{4}(?=,|\s*$|\s+Australia)"
@@ -3083,6 +3155,9 @@ def personal_recognizers() -> list[RegexRecognizer]:
                         validate=_speaker_any_case_score),
         RegexRecognizer("MentionRecognizer", "USER_ID", [MENTION_RE, CHAT_NICK_RE], 0.7),
         RegexRecognizer("BracketNickRecognizer", "USER_ID", [BRACKET_NICK_RE], 0.7, validate=_bracket_nick_score),
+        _GroupsRecognizer("InitialSurnameRecognizer", "PERSON", [INITIAL_SURNAME_RE], 0.7, validate=_initial_surname_score),
+        RegexRecognizer("NameThenKinRecognizer", "PERSON", [NAME_THEN_KIN_RE], 0.7),
+        _GroupsRecognizer("P2pNameRecognizer", "PERSON", [P2P_NAME_RE], 0.7, validate=_p2p_name_score),
         RegexRecognizer("MixedCaseHandleRecognizer", "USER_ID", [MIXED_CASE_HANDLE_RE], 0.7,
                         validate=_mixed_handle_score),
         RegexRecognizer("ProfileUrlRecognizer", "USER_ID", [PROFILE_URL_RE], 0.8),
@@ -3303,6 +3378,9 @@ def presidio_national_id_recognizers() -> list:
                                                      AuTfnRecognizer)]
 #: Cheap gates: a presidio recognizer (by name) runs only on texts this regex finds something in.
 _GATES = {
+    "NameThenKinRecognizer": re.compile(r"[,/-] (?:my |his |her )?[A-Za-z]+\)"),
+    "P2pNameRecognizer": re.compile(r"(?<![A-Za-z])(?:TO|FROM) [A-Z]|\*[ ]?[A-Z]{2}"),
+    "InitialSurnameRecognizer": re.compile(r"(?<![\w.])[A-Z\u0410-\u042F\u0401]\.|[\u0430-\u044F] [\u0410-\u042F\u0401]\."),
     "BracketNickRecognizer": re.compile(r"(?m)^[ \t>]*\["),
     "MixedCaseHandleRecognizer": re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]"),
     # a value spelled out: three single letters in a row, or two words of the spelling alphabet

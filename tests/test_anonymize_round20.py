@@ -335,3 +335,24 @@ def test_a_signature_after_a_teams_name_and_a_slash(anon):
     out = user(anon, "Paketet är på väg.\n\nVänliga hälsningar\nKundtjänst Norr / Linnea")
     assert "Linnea" not in out
     assert user(anon, "Thanks,\nSupport / Billing") == "Thanks,\nSupport / Billing"
+
+
+@pytest.mark.parametrize("text,value", [
+    ("Hi Edwin, I'm Sam! Sorry about that", "Sam"),  # no key rule's short word is a keep-word
+    ("login reset done. account name Philippa Dunmore", "Philippa Dunmore"),
+])
+def test_names_after_short_introductions_and_account_name(anon, text, value):
+    assert value not in user(anon, text)
+
+
+@pytest.mark.parametrize("text,value", [
+    ("meet me at 64 Larch Lakes, 75011\nthanks", "75011"),
+    ("deliver to 2064 Patterson Plains, chicago 60659. thanks", "60659"),
+    ("i live at 26 Monica Mountain cv3 4ah since may", "cv3 4ah"),
+])
+def test_a_postcode_after_a_street(anon, text, value):
+    assert not present(user(anon, text), value, ignore_case=True)
+
+
+def test_a_year_after_a_street_stays(anon):
+    assert "2024." in user(anon, "we moved to 12 Baker Street, 2024.")

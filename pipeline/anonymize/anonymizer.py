@@ -1767,7 +1767,8 @@ class Anonymizer:
                         # Aarhus C", "Calle Mayor 27, 5ºB, 20004 Donostia"): tenth round
                         m = _ZIP_AFTER_STREET_RE.match(text, e)
                         if m:
-                            self._register(scan, m.group("v"), "ZIP", rec_name + ":zip_after")
+                            zip_value = next(g for g in (m.group("v"), m.group("w"), m.group("x"), m.group("y")) if g)
+                            self._register(scan, zip_value, "ZIP", rec_name + ":zip_after")
 
     def _long_numbers(self, scan: _Scan) -> None:
         """A long digit run (7-24 digits, any script's digits) that no recognizer or key rule
@@ -2203,7 +2204,12 @@ class Anonymizer:
             return True
         if ent in NAME_ENTITIES:
             words = re.findall(r"[^\W\d_]+", value)
-            return bool(words) and all(w.casefold() in self._fake_norms for w in words)
+            if bool(words) and all(w.casefold() in self._fake_norms for w in words):
+                return True
+            # a spelled fake read back as the word it spells ("x a k n t k" after "spelled" is
+            # "Xakntk"): twentieth round
+            return len(value) >= 3 and " " not in value and any(
+                normalize(sep.join(value)) in self._fake_norms for sep in (" ", "-", "."))
         # a piece of a longer fake ("11 36" of a fake National Insurance number read as a postcode):
         # one substring search in the fakes joined by line breaks (a normalized value has none)
         v = normalize(value)
@@ -2579,7 +2585,13 @@ _HONORIFIC_BEFORE_RE = re.compile(r"(?i:\b(?:mr|mrs|ms|miss|mx|dr|prof))\.?\s+$"
 #: A postcode of a European layout and its town right after a street, a short unit between
 #: ("14, 2. th., 8000 Aarhus C", ", 5ºB, 20004 Donostia", ", 4050-038 Porto", ", 120 00 Praha 2")
 _ZIP_AFTER_STREET_RE = re.compile(
-    r",?[ \t]*(?:[^,\n]{1,12},[ \t]*)?(?P<v>\d{4,5}|\d{3} \d{2}|\d{4}-\d{3}|\d{2}-\d{3})[ \t]+[" + UPPER + r"]")
+    r",?[ \t]*(?:[^,\n]{1,12},[ \t]*)?(?P<v>\d{4,5}|\d{3} \d{2}|\d{4}-\d{3}|\d{2}-\d{3})[ \t]+[" + UPPER + r"]"
+    # twentieth round (red-team 27 read): a postcode ending the line or the sentence ("64 Patrick
+    # Lakes, 75007\n"; no year), after a town in lower case ("2064 Patterson Plains, chicago 60659."),
+    # a British postcode in lower case ("26 Monica Mountain cv3 4ah")
+    r"|,?[ \t]*(?P<w>(?!(?:19|20)\d\d(?!\d))\d{4,5})(?=[ \t]*(?:[.;\n]|$))"
+    r"|,[ \t]*[A-Za-z][a-z]+(?: [a-z]+)?,?[ \t]+(?P<x>\d{5}(?:-\d{4})?)(?![\w,:/-]|\.\d)"
+    r"|[ \t]+(?P<y>(?i:[a-z]{1,2}\d[a-z\d]? \d[a-z]{2}))(?![\w])")
 
 
 #: street nouns that open a street's name ("Rua Cardeal Arcoverde", "boul. Saint-Martin")

@@ -894,7 +894,7 @@ NAME_CONTEXT_RE = re.compile(
     r"(?:\b(?i:my name is|my name['\u2019]s|name is|i['\u2019]m|i am|this is|named|call me|passengers?:?|"
     + _FOREIGN_INTRO + r"|"
     r"traveler:?|traveller:?|customer:?|mr\.?|mrs\.?|ms\.?|miss|dr\.?|name on (?:the )?card is|"
-    r"card ?holder:?|account holder:?|holder:|please call|(?<!on-)(?<!on )call|contact|ask for|speak (?:to|with)|attn:?|"
+    r"card ?holder:?|account holder:?|account name(?: is)?:?|name on (?:the )?account(?: is)?:?|holder:|please call|(?<!on-)(?<!on )call|contact|ask for|speak (?:to|with)|attn:?|"
     r"attention:?|invite|add|" + _NAME_QUESTION + r"|said|asked|told|"
     # weaker introductions ("je suis Désolé", "ich bin Kunde" are no names: the usual word checks)
     r"je suis|ich bin|soy|sou|sono|"

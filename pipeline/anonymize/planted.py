@@ -169,6 +169,21 @@ PL_MONTHS_GEN = ["stycznia", "lutego", "marca", "kwietnia", "maja", "czerwca", "
 #: the nineteenth round's kinds are planted from this persona on (a ticket number under a key that
 #: says nothing, a UK National Insurance number in text and under a key)
 NINETEENTH_FROM = 9
+#: the twentieth round's kinds are planted from this persona on (a call record's CSV row with a
+#: number after a time, an agent's lower-case introduction, a surname spelled letter by letter, a
+#: chat nick in brackets, a masked card's end, a Chinese repairman's name after the role, initials
+#: and a family name)
+TWENTIETH_FROM = 9
+TW_AGENT = ["rosalind", "desmond", "ottilie", "cornelius", "philippa", "leopold", "henrietta", "augustin",
+            "bartholomew", "wilhelmina", "georgiana", "evangeline", "maximilian", "rosalind"]
+TW_SPELLED = ["q u a r s h i e", "o y e d e p o", "z b i n d e n", "k w a r t e n g", "f e i t o s a",
+              "m b u g u a", "t s h a b a", "h u y g e n s", "a d j e i k u m", "w o j n a r",
+              "b o a t e n g", "n j o r o g e", "g y a s i", "l e k g o t h"]
+TW_CJK = ["王建平", "李国栋", "张志远", "刘德胜", "陈立新", "杨振华", "黄海涛", "赵永刚", "吴建军", "周晓东",
+          "徐国庆", "孙立平", "马卫东", "朱建华"]
+TW_INITIAL = ["K. Oyelaran", "T. Achterberg", "M. Szczepanik", "R. Vandermolen", "J. Abernethy", "P. Okonkwo",
+              "S. Lindqvist", "L. Tremblay", "D. Kowalczyk", "H. Nakashima", "A. Fitzwilliam", "E. Oyelowo",
+              "C. Whitcombe", "B. Okonkwo"]
 #: the thirteenth round's kinds are planted from this persona on (a table, a Hindi introduction,
 #: digits spoken in a transcript, an id a few words after its label)
 THIRTEENTH_FROM = 6
@@ -326,6 +341,10 @@ def persona(i: int) -> dict:
         # issue 11, nineteenth round
         "tkt": _ticket(i), "nino": f"J{'ABCEGHJKLMNPRSTW'[i]} {10 + i:02d} {20 + i:02d} {30 + i:02d} {'ABCD'[i % 4]}",
         "nineteenth": i >= NINETEENTH_FROM,
+        # issue 11, twentieth round
+        "tw_msisdn": f"4479112{30017 + i * 37:05d}", "tw_agent": TW_AGENT[i], "tw_spelled": TW_SPELLED[i],
+        "tw_nick": f"kasia_w{i:02d}r", "tw_mask": f"{7781 + i * 11}", "tw_cjk": TW_CJK[i], "tw_initial": TW_INITIAL[i],
+        "twentieth": i >= TWENTIETH_FROM,
     }
 
 
@@ -383,6 +402,11 @@ def _nineteenth(p: dict, *keys: str) -> list[str]:
     return [p[k] for k in keys] if p["nineteenth"] else []
 
 
+def _twentieth(p: dict, *keys: str) -> list[str]:
+    """The twentieth round's values of persona ``p`` (planted from :data:`TWENTIETH_FROM` on)."""
+    return [p[k] for k in keys] if p["twentieth"] else []
+
+
 def typed_values(p: dict) -> dict[str, list[str]]:
     """A persona's planted values per evaluation type (see :data:`pipeline.anonymize.eval.CATEGORIES`)."""
     return {
@@ -395,9 +419,10 @@ def typed_values(p: dict) -> dict[str, list[str]]:
                  *_twelfth(p, "xml_last", "hl7_first", "hl7_last", "file_first", "file_last", "kanji"),
                  *_thirteenth(p, "tbl_first", "tbl_last", "hindi"), *_fourteenth(p, "arabic", "hebrew"),
                  *_fifteenth(p, "pl_first", "pl_last", "pl_first_gen", "pl_last_gen"),
-                 *_sixteenth(p, "x12_last", "x12_first", "mr_name", "hi_ji")],
+                 *_sixteenth(p, "x12_last", "x12_first", "mr_name", "hi_ji"),
+                 *_twentieth(p, "tw_agent", "tw_cjk", "tw_initial")],
         "EMAIL": [p["email"], *_sixteenth(p, "idn_email")], "RESERVATION_ID": [p["reservation"]],
-        "PAYMENT_ID": [p["payment_id"], p["gift_card"]], "LAST_FOUR": [p["last_four"]],
+        "PAYMENT_ID": [p["payment_id"], p["gift_card"]], "LAST_FOUR": [p["last_four"], *_twentieth(p, "tw_mask")],
         "CARD_NUMBER": [p["card"], p["card"].replace(" ", ""), p["card2"]],
         "ADDRESS": [p["street"], p["unit"], p["eu_street"], p["block_street"], p["street3"], p["corner_a"],
                     p["corner_b"], p["block_street2"], p["plot_street"], *_fourteenth(p, "lv_street"),
@@ -411,15 +436,15 @@ def typed_values(p: dict) -> dict[str, list[str]]:
         "DOB": [p["dob"], p["companion_dob"], p["eu_dob"], *_twelfth(p, "hl7_dob"), *_thirteenth(p, "tbl_dob"),
                 *_fourteenth(p, "tr_dob"), *_fifteenth(p, "pl_dob"), *_sixteenth(p, "x12_dob")],
         "PHONE": [p["phone"], re.sub(r"\D", "", p["phone"]), p["uk_phone"], p["intl_phone"], p["grouped_phone"],
-                  p["line_phone"], p["fax"], p["csv_phone"], p["msisdn"]],
+                  p["line_phone"], p["fax"], p["csv_phone"], p["msisdn"], *_twentieth(p, "tw_msisdn")],
         "SECRET": [p["password"], p["api_key"], p["session_id"], p["token"], p["jwt"]],
         "ORDER_ID": [p["order_id"]],
         "IBAN": [p["iban"]], "SSN": [p["ssn"], p["spaced_ssn"]],
         "ACCOUNT_ID": [p["account"], p["crm_kunde"], p["claim"], p["dni"], p["licence"], p["donor_id"], p["pesel"],
                        p["codice_fiscale"], p["mac"], *_twelfth(p, "mrn", "steam"),
                        *_thirteenth(p, "tbl_persnr", "tbl_bsn", "bvn", "spoken"), *_fifteenth(p, "pl_client"),
-                       *_sixteenth(p, "geo"), *_nineteenth(p, "tkt", "nino")],
-        "USER_ID": [p["user_id"], p["handle"], p["discord"], p["upi"]],
+                       *_sixteenth(p, "geo"), *_nineteenth(p, "tkt", "nino"), *_twentieth(p, "tw_spelled")],
+        "USER_ID": [p["user_id"], p["handle"], p["discord"], p["upi"], *_twentieth(p, "tw_nick")],
         "VEHICLE_ID": [p["plate"], p["fr_plate"], *_fourteenth(p, "uk_plate", "vin")],
     }
 
@@ -449,6 +474,9 @@ def canary_values(p: dict) -> list[str]:
     vals += _sixteenth(p, "x12_last", "x12_first", "x12_street", "x12_zip", "x12_dob", "geo", "idn_email", "mr_name",
                        "hi_ji", "sg_zip", "sg_street")
     vals += _nineteenth(p, "tkt", "nino")
+    vals += _twentieth(p, "tw_msisdn", "tw_agent", "tw_spelled", "tw_nick", "tw_cjk", "tw_initial")
+    if p["twentieth"]:
+        vals.append(f"••{p['tw_mask']}")  # the masked card's end, checked with its mask
     # a year-like postcode alone is no distinctive string: checked with the state before it
     vals.append(p["au_postcode"])
     # a 3-digit postcode alone is no distinctive string (a log line's "692 ms"): it is checked
@@ -620,6 +648,12 @@ def record(i: int) -> dict:
         msgs += [{"role": "user", "content": (
             f"the airline sent {json.dumps({'ok': True, 'reissued_tkts': [p['tkt']], 'ni': p['nino']})} - and "
             f"NI no. on file: {p['nino']}, ticket {p['tkt']}")}]
+    if i >= TWENTIETH_FROM:
+        msgs += [{"role": "user", "content": (
+            f"ts,caller,secs\n2025-01-04 10:02:11,{p['tw_msisdn']},63\n"
+            f"agent: northwind air this is {p['tw_agent']} how can i help\ncaller: my surname is spelled "
+            f"{p['tw_spelled']}\n> [{p['tw_nick']}] card on file ••{p['tw_mask']}\n维修工:{p['tw_cjk']}, 会联系您\n"
+            f"Surveyor: {p['tw_initial']} (PropCheck)")}]
     if cancel:
         msgs += [_call(f"c{i}c", "cancel_reservation", {"reservation_id": p["reservation"]}),
                  _tool(f"c{i}c", "cancel_reservation", {**reservation, "status": "cancelled"}),

@@ -356,3 +356,68 @@ def test_a_postcode_after_a_street(anon, text, value):
 
 def test_a_year_after_a_street_stays(anon):
     assert "2024." in user(anon, "we moved to 12 Baker Street, 2024.")
+
+
+@pytest.mark.parametrize("text", ["Anexo I. Tarifas uso doméstico (IVA no incluido)", "Part V. Claims process"])
+def test_a_roman_numeral_before_a_heading_is_no_initial(anon, text):
+    assert user(anon, text) == text
+
+
+# ---------------------------------------- red-team 29 (read this round): forms, letters, offices
+def test_field_labels_of_a_form_in_another_language_are_no_speakers(anon):
+    form = ("Név: Kovács-Tóth Emese\nLakcím: 6720 Szeged, Kárász utca 9.\nBankszámla: 10918001-00000071-44550011\n"
+            "Munkakör: ápoló\nBelépés: 2024.06.03.\nTelefon: 06-30-555-0192")
+    out = user(anon, form)
+    # ("Belépés:" - entry date - is left out: spaCy's English model itself tags it PERSON here)
+    for label in ("Lakcím:", "Bankszámla:", "Munkakör:", "Telefon:"):
+        assert label in out, (label, out)
+    _gone(out, ["Kovács-Tóth", "10918001-00000071-44550011", "06-30-555-0192"])
+
+
+def test_a_transcripts_repeated_speakers_are_still_names(anon):
+    out = user(anon, "Wendeline: hi\nOperator: hello\nWendeline: my bill\nOperator: sure")
+    assert "Wendeline" not in out and "Operator:" in out
+
+
+@pytest.mark.parametrize("text,value", [
+    ("Betreft: terugvordering, kenmerk WW/25/0771230", "WW/25/0771230"),
+    ("Prot. n. INPS.5100.02/04/2025.0031187 - domanda n. 5100.2025.0044120", "0031187"),
+    ("Revisa el borrador (protocolo 2.311/2025):", "2.311/2025"),
+    ("Ügyszám: NYF/2025/201-55120/1", "NYF/2025/201-55120/1"),
+    ("ombi la kibali - faili SVC/RP/2025/0711", "SVC/RP/2025/0711"),
+])
+def test_an_offices_file_reference_after_its_label(anon, text, value):
+    assert value not in user(anon, text)
+
+
+def test_a_word_that_only_names_a_reference_stays(anon):
+    assert user(anon, "the kenmerk is missing from the letter") == "the kenmerk is missing from the letter"
+
+
+@pytest.mark.parametrize("text,value", [
+    ("2025-02-01 10:05:12 NOTE by=kimsh text=\"refund\" cashier=leejy07", "kimsh"),
+    ("2025-02-01 10:05:12 RECEIPT cashier=leejy07 amt=4800", "leejy07"),
+])
+def test_staff_logins_of_a_hospital_log(anon, text, value):
+    assert value not in _tool_text(anon, text)
+
+
+def test_an_adjuster_key_and_a_sort_key(anon):
+    out = _tool_text(anon, json.dumps({"adjuster": "r.whitlock", "sort": {"by": "date"}}))
+    assert "r.whitlock" not in out and '"by": "date"' in out
+
+
+@pytest.mark.parametrize("text,value", [
+    ("o meu filho Duarte (nascido a 11/04/2020) precisa de médico", "11/04/2020"),
+    ("De auto is verkocht aan mijn zwager Hasnae. Kunt u dit omzetten?", "Hasnae"),
+    ("pełnomocnik: córka Bożena, e-mail w aktach", "Bożena"),
+    ("operator: spitalul judetean buna ziua sunt ruxandra", "ruxandra"),
+    ("home visit si Nurse Marivic sa Purok 5", "Marivic"),
+])
+def test_kin_titles_and_birth_words_of_other_languages(anon, text, value):
+    assert not present(user(anon, text), value, ignore_case=True)
+
+
+@pytest.mark.parametrize("text", ["the syn Flood attack was blocked", "the Nurse Practitioner role is open"])
+def test_words_like_kin_or_titles_that_name_no_one_stay(anon, text):
+    assert user(anon, text) == text

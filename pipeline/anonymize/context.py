@@ -1154,8 +1154,8 @@ _SPEAKING_RE = re.compile(
     r"(?im)(?<![\w'])(?P<v>[a-z\u00C0-\u024F][a-z\u00C0-\u024F'-]+)[ \t]+(?:speaking|à votre écoute|"
     r"à l'écoute|al habla|al aparato|am apparat)\b"
     r"|(?<![\w'])(?:le atiende|la atiende|le habla|hier spricht|vous parlez (?:à|avec)|parla|"
-    r"sono|soy|je suis|ich bin)[ \t]+(?P<w>[a-z\u00C0-\u024F][a-z\u00C0-\u024F'-]+)"
-    r"(?=[ \t]+(?:come|como|comment|wie|en|in|e|y|et|und|how|qui|che|que|para|per|pour)\b)")
+    r"sono|soy|je suis|ich bin|sunt)[ \t]+(?P<w>[a-z\u00C0-\u024F][a-z\u00C0-\u024F'-]+)"
+    r"(?=[ \t]+(?:come|como|comment|wie|en|in|e|y|et|und|how|qui|che|que|para|per|pour|si|cu|cum)\b|[ \t]*$)")
 
 
 #: "I am" / "here is" / "speaking with" of other languages, then one to three lower-case words
@@ -1218,7 +1218,7 @@ def intro_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -> lis
     return out
 
 
-_SPEAKING_GATE_RE = re.compile(r"(?i)\b(?:atiende|habla|spricht|parlez|parla|sono|soy|je suis|ich bin|apparat)\b")
+_SPEAKING_GATE_RE = re.compile(r"(?i)\b(?:atiende|habla|spricht|parlez|parla|sono|soy|je suis|ich bin|apparat|sunt)\b")
 
 
 def _foreign_intro_ok(words: list[str], keep: frozenset[str] | set[str]) -> bool:

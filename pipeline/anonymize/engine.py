@@ -134,7 +134,7 @@ DOB_CONTEXT_RE = re.compile(
     r"|n[ée]e?(?: le)?|date de naissance|fecha de nacimiento|nacid[oa](?: el)?|data di nascita|nat[oa](?: il)?"
     r"|geboortedatum"
     # tenth round: Czech, Polish, Portuguese, Romanian, Turkish, Swedish, Danish birth words
-    r"|nar|narozen[áa]?|datum narozen[íi]|ur|urodzon[ya]|data urodzenia|nascid[oa](?: em)?|data de nascimento"
+    r"|nar|narozen[áa]?|datum narozen[íi]|ur|urodzon[ya]|data urodzenia|nascid[oa](?: em| a)?|data de nascimento"
     r"|n[ăa]scut[ăa]?(?: la)?|data na[șs]terii|do[ğg]um tarihi|f[öo]dd|f[öo]delsedatum|f[øo]dt|f[øo]dselsdato"
     # twelfth round: Hungarian, Dutch "geboren op", Indonesian, Vietnamese, Greek, Finnish birth
     # words, Spanish abbreviations ("F. Nac.")
@@ -925,7 +925,11 @@ NAME_CONTEXT_RE = re.compile(
     # ("neighbor Hank in unit 2", "grannen Per-Olof", "mi ex Aitor", "il rider Samuele", "la
     # piccola Sofia")
     r"neighbou?r|nachbar(?:in)?|voisin(?:e)?|vecin[oa]|vicin[oa]|buurman|buurvrouw|granne(?:n)?|naboen|"
-    r"(?:mi|my|mon|ma|su|sa|tu|his|her|il mio|la mia) ex|rider|fattorino|repartidor|livreur|coursier|piccol[oa]|pequeñ[oa]),?|"
+    r"(?:mi|my|mon|ma|su|sa|tu|his|her|il mio|la mia) ex|rider|fattorino|repartidor|livreur|coursier|piccol[oa]|pequeñ[oa]|"
+    # in-laws and kin of Dutch, Polish, Romanian, Spanish, Italian without "my" ("zwager Karim",
+    # "córka Agnieszka", "fiica lui Elena", "cuñado Iker"), a nurse or a hygienist by title
+    r"zwager|zwagerin|schoonzus|schoonbroer|córka|żona|mąż|fiica(?: lui)?|fiul(?: lui)?|sora|fratele|"
+    r"cuñad[oa]|suegr[oa]|yerno|nuera|cognat[oa]|suocer[oa]),?|(?i:nurse|hyg\.|matron|ma'am),?|"
     r"named (?:him|her|them|it))[ \t]+" + _TITLE_CHAIN +
     # a person's role or kin before the name in brackets ("wife (Henrietta)", "agent (Rhiannon)")
     r"|\b(?i:" + _ROLE_BEFORE_BRACKET + r")[ \t]*\()"
@@ -1328,6 +1332,8 @@ def _initial_surname_score(text: str, m: re.Match) -> Optional[float]:
     low = family.lower()
     if low in place_gazetteer() or _is_company_word(low):
         return None
+    if v[0] in "IVX" and v[1] == "." and re.search(r"[^\W\d_][ \t]$", text[max(0, m.start() - 20):m.start()]):
+        return None  # a Roman numeral after its noun: "Anexo I. Tarifas", "Part V. Claims"
     if low in name_gazetteer()[1] or not is_english_word(low):
         return 0.7
     return None
@@ -1880,7 +1886,28 @@ def _speaker_score(text: str, m: re.Match) -> Optional[float]:
         return None
     if any(is_english_word(w) and w.lower() not in name_gazetteer()[0] for w in words[:1]):
         return None
-    return 0.6
+    # a form's field labels are many, each once ("Lakcím:", "Bankszámla:", "Munkakör:" of a
+    # Hungarian form were taken for speakers): a label is a speaker when it is a name of the
+    # gazetteer, or when it comes back on another line among a few labels (twentieth round,
+    # red-team 29 read)
+    from .config import default_config, normalize_key
+
+    if default_config().key_entity(normalize_key(m.group("v")))[0]:
+        return None  # a field's key ("Telefon:", "Adresse:") of the PII config
+    firsts, lasts = name_gazetteer()
+    if any(w.lower() in firsts or w.lower() in lasts for w in words):
+        return 0.6
+    labels = _speaker_label_counts(text)
+    return 0.6 if labels.get(m.group("v"), 0) >= 2 and len(labels) <= 6 else None
+
+
+@lru_cache(maxsize=256)
+def _speaker_label_counts(text: str) -> dict[str, int]:
+    """How often each speaker label of :data:`SPEAKER_RE` opens a line of ``text``."""
+    out: dict[str, int] = {}
+    for v in SPEAKER_RE.findall(text):
+        out[v] = out.get(v, 0) + 1
+    return out
 
 #: A speaker label in lower case or capitals ("cormac: hey is it fixed?", "BJÖRN: vi har inte
 #: fått paketet"): judged by :func:`_speaker_any_case_score`.

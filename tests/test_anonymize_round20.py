@@ -421,3 +421,17 @@ def test_kin_titles_and_birth_words_of_other_languages(anon, text, value):
 @pytest.mark.parametrize("text", ["the syn Flood attack was blocked", "the Nurse Practitioner role is open"])
 def test_words_like_kin_or_titles_that_name_no_one_stay(anon, text):
     assert user(anon, text) == text
+
+
+@pytest.mark.parametrize("text,value", [
+    ("El NUHSA es AN5512093377 y su médico", "AN5512093377"),
+    ("Nilikuwa na NHIF namba R0933120 zamani", "R0933120"),
+    ("KVNR: K408812273, Kasse AOK", "K408812273"),
+])
+def test_a_registers_number_after_its_acronym(anon, text, value):
+    assert value not in user(anon, text)
+
+
+@pytest.mark.parametrize("text", ["SKU AB1234567 is in stock", "PO KX2024118 approved", "ISO 27001 audit"])
+def test_product_order_and_standard_codes_stay(anon, text):
+    assert user(anon, text) == text

@@ -1372,6 +1372,21 @@ def _p2p_name_score(text: str, m: re.Match) -> Optional[float]:
     return 0.7 if words[0] in firsts or (words[-1] in lasts and not is_english_word(words[0])) else None
 
 
+#: A member's or a patient's number of capitals and digits after a register's acronym ("El NUHSA es
+#: AN0418837261", "NHIF namba R0845211", "KVNR T729401856", "NRE 1200A4354399869"): twentieth round,
+#: red-team 29 read; not after a product's, an order's or a standard's acronym (:func:`_acronym_id_score`)
+ACRONYM_ID_RE = re.compile(
+    r"(?<![\w-])(?P<a>[A-Z]{2,6})(?:[ \t]+(?i:es|is|est|ist|è|é|er|namba|nya po|nr\.?|no\.?|number|numero|n[º°]\.?))?"
+    r"[ \t]*[:=#]?[ \t]*(?P<v>[A-Z]{1,3}\d{6,14}[A-Z]?|\d{4,6}[A-Z]\d{6,12})(?![\w-])")
+_NOT_PERSONAL_ACRONYMS = frozenset("""SKU EAN UPC ISBN ISSN GTIN ASIN MPN PO SO INV PN SN REF ISO IEC DIN EN ANSI IEEE
+    HS CN TARIC VAT GST BL AWB HAWB MAWB IMO MMSI IATA ICAO FAA NDC LOT BATCH ID URL API SDK CPU GPU RAM SSD HDD USB
+    VIN RMA WO TKT PNR""".split())
+
+
+def _acronym_id_score(text: str, m: re.Match) -> Optional[float]:
+    return None if m.group("a") in _NOT_PERSONAL_ACRONYMS else 0.7
+
+
 def _bracket_nick_score(text: str, m: re.Match) -> Optional[float]:
     v = m.group("v")
     if re.search(r"[A-Za-z][_.][A-Za-z0-9]", v) or (re.search(r"\d", v) and re.search(r"[a-z]", v)):
@@ -3184,6 +3199,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("BracketNickRecognizer", "USER_ID", [BRACKET_NICK_RE], 0.7, validate=_bracket_nick_score),
         _GroupsRecognizer("InitialSurnameRecognizer", "PERSON", [INITIAL_SURNAME_RE], 0.7, validate=_initial_surname_score),
         RegexRecognizer("NameThenKinRecognizer", "PERSON", [NAME_THEN_KIN_RE], 0.7),
+        RegexRecognizer("AcronymIdRecognizer", "ACCOUNT_ID", [ACRONYM_ID_RE], 0.7, validate=_acronym_id_score),
         _GroupsRecognizer("P2pNameRecognizer", "PERSON", [P2P_NAME_RE], 0.7, validate=_p2p_name_score),
         RegexRecognizer("MixedCaseHandleRecognizer", "USER_ID", [MIXED_CASE_HANDLE_RE], 0.7,
                         validate=_mixed_handle_score),
@@ -3405,6 +3421,7 @@ def presidio_national_id_recognizers() -> list:
                                                      AuTfnRecognizer)]
 #: Cheap gates: a presidio recognizer (by name) runs only on texts this regex finds something in.
 _GATES = {
+    "AcronymIdRecognizer": re.compile(r"[A-Z]{2}[^\n]{0,16}?[A-Z]\d{6}|[A-Z]{2}[^\n]{0,16}?\d{4}[A-Z]\d{6}"),
     "NameThenKinRecognizer": re.compile(r"[,/-] (?:my |his |her )?[A-Za-z]+\)"),
     "P2pNameRecognizer": re.compile(r"(?<![A-Za-z])(?:TO|FROM) [A-Z]|\*[ ]?[A-Z]{2}"),
     "InitialSurnameRecognizer": re.compile(r"(?<![\w.])[A-Z\u0410-\u042F\u0401]\.|[\u0430-\u044F] [\u0410-\u042F\u0401]\."),

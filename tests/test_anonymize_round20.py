@@ -395,7 +395,7 @@ def test_a_word_that_only_names_a_reference_stays(anon):
 
 
 @pytest.mark.parametrize("text,value", [
-    ("2025-02-01 10:05:12 NOTE by=kimsh text=\"refund\" cashier=leejy07", "kimsh"),
+    ("2025-02-01 10:05:12 NOTE author=kimsh text=\"refund\" cashier=leejy07", "kimsh"),
     ("2025-02-01 10:05:12 RECEIPT cashier=leejy07 amt=4800", "leejy07"),
 ])
 def test_staff_logins_of_a_hospital_log(anon, text, value):

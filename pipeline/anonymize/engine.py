@@ -1913,7 +1913,13 @@ def _speaker_score(text: str, m: re.Match) -> Optional[float]:
     if any(w.lower() in firsts or w.lower() in lasts for w in words):
         return 0.6
     labels = _speaker_label_counts(text)
-    return 0.6 if labels.get(m.group("v"), 0) >= 2 and len(labels) <= 6 else None
+    if labels.get(m.group("v"), 0) >= 2 and len(labels) <= 6:
+        return 0.6
+    # or a chat's few speakers, each saying a sentence ("Vedrana: Are we still on for lunch?\nTobiah:
+    # Yes, at noon."), not a form's field ("Lakcím: 4032 Debrecen ...")
+    line_end = text.find("\n", m.end())
+    said = text[m.end("v") + 1:line_end if line_end != -1 else len(text)].strip()
+    return 0.6 if len(labels) <= 4 and len(said.split()) >= 2 and said[-1:] in ".?!" and not said[:1].isdigit() else None
 
 
 @lru_cache(maxsize=256)

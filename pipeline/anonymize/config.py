@@ -56,8 +56,10 @@ def strip_accents(text: str) -> str:
 _NO_SPACE_SCRIPT_RE = re.compile("[\u1100-\u11FF\u3040-\u30FF\u4E00-\u9FFF\uAC00-\uD7AF\u0E00-\u0E7F]")
 
 
+@lru_cache(maxsize=65536)
 def normalize_key(key: Optional[str]) -> Optional[str]:
-    """``homePhone`` -> ``home_phone``, ``last4Digits`` -> ``last4_digits``, ``E-Mail`` ->
+    """(cached: a run normalizes the same few hundred keys hundreds of thousands of times)
+    ``homePhone`` -> ``home_phone``, ``last4Digits`` -> ``last4_digits``, ``E-Mail`` ->
     ``e_mail``, ``postalCode`` -> ``postal_code``, ``SSN`` -> ``ssn``, ``Prénom`` -> ``prenom``,
     ``Straße`` -> ``strasse`` (accents dropped) (``None`` for non-strings)."""
     if not isinstance(key, str):

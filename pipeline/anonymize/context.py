@@ -1614,16 +1614,34 @@ def find_handles(texts: Iterable[str], people: list[tuple[str, str]]) -> set[str
     """Tokens in ``texts`` that are handles derived from ``people`` (never the bare name word)."""
     if not people:
         return set()
+    # the forms of every person at once (what :func:`handle_template` tries person by person, a
+    # set lookup per token instead of a loop over the people: twentieth round's speed-up)
+    forms: set[str] = set()
+    words: set[str] = set()
+    for first, last in people:
+        if len(first) < 2 or len(last) < 2:
+            continue
+        f, l = first.lower(), last.lower()
+        forms.update(x for x in (f + l, f[0] + l, f + l[0], f + "." + l, f + "_" + l, f + "-" + l, l + f, l + f[0],
+                                 f[0] + "." + l, f[0] + "_" + l, l + "." + f, l + "_" + f) if len(x) >= 4)
+        words.update(x for x in (f, l) if len(x) >= 3)
+    names = {w.lower() for p in people for w in p}
     out = set()
     for t in texts:
         for m in _TOKEN_RE.finditer(t):
             tok = m.group(1)
             if any(c.isupper() for c in tok[1:]) and not any(c.isdigit() for c in tok):
                 continue  # "McDonald", "OKafor": a name, not a handle
-            if handle_template(tok, people) is not None:
-                if not any(tok.lower() == w.lower() for p in people for w in p):
-                    out.add(tok)
+            hm = _HANDLE_SPLIT_RE.fullmatch(tok)
+            if hm is None:
+                continue
+            letters, digits = hm.group(1).lower(), hm.group(2)
+            if (letters in forms or (digits and letters in words)) and tok.lower() not in names:
+                out.add(tok)
     return out
+
+
+_HANDLE_SPLIT_RE = re.compile(r"([A-Za-z][A-Za-z._-]*?)[._-]?(\d*)")
 
 
 _PAREN_HANDLE_RE = re.compile(

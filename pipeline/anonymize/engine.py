@@ -3434,7 +3434,7 @@ _GATES = {
     "BracketNickRecognizer": re.compile(r"(?m)^[ \t>]*\["),
     "MixedCaseHandleRecognizer": re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]"),
     # a value spelled out: three single letters in a row, or two words of the spelling alphabet
-    "SpelledRecognizer": re.compile(r"(?i)(?<![\w'-])[a-z][ ,]+[a-z][ ,]+[a-z](?![\w'-])|\b(?:"
+    "SpelledRecognizer": re.compile(r"(?i)(?<![\w'-])[a-z][ ,]+[a-z][ ,]+[a-z][ ,]+[a-z](?![\w'-])|\b(?:"
                                     + "|".join(sorted(_NATO_WORDS, key=len, reverse=True)) + r")[ ,]+(?:"
                                     + "|".join(sorted(_NATO_WORDS, key=len, reverse=True)) + r")\b"),
     # any number of 7+ digits in a phone layout: national layouts without a trunk 0 or a "+"

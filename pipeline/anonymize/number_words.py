@@ -203,20 +203,29 @@ def _spoken_address_re(present: tuple[str, ...]) -> re.Pattern:
               + r"|" + cap + r"(?:[ \t]+" + cap + r"){0,2}[ \t]+(?i:" + _STREET_AFTER + r")"
               + r"|[^\W\d_a-z][^\W\d_]*" + _GLUED_STREET)
     flat = r"(?:[ \t,]+(?i:mieszkanie|m\.|apartamento|apto\.?|apt\.?|flat|piso|andar|byt|kv\.?|квартира)[ \t]+(?:" + num + r"))?"
-    # a house number of two number words or more ("oh" for a zero among them), then the street's name
-    # in one to three words and its noun, opening a turn or a clause ("customer: twelve forty one bay
-    # view terrace san diego", "nine one oh four south mesa verde drive", "at two seventeen pelican
-    # bay road"): twentieth round, red-team 27 / 28 read
-    house = r"(?i:(?:" + words + r"|oh)(?:[ \t-]+(?:" + words + r"|oh)){1,4})"
-    plain = r"(?i:(?!(?:" + _NOT_STREET_NAME + r")\b)[a-z][a-z'-]*)"
     return re.compile(
         r"(?<![\w])(?:(?P<a>(?:" + street + r"))[ \t]*[,.…]*[ \t]*" + _FILLER + _NUMBER_LABEL + r"(?P<an>" + num + r")" + flat
         + r"(?=[ \t]*(?:[,.;:!?)…\n|]|$))"
         r"|(?i:number|numero|número|nummer)[ \t]+(?P<bn>" + num + r")[ \t]*[,.…]*[ \t]*" + _FILLER
-        + r"(?P<b>" + _NAME + r"(?:[ \t]+" + _NAME + r"){0,2}[ \t]+(?i:" + _STREET_AFTER + r"))"
-        r"|(?:(?<=[:>\n])|(?<=^)|(?<=\bat )|(?<=\bis )|(?<=\bon )|(?<=\bto ))[ \t]*" + _FILLER
-        + r"(?P<cn>" + house + r")[ \t]+(?P<c>" + plain + r"(?:[ \t]+" + plain + r"){0,2}[ \t]+(?i:" + _STREET_EN + r")))(?![\w])",
+        + r"(?P<b>" + _NAME + r"(?:[ \t]+" + _NAME + r"){0,2}[ \t]+(?i:" + _STREET_AFTER + r")))(?![\w])")
+
+
+@lru_cache(maxsize=2048)
+def _house_first_re(present: tuple[str, ...]) -> re.Pattern:
+    """A house number of two number words or more ("oh" for a zero among them), then the street's
+    name in one to three words and an English street's noun, opening a turn or a clause ("customer:
+    twelve forty one bay view terrace san diego", "nine one oh four south mesa verde drive", "at two
+    seventeen pelican bay road"): twentieth round, red-team 27 / 28 read."""
+    words = "|".join(sorted((re.escape(w) for w in present), key=len, reverse=True))
+    house = r"(?i:(?:" + words + r"|oh)(?:[ \t-]+(?:" + words + r"|oh)){1,4})"
+    plain = r"(?i:(?!(?:" + _NOT_STREET_NAME + r")\b)[a-z][a-z'-]*)"
+    return re.compile(
+        r"(?:(?<=[:>\n])|(?<=^)|(?<=\bat )|(?<=\bis )|(?<=\bon )|(?<=\bto ))[ \t]*" + _FILLER
+        + r"(?P<cn>" + house + r")[ \t]+(?P<c>" + plain + r"(?:[ \t]+" + plain + r"){0,2}[ \t]+(?i:" + _STREET_EN + r"))(?![\w])",
         re.M)
+
+
+_STREET_EN_RE = re.compile(r"(?i)\b" + _STREET_EN + r"\b")
 
 
 def spoken_address_spans(text: str) -> list[tuple[int, int]]:
@@ -231,4 +240,7 @@ def spoken_address_spans(text: str) -> list[tuple[int, int]]:
     present = tuple(sorted({w.lower() for w in _WORD_RE.findall(text) if _norm(w) in lex}))
     if not present:
         return []
-    return [(m.start(), m.end()) for m in _spoken_address_re(present).finditer(text)]
+    spans = [(m.start(), m.end()) for m in _spoken_address_re(present).finditer(text)]
+    if _STREET_EN_RE.search(text):
+        spans += [(m.start(), m.end()) for m in _house_first_re(present).finditer(text)]
+    return spans

@@ -55,10 +55,10 @@ from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conve
                       handle_template, in_gazetteer, in_person_slot, in_signature, is_common_word, is_english_word, is_foreign,
                       city_gazetteer, is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs, place_gazetteer,
                       surname_shaped)
-from .structured_text import (xml_records, fenced_blocks, fixed_width_rows, hl7_values, html_fields, html_table_rows, log_fields,
+from .structured_text import (fenced_blocks, fixed_width_rows, hl7_values, html_fields, html_table_rows, log_fields,
                               sql_insert_rows, table_rows, x12_values, edifact_values, ssr_docs_values, ldif_entries,
                               ical_names, mrz_names, nacha_entries,
-                              xml_fields, yaml_document)
+                              xml_fields, xml_records, yaml_document)
 from .pseudonymizer import NAME_TOKEN_RE, Pseudonymizer, match_case, normalize
 from .names_data import EMAIL_PATTERN
 

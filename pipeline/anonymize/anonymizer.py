@@ -1016,8 +1016,7 @@ class Anonymizer:
         decoded value has a name's shape
         (``?customer_email=..&name=Bill%20O%27Brien``: thirteenth round)."""
         params = [(_norm_key(m.group("k")), m.group("v")) for m in _URL_PARAM_RE.finditer(text)]
-        contact = any(self.config.key_entity(k)[0] in ("EMAIL_ADDRESS", "PHONE_NUMBER", "ZIP", "STREET_ADDRESS",
-                                                       "DATE_OF_BIRTH") for k, _ in params)
+        contact = any(self.config.key_entity(k)[0] in _CONTACT_ENTITIES for k, _ in params)
         for key, v in params:
             decoded = unquote_plus(v) if "%" in v else v
             ent = self._key_entity(key, decoded)

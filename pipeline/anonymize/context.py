@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Callable, Iterable, Iterator, Optional
 
 from .config import strip_accents
-from .engine import NAME_PARTICLE, NAME_PARTICLES, NAME_WORD, SIGN_OFFS_OTHER
+from .engine import NAME_PARTICLE, NAME_PARTICLES, NAME_WORD, NATO_ALT, SIGN_OFFS_OTHER
 
 _SUFFIXES = ("'s", "s", "es", "ed", "ing", "ly", "er", "ers")
 _E_SUFFIXES = ("ed", "ing", "er", "ers")
@@ -1140,14 +1140,14 @@ def name_answer(text: str, keep: frozenset[str] | set[str] = frozenset()) -> Opt
 #: Words that end an introduced name: "this is brittany can i start with your name", "this is
 #: marcus am i speaking with ...", "this is tanya" at a transcript line's end (twentieth round,
 #: red-team 27 / 28 read: an agent's opening in a call's transcript)
-_INTRO_END_WORDS = r"(?:and|from|with|calling|speaking|how|can|could|may|am|what|who|at|on|over|it'?s|it|i|i'm|but|so)"
+_INTRO_END = r"and|from|with|calling|speaking|how|can|could|may|am|what|who|at|on|over|it'?s|it|i|i'm|but|so"
 _INTRO_RE = re.compile(
     r"(?im)(?<![\w'])(?:my name is|my name'?s|name'?s|this is|it'?s|its|i'?m|i am|call me|"
     r"(?:first|last|middle|maiden|family|given|sur|new|old|legal|full)\s?name,? (?:which |that )?(?:is|was)|"
     r"(?:first|last|maiden|family|given|sur)\s?name:)[ \t]+"
-    r"(?P<v>[a-z\u00C0-\u024F][a-z\u00C0-\u024F'-]+(?:[ \t]+(?!(?:here|" + _INTRO_END_WORDS[3:-1] + r")\b)"
+    r"(?P<v>[a-z\u00C0-\u024F][a-z\u00C0-\u024F'-]+(?:[ \t]+(?!(?:here|" + _INTRO_END + r")\b)"
     r"[a-z\u00C0-\u024F][a-z\u00C0-\u024F'-]+){0,2})"
-    r"(?=[ \t]+here\b|[ \t]*[,.!;:)]|[ \t]*$|[ \t]+" + _INTRO_END_WORDS + r"\b)")
+    r"(?=[ \t]+here\b|[ \t]*[,.!;:)]|[ \t]*$|[ \t]+(?:" + _INTRO_END + r")\b)")
 #: A call's opening "<name> speaking" / "bonjour kevin à votre écoute" / "le atiende rocío": one
 #: lower- or any-case word, a first name of the gazetteer (twentieth round, red-team 27 / 28 read)
 _SPEAKING_RE = re.compile(
@@ -1621,10 +1621,8 @@ def find_handles(texts: Iterable[str], people: list[tuple[str, str]]) -> set[str
     for first, last in people:
         if len(first) < 2 or len(last) < 2:
             continue
-        f, l = first.lower(), last.lower()
-        forms.update(x for x in (f + l, f[0] + l, f + l[0], f + "." + l, f + "_" + l, f + "-" + l, l + f, l + f[0],
-                                 f[0] + "." + l, f[0] + "_" + l, l + "." + f, l + "_" + f) if len(x) >= 4)
-        words.update(x for x in (f, l) if len(x) >= 3)
+        forms |= handle_forms(first, last)
+        words.update(x for x in (first.lower(), last.lower()) if len(x) >= 3)
     names = {w.lower() for p in people for w in p}
     out = set()
     for t in texts:
@@ -1818,10 +1816,8 @@ SPACED_LETTERS_RE = re.compile(r"(?<![\w-])[^\W\d_](?: [^\W\d_]){2,}(?![\w-])"
                                r"|(?<![\w-])[^\W\d_](?:([-.])[^\W\d_])(?:\1[^\W\d_]){1,}(?![\w-])")
 
 
-_NATO = ("Alpha|Alfa|Bravo|Charlie|Delta|Echo|Foxtrot|Golf|Hotel|India|Juliett?|Kilo|Lima|Mike|November|Oscar|"
-         "Papa|Quebec|Romeo|Sierra|Tango|Uniform|Victor|Whiske?y|X-?ray|Yankee|Zulu")
 #: a word spelled in the NATO alphabet ("Sierra Alpha Lima Alpha Zulu Alpha Romeo": thirteenth round)
-NATO_SPELLED_RE = re.compile(r"(?<![\w-])(?P<v>(?i:" + _NATO + r")(?:[ ,-]+(?i:" + _NATO + r")){3,})(?![\w-])")
+NATO_SPELLED_RE = re.compile(r"(?<![\w-])(?P<v>(?i:" + NATO_ALT + r")(?:[ ,-]+(?i:" + NATO_ALT + r")){3,})(?![\w-])")
 
 
 def spelled_names(text: str) -> list[tuple[str, str]]:

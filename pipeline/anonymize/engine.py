@@ -235,16 +235,17 @@ def _spoken_zip_score(text: str, m: re.Match) -> Optional[float]:
     return 0.7 if any(re.fullmatch(_SPOKEN_DIGIT, w) for w in words) and sum(len(w) == 1 for w in words) >= 2 else None
 
 
-#: The ICAO / NATO spelling alphabet ("bravo sierra three four zero echo golf").
+#: The ICAO / NATO spelling alphabet ("bravo sierra three four zero echo golf"), and its words as
+#: one alternation, longest first (also :data:`pipeline.anonymize.context.NATO_SPELLED_RE`'s).
 _NATO_WORDS = frozenset("""alfa alpha bravo charlie delta echo foxtrot golf hotel india juliet juliett kilo lima mike
     november oscar papa quebec romeo sierra tango uniform victor whiskey whisky xray x-ray yankee zulu""".split())
+NATO_ALT = "|".join(sorted(_NATO_WORDS, key=len, reverse=True))
 #: A value spelled out in a call: single letters, spelling-alphabet words and digit words, four
 #: tokens or more ("o l u w a s e u n", "x d k e f z", "kilo delta two two nine one", "b s three
 #: for oh e g"): twentieth round, red-team 27 / 28 read (:func:`_spelled_score` judges it)
 SPELLED_RE = re.compile(
-    r"(?i)(?<![\w'-])(?P<v>(?:(?:" + "|".join(sorted(_NATO_WORDS, key=len, reverse=True)) + "|" + _SPOKEN_DIGIT
-    + r"|[a-z])[ ,]+){3,}(?:" + "|".join(sorted(_NATO_WORDS, key=len, reverse=True)) + "|" + _SPOKEN_DIGIT
-    + r"|[a-z]))(?![\w'-])")
+    r"(?i)(?<![\w'-])(?P<v>(?:(?:" + NATO_ALT + "|" + _SPOKEN_DIGIT
+    + r"|[a-z])[ ,]+){3,}(?:" + NATO_ALT + "|" + _SPOKEN_DIGIT + r"|[a-z]))(?![\w'-])")
 
 
 def _spelled_score(text: str, m: re.Match) -> Optional[float]:
@@ -1361,9 +1362,7 @@ P2P_NAME_RE = re.compile(
 
 
 def _p2p_name_score(text: str, m: re.Match) -> Optional[float]:
-    from .context import name_gazetteer
-
-    from .context import is_english_word
+    from .context import is_english_word, name_gazetteer
 
     words = (m.group("v") or m.group("w")).lower().split()
     firsts, lasts = name_gazetteer()
@@ -1396,13 +1395,11 @@ def _bracket_nick_score(text: str, m: re.Match) -> Optional[float]:
 
 def _mixed_handle_score(text: str, m: re.Match) -> Optional[float]:
     """Not words of a language each ("Status_Code", "Order_Total"), nor a call's name ("get_Order(")."""
-    from .context import is_english_word
+    from .context import is_english_word, name_gazetteer
 
     v = m.group("v")
     if text[m.end():m.end() + 1] == "(":
         return None
-    from .context import name_gazetteer
-
     parts = [p for p in v.split("_") if p]
     firsts = name_gazetteer()[0]
     if all(is_english_word(p.lower()) and not (p[:1].isupper() and p.lower() in firsts)
@@ -3435,8 +3432,7 @@ _GATES = {
     "MixedCaseHandleRecognizer": re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]"),
     # a value spelled out: three single letters in a row, or two words of the spelling alphabet
     "SpelledRecognizer": re.compile(r"(?i)(?<![\w'-])[a-z][ ,]+[a-z][ ,]+[a-z][ ,]+[a-z](?![\w'-])|\b(?:"
-                                    + "|".join(sorted(_NATO_WORDS, key=len, reverse=True)) + r")[ ,]+(?:"
-                                    + "|".join(sorted(_NATO_WORDS, key=len, reverse=True)) + r")\b"),
+                                    + NATO_ALT + r")[ ,]+(?:" + NATO_ALT + r")\b"),
     # any number of 7+ digits in a phone layout: national layouts without a trunk 0 or a "+"
     # ("612 345 678", "030 12345678") are validated by phonenumbers for the PII config's regions
     "PhoneRecognizerNational": re.compile(r"(?<![\w.,])(?:\+|\(?\d)(?:[ ().-]{0,2}\d){6}"),

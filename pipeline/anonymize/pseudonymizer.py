@@ -61,6 +61,15 @@ SPOKEN_DIGIT_WORDS = {
     "it": ("zero", "uno", "due", "tre", "quattro", "cinque", "sei", "sette", "otto", "nove"),
 }
 _SPOKEN_LANG = {w: lang for lang, ws in reversed(list(SPOKEN_DIGIT_WORDS.items())) for w in ws}
+#: Korean (Sino-Korean) and Japanese digit words read one by one (twenty-first round): the
+#: recognizer's (engine.CjkSpokenDigitsRecognizer) and the fake's
+KO_DIGIT_SYLLABLES = "공영일이삼사오육륙칠팔구"
+JA_DIGIT_WORDS = {"katakana": ("ゼロ", "イチ", "ニ", "サン", "ヨン", "ゴ", "ロク", "ナナ", "ハチ", "キュウ"),
+                  "hiragana": ("ぜろ", "いち", "に", "さん", "よん", "ご", "ろく", "なな", "はち", "きゅう")}
+#: every Japanese reading of a digit, longest first (with "レイ" / "マル" for 0, "シ" for 4, "シチ"
+#: for 7, "ク" for 9 and the long vowels "ニー", "ゴー")
+JA_DIGIT_ALT = ("キュウ|ゼロ|レイ|マル|イチ|ニー|ニ|サン|ヨン|シチ|シ|ゴー|ゴ|ロク|ナナ|ハチ|ク|"
+                "きゅう|ぜろ|れい|まる|いち|にー|に|さん|よん|しち|し|ごー|ご|ろく|なな|はち|く")
 
 
 def _ordinal(n: int) -> str:
@@ -680,6 +689,20 @@ class Pseudonymizer:
                 lon = f"{rng.uniform(-180, 180):.{len(geo.group('lon_dec'))}f}"
                 return f"{lat}{geo.group('sep')}{lon}"
             return self._draw(group, value, point)
+
+        if re.fullmatch("[" + KO_DIGIT_SYLLABLES + r"][" + KO_DIGIT_SYLLABLES + r" \t,.-]*", value):
+            # Korean digits read one by one ("공일공 칠칠팔팔"): other digit syllables (twenty-first round)
+            def ko(attempt: int) -> str:
+                rng = self._rng(group, normalize(value), attempt)
+                return "".join(rng.choice("공일이삼사오육칠팔구") if c in KO_DIGIT_SYLLABLES else c for c in value)
+            return self._draw(group, value, ko)
+        if re.fullmatch(r"(?:" + JA_DIGIT_ALT + r")(?:[、, \t・-]?(?:" + JA_DIGIT_ALT + r"))*", value):
+            # Japanese digit readings ("ゼロハチゼロ、イチニサンヨン"): others of the same script
+            def ja(attempt: int) -> str:
+                rng = self._rng(group, normalize(value), attempt)
+                return re.sub(JA_DIGIT_ALT, lambda m: rng.choice(JA_DIGIT_WORDS[
+                    "katakana" if "\u30A0" <= m.group()[0] <= "\u30FF" else "hiragana"]), value)
+            return self._draw(group, value, ja)
 
         words = re.findall(r"[^\W\d_]+", value.lower())
         if sum(1 for w in words if w in _SPOKEN_LANG) >= 4:

@@ -10,7 +10,7 @@ GT1 and IN1 segments), so they yield an entity directly.
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import Iterator, Optional
 
 #: an element's name, with its namespace prefix ("invoice:zip": sixteenth round, a Swiss medical
 #: invoice's XML) - the prefix is dropped from the key
@@ -164,16 +164,22 @@ HL7_FIELDS: dict[str, dict[int, str]] = {
     "IN1": {16: "name", 18: "dob", 19: "address", 36: "id", 49: "id"},
     # sixteenth round (red-team 15 read): a visit's attending, referring, consulting and admitting
     # doctors (PV1-7 / 8 / 9 / 17, XCN: id^family^given - written family first by some senders)
-    "PV1": {7: "xcn", 8: "xcn", 9: "xcn", 17: "xcn"},
+    "PV1": {7: "xcn", 8: "xcn", 9: "xcn", 17: "xcn",
+            # twenty-first round: the visit number (PV1-19, CX)
+            19: "id"},
+    # twenty-first round (red-team 29 read): an order's placer and filler numbers (ORC-2 / 3,
+    # OBR-2 / 3, EI) and its ordering provider (ORC-12, OBR-16, XCN) - HL7 v2.5.1 ch. 4
+    "ORC": {2: "id", 3: "id", 12: "xcn"},
+    "OBR": {2: "id", 3: "id", 16: "xcn"},
 }
 # (a segment ends at a carriage return, HL7's own separator, or a line break: sixteenth round - a
 # message of "\r"-ended segments was read as one line)
-_HL7_SEGMENT_RE = re.compile(r"(?:^|(?<=[\r\n]))[ \t]*(?P<seg>PID|NK1|GT1|IN1|PV1)\|(?P<rest>[^\r\n]*)")
+_HL7_SEGMENT_RE = re.compile(r"(?:^|(?<=[\r\n]))[ \t]*(?P<seg>PID|NK1|GT1|IN1|PV1|ORC|OBR)\|(?P<rest>[^\r\n]*)")
 
 
 def hl7_values(text: str) -> Iterator[tuple[str, str, str]]:
-    """``(value, entity, source)`` for the personal fields of HL7 v2 PID / NK1 / GT1 / IN1 / PV1
-    segments in ``text`` (segments on their own lines; ``|`` fields, ``~`` repetitions, ``^``
+    """``(value, entity, source)`` for the personal fields of HL7 v2 PID / NK1 / GT1 / IN1 / PV1 /
+    ORC / OBR segments in ``text`` (segments on their own lines; ``|`` fields, ``~`` repetitions, ``^``
     components). Entities: LAST_NAME / FIRST_NAME (each given and middle name), DATE_OF_BIRTH
     (the date part, 8 digits), STREET_ADDRESS and ADDRESS_LINE2, ZIP, PHONE_NUMBER, ACCOUNT_ID
     (identifiers with a digit)."""
@@ -193,6 +199,8 @@ def hl7_values(text: str) -> Iterator[tuple[str, str, str]]:
                 if kind == "xcn":  # id^family^given (the id left out when the first part has no digit)
                     kind = "name"
                     if any(ch.isdigit() for ch in comps[0]):
+                        if len(comps[0]) >= 4:  # a provider's own number ("G8311492"): twenty-first round
+                            yield comps[0], "ACCOUNT_ID", src
                         comps = comps[1:]
                 if kind == "name":
                     if comps[0]:
@@ -350,6 +358,42 @@ def _split_row(line: str, sep: str, framed: bool = False) -> list[str]:
         if line.endswith("|"):
             line = line[:-1]
     return [c.strip() for c in line.split(sep)]
+
+
+def row_groups(text: str, min_rows: int = 2) -> list[tuple[Optional[list[str]], list[list[str]]]]:
+    """Runs of ``min_rows``+ consecutive lines that split into the same number (3+) of cells, as
+    ``(header or None, rows of cells)``: by ``|`` or a tab (a PMS or a porting export, a
+    markdown table), by ``;`` or ``,`` (CSV, read by :mod:`csv`), or by runs of two blanks or more
+    (a fixed-width report). A first line that holds no digit before rows that do is the header. Twenty-first round of issue 11: the cells of a column are one kind of
+    value (:meth:`pipeline.anonymize.Anonymizer._table_columns`)."""
+    lines = text.splitlines()
+    groups: list[tuple[Optional[list[str]], list[list[str]]]] = []
+
+    def split(line: str, sep: str) -> list[str]:
+        if sep == "  ":
+            return re.split(r"\s{2,}", line.strip())
+        return _split_row(line, sep, framed=sep == "|" and line.strip().startswith("|"))
+
+    for sep in ("|", "\t", ";", ",", "  "):
+        if sep not in text:
+            continue
+        run: list[list[str]] = []
+        for line in lines + [""]:
+            if run and _RULE_LINE_RE.fullmatch(line):
+                continue  # a markdown table's rule under its header
+            cells = split(line, sep) if sep in line else []
+            if len(cells) >= 3 and (not run or len(cells) == len(run[0])):
+                run.append(cells)
+                continue
+            if len(run) >= min_rows:
+                header = None
+                if not any(c.isdigit() for c in "".join(run[0])) and any(
+                        any(c.isdigit() for c in "".join(r)) for r in run[1:]):
+                    header, run = run[0], run[1:]
+                if len(run) >= min_rows:
+                    groups.append((header, run))
+            run = [cells] if len(cells) >= 3 else []
+    return groups
 
 
 def table_rows(text: str) -> Iterator[dict[str, str]]:
@@ -512,6 +556,29 @@ _ATTR_RE = re.compile(r"""(?P<k>[A-Za-z_:][\w:.-]{0,60})\s*=\s*(?:"(?P<dq>[^"<>\
 _HTML_ROW_RE = re.compile(r"(?is)<tr\b[^>]*>(.*?)</tr\s*>")
 _HTML_CELL_RE = re.compile(r"(?is)<(t[hd])\b[^>]*>(.*?)</t[hd]\s*>")
 _HTML_DEF_RE = re.compile(r"(?is)<dt\b[^>]*>(?P<k>.*?)</dt\s*>\s*<dd\b[^>]*>(?P<v>.*?)</dd\s*>")
+
+
+#: HTML's text-level and block markup (HTML Living Standard, "Text-level semantics" and "Grouping
+#: content"): a text holding one of these is read a second time as its words alone
+_HTML_MARKUP_RE = re.compile(r"(?i)</?(?:p|br|b|i|u|em|strong|span|div|font|a|li|ul|ol|td|th|tr|table|h[1-6]|"
+                             r"small|sup|sub|mark|blockquote|hr|img|center)\b[^<>]{0,600}>")
+_HTML_BLOCK_RE = re.compile(r"(?i)</?(?:p|br|div|li|ul|ol|tr|table|h[1-6]|blockquote|hr|center)\b[^<>]{0,600}>")
+
+
+def html_text_view(text: str) -> Optional[str]:
+    """The words of a text written in HTML markup, as a reader sees them: block elements ("<p>",
+    "<br>", "<div>", "<li>") become line breaks, inline ones ("<b>", "<span>", "<a>") vanish,
+    character references are decoded ("Hi <b>Toby</b>,</p>" -> "Hi Toby,"). ``None`` when the
+    text has no such markup. Twenty-first round of issue 11: a greeting's or a signature's name
+    behind a tag was never seen beside its cue ("Kind regards,<br>Tegan - Bookings Team")."""
+    import html
+
+    if "<" not in text or not _HTML_MARKUP_RE.search(text):
+        return None
+    view = _HTML_BLOCK_RE.sub("\n", text)
+    view = html.unescape(_TAG_RE.sub("", view))
+    view = re.sub(r"[ \t]+", " ", view)
+    return re.sub(r"\n[ \t]*", "\n", view).strip()
 
 
 def _html_text(fragment: str) -> str:

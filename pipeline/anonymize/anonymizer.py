@@ -58,7 +58,7 @@ from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conve
 from .structured_text import (fenced_blocks, fixed_width_rows, hl7_values, html_fields, html_table_rows, html_text_view,
                               log_fields, row_groups,
                               sql_insert_rows, table_rows, x12_values, edifact_values, ssr_docs_values, ldif_entries,
-                              ical_names, mrz_names, nacha_entries,
+                              ical_names, mrz_names, nacha_entries, swift_mt_values,
                               xml_fields, xml_records, yaml_document)
 from .pseudonymizer import NAME_TOKEN_RE, Pseudonymizer, match_case, normalize
 from .names_data import EMAIL_PATTERN
@@ -1339,6 +1339,10 @@ class Anonymizer:
         if "~" in text and "*" in text:  # ASC X12 segments (sixteenth round)
             for value, ent, src in x12_values(text):
                 self._register(scan, value, ent, src)
+        if re.search(r"(?m)^:(?:20|50[FHK]?|59F?):", text):  # a SWIFT MT payment (twenty-first round)
+            for value, ent, src in swift_mt_values(text):
+                if ent != "PERSON" or not _is_company(value):  # a firm as a party stays
+                    self._register(scan, value, ent, src)
         if "\n6" in text or text.startswith("6"):  # a NACHA (ACH) file's entries (nineteenth round)
             for value, ent, src in nacha_entries(text):
                 self._register(scan, value, ent, src)
@@ -2460,7 +2464,9 @@ class _Replacer:
     # record, "...,551-818-5508,98115,Seattle" (twentieth round, red-team 27 / 28 read)
     _NUM_LONG = r"(?<![A-Za-z0-9_$/:.-])(?:{})(?![A-Za-z0-9_]|[-/:.]\d)"
     # a long number as a whole field after a word and a slash (eighteenth round, red-team 21 read)
-    _NUM_IN_PATH = r"(?<=[A-Za-z]/)(?:{})(?=/|\?|\s|$|[\"'])"
+    # (or a SWIFT party's account after its tag or at a line's start: ":59:/004419920387" -
+    # twenty-first round)
+    _NUM_IN_PATH = r"(?:(?<=[A-Za-z]/)|(?<=[A-Z]:/)|(?<=\d:/)|(?<=\n/)|(?<=^/))(?:{})(?=/|\?|\s|$|[\"'])"
 
     def __init__(self, table: dict[str, tuple[str, str]], counter: Counter,
                  trace: Optional[list] = None):

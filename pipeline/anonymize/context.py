@@ -1001,8 +1001,9 @@ class LabelFinder:
                     # a codice fiscale "FRRGLI92C45F205X")
                     r"|(?-i:(?=(?:[A-Z]*\d){4})(?=(?:\d*[A-Z]){2})[A-Z0-9]{7,16}))(?![\w-])")
             self.rx.append((ent, re.compile(
-                # (a label of CJK letters may touch its number: "王敏（工号08871）" - twenty-first round)
-                r"(?i)(?<![\w-])(?:" + alt + r")(?:(?![\w-])|(?<=[\u3040-\u30FF\u4E00-\u9FFF\uAC00-\uD7AF])(?=\d))\s*(?:(?:(?:is|was|est|es|ist|è|é|era|war)(?=[\s:])|=|:|：|-|#|\.{2,}|['\"\u2018\u201c\u00ab]"
+                # (a label of CJK letters or one ending in "#" may touch its number: "王敏（工号08871）",
+                # "Ticket #884213" - twenty-first round)
+                r"(?i)(?<![\w-])(?:" + alt + r")(?:(?![\w-])|(?<=[\u3040-\u30FF\u4E00-\u9FFF\uAC00-\uD7AF#])(?=\d))\s*(?:(?:(?:is|was|est|es|ist|è|é|era|war)(?=[\s:])|=|:|：|-|#|\.{2,}|['\"\u2018\u201c\u00ab]"
                 # (Italian "Patente n. RM5417328K", Russian "№ 45 19 338201": sixteenth round)
                 r"|n\.?\s?[°º]\.?|nr\.?|no\.(?=\s)|n\.(?=\s)|№)\s*){0,3}"
                 # upper-case groups apart ("KP19 XHZ", "JT 48 19 27 B", "M-RW 2219"), one token, or
@@ -1086,7 +1087,12 @@ ASK_RES: tuple[tuple[str, re.Pattern], ...] = (
                           r"vous vous appelez|[àa] qui ai-je|(?:ihr|ihren|dein) name|wie hei(?:ß|ss)en|"
                           r"(?:il suo|il tuo) nome|come si chiama|con chi parlo|(?:seu|o seu) nome|"
                           r"como se chama|com quem falo|uw naam|hoe heet|jak si[ęe] pan(?:i)? nazywa|imi[ęe] i nazwisko|"
-                          r"vad heter|ditt namn)")),
+                          r"vad heter|ditt namn|"
+                          # twenty-first round (red-team 31 / 32 read): Turkish, Russian, Malay /
+                          # Indonesian, Vietnamese, Czech, Romanian, Arabic, Hindi, CJK name questions
+                          r"ad(?:ınız|ını|iniz|inizi)?\s*(?:ve\s*)?soyad|isminiz|как вас зовут|ваше имя|ваши фио|"
+                          r"nama (?:penuh|lengkap|anda)|tên (?:của )?(?:anh|chị|bạn|quý khách)|vaše jméno|jak se jmenujete|"
+                          r"numele (?:dumneavoastră|complet)|اسمك|الاسم الكامل|आपका नाम|お名前|성함|이름이|您的姓名|贵姓|怎么称呼)")),
     ("EMAIL_ADDRESS", re.compile(r"(?i)\b(?:e-?mail|correo|courriel|posta elettronica)\b")),
     ("PHONE_NUMBER", re.compile(r"(?i)\b(?:phone|mobile|cell|telephone|contact number|number to reach|"
                                 r"tel[ée]fono|t[ée]l[ée]phone|telefon(?:nummer)?|telefone|telefoon|recapito|"
@@ -1148,9 +1154,11 @@ def name_answer(text: str, keep: frozenset[str] | set[str] = frozenset()) -> Opt
         return None
     all_names = len(words) > 1 and words[0].lower() in name_gazetteer()[0] and all(
         in_gazetteer(w) for w in words)  # "judith read", "april cook": names, though "read" is a word
-    for w in words:
+    for i, w in enumerate(words):
         lw = w.lower()
-        if lw in STOP_WORDS or (lw in keep and not all_names) or len(w) < 2:
+        # (a stop word inside a full name of the lists is a name: Turkish "Can" in "burak can
+        # öztürk" - twenty-first round)
+        if (lw in STOP_WORDS and not (all_names and 0 < i < len(words) - 1)) or (lw in keep and not all_names) or len(w) < 2:
             return None
         if w[:1].isupper() or in_gazetteer(lw):
             continue
@@ -1187,8 +1195,13 @@ _SPEAKING_RE = re.compile(
 _FOREIGN_LOWER_INTRO_RE = re.compile(
     r"(?i)(?<![\w'])(?:aqui (?:é|e) (?:a|o)|aqui fala (?:a|o)|fala (?:a|o)|je suis|ich bin|soy|sono|jestem|jsem|"
     r"jag är|jeg er|ik ben|ako po si|ako si|mera naam|mimi ni|naitwa|saya|aku|em là|tôi là|mình là|"
-    r"я|меня зовут|мене звати|це|это|ben)\s+"
-    r"(?P<v>[^\W\d_]{2,}(?:\s+[^\W\d_]{2,}){0,2}?)(?=\s*[,.!;:)]|\s*$|\s+(?:here|aqui|tady|tutaj|hier|ạ|po|nhé|ji)\b)")
+    r"я|меня зовут|мене звати|це|это|ben|"
+    # twenty-first round (red-team 31 / 32 read): Portuguese, Spanish, Italian "my name is" in lower case
+    r"meu nome (?:é|e)|mi nombre es|me llamo|mi chiamo)\s+"
+    r"(?P<v>[^\W\d_]{2,}(?:\s+[^\W\d_]{2,}){0,2}?)(?=\s*[,.!;:)]|\s*$|\s+(?:here|aqui|tady|tutaj|hier|ạ|po|nhé|ji)\b"
+    # (or before "from" / "with" / "to you" of an agent's introduction: "ben derya size nasıl", "saya
+    # shahrul dari koperasi", "меня зовут наталья компания", "jéssica com quem eu falo")
+    r"|\s+(?:size|sizi|dari|daripada|из|компания|с|from|with|com|con|de|da|do|von|van|z|ze)\b)")
 _NAME_SLOT_WORD_RE = re.compile(r"(?i)\bname\b")
 _HERE_RE = re.compile(
     r"(?i)(?:^|[,.!;]\s*|\b(?:thanks|ok|okay|hi|hello|hey)\s+)(?P<v>[a-z\u00C0-\u024F][a-z\u00C0-\u024F'-]+"
@@ -1414,7 +1427,10 @@ def lower_case_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -
         if plain(w, kin_slot=bool(m.group("k"))) and len(w) >= 3 and (
                 not is_english_word(w) or (w in firsts and not is_common_word(w))):
             out.append(w)
-    out += _role_names(text, plain, firsts, lasts)
+    # (in a text of another language an English role word is that language's word - Danish "holder
+    # lukket": holds closed - so the name after it must be one of the lists: twenty-first round)
+    out += [n for n in _role_names(text, plain, firsts, lasts)
+            if english() or n.split()[0] in firsts or n.split()[0] in lasts]
     # a found first name and the word after it at the end of a clause: its family name, even a
     # word ("she's my sister, petronella gaskell."): never a first name replaced, its surname kept
     for w in [n for n in out if " " not in n and n in firsts]:
@@ -1456,13 +1472,33 @@ _AGENT_LABELS = frozenset({
     "operateur", "operador", "operadora", "conseiller", "conseillère", "berater", "beraterin", "mitarbeiter",
     "support", "advisor", "adviser", "csr", "staff", "tech", "technician", "konsultant", "konsultantka",
     "medewerker", "dispatcher", "dispatch", "receptionist", "recepción", "host", "system", "ivr", "ai",
-    "asesor", "asesora", "atendente", "consulente", "handläggare", "kundtjänst", "service"})
+    "asesor", "asesora", "atendente", "consulente", "handläggare", "kundtjänst", "service",
+    # twenty-first round: Turkish, Russian, Malay, Polish, Vietnamese, Korean, Japanese, Chinese agents
+    "temsilci", "operatör", "müşteri temsilcisi", "оператор", "консультант", "ejen", "pegawai", "konsultant",
+    "nhân viên", "tổng đài viên", "상담원", "상담사", "オペレーター", "担当者", "客服", "坐席"})
 _CUSTOMER_LABELS = frozenset({
     "customer", "cliente", "client", "cliente", "caller", "kunde", "kundin", "klant", "user", "usuario",
     "utilisateur", "assicurato", "asegurado", "assuré", "patient", "paciente", "paziente", "guest", "member",
     "klient", "klientka", "kund", "tenant", "inquilino", "locataire", "mieter", "passenger", "pasajero",
-    "student", "parent", "owner", "driver", "rider", "you", "me", "customer (you)"})
+    "student", "parent", "owner", "driver", "rider", "you", "me", "customer (you)",
+    # twenty-first round: the customer's side in Turkish, Russian, Malay, Polish, Vietnamese, Korean,
+    # Japanese, Chinese
+    "müşteri", "arayan", "abone", "клиент", "клиентка", "абонент", "pelanggan", "peminjam", "klientka",
+    "khách hàng", "khách", "고객", "お客様", "客", "顾客", "客户", "用户"})
 _PHONE_IN_REPLY_RE = re.compile(r"(?<![\w+])\+?\(?\d[\d ().-]{5,20}\d(?![\w])")
+
+
+#: An agent's request without a question mark (a transcript's turns lose it): English, and since
+#: the twenty-first round (red-team 31 / 32 read) other languages' "could I have", "please give",
+#: "may I" ("adını soyadını alabilir miyim", "podría decirme", "proszę podać", "말씀해 주시겠어요")
+_REQUEST_RE = re.compile(
+    r"(?i)\b(?:provide|tell me|give me|confirm|share|spell)\b|"
+    r"(?:alabilir|söyler|verebilir|öğrenebilir)\s*mi(?:yim|siniz|sin)?\b|\blütfen\b|"
+    r"\b(?:podría|puede|me)\s+(?:decir(?:me)?|dar(?:me)?|confirmar(?:me)?|indicar(?:me)?)|\bpor favor\b|"
+    r"\bpode(?:ria)?\s+(?:me\s+)?(?:dizer|informar|confirmar|passar)|\b(?:pouvez|pourriez)-vous\b|"
+    r"\bk[öo]nnten?\s+sie\b|\bbitte\b|\bmi\s+(?:dice|dà|conferma|può dire)\b|\bproszę\s+(?:podać|o)\b|"
+    r"\bпожалуйста\b|\b(?:назовите|подтвердите|скажите)\b|\b(?:boleh|sila|tolong)\b|"
+    r"(?:주시겠어요|알려\s?주세요|말씀해)|(?:お願いします|教えて|いただけますか)|(?:请提供|请问|請提供|請問)")
 
 
 def conversation_values(messages: list[dict], keep: frozenset[str] | set[str] = frozenset()
@@ -1501,8 +1537,7 @@ def conversation_values(messages: list[dict], keep: frozenset[str] | set[str] = 
         if role == "assistant" and content.lstrip().startswith("["):
             continue  # "[system action] ..." notes are not questions
         if role == "assistant":
-            asked = _asked(content) if "?" in content or re.search(
-                r"(?i)\b(?:provide|tell me|give me|confirm|share|spell)\b", content) else []
+            asked = _asked(content) if "?" in content or _REQUEST_RE.search(content) else []
             continue
         if role != "user" or not asked:
             continue

@@ -932,7 +932,15 @@ NAME_CONTEXT_RE = re.compile(
     # in-laws and kin of Dutch, Polish, Romanian, Spanish, Italian without "my" ("zwager Karim",
     # "córka Agnieszka", "fiica lui Elena", "cuñado Iker"), a nurse or a hygienist by title
     r"zwager|zwagerin|schoonzus|schoonbroer|córka|żona|mąż|fiica(?: lui)?|fiul(?: lui)?|sora|fratele|"
-    r"cuñad[oa]|suegr[oa]|yerno|nuera|cognat[oa]|suocer[oa]),?|(?i:nurse|hyg\.|matron|ma'am),?|"
+    r"cuñad[oa]|suegr[oa]|yerno|nuera|cognat[oa]|suocer[oa]|"
+    # twenty-first round (red-team 31 / 32 read): kin and neighbours of Spanish, Portuguese, Italian,
+    # French, German, Dutch, Slovak / Czech, Turkish without "my" ("recibe hermano Matías", "dcéra
+    # Ema", "komşu Serkan", "Zusteller Dennis Krause"), Vietnamese kin and forms of address ("vợ:
+    # chị Mai", "bác bảo vệ Tư" is the guard's), Slovak / Czech "p." (pán / pani)
+    r"herman[oa]|hij[oa]|espos[oa]|marido|irmão|irmã|filh[oa]|fratello|sorella|figli[oa]|moglie|marito|frère|sœur|"
+    r"bruder|schwester|sohn|tochter|ehefrau|ehemann|broer|zus|zoon|dochter|dc[ée]ra|manžel(?:ka|ovi)?|sestra|"
+    r"sused(?:a)?|soused(?:ka)?|komşu(?:m)?|eşim|kızım|oğlum|annem|babam|kardeşim|ablam|abim|zusteller|bezorger|"
+    r"vợ|chồng|chị|cô|chú|bác|ông|bà|p\.),?|(?i:nurse|hyg\.|matron|ma'am|fam\.|familie|famille|familia),?|"
     r"named (?:him|her|them|it))[ \t]+" + _TITLE_CHAIN +
     # a person's role or kin before the name in brackets ("wife (Henrietta)", "agent (Rhiannon)")
     r"|\b(?i:" + _ROLE_BEFORE_BRACKET + r")[ \t]*\()"
@@ -1810,7 +1818,10 @@ PREFIXED_ID_RE = re.compile(
     r"(?<![\w/.-])(?P<v>[A-ZΑ-ΩА-ЯЁІЇЄҐ]{2,5}\d{0,2}(?:-[A-ZΑ-ΩА-ЯЁІЇЄҐ0-9]{1,8}){0,3}-\d{4,12}(?:-[A-Z0-9]{1,4})?)"
     r"(?![\w/-]|\.\w)")
 _NOT_RECORD_PREFIX = frozenset("""ISO EN DIN IEC RFC CVE COVID SKU ISBN ISSN ATA UN EC PO IP NATO SARS
-    MIL ASTM ANSI IEEE NF BS GOST JIS ECE UNECE ICD CAS CPT HS NACE ASIN EAN UPC GTIN ГОСТ ДСТУ СТБ СНИП ТУ ΕΛΟΤ""".split())
+    MIL ASTM ANSI IEEE NF BS GOST JIS ECE UNECE ICD CAS CPT HS NACE ASIN EAN UPC GTIN ГОСТ ДСТУ СТБ СНИП ТУ ΕΛΟΤ
+    INC CHG PRB KB KBA CAB MAINT OUTAGE REL RELEASE""".split())
+# (twenty-first round, red-team 27 / 31 / 32's clean records: an IT service desk's incident, change,
+# problem and knowledge records - "INC-2024-0412", "CHG-0045127", "CAB-2024-117" - are the firm's)
 
 
 def _prefixed_id_score(text: str, m: re.Match) -> Optional[float]:
@@ -1991,11 +2002,12 @@ def _speaker_any_case_score(text: str, m: re.Match) -> Optional[float]:
     "BJÖRN:"; not "KUNDTJÄNST:" once)."""
     from spacy.lang.en.stop_words import STOP_WORDS
 
-    from .context import is_common_word, is_english_word, name_gazetteer
+    from .context import _AGENT_LABELS, _CUSTOMER_LABELS, is_common_word, is_english_word, name_gazetteer
 
     v = m.group("v")
     w = v.lower()
-    if w in _ROLE_LABELS or w in STOP_WORDS:
+    # (a transcript's role labels of any language: "temsilci:", "müşteri:" - twenty-first round)
+    if w in _ROLE_LABELS or w in STOP_WORDS or w in _AGENT_LABELS or w in _CUSTOMER_LABELS:
         return None
     if m.group(0)[:1] in " \t" or re.match(r"[ \t]*[\d\[{\"'|>-]", text[m.end("v") + 1:]):
         # an indented label or one before a number, a list, a quote: a YAML or key-value field
@@ -2695,7 +2707,10 @@ SCRIPT_INTRO_NAME_RES = (
                r"(?P<v>" + _AR_WORD + r"(?:[ \t]+" + _AR_WORD + r"){0,3}?)(?=[ \t]+(?:ہے|ہیں|است|هست|هستم|مش|لا|لم|ما)(?![" + _AR + r"])|"
                + _NAME_END_ALT + r")|"
                r"(?:(?<![" + _AR + r"])(?:معك|معاك|أنا|انا|زوجي|زوجتي|زوجها|زوجته|ابني|ابنتي|همسرم|همسر|شوهرم|خانمم|"
-               r"المندوب|السائق|الكابتن|المريض|المريضة|العميل|العميلة|مشتری|راننده|بیمار)[ \t]+(?:اسمه[ \t]+|اسمها[ \t]+)?)"
+               r"المندوب|السائق|الكابتن|المريض|المريضة|العميل|العميلة|مشتری|راننده|بیمار|"
+               # twenty-first round (red-team 32 read): a sister, a brother, a neighbour, a guard
+               # ("أختي سلمى", "للحارس راجو"), and a colon after the role ("المندوب: يوسف")
+               r"أختي|أخي|بنتي|أمي|أبوي|جاري|جارتي|الحارس|للحارس)[ \t]*[:：]?[ \t]+(?:اسمه[ \t]+|اسمها[ \t]+)?)"
                r"(?P<w>" + _AR_WORD + r"(?:[ \t]+" + _AR_WORD + r"){0,3}?)(?=[ \t]+(?:ہے|است|هست|هستم|مش|لا|لم)(?![" + _AR + r"])|"
                + _NAME_END_ALT + r"))", re.M),
     re.compile(r"(?:(?:שמי|קוראים לי|שם מלא|שם הלקוח|שם)[ \t]*:?[ \t]*(?P<v>" + _HE_WORD + r"(?:[ \t]+" + _HE_WORD

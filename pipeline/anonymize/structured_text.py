@@ -578,7 +578,7 @@ def html_text_view(text: str) -> Optional[str]:
     view = _HTML_BLOCK_RE.sub("\n", text)
     view = html.unescape(_TAG_RE.sub("", view))
     view = re.sub(r"[ \t]+", " ", view)
-    return re.sub(r"\n[ \t]*", "\n", view).strip()
+    return re.sub(r"(?:\n[ \t]*)+", "\n", view).strip()
 
 
 def _html_text(fragment: str) -> str:
@@ -742,6 +742,52 @@ def mrz_names(text: str) -> Iterator[tuple[str, str, str]]:
 
 #: a NACHA entry detail record (type "6"): transaction code, the receiving bank's routing number
 #: and check digit, then the fixed-width fields of the entry
+#: A SWIFT MT message's field (ISO 15022 MT1xx, "Standards MT" of SWIFT): ":tag:" at a line's
+#: start, its value up to the next tag or the block's end ("-}")
+_SWIFT_FIELD_RE = re.compile(r"(?m)^:(?P<tag>\d{2}[A-Z]?):(?P<val>[^\n]*(?:\n(?!:\d{2}[A-Z]?:|-\})[^\n]*)*)")
+#: the fields of a party: the ordering customer (50A / F / H / K), the beneficiary (59, 59A / F),
+#: an intermediary or ultimate party (50, 59 options) - "/account" then name and address lines
+_SWIFT_PARTY_TAGS = frozenset({"50", "50F", "50H", "50K", "59", "59F"})
+
+
+def swift_mt_values(text: str) -> Iterator[tuple[str, str, str]]:
+    """``(value, entity, source)`` of a SWIFT MT payment message (MT103 / MT202 ...): the
+    sender's and the related reference (fields 20 / 21: ACCOUNT_ID), and of each party (fields
+    50 and 59 in options K / F / H / none) the account ("/GB11..." -> ACCOUNT_ID), the name
+    (PERSON; option F's "1/" line) and the first address line (STREET_ADDRESS; option F's "2/").
+    Twenty-first round of issue 11 (red-team 31 read: an MT103's beneficiary and their account
+    were kept)."""
+    if ":" not in text:
+        return
+    for m in _SWIFT_FIELD_RE.finditer(text):
+        tag, lines = m.group("tag"), [ln.strip() for ln in m.group("val").split("\n") if ln.strip()]
+        src = f"swift:{tag}"
+        if not lines:
+            continue
+        if tag in ("20", "21"):
+            if any(c.isdigit() for c in lines[0]) and len(lines[0]) >= 6:
+                yield lines[0], "ACCOUNT_ID", src
+            continue
+        if tag not in _SWIFT_PARTY_TAGS:
+            continue
+        if lines[0].startswith("/"):
+            account = lines[0][1:].strip()
+            if sum(c.isdigit() for c in account) >= 5:
+                yield account, "ACCOUNT_ID", src
+            lines = lines[1:]
+        if tag.endswith("F"):  # "1/NAME", "2/ADDRESS", "3/CC/TOWN"
+            for ln in lines:
+                if ln.startswith("1/"):
+                    yield ln[2:].strip(), "PERSON", src
+                elif ln.startswith("2/") and any(c.isdigit() for c in ln):
+                    yield ln[2:].strip(), "STREET_ADDRESS", src
+            continue
+        if lines and not any(c.isdigit() for c in lines[0]):
+            yield lines[0], "PERSON", src
+            if len(lines) > 2 and any(c.isdigit() for c in lines[1]):
+                yield lines[1], "STREET_ADDRESS", src
+
+
 _NACHA_ENTRY_RE = re.compile(r"(?m)^6\d{2}\d{9}.{70,82}$")
 
 

@@ -326,3 +326,59 @@ def test_account_invoice_and_ticket_labels(anon, text, value):
 ])
 def test_customer_and_prescriber_number_keys(anon, obj, value):
     assert value not in _tool_text(anon, json.dumps(obj, ensure_ascii=False))
+
+
+# ---------------------------------------- a letter's address block, labels after a name
+@pytest.mark.parametrize("text,values", [
+    ("Benefits Office, 4 Civic Way, Walsall WS1 1TP\n\nMrs Philippa R. Dunmore\n19 Ferry Bank\nTipton\nDY4 7QE\n\nOur ref: PB/11",
+     ["Philippa", "Dunmore", "19 Ferry Bank"]),
+    ("Mailing address on file:\nROSALIND K. ABERNATHY-COLE\n2210 Larkspur Course RD\nTEMPE AZ 85281",
+     ["ROSALIND K. ABERNATHY-COLE", "2210 Larkspur Course RD"]),
+])
+def test_a_postal_address_block(anon, text, values):
+    _gone(_tool_text(anon, text), values)
+
+
+def test_a_firms_address_block_keeps_the_firm(anon):
+    assert "Harbour Widgets Ltd" in _tool_text(anon, "Harbour Widgets Ltd\n12 Quay Road\nLeeds LS1 4AP")
+
+
+def test_a_name_before_a_codes_label(anon):
+    out = user(anon, "Mia moglie Ludovica Ferrante CF FRRLDV85E55F839R, a carico no.")
+    _gone(out, ["Ludovica", "Ferrante"])
+    assert "Dell XPS 13" in user(anon, "I bought a Dell XPS 13 for work")
+
+
+@pytest.mark.parametrize("text,value,kept", [
+    ("el rut de mi mamá es 7.204.118-3, ella es Remedios Ibarra Vidal", "Remedios", None),
+    ("ella es muy amable y él es Profesor", None, "Profesor"),
+])
+def test_she_is_of_other_languages(anon, text, value, kept):
+    out = user(anon, text)
+    if value:
+        assert value not in out
+    if kept:
+        assert kept in out
+
+
+@pytest.mark.parametrize("text", [
+    "Danmarks Nationalbank holder lukket 24.–26. december, så overførsler gennemføres først den næste bankdag.",
+    "Weekly INC-2024-0412 and CHG-0045127 were closed by the CAB (CAB-2024-117).",
+])
+def test_words_and_records_of_the_firm_stay(anon, text):
+    assert user(anon, text) == text
+
+
+# ---------------------------------------- signatures with a role in brackets or an initial
+@pytest.mark.parametrize("text,value", [
+    ("Can you check the list? Someone replied oddly. - Kelly (reception)", "Kelly"),
+    ("Added to the register. Review on 14/08. - Lewis P.", "Lewis"),
+    ("Thanks,\nBronagh (front desk)", "Bronagh"),
+])
+def test_signatures_with_a_role_or_an_initial(anon, text, value):
+    assert value not in user(anon, text)
+
+
+@pytest.mark.parametrize("text", ["Thanks,\nBilling (team)", "Prices rose 4%. - Regards (team)"])
+def test_a_desk_signing_stays(anon, text):
+    assert user(anon, text) == text

@@ -155,7 +155,10 @@ _THING_NOUN = (r"(?:Falls|Safari|Resort|Outlet|Mall|Bakery|Cafe|Café|Restaurant
 _PRODUCT_AFTER_RE = re.compile(
     r"[ \t]+(?!(?:MD|DO|RN|NP|PA|DDS|DMD|DVM|CPA|MBA|JD|PHD|PhD|MSc|BSc|II|III|IV|VI|JR|SR|ESQ|OBE|MBE|CBE|KC|QC|MP|"
     r"RIP|CEO|CFO|CTO|COO|VP|HR|IT|PR|LLC|USA|UK)(?![\w-]))"
-    r"(?:[A-Z][a-z]+[A-Z][A-Za-z]*|[A-Z]{2,3}\d*|[A-Z]+\d+[A-Za-z\d]*)(?![\w-])")
+    # (two or three capitals before a code are its label, no model: "Annalisa Greco CF
+    # GRCNLS85E55F839R", "Ana Ruiz DNI 12345678Z" - twenty-first round)
+    r"(?:[A-Z][a-z]+[A-Z][A-Za-z]*|[A-Z]{2,3}\d*(?![\w-])(?![ \t]*[:#]?[ \t]*(?=[A-Z0-9]{6,})[A-Z0-9]*\d[A-Z0-9]*(?![\w-]))"
+    r"|[A-Z]+\d+[A-Za-z\d]*)(?![\w-])")
 #: A CamelCase product word ("QuietComfort", "PowerCore"); not a family name's prefix
 #: ("McDonald", "MacArthur", "DeShawn", "LaToya", "VanDyke").
 _CAMEL_WORD_RE = re.compile(r"\b(?!(?:Mc|Mac|De|Di|Da|Du|La|Le|Lo|Van|Von|St|Fitz)[A-Z]|PhD\b|MSc\b|BSc\b)"
@@ -1704,7 +1707,7 @@ class Anonymizer:
                         runs = [f"{m.group('f')} {m.group('l')}", nickname_of(m)] if m else [value]
                     elif rec_name in ("SpeakerAnyCaseRecognizer", "DashSignatureRecognizer", "MailHeaderNameRecognizer",
                                       "CapsCommaNameRecognizer", "MrzRecognizer", "InitialSurnameRecognizer",
-                                      "P2pNameRecognizer"):
+                                      "P2pNameRecognizer", "AddressBlockRecognizer"):
                         runs = [value]  # "cormac:", "BJÖRN:": the label as written (no Capitalized run)
                         if rec_name == "MrzRecognizer":
                             # the zone's name line whole too: its surname is glued to the issuing
@@ -2615,7 +2618,7 @@ _STRONG_PERSON_RECOGNIZERS = frozenset({"SpeakerLabelRecognizer", "NamePossessiv
                                         "RoleDashSpeakerRecognizer", "KidsListRecognizer", "InitialSurnameRecognizer",
                                         "NameThenKinRecognizer", "P2pNameRecognizer",
                                         # (its nickname even when a word: "Nina 'Mags' Donnelly")
-                                        "NicknameNameRecognizer"})
+                                        "NicknameNameRecognizer", "AddressBlockRecognizer"})
 #: Keys of an object under a person key that hold a part of the person's name ("guest":
 #: {"first": "Anselm", "last": "Whitcombe"}).
 _PERSON_PART_KEYS = {"first": "FIRST_NAME", "given": "FIRST_NAME", "middle": "FIRST_NAME", "last": "LAST_NAME",

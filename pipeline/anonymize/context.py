@@ -455,7 +455,10 @@ _SIGN_OFF_RE = re.compile(r"(?i)(?:^|\n)[ \t]*(?:(?:kind|best|warm|warmest)\s+re
                           + r")[ \t]*[,.!]?[ \t]*\n[ \t]*$")
 #: Words of a team or firm's signature, not a person's: "Regards,\nThe Support Team".
 _TEAM_WORDS = frozenset("team support service services customer care desk department office group staff "
-                        "inc ltd llc gmbh corp company bank store shop management".split())
+                        "inc ltd llc gmbh corp company bank store shop management "
+                        # twenty-first round: a desk that signs ("Thanks,\nBilling (team)")
+                        "billing accounts payroll reception dispatch operations sales admin helpdesk "
+                        "claims collections compliance finance logistics marketing".split())
 _SENTENCE_START_RE = re.compile(r"(?:^|[.!?:;\n\-\u2022*>\"(]\s*|\n\s*(?:[-*\u2022]|\d+[.)])\s*)$")
 
 
@@ -887,7 +890,9 @@ def _line_of(text: str, start: int, end: int) -> str:
 #: A line that holds only a name (bullets and punctuation aside): a letterhead or signature.
 _LINE_ALONE_RE = re.compile(r"[\W\d_]*(?:(?:From|To|Cc|Bcc|Name|Author|Contact|Signed|Photo|Written by|By):[ \t]*)?"
                             + NAME_WORD + r"(?: (?:[A-Z]\.? )?(?:" + NAME_PARTICLE + r" ){0,2}"
-                            + NAME_WORD + r"){1,3}(?:[ \t]+[-\u2013\u2014|][ \t]+[^\n]{1,60})?[\W_]*")
+                            + NAME_WORD + r"){1,3}(?:[ \t]+[-\u2013\u2014|][ \t]+[^\n]{1,60}"
+                            # (or a role in brackets: "Bronagh (front desk)" - twenty-first round)
+                            r"|[ \t]*\([^()\n]{1,30}\))?[\W_]*")
 #: A signature's name line: as :data:`_LINE_ALONE_RE`, one word too ("Joost | Billing team").
 #: After a closing line, an affiliation after a comma too ("Heidrun Wallenstein, Förderverein
 #: Stadtmuseum": tenth round).

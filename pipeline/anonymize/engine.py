@@ -703,6 +703,9 @@ _NAME_QUESTION = (r"(?:what(?:['\u2019]s| is| was) your (?:(?:full|first|last|fa
 #: naam is Femke de Wit-Jansen", "Mme Apolline Garnier-Vidal", "meneer Pieterse"); not "ich bin" or
 #: "je suis" (German nouns are Capitalized: "ich bin Kunde"; "je suis Désolé" at a line start).
 _FOREIGN_INTRO = (r"hier ist|hier spricht|mein name ist|ich hei(?:ß|ss)e|mijn naam is|ik ben|hier is|je m['\u2019]appelle|"
+                  # "she / he is" of languages that write their nouns in lower case ("ella es Marta
+                  # Isabel Contreras": twenty-first round, red-team 31 read)
+                  r"ella es|él es|elle est|il est|lei è|lui è|ela é|ele é|"
                   r"mon nom est|me llamo|mi nombre es|soy|mi chiamo|il mio nome [èe]|meu nome [ée]|chamo-me|"
                   r"mme\.?|mlle\.?|madame|monsieur|frau|herrn?|meneer|mevrouw|mevr\.|dhr\.|sr\.|sra\.|srta\.|"
                   # seventeenth round: German "Hr." / "Hrn." / "Fr." (Herr, Herrn, Frau)
@@ -1183,7 +1186,7 @@ def _name_context_score(text: str, m: re.Match) -> Optional[float]:
 
 
 #: introductions of other languages that also open "I am <noun / adjective>" (ninth round)
-_WEAK_INTRO_RE = re.compile(r"(?i)\b(?:je suis|ich bin|soy|sou|sono)[ \t]+$")
+_WEAK_INTRO_RE = re.compile(r"(?i)\b(?:je suis|ich bin|soy|sou|sono|ella es|él es|elle est|il est|lei è|lui è|ela é|ele é)[ \t]+$")
 
 
 #: A name that owns personal data ("here's Einar's address", "Ottilie's phone number").
@@ -1658,7 +1661,9 @@ def _id_after_name_score(text: str, m: re.Match) -> Optional[float]:
 #: "this is for flat 2 at 9 Cowgate. - ross"): ninth round
 DASH_SIGNATURE_RE = re.compile(
     r"(?:[.!?)]|\d)[ \t]*[-\u2013\u2014][ \t]*(?P<v>[" + UPPER + LOWER + r"][" + LOWER + r"'-]+"
-    r"(?: [" + UPPER + r"][" + LOWER + r"'-]+(?:-[" + UPPER + r"][" + LOWER + r"'-]+)?)?)[ \t]*\.?[ \t]*$")
+    r"(?: [" + UPPER + r"][" + LOWER + r"'-]+(?:-[" + UPPER + r"][" + LOWER + r"'-]+)?)?"
+    # (an initial after it, a role in brackets: "- Lewis P.", "- Kelly (reception)": twenty-first round)
+    r"(?: [" + UPPER + r"]\.)?)[ \t]*(?:\([^()\n]{1,30}\))?[ \t]*\.?[ \t]*$")
 
 
 #: A name signed after a short sign-off or a slash at the end of a message ("... abbuchen. LG Lukas
@@ -1706,7 +1711,9 @@ def _dash_signature_score(text: str, m: re.Match) -> Optional[float]:
 
     words = m.group("v").split()
     first = words[0].lower()
-    if first in STOP_WORDS or first not in name_gazetteer()[0] or (len(words) == 1 and is_english_word(first)):
+    # (a first name that is also a word signs with its role in brackets: "- Kelly (reception)")
+    if first in STOP_WORDS or first not in name_gazetteer()[0] or (
+            len(words) == 1 and is_english_word(first) and "(" not in m.group(0)):
         return None
     return 0.7
 
@@ -1743,7 +1750,9 @@ SIGNATURE_NAME_RE = re.compile(
     # (after a team's name and a slash: "Nordfrakt kundtjänst / Sara" - twentieth round)
     r"(?m)^[ \t]*(?:[^\n/]{2,50} / )?(?P<v>[" + UPPER + r"][" + LOWER + r"'-]+(?:-[" + UPPER + r"][" + LOWER + r"'-]+)?"
     # (family-name particles inside: "Sanne de Vries-Bakker", eleventh round)
-    r"(?: (?:" + NAME_PARTICLE + r" ){0,2}[" + UPPER + r"][" + LOWER + r"'-]+(?:-[" + UPPER + r"][" + LOWER + r"'-]+)?){0,2})[ \t]*$")
+    r"(?: (?:" + NAME_PARTICLE + r" ){0,2}[" + UPPER + r"][" + LOWER + r"'-]+(?:-[" + UPPER + r"][" + LOWER + r"'-]+)?){0,2})"
+    # (a role in brackets after it: "Bronagh (front desk)" - twenty-first round)
+    r"[ \t]*(?:\([^()\n]{1,30}\))?[ \t]*$")
 
 
 def _signature_name_score(text: str, m: re.Match) -> Optional[float]:
@@ -3057,6 +3066,51 @@ class CjkSpokenDigitsRecognizer(RegexRecognizer):
         return out
 
 
+#: A postal address block of a letter or a statement ("Mr Michelle S. Powell\n27 Holloway Bank\n
+#: Wednesbury\nWS62 5NQ", "GLORIA E. MENDOZA-REYES\n1608 Figueroa Course RD\nPHOENIX AZ 91122"): a
+#: name line, a line opening with a house number, then a town line and a postcode on it or on the
+#: line after (twenty-first round, red-team 29 / 31 read: the street of a block with no street
+#: noun, the name in capitals above it)
+ADDRESS_BLOCK_RE = re.compile(
+    r"(?m)^[ \t]*(?P<n>(?:(?:Mr|Mrs|Ms|Miss|Mx|Dr|MR|MRS|MS|DR)\.?[ \t]+)?[A-Z][\w'\u2019.-]*(?:[ \t]+[A-Z][\w'\u2019.-]*){1,3})[ \t]*\n"
+    r"[ \t]*(?P<s>\d{1,5}[A-Za-z]?(?:[-/]\d{1,4})?[ \t]+[A-Z][\w'\u2019.-]*(?:[ \t]+[A-Za-z][\w'\u2019.-]*){0,4})[ \t]*,?[ \t]*\n"
+    r"[ \t]*(?P<t>[A-Z][^\n]{1,40})(?:\n[ \t]*(?P<p>[^\n]{2,12}))?")
+_BLOCK_POSTCODE_RE = re.compile(r"(?<![\w-])(?:[A-Z]{1,2}\d[A-Z\d]?[ \t]?\d[A-Z]{2}|[A-Z]{2}[ \t]+\d{5}(?:-\d{1,4})?|\d{4,5}(?:-\d{3,4})?)(?![\w-])")
+
+
+class AddressBlockRecognizer(RegexRecognizer):
+    """The person and the street of :data:`ADDRESS_BLOCK_RE`: the block must end in a postcode
+    (British, "ST 12345", 4-5 digits) on its town line or the next; the name line holds a title or
+    a word of the name lists and no firm's word (:func:`_is_company_word`); PERSON (without the
+    title) and STREET_ADDRESS."""
+
+    _TITLE_RE = re.compile(r"^(?:Mr|Mrs|Ms|Miss|Mx|Dr|MR|MRS|MS|DR)\.?[ \t]+")
+
+    def __init__(self, score: float = 0.7):
+        super().__init__("AddressBlockRecognizer", "PERSON", [], score)
+        self.supported_entities = ["PERSON", "STREET_ADDRESS"]
+
+    def hits(self, text: str) -> list[PatternHit]:  # noqa: D102
+        if text.count("\n") < 2:
+            return []
+        from .context import name_gazetteer
+
+        firsts, lasts = name_gazetteer()
+        out = []
+        for m in ADDRESS_BLOCK_RE.finditer(text):
+            if not (_BLOCK_POSTCODE_RE.search(m.group("t")) or (m.group("p") and _BLOCK_POSTCODE_RE.fullmatch(m.group("p").strip()))):
+                continue
+            name = m.group("n")
+            title = self._TITLE_RE.match(name)
+            words = [w.strip(".,").lower() for w in name[title.end() if title else 0:].split()]
+            if any(_is_company_word(w) for w in words) or not (title or any(w in firsts or w in lasts for w in words)):
+                continue
+            ns = m.start("n") + (title.end() if title else 0)
+            out.append(PatternHit("PERSON", ns, m.end("n"), self.score, self.name))
+            out.append(PatternHit("STREET_ADDRESS", m.start("s"), m.end("s"), self.score, self.name))
+        return out
+
+
 class SpokenAddressRecognizer(RegexRecognizer):
     """A street and its house number said in words ("Dürener Straße hundertzwölf", "Rua da
     Boavista... duzentos e doze", "number nine, um, Quarry Bank Rise"): :mod:`.number_words`
@@ -3225,6 +3279,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
         KidsListRecognizer(),
         SpokenNumberRecognizer(),
         CjkSpokenDigitsRecognizer(),
+        AddressBlockRecognizer(),
         SpokenAddressRecognizer(),
         RegexRecognizer("SpokenDigitsRecognizer", "ACCOUNT_ID", [SPOKEN_DIGITS_RE], 0.7,
                         validate=_spoken_digits_score),

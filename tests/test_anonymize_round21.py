@@ -382,3 +382,32 @@ def test_signatures_with_a_role_or_an_initial(anon, text, value):
 @pytest.mark.parametrize("text", ["Thanks,\nBilling (team)", "Prices rose 4%. - Regards (team)"])
 def test_a_desk_signing_stays(anon, text):
     assert user(anon, text) == text
+
+
+def test_a_first_name_right_before_an_identity_number(anon):
+    out = user(anon, "I figli: Ottavio ESPGNR12H03F839T e Benedetta SPSSFO16P41F839W, a carico.")
+    _gone(out, ["Ottavio", "Benedetta"])
+    assert "Total XK99887766" in user(anon, "Order shipped, Total XK99887766 ok")
+
+
+def test_a_greeting_before_an_emoji(anon):
+    assert "Francisca" not in user(anon, "Crédito Austral: Hola Francisca 👋 Te recordamos que tu cuota venció.")
+
+
+def test_a_person_fields_name_and_number_in_an_html_table(anon):
+    out = _tool_text(anon, "<table><tr><th>Contact number</th><td>05845 743 370</td></tr>\n"
+                           "<tr><th>Engineer</th><td>Kwabena (ID ZAJ-8244)</td></tr></table>")
+    _gone(out, ["Kwabena", "ZAJ-8244"])
+
+
+@pytest.mark.parametrize("obj,value", [
+    ({"rider": {"id": "rdr_7781120"}}, "rdr_7781120"),
+    ({"custom_fields": [{"id": 360012, "value": "drv_44190"}]}, "drv_44190"),
+])
+def test_a_role_prefixed_person_id(anon, obj, value):
+    assert value not in _tool_text(anon, json.dumps(obj))
+
+
+def test_words_with_a_role_prefix_stay(anon):
+    text = "see the user-guide and pt-BR notes"
+    assert _tool_text(anon, text) == text

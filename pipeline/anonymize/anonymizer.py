@@ -1172,21 +1172,8 @@ class Anonymizer:
                 self._check_unicode(s, where)
                 scan.strings.append(s)
             ent = self._key_entity(key, s)
-            if ent is None and isinstance(obj, str) and self.config.is_person_key(key):
-                m = _NAME_EMAIL_RE.fullmatch(s.strip())
-                if m:  # "Ines Quintero <ines@example.org>"
-                    self._register(scan, m.group("name"), "PERSON", f"key:{key}")
-                    self._register(scan, m.group("email"), "EMAIL_ADDRESS", f"key:{key}")
-                    return
-                m = _NAME_THEN_NUMBER_RE.fullmatch(s.strip())
-                if m and self._person_value_entity(m.group("name")) == "PERSON":
-                    # "contact": "ササキ ケンタ 080-6127-9043", "against": "Sonu Yadav (FE-DEL-3391)": a
-                    # person and a number of theirs (sixteenth round, red-team 15 read)
-                    self._register(scan, m.group("name"), "PERSON", f"key:{key}")
-                    num = m.group("num")
-                    self._register(scan, num, "PHONE_NUMBER" if _PHONE_SHAPE_RE.fullmatch(num) else "ACCOUNT_ID",
-                                   f"key:{key}")
-                    return
+            if ent is None and isinstance(obj, str) and self._person_key_pair(scan, key, s, f"key:{key}"):
+                return
             if ent:
                 self._register(scan, s, ent, f"key:{key}")
             elif isinstance(obj, str):
@@ -1206,6 +1193,26 @@ class Anonymizer:
                     self._collect_patterns(scan, s, structured_only=False)
                     if "</" in s or "=" in s:  # "<subscriber><address>東京都...</address>" with no blank
                         self._collect_text_fields(scan, s)
+
+    def _person_key_pair(self, scan: _Scan, key: Optional[str], value: str, source: str) -> bool:
+        """A person key's value of a name and a contact or a number of theirs: "Ines Quintero
+        <ines@example.org>", "ササキ ケンタ 080-6127-9043", "Sonu Yadav (FE-DEL-3391)" (sixteenth round,
+        red-team 15 read), in a JSON object or, since the twenty-first round, an XML / HTML / log
+        field ("<th>Engineer</th><td>Kwame (ID ZAJ-8244)</td>"). True when registered."""
+        if not key or not self.config.is_person_key(key):
+            return False
+        m = _NAME_EMAIL_RE.fullmatch(value.strip())
+        if m:
+            self._register(scan, m.group("name"), "PERSON", source)
+            self._register(scan, m.group("email"), "EMAIL_ADDRESS", source)
+            return True
+        m = _NAME_THEN_NUMBER_RE.fullmatch(value.strip())
+        if m and self._person_value_entity(m.group("name")) == "PERSON":
+            self._register(scan, m.group("name"), "PERSON", source)
+            num = m.group("num")
+            self._register(scan, num, "PHONE_NUMBER" if _PHONE_SHAPE_RE.fullmatch(num) else "ACCOUNT_ID", source)
+            return True
+        return False
 
     @staticmethod
     def _number_group(scan: _Scan, values: Iterable[Any]) -> None:
@@ -1336,6 +1343,8 @@ class Anonymizer:
             exact = key == "address" or self.config.key_entity(key)[1]
             if ent and (_shape_ok(ent, v) or (exact and ent != "PHONE_NUMBER")):
                 self._register(scan, v, ent, f"{kind}:{key}")
+            elif ent is None:
+                self._person_key_pair(scan, key, v, f"{kind}:{key}")
         if "|" in text:
             for value, ent, src in hl7_values(text):
                 self._register(scan, value, ent, src)
@@ -1965,6 +1974,27 @@ class Anonymizer:
             return "PERSON"
         return None
 
+    def _names_before_ids(self, scan: _Scan) -> None:
+        """A first name of the lists right before a found identity or account number is its
+        holder ("I figli: Gennaro ESPGNR12H03F839T e Sofia SPSSFO16P41F839W", "Kelly Caldwell
+        (LJ71013833)"): the first name, and the Capitalized word after it when it is no common
+        word (twenty-first round, red-team 31 read)."""
+        ids = [v for v, e in scan.values.items() if e in _HOLDER_ID_ENTITIES and len(v) >= 7
+               and sum(c.isdigit() for c in v) >= 4 and not v.isdigit()]
+        if not ids:
+            return
+        firsts = name_gazetteer()[0]
+        rx = re.compile(r"(?<![\w'-])(?P<f>" + NAME_WORD + r")(?:[ \t]+(?P<l>" + NAME_WORD + r"))?[ \t]*[(:,]?[ \t]*(?:"
+                        + "|".join(map(re.escape, sorted(ids, key=len, reverse=True))) + r")(?![\w-])")
+        for text in scan.texts:
+            for m in rx.finditer(text):
+                f, last = m.group("f"), m.group("l")
+                if f.lower() not in firsts or is_common_word(f.lower()) or f.lower() in self._keep_words:
+                    continue
+                self._register(scan, f, "FIRST_NAME", "context:name_before_id")
+                if last and not is_common_word(last.lower()) and last.lower() not in self._keep_words:
+                    self._register(scan, last, "LAST_NAME", "context:name_before_id")
+
     def _expand_registry(self, scan: _Scan) -> None:
         """The record's entity registry, grown from what was found: a name's neighbouring name
         words ("Ines" before a known "Quintero", "erikstad" after "dagny"), "Name (handle)"
@@ -1972,6 +2002,7 @@ class Anonymizer:
         anywhere in the record."""
         known_plain = frozenset(strip_accents(w.lower()) for v, e in scan.values.items() if e in NAME_ENTITIES
                                 for w in v.split() if len(w) >= 3)
+        self._names_before_ids(scan)
         for text in scan.strings:
             for fname, first, last in file_name_people(text, known_plain):  # "scan_passport_tobiasz_wrzesniewski.pdf"
                 self._register(scan, first, "FIRST_NAME", "context:file_name")
@@ -2706,6 +2737,8 @@ def _cell_shape(cell: str) -> str:
     return re.sub(r"[^\W\d_]", "A", re.sub(r"\d", "9", cell))
 
 
+#: the entities of a number that a name right before it holds (:meth:`Anonymizer._names_before_ids`)
+_HOLDER_ID_ENTITIES = frozenset({"ACCOUNT_ID", "SSN", "US_SSN", "USER_ID"})
 #: one name word in capitals, or capitals with a hyphen or an apostrophe ("MULLINS", "O'NEILL-KAPOOR")
 _CAPS_NAME_WORD_RE = re.compile(r"[^\W\d_a-z]{2,}(?:['\u2019-][^\W\d_a-z]{2,})*")
 _NAME_PARENT_KEYS = frozenset({"name", "names", "full_name", "legal_name", "person_name", "nombre", "nom"})
@@ -2758,7 +2791,9 @@ _ADDRESS_PART_ZIP_RE = re.compile(
 #: Romanian "cp", "pc", Russian "index"): alone they are a capacity, a count, a computer
 #: a person key's value holding a name and then a phone or an id ("ササキ ケンタ 080-6127-9043",
 #: "Sonu Yadav (FE-DEL-3391)", "Jenalyn Ramos / +63 917 845 2213")
-_NAME_THEN_NUMBER_RE = re.compile(r"(?P<name>[^\d()<>@,;/]{2,60}?)[ \t]*(?:[,;/:-][ \t]*|\((?=.*\)$))?"
+_NAME_THEN_NUMBER_RE = re.compile(r"(?P<name>[^\d()<>@,;/]{2,60}?)[ \t]*(?:[,;/:-][ \t]*|\((?=.*\)$)"
+                                  # (the number's label in the brackets: "Kwame (ID ZAJ-8244)" - twenty-first round)
+                                  r"(?:(?i:id|no\.?|nr\.?|#|tel\.?|mob\.?)[ \t:.#]*)?)?"
                                   r"(?P<num>\+?\(?\d[\d ()-]{5,20}\d|[A-Z]{1,5}-?[A-Z0-9-]{0,8}\d[A-Z0-9-]{1,12})\)?")
 #: an id's shape under a person key: capitals, a separator, three digits or more ("HNG-0447", "C-10023")
 _PERSON_ID_RE = re.compile(r"(?=(?:\D*\d){3})[A-Z]{1,6}[-_/]?(?:[A-Z0-9]{1,6}[-_/])?\d[\dA-Z-]{1,14}")

@@ -1107,7 +1107,8 @@ GREETING_NAME_RE = re.compile(
     r"(?P<g>merci|gracias|grazie|obrigad[oa]|danke|dankjewel|dank je|tak|takk|tack|kiitos|köszönöm|dziękuję|"
     r"děkuji|hvala|teşekkürler|sağ ?ol|bonjour|bonsoir|salut|hola|ciao|olá|hallo|hej|hei|ahoj|cześć|szia|tere|"
     r"merhaba|asante|shukran))[ \t,]+"
-    r"(?P<v>" + NAME_WORD + r"(?:[ \t]" + NAME_WORD + r")?)(?=[ \t]*[,!.:;]|[ \t]*$)", re.M)
+    # (an emoji after the name ends it too: "Hola Francisca 👋 Te recordamos" - twenty-first round)
+    r"(?P<v>" + NAME_WORD + r"(?:[ \t]" + NAME_WORD + r")?)(?=[ \t]*[,!.:;]|[ \t]*$|[ \t]*[\u2600-\u27BF\U0001F300-\U0001FAFF])", re.M)
 
 
 #: a name before an English / South Asian courtesy word ("Raghavendra sir can receive it", "Priya

@@ -411,3 +411,10 @@ def test_a_role_prefixed_person_id(anon, obj, value):
 def test_words_with_a_role_prefix_stay(anon):
     text = "see the user-guide and pt-BR notes"
     assert _tool_text(anon, text) == text
+
+
+def test_a_speaker_label_of_a_role_and_a_name(anon):
+    out = user(anon, "Customer: my parcel is stuck\nAgent Blessing: Hi there, I can help.\n"
+                     "Customer Service: we are open\nSupport Team: ok")
+    assert "Blessing" not in out
+    _kept(out, ["Customer Service:", "Support Team:"])

@@ -1920,7 +1920,7 @@ SPEAKER_RE = re.compile(r"(?m)^[ \t]*(?P<v>" + NAME_WORD + r"(?: " + NAME_WORD +
 ROLE_DASH_SPEAKER_RE = re.compile(
     r"(?m)^[ \t]*(?:\[[^\]\n]{0,24}\][ \t]*)?\[?(?i:agent|agente|customer|operator|operador(?:a)?|operatore|support|rep|"
     r"advisor|adviser|conseill(?:er|[eè]re)|berater(?:in)?|asesor(?:a)?|atendente|एजेंट|प्रतिनिधि|सहायक|ग्राहक|"
-    r"оператор|оператер|консультант|المندوب|الموظف|נציג|נציגה|상담원|客服|担当)[ \t]*[-–—][ \t]*"
+    r"оператор|оператер|консультант|المندوب|الموظف|נציג|נציגה|상담원|客服|担当)(?:[ \t]*[-–—][ \t]*|(?P<sp>[ \t]+))"
     r"(?P<v>[^\W\d_][^\s\]:\-–—]*(?:[ \t][^\W\d_][^\s\]:\-–—]*){0,2})[ \t]*\]?[ \t]*:")
 
 
@@ -1932,13 +1932,20 @@ VCARD_ADR_ZIP_RE = re.compile(r"(?mi)^(?:item\d+\.)?ADR(?:;[^:\n]*)?:(?:[^;\n]*;
 
 
 def _role_dash_score(text: str, m: re.Match) -> Optional[float]:
-    """A name after a role and a dash: in a cased script Capitalized ("Agent - note:" is none), no
-    role or field word, no stop word ("Support - Tier 2:" has a digit and is none)."""
+    """A name after a role and a dash (or a blank): in a cased script Capitalized ("Agent - note:"
+    is none), no role or field word, no stop word ("Support - Tier 2:" has a digit and is none)."""
     from spacy.lang.en.stop_words import STOP_WORDS
 
     words = m.group("v").split()
     if any(w[:1].islower() or w.lower() in _ROLE_LABELS or w.lower() in STOP_WORDS for w in words):
         return None
+    if m.group("sp"):
+        # "Agent Blessing: Hi Kaitlyn" (a blank, no dash: twenty-first round, red-team 32 read): one
+        # or two words, the first a first name of the lists ("Customer Service:", "Support Team:" stay)
+        from .context import name_gazetteer
+
+        if len(words) > 2 or words[0].lower() not in name_gazetteer()[0]:
+            return None
     return 0.7
 
 

@@ -184,6 +184,20 @@ TW_CJK = ["王建平", "李国栋", "张志远", "刘德胜", "陈立新", "杨�
 TW_INITIAL = ["K. Oyelaran", "T. Achterberg", "M. Szczepanik", "R. Vandermolen", "J. Abernethy", "P. Okonkwo",
               "S. Lindqvist", "L. Tremblay", "D. Kowalczyk", "H. Nakashima", "A. Fitzwilliam", "E. Oyelowo",
               "C. Whitcombe", "B. Okonkwo"]
+#: the twenty-first round's kinds are planted from this persona on (a porting export's rows with no
+#: header - names in capitals, a ZIP after the state -, a nickname in quotes, a phone read in
+#: Korean digits, a SWIFT payment's beneficiary, a letter's address block, a chat speaker's dotted
+#: handle, a doctor's name before his title in Chinese)
+TWENTY_FIRST_FROM = 9
+TW1_FIRST = ["PERPETUA", "EUSEBIO", "CASIMIR", "LEOCADIA", "IGNATIUS", "EULALIA", "JOLANDA", "TEODORA", "ANSELMO",
+             "BENEDIKTA", "COSIMA", "EMERIC", "FULVIA", "HILDEGARD"]
+TW1_OTHER = ["ISIDORA", "JOVITA", "KONSTANTIN", "LUDMILA", "PERPETUA", "EUSEBIO", "CASIMIR", "LEOCADIA", "IGNATIUS",
+             "EULALIA", "JOLANDA", "TEODORA", "ANSELMO", "BENEDIKTA"]
+TW1_LAST = ["THISTLEWOOD", "PENNEFATHER", "VOSSBERG", "QUARSHIE", "HAVERTY", "OKONJO", "FAIRWEATHER", "ABERNATHY",
+            "FERRANTE", "LINDGREN", "THISTLEWOOD", "PENNEFATHER", "VOSSBERG", "QUARSHIE"]
+TW1_CJK = ["林志明", "郭建宏", "何文彬", "罗振宇", "梁思远", "宋立群", "谢宏伟", "韩志刚", "唐国平", "冯建民",
+           "曹永明", "彭德华", "曾国伟", "肖振东"]
+_KO_DIGITS = "공일이삼사오육칠팔구"
 #: the thirteenth round's kinds are planted from this persona on (a table, a Hindi introduction,
 #: digits spoken in a transcript, an id a few words after its label)
 THIRTEENTH_FROM = 6
@@ -345,6 +359,17 @@ def persona(i: int) -> dict:
         "tw_msisdn": f"4479112{30017 + i * 37:05d}", "tw_agent": TW_AGENT[i], "tw_spelled": TW_SPELLED[i],
         "tw_nick": f"kasia_w{i:02d}r", "tw_mask": f"{7781 + i * 11}", "tw_cjk": TW_CJK[i], "tw_initial": TW_INITIAL[i],
         "twentieth": i >= TWENTIETH_FROM,
+        # issue 11, twenty-first round
+        "tw1_last": TW1_LAST[i], "tw1_first": TW1_FIRST[i], "tw1_last2": TW1_LAST[(i + 3) % 14],
+        "tw1_first2": TW1_OTHER[i], "tw1_street": f"{14 + i} Birch Ct", "tw1_street2": f"{9 + i} Lake Rd",
+        "tw1_swift_street": f"{88 + i} Verity Lane", "tw1_block_zip": f"DY{4 + i % 5} {7 - i % 5}QE",
+        "tw1_port_acct": f"88-1221-0{i:02d}", "tw1_port_acct2": f"88-1221-1{i:02d}",
+        "tw1_zip": f"{97301 + i * 11}", "tw1_zip2": f"{97701 + i * 13}",
+        "tw1_nick": f"{NICK[i]}", "tw1_ko": " ".join("".join(_KO_DIGITS[int(d)] for d in g)
+                                                   for g in ("010", f"{4821 + i * 7:04d}", f"{7735 + i * 3:04d}")),
+        "tw1_acct": f"0044{19920387 + i * 131:08d}", "tw1_block_street": f"{19 + i} Ferry Bank",
+        "tw1_handle": f"{FIRST[i][0].lower()}.{LAST[i].lower()}{i}", "tw1_cjk": TW1_CJK[i],
+        "twenty_first": i >= TWENTY_FIRST_FROM,
     }
 
 
@@ -407,6 +432,11 @@ def _twentieth(p: dict, *keys: str) -> list[str]:
     return [p[k] for k in keys] if p["twentieth"] else []
 
 
+def _twenty_first(p: dict, *keys: str) -> list[str]:
+    """The twenty-first round's values of persona ``p`` (planted from :data:`TWENTY_FIRST_FROM` on)."""
+    return [p[k] for k in keys] if p["twenty_first"] else []
+
+
 def typed_values(p: dict) -> dict[str, list[str]]:
     """A persona's planted values per evaluation type (see :data:`pipeline.anonymize.eval.CATEGORIES`)."""
     return {
@@ -420,7 +450,8 @@ def typed_values(p: dict) -> dict[str, list[str]]:
                  *_thirteenth(p, "tbl_first", "tbl_last", "hindi"), *_fourteenth(p, "arabic", "hebrew"),
                  *_fifteenth(p, "pl_first", "pl_last", "pl_first_gen", "pl_last_gen"),
                  *_sixteenth(p, "x12_last", "x12_first", "mr_name", "hi_ji"),
-                 *_twentieth(p, "tw_agent", "tw_cjk", "tw_initial")],
+                 *_twentieth(p, "tw_agent", "tw_cjk", "tw_initial"),
+                 *_twenty_first(p, "tw1_last", "tw1_first", "tw1_last2", "tw1_first2", "tw1_nick", "tw1_cjk")],
         "EMAIL": [p["email"], *_sixteenth(p, "idn_email")], "RESERVATION_ID": [p["reservation"]],
         "PAYMENT_ID": [p["payment_id"], p["gift_card"]], "LAST_FOUR": [p["last_four"], *_twentieth(p, "tw_mask")],
         "CARD_NUMBER": [p["card"], p["card"].replace(" ", ""), p["card2"]],
@@ -428,23 +459,27 @@ def typed_values(p: dict) -> dict[str, list[str]]:
                     p["corner_b"], p["block_street2"], p["plot_street"], *_fourteenth(p, "lv_street"),
                     # the whole labelled address as written (the anonymizer replaces it as one value)
                     *([f"{p['lv_street']}, Rīga, {p['lv_zip']}"] if p["fourteenth"] else []),
-                    *_fifteenth(p, "vcard_street"), *_sixteenth(p, "x12_street", "sg_street")],
+                    *_fifteenth(p, "vcard_street"), *_sixteenth(p, "x12_street", "sg_street"),
+                    *_twenty_first(p, "tw1_block_street", "tw1_street", "tw1_street2", "tw1_swift_street")],
         "ZIP": [p["zip"], p["postcode"], p["block_postcode"], p["postcode3"], p["crm_plz"], p["au_postcode"][4:],
                 *_twelfth(p, "xml_zip"), *_fourteenth(p, "lv_zip"), *_fifteenth(p, "pl_zip", "vcard_zip"),
-                *_sixteenth(p, "x12_zip", "sg_zip")],
+                *_sixteenth(p, "x12_zip", "sg_zip"), *_twenty_first(p, "tw1_zip", "tw1_zip2", "tw1_block_zip")],
         "CITY": [p["city"]],
         "DOB": [p["dob"], p["companion_dob"], p["eu_dob"], *_twelfth(p, "hl7_dob"), *_thirteenth(p, "tbl_dob"),
                 *_fourteenth(p, "tr_dob"), *_fifteenth(p, "pl_dob"), *_sixteenth(p, "x12_dob")],
         "PHONE": [p["phone"], re.sub(r"\D", "", p["phone"]), p["uk_phone"], p["intl_phone"], p["grouped_phone"],
-                  p["line_phone"], p["fax"], p["csv_phone"], p["msisdn"], *_twentieth(p, "tw_msisdn")],
+                  p["line_phone"], p["fax"], p["csv_phone"], p["msisdn"], *_twentieth(p, "tw_msisdn"),
+                  *_twenty_first(p, "tw1_ko")],
         "SECRET": [p["password"], p["api_key"], p["session_id"], p["token"], p["jwt"]],
         "ORDER_ID": [p["order_id"]],
         "IBAN": [p["iban"]], "SSN": [p["ssn"], p["spaced_ssn"]],
         "ACCOUNT_ID": [p["account"], p["crm_kunde"], p["claim"], p["dni"], p["licence"], p["donor_id"], p["pesel"],
                        p["codice_fiscale"], p["mac"], *_twelfth(p, "mrn", "steam"),
                        *_thirteenth(p, "tbl_persnr", "tbl_bsn", "bvn", "spoken"), *_fifteenth(p, "pl_client"),
-                       *_sixteenth(p, "geo"), *_nineteenth(p, "tkt", "nino"), *_twentieth(p, "tw_spelled")],
-        "USER_ID": [p["user_id"], p["handle"], p["discord"], p["upi"], *_twentieth(p, "tw_nick")],
+                       *_sixteenth(p, "geo"), *_nineteenth(p, "tkt", "nino"), *_twentieth(p, "tw_spelled"),
+                       *_twenty_first(p, "tw1_acct", "tw1_port_acct", "tw1_port_acct2")],
+        "USER_ID": [p["user_id"], p["handle"], p["discord"], p["upi"], *_twentieth(p, "tw_nick"),
+                    *_twenty_first(p, "tw1_handle")],
         "VEHICLE_ID": [p["plate"], p["fr_plate"], *_fourteenth(p, "uk_plate", "vin")],
     }
 
@@ -475,6 +510,9 @@ def canary_values(p: dict) -> list[str]:
                        "hi_ji", "sg_zip", "sg_street")
     vals += _nineteenth(p, "tkt", "nino")
     vals += _twentieth(p, "tw_msisdn", "tw_agent", "tw_spelled", "tw_nick", "tw_cjk", "tw_initial")
+    vals += _twenty_first(p, "tw1_last", "tw1_first", "tw1_last2", "tw1_first2", "tw1_zip", "tw1_zip2", "tw1_nick",
+                          "tw1_ko", "tw1_acct", "tw1_block_street", "tw1_street", "tw1_street2", "tw1_swift_street",
+                          "tw1_block_zip", "tw1_handle", "tw1_cjk", "tw1_port_acct", "tw1_port_acct2")
     if p["twentieth"]:
         vals.append(f"••{p['tw_mask']}")  # the masked card's end, checked with its mask
     # a year-like postcode alone is no distinctive string: checked with the state before it
@@ -654,6 +692,16 @@ def record(i: int) -> dict:
             f"agent: northwind air this is {p['tw_agent']} how can i help\ncaller: my surname is spelled "
             f"{p['tw_spelled']}\n> [{p['tw_nick']}] card on file ••{p['tw_mask']}\n维修工:{p['tw_cjk']}, 会联系您\n"
             f"Surveyor: {p['tw_initial']} (PropCheck)")}]
+    if i >= TWENTY_FIRST_FROM:
+        msgs += [{"role": "user", "content": (
+            f"PORT|2025-02-03|ACCT {p['tw1_port_acct']}|{p['tw1_last']} {p['tw1_first']}|{p['tw1_street']}|Salem|OR|"
+            f"{p['tw1_zip']}|PENDING\nPORT|2025-02-04|ACCT {p['tw1_port_acct2']}|{p['tw1_last2']} {p['tw1_first2']}|"
+            f"{p['tw1_street2']}|Bend|OR|{p['tw1_zip2']}|FOC\n"
+            f"my cousin {p['titled_first']} '{p['tw1_nick']}' {p['titled_last']} called; 연락처 {p['tw1_ko']} 맞으신가요\n"
+            f"{{4:\n:20:PAYREF{250301 + i}-0117\n:59:/{p['tw1_acct']}\n{p['caps_first']} {p['caps_last']}\n"
+            f"{p['tw1_swift_street']}\nSEATTLE WA\n:71A:SHA\n-}}\n\nMrs {p['intro_first']} {p['intro_last']}\n"
+            f"{p['tw1_block_street']}\nTipton\n{p['tw1_block_zip']}\n\n[21:04] {p['tw1_handle']}: bed 4 needs obs\n"
+            f"主治醫師: {p['tw1_cjk']}醫師。")}]
     if cancel:
         msgs += [_call(f"c{i}c", "cancel_reservation", {"reservation_id": p["reservation"]}),
                  _tool(f"c{i}c", "cancel_reservation", {**reservation, "status": "cancelled"}),

@@ -418,3 +418,10 @@ def test_a_speaker_label_of_a_role_and_a_name(anon):
                      "Customer Service: we are open\nSupport Team: ok")
     assert "Blessing" not in out
     _kept(out, ["Customer Service:", "Support Team:"])
+
+
+def test_a_titled_name_under_a_generic_name_key(anon):
+    out = _tool_text(anon, json.dumps({"fastlege": {"navn": "Dr. Per Ivar Moen", "kontor": "Byåsen legesenter"}},
+                                      ensure_ascii=False))
+    _gone(out, ["Per", "Ivar", "Moen"])
+    assert "Byåsen legesenter" in out

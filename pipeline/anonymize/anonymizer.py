@@ -1125,6 +1125,13 @@ class Anonymizer:
                     # "guest": {"first": "Anselm", "last": "Whitcombe"}: the parts of a person
                     self._register(scan, v, _PERSON_PART_KEYS[ck], f"key:{key}.{ck}")
                     continue
+                if not person_parent and ck in _PERSON_PART_KEYS and isinstance(v, str):
+                    t = _TITLED_NAME_RE.fullmatch(v.strip())
+                    if t and self._person_value_entity(t.group("n")) == "PERSON":
+                        # "fastlege": {"navn": "Dr. Per Ivar Moen"}: a title says person under any
+                        # name key (twenty-first round, red-team 29 read)
+                        self._register(scan, t.group("n"), "PERSON", f"key:{key}.{ck}:titled")
+                        continue
                 if person_parent and ck in _PERSON_PART_KEYS and isinstance(v, list) and v and all(
                         isinstance(x, str) for x in v):
                     # FHIR's HumanName: "name": {"family": .., "given": ["Halina", "Maria"]} - each
@@ -2739,6 +2746,10 @@ def _cell_shape(cell: str) -> str:
 
 #: the entities of a number that a name right before it holds (:meth:`Anonymizer._names_before_ids`)
 _HOLDER_ID_ENTITIES = frozenset({"ACCOUNT_ID", "SSN", "US_SSN", "USER_ID"})
+#: a personal title and one to four name words ("Dr. Per Ivar Moen", "Mrs Halden", "Prof. Dr.
+#: Anke Vos"): group ``n`` the name
+_TITLED_NAME_RE = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Miss|Mx|Prof|Dott|Dott\.ssa|Dra|Sr|Sra|Herr|Frau|Mme|Mlle|Dhr|Mevr)\.?[ \t]+)+"
+                             r"(?P<n>" + NAME_WORD + r"(?:[ \t]+" + NAME_WORD + r"){0,3})")
 #: one name word in capitals, or capitals with a hyphen or an apostrophe ("MULLINS", "O'NEILL-KAPOOR")
 _CAPS_NAME_WORD_RE = re.compile(r"[^\W\d_a-z]{2,}(?:['\u2019-][^\W\d_a-z]{2,})*")
 _NAME_PARENT_KEYS = frozenset({"name", "names", "full_name", "legal_name", "person_name", "nombre", "nom"})

@@ -52,12 +52,12 @@ from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conve
                       inflected_name_forms,
                       FILE_NAME_RE, file_name_people, find_handles, script_aliases, short_forms, spaced_known_names,
                       spelled_names,
-                      handle_template, in_gazetteer, in_person_slot, in_signature, is_common_word, is_english_word, is_foreign,
+                      handle_template, in_gazetteer, is_calendar_date, in_person_slot, in_signature, is_common_word, is_english_word, is_foreign,
                       city_gazetteer, is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs, place_gazetteer,
                       surname_shaped)
 from .structured_text import (fenced_blocks, fixed_width_rows, hl7_values, html_fields, html_table_rows, html_text_view,
                               log_fields, row_groups,
-                              sql_insert_rows, table_rows, x12_values, edifact_values, ssr_docs_values, ldif_entries,
+                              sql_insert_rows, table_rows, x12_values, edifact_values, ssr_docs_values, ldif_entries, padded_fields, markdown_rows,
                               ical_names, mrz_names, nacha_entries, swift_mt_values,
                               xml_fields, xml_records, yaml_document)
 from .pseudonymizer import NAME_TOKEN_RE, Pseudonymizer, match_case, normalize
@@ -323,6 +323,12 @@ def _capitalized(fake: str) -> str:
 #: A session token: 6+ characters with a digit, or 12+ characters ("s-7f3a9c", "JSESSIONID"'s
 #: hex; not "PM", "morning", "afternoon")
 _SESSION_TOKEN_RE = re.compile(r"(?=[^\s]*\d)[^\s]{6,}|[^\s]{12,}")
+#: a time, a time range, a date or a year range, as written (twenty-second round)
+_TIME_OR_DATE_RE = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?(?:\s?[-–]\s?\d{1,2}:\d{2}(?::\d{2})?)?|[\d./-]{6,10}")
+_YEAR_RANGE_RE = re.compile(r"(?:19|20)\d\d[/-](?:(?:19|20)\d\d|\d\d)")
+#: the entities a time, a date or a year range never is, whatever the key says
+_TIME_SPARED_ENTITIES = frozenset({"ACCOUNT_ID", "SESSION_ID", "DRIVER_LICENSE", "PASSPORT", "SSN", "USER_ID",
+                                   "ORDER_ID", "VEHICLE_ID", "MEDICAL_LICENSE"})
 
 
 def _shape_ok(ent: str, value: str) -> bool:
@@ -409,6 +415,10 @@ class _Scan:
     long_numbers: list[str] = field(default_factory=list)
     number_groups: list[frozenset[str]] = field(default_factory=list)  # long numbers side by side
     spared_numbers: set[str] = field(default_factory=set)  # long numbers under time, amount, product keys
+    # a business place's name, address and phone (lower case): what a detector finds inside them
+    # is the firm's (twenty-second round)
+    place_values: set[str] = field(default_factory=set)
+    place_parts: set[str] = field(default_factory=set)  # their comma-separated parts ("mönckebergstraße 7")
 
     def add_business_words(self, text: str) -> None:
         """The words (3+ letters) of a business value: never taken as name words in this record."""
@@ -791,11 +801,15 @@ class Anonymizer:
                 continue
             for line in text.splitlines():
                 fields = row_fields(line)
-                if not fields or not any(f in personal or f.strip("\"'") in personal for f in fields):
-                    continue
-                for f in fields:
+                if not fields or not any(f in personal or f.strip("\"'") in personal or (
+                        len(f.split()) >= 2 and all(w in personal for w in f.split())) for f in fields):
+                    continue  # (a name in capitals is registered word by word: "YOLANDA CAMPBELL")
+                for i, f in enumerate(fields):
                     f = f.strip("\"'")
-                    if (_ROW_ID_RE.fullmatch(f) and not _DATE_LIKE_RE.fullmatch(f) and f not in scan.business
+                    if f.isdigit() and len(f) <= 7 and f.endswith("00"):
+                        continue  # a round amount beside the name ("185000": a salary - twenty-second round)
+                    if ((_ROW_ID_RE.fullmatch(f) or (i == 0 and _ROW_LEAD_ID_RE.fullmatch(f)))
+                            and not _DATE_LIKE_RE.fullmatch(f) and f not in scan.business
                             and f not in personal and not self._ids.is_business(f)):
                         self._register(scan, f, "ACCOUNT_ID", "context:row_id")
 
@@ -896,6 +910,12 @@ class Anonymizer:
         ent, exact = self.config.key_entity(key)
         if ent and (not exact or ent == "CREDIT_CARD") and not _shape_ok(ent, value):
             ent = None  # (a "pan" that is India's tax id, not a card number: eleventh round)
+        if ent in _TIME_SPARED_ENTITIES and _TIME_OR_DATE_RE.fullmatch(value.strip()) and (
+                ":" in value or is_calendar_date(value.strip()) or _YEAR_RANGE_RE.fullmatch(value.strip())):
+            # a time range, a date or a school year under a key read as an id's ("dl-dv": "06:00-22:00"
+            # is Monday to Friday in Catalan, "eid_el_kabir": ["2024-06-17"], "session": "2023/2024":
+            # twenty-second round, red-team 36's clean records)
+            return None
         if ent == "SESSION_ID" and (re.search(r"\s", value.strip()) or not _SESSION_TOKEN_RE.fullmatch(value.strip())):
             # a conference's "session": "Keynote: ..." is a talk, no token (sixteenth round); a
             # clinic's "session": "PM", "AM", "morning" is a time of day (twenty-first round)
@@ -1097,7 +1117,22 @@ class Anonymizer:
                       else self._doc_type_entity(nk))
             # a product's object ("sku": .., "name_th": "ข้าวมันไก่", "name_en": "Hainanese Chicken Rice"):
             # its names are the product's (sixteenth round, red-team 14's clean records)
-            product_obj = not person_parent and any(k in _PRODUCT_ID_KEYS for k in nk)
+            contact_sibling = any(self.config.key_entity(k)[0] in _CONTACT_ENTITIES for k in nk if k)
+            product_obj = not person_parent and (any(k in _PRODUCT_ID_KEYS for k in nk) or (
+                # a catalogue's entry by its price beside its name ("nombre": "Alpine Pro Gore-Tex ..",
+                # "pvp": "229,00 €": twenty-second round, red-team 35's clean records)
+                not contact_sibling and any(k in _PRICE_KEYS for k in nk) and any(k in _PRODUCT_TEXT_KEYS
+                                                                                  or k in _GENERIC_NAME_KEYS for k in nk)))
+            # a town under a town key with nothing of a person or an address beside it (a search's
+            # cities: "ciudad": ["Madrid", "Barcelona"]) is no part of anyone's address (twenty-second round)
+            lone_town = not person_parent and not contact_sibling and not any(
+                k in _ADDRESS_LINE_KEYS or k in _PERSON_PART_KEYS or k in _STREET_PART_KEYS or k in _SIBLING_ZIP_KEYS
+                or self.config.key_entity(k)[0] in ("STREET_ADDRESS", "ZIP", "ACCOUNT_ID", "USER_ID", "SSN")
+                or self.config.is_person_key(k) for k in nk if k)
+            # a business place's object (a store, a branch, a service centre: "tiendas" / "filiale" /
+            # "kundenzentren"): its name, address, town and phone are the firm's (twenty-second
+            # round, red-team 35 / 36's clean records)
+            place_obj = not person_parent and not product_obj and self._place_object(key, nk)
             if not person_parent and not product_obj and any(k in _GENERIC_NAME_KEYS for k in nk) and any(
                     self.config.key_entity(k)[0] in _CONTACT_ENTITIES for k in nk if k):
                 for k, v in nk.items():
@@ -1108,7 +1143,25 @@ class Anonymizer:
                     self._check_unicode(k, where)
                     self._collect_key(scan, k)
                 ck = _norm_key(k)
-                if product_obj and isinstance(v, str) and (ck in _PRODUCT_TEXT_KEYS or (ck or "").startswith(
+                if lone_town and self.config.key_entity(ck)[0] == "CITY" and (
+                        isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v))):
+                    for x in ([v] if isinstance(v, str) else v):
+                        scan.add_business_words(x)
+                    continue
+                if place_obj and isinstance(v, (str, int)) and not isinstance(v, bool) and (
+                        ck in _GENERIC_NAME_KEYS or ck in _ADDRESS_LINE_KEYS or ck in _TOWN_KEYS or ck in _DOC_NUMBER_KEYS
+                        or (ck or "").split("_")[-1].endswith(_PLACE_KEY_ENDINGS)
+                        or self.config.key_entity(ck)[0] in _PLACE_FIELD_ENTITIES):
+                    scan.add_business_words(str(v))
+                    if len(str(v).strip()) >= 4:
+                        scan.place_values.add(str(v).strip().lower())
+                        scan.place_parts.update(p.strip().lower() for p in str(v).split(",") if len(p.strip()) >= 8)
+                    continue
+                if product_obj and ck in _DOC_NUMBER_KEYS and isinstance(v, (str, int)) and not isinstance(v, bool):
+                    scan.business.add(str(v).strip())  # a catalogue entry's own number ("artikel": {"nr": ..})
+                    scan.spared_numbers.add(str(v).strip())
+                    continue
+                if product_obj and isinstance(v, str) and (ck in _PRODUCT_TEXT_KEYS or ck in _GENERIC_NAME_KEYS or (ck or "").startswith(
                         ("name_", "title_", "desc"))):
                     scan.add_business_words(v)
                     continue
@@ -1142,7 +1195,8 @@ class Anonymizer:
                             self._register(scan, x, _PERSON_PART_KEYS[ck], f"key:{key}.{ck}")
                     continue
                 if id_ent and ck in _DOC_NUMBER_KEYS and isinstance(v, (str, int)) and not isinstance(v, bool) \
-                        and _shape_ok(id_ent, str(v)) and sum(c.isdigit() for c in str(v)) >= 3:
+                        and (_shape_ok(id_ent, str(v)) or (person_parent and _PERSON_CODE_RE.fullmatch(str(v))))\
+                        and sum(c.isdigit() for c in str(v)) >= 3:
                     self._register(scan, str(v), id_ent, f"key:{key}.{ck}")
                     continue
                 if ck in _SIBLING_ZIP_KEYS and isinstance(v, (str, int)) and not isinstance(v, bool) \
@@ -1200,6 +1254,34 @@ class Anonymizer:
                     self._collect_patterns(scan, s, structured_only=False)
                     if "</" in s or "=" in s:  # "<subscriber><address>東京都...</address>" with no blank
                         self._collect_text_fields(scan, s)
+
+    @staticmethod
+    def _spare_place_values(scan: _Scan) -> None:
+        """Drop the found values (not those a key named) that stand inside a business place's name,
+        address or phone (:meth:`_place_object`): "Kundenzentrum" read as a name after "name:", a
+        branch's street found by the address recognizers in the same text."""
+        for v in list(scan.values):
+            if scan.values[v] in _PLACE_SPARED and not scan.value_sources.get(v, "").startswith("key:"):
+                lv = v.lower()
+                if any(lv in pv for pv in scan.place_values) or any(pp in lv for pp in scan.place_parts):
+                    del scan.values[v]
+
+    def _place_object(self, key: Optional[str], nk: dict[str, Any]) -> bool:
+        """Whether an object (its parent key ``key``, its normalized keys ``nk``) is a business
+        place's - a store, a branch, a service centre, a depot, a project's site: a key word of
+        :data:`_PLACE_KEY_ENDINGS` ends its parent key or one of its keys, and no key holds a
+        person (a person key, a name's part, an e-mail, a birth date, an identity number).
+        Twenty-second round of issue 11 (red-team 35 / 36: a store table's addresses, a branch's
+        hours and a utility's service centres were replaced as a person's)."""
+        for k in nk:
+            if not k:
+                continue
+            if self.config.is_person_key(k) or k in _PERSON_PART_KEYS and k not in _GENERIC_NAME_KEYS:
+                return False
+            if self.config.key_entity(k)[0] in _PERSON_ONLY_ENTITIES:
+                return False
+        words = [w for k in (key, *nk) if k for w in k.split("_")]
+        return any(w.endswith(_PLACE_KEY_ENDINGS) for w in words)
 
     def _person_key_pair(self, scan: _Scan, key: Optional[str], value: str, source: str) -> bool:
         """A person key's value of a name and a contact or a number of theirs: "Ines Quintero
@@ -1337,8 +1419,19 @@ class Anonymizer:
         # a postcode's vague key beside an address's field ("ADR=Str. Avram Iancu nr. 14|CP=400083")
         address_beside = any(_norm_key(k) in _SIBLING_ZIP_KEYS for k, _v, _kind in pairs) and \
             self._address_sibling({_norm_key(k) for k, _v, _kind in pairs})
+        # a generic "name" field among a person's fields of one log line or element ("cred=GY-11895
+        # name=\"..\" emp=SW-26403": twenty-second round, red-team 36 read)
+        person_beside = any(kind == "log" for _k, _v, kind in pairs) and any(
+            self.config.is_person_key(_norm_key(k)) or self.config.key_entity(_norm_key(k))[0] in _PERSON_FIELD_ENTITIES
+            for k, _v, _kind in pairs)
         for k, v, kind in pairs:
             key = _norm_key(k)
+            if ((person_beside and key in _GENERIC_NAME_KEYS)
+                    # 'support_chat_opened by="Jaz M."': "by" with a listed first name
+                    or (key == "by" and v[:1].isupper() and in_gazetteer(v.split()[0]))) \
+                    and kind == "log" and not _is_company(v) and self._person_value_entity(v) == "PERSON":
+                self._register(scan, v, "PERSON", f"{kind}:{key}:beside_person_fields")
+                continue
             if address_beside and key in _SIBLING_ZIP_KEYS and _ZIP_VALUE_RE.fullmatch(v.strip()):
                 self._register(scan, v.strip(), "ZIP", f"{kind}:{key}")
                 continue
@@ -1389,15 +1482,22 @@ class Anonymizer:
         rows = [*(table_rows(text) if multi_line and any(sep in text for sep in "\t;|,") else ()),
                 *(html_table_rows(text) if "</t" in text or "</T" in text else ()),
                 *(fixed_width_rows(text) if multi_line and "  " in text else ()),
-                *(sql_insert_rows(text) if "(" in text and re.search(r"(?i)\binsert\s+into\b", text) else ())]
+                *(sql_insert_rows(text) if "(" in text and re.search(r"(?i)\binsert\s+into\b", text) else ()),
+                # a markdown table's rows by its header (twenty-second round)
+                *(markdown_rows(text) if multi_line and "|-" in text.replace(" ", "").replace(":", "") else ())]
         for row in rows:
             self._collect_obj(scan, row, None, "table")
             for head, cell in row.items():  # a product's, a store's column, a company: business words
                 key = _norm_key(head)
+                if isinstance(head, str):
+                    scan.add_business_words(head)  # a column's name is nobody's ("Tienda")
                 if key in self.skip_keys or any(w in self.config.key_words_exclude for w in key.split("_")) \
                         or _is_company(cell) or (isinstance(cell, str) and not self.config.is_person_key(key)
                                                  and _MEASURE_RE.search(cell)):
                     scan.add_business_words(cell)
+        if multi_line and (".." in text or "  " in text):  # a printout's aligned fields (twenty-second round)
+            for entry in padded_fields(text):
+                self._collect_obj(scan, entry, None, "table")
         if "dn:" in text:  # an LDIF directory export (eighteenth round)
             for entry in ldif_entries(text):
                 self._collect_obj(scan, entry, None, "yaml")
@@ -1996,7 +2096,8 @@ class Anonymizer:
         for text in scan.texts:
             for m in rx.finditer(text):
                 f, last = m.group("f"), m.group("l")
-                if f.lower() not in firsts or is_common_word(f.lower()) or f.lower() in self._keep_words:
+                if f.lower() not in firsts or is_common_word(f.lower()) or f.lower() in self._keep_words \
+                        or f.lower() in scan.business_words:  # ("Azul Marino (CHQ-2291-AZ)": a product's colour)
                     continue
                 self._register(scan, f, "FIRST_NAME", "context:name_before_id")
                 if last and not is_common_word(last.lower()) and last.lower() not in self._keep_words:
@@ -2280,6 +2381,12 @@ class Anonymizer:
             if ent and s in fakes and fakes[s].isdigit():
                 rep.count(ent, s)
                 return int(fakes[s])
+            hit = rep.table.get(s) if len(s) >= 5 else None
+            if hit and hit[1] in _INT_REPLACED and hit[0].isdigit() and hit[0][:1] != "0":
+                # a JSON number registered as a person's id under a key that says nothing ("requester":
+                # {"id": 39918822710, "name": ..}: twenty-second round, red-team 35 read)
+                rep.count(hit[1], s)
+                return int(hit[0])
             return obj
         if isinstance(obj, str):
             ent = self._key_entity(key, obj)
@@ -2423,6 +2530,8 @@ class Anonymizer:
             self._apply_ner(scan, stop, stats)
             self._long_numbers(scan)
             self._table_columns(scan)
+            if scan.place_values:
+                self._spare_place_values(scan)
             self._expand_registry(scan)
             for v in scan.values:
                 self.digests.add(self.digest(v))
@@ -2666,6 +2775,8 @@ _PERSON_PART_KEYS = {"first": "FIRST_NAME", "given": "FIRST_NAME", "middle": "FI
                      "surname": "LAST_NAME", "label": "PERSON", "display": "PERSON", "legal": "PERSON",
                      "preferred": "FIRST_NAME", "nickname": "FIRST_NAME", "nick": "FIRST_NAME",
                      "alias": "PERSON", "known_as": "PERSON",
+                     # twenty-second round (red-team 35 read): Turkish "ad" / "isim" beside "soyad"
+                     "ad": "FIRST_NAME", "isim": "FIRST_NAME", "soyad": "LAST_NAME", "soyisim": "LAST_NAME",
                      # eleventh round: "name" in other languages ("klant": {"naam": ..}, "akun":
                      # {"nama": ..}, "mottagare": {"namn": ..})
                      "naam": "PERSON", "nama": "PERSON", "namn": "PERSON", "navn": "PERSON", "nimi": "PERSON",
@@ -2685,6 +2796,31 @@ _IDENTITY_KEYS = frozenset({"ssn", "nik", "ktp", "nric", "pesel", "dni", "nie", 
 #: the record: identifiers, contacts and whole names, not dates, places or single words
 _SKIP_KEY_REPLACED = frozenset({"ACCOUNT_ID", "PHONE_NUMBER", "EMAIL_ADDRESS", "IBAN_CODE", "CREDIT_CARD", "SSN",
                                 "USER_ID", "VEHICLE_ID", "PERSON", "STREET_ADDRESS"})
+#: a person's own code in a person's object: letters and 3+ digits in dashed groups ("kurier":
+#: {"id": "KUR-KRK-771", "imie": ..}: twenty-second round, red-team 35 read)
+_PERSON_CODE_RE = re.compile(r"[A-Za-z]{1,6}(?:[-_][A-Za-z]{1,6})*[-_]?\d{3,12}")
+#: the words ending a key of a business place's object (a store, a branch, a service centre ...)
+_PLACE_KEY_ENDINGS = ("store", "stores", "shop", "shops", "tienda", "tiendas", "sucursal", "sucursales", "loja",
+                      "lojas", "filiale", "filialen", "negozio", "negozi", "magasin", "magasins", "winkel", "butik",
+                      "butikk", "branch", "branches", "zentrum", "zentren", "center", "centers", "centre", "centres",
+                      "centro", "centros", "servicepunkt", "servicepunkte", "depot", "depots", "warehouse", "lager",
+                      "hub", "hubs", "venue", "venues", "outlet", "outlets", "prosjekt", "project", "standort",
+                      "standorte", "agencia", "agencias", "agence", "kantoor", "oficina", "oficinas", "office", "offices")
+#: entities of a key that make an object a person's, whatever else it holds
+_PERSON_ONLY_ENTITIES = frozenset({"EMAIL_ADDRESS", "DATE_OF_BIRTH", "SSN", "PASSPORT", "FIRST_NAME", "LAST_NAME",
+                                   "PERSON"})
+#: a price's keys: beside a name, a catalogue's entry (twenty-second round)
+_PRICE_KEYS = frozenset({"price", "pvp", "precio", "preco", "preis", "prix", "prezzo", "cena", "fiyat", "pris", "hinta",
+                         "unit_price", "msrp", "rrp", "list_price", "sale_price", "uvp", "kaina", "hind"})
+#: the found entities spared inside a business place's values
+_PLACE_SPARED = frozenset({"PERSON", "FIRST_NAME", "LAST_NAME", "STREET_ADDRESS", "ZIP", "PHONE_NUMBER", "CITY"})
+#: the fields of a business place's object that are the firm's, not a person's
+_PLACE_FIELD_ENTITIES = frozenset({"STREET_ADDRESS", "CITY", "ZIP", "PHONE_NUMBER"})
+#: a field's entity that makes a log line's generic "name" a person's (twenty-second round)
+_PERSON_FIELD_ENTITIES = frozenset({"DATE_OF_BIRTH", "EMAIL_ADDRESS", "PHONE_NUMBER", "STREET_ADDRESS", "ACCOUNT_ID",
+                                    "USER_ID", "SSN", "PASSPORT"})
+#: the entities whose registered value is replaced in a JSON number under any key (twenty-second round)
+_INT_REPLACED = frozenset({"ACCOUNT_ID", "USER_ID", "PHONE_NUMBER", "SSN", "CREDIT_CARD"})
 #: a postcode's value under "cp": Portugal's 4+3 digits, Argentina's CPA (five digits under "cp"
 #: or "cap" are as often a count or a capacity: "cap": 10000)
 _CP_VALUE_RE = re.compile(r"\d{4}-\d{3}|[A-HJ-NP-Z]\d{4}[A-Z]{3}")
@@ -2757,7 +2893,8 @@ _NAME_PARENT_KEYS = frozenset({"name", "names", "full_name", "legal_name", "pers
 _NAME_PART_PAIRS = (("first", "last"), ("given", "family"), ("fn", "ln"), ("forename", "surname"),
                     ("first_name", "last_name"), ("firstname", "lastname"), ("given_name", "family_name"),
                     # twelfth round: "pax": [{"surname": "DE LA FONTAINE", "given": "MARIE HELENE"}]
-                    ("given", "surname"), ("first", "surname"), ("given", "last"), ("first", "family"))
+                    ("given", "surname"), ("first", "surname"), ("given", "last"), ("first", "family"),
+                    ("ad", "soyad"), ("isim", "soyisim"), ("imie", "nazwisko"))
 #: the number of an identity document's or a person's object ("licence": {"no": "D3391045"},
 #: "patient": {"ref": "P77310452"}, "lead": {"id": "LD-2025-30981"})
 _DOC_NUMBER_KEYS = frozenset({"id", "no", "nr", "num", "number", "ref", "reference", "uid", "code", "value",
@@ -2876,6 +3013,9 @@ _GLUED_STREET_END_RE = re.compile(r"(?i)[^\W\d_]{3,}(?:laan|straat|gracht|plein|
 #: An identifier as a whole field of a row (:meth:`Anonymizer._row_ids`): 5+ digits, an optional
 #: letter prefix, dashes or slashes between ("M-200417", "CX-77120394", "2024/0048817")
 _ROW_ID_RE = re.compile(r"(?=(?:\D*\d){5})[A-Z]{0,4}[-/]?\d[\dA-Z/-]{3,20}")
+#: a row's first field of capitals, a dash and four digits: an employee's or a member's number
+#: ("EMP-0412,SANDRA HESTER,...": twenty-second round, red-team 36 read)
+_ROW_LEAD_ID_RE = re.compile(r"[A-Z]{1,4}-\d{4}")
 #: "name" in keys, in languages and abbreviations (:meth:`Anonymizer._name_key`)
 _NAME_KEY_WORDS = frozenset({"name", "nm", "nme", "naam", "nome", "nombre", "nom", "namn", "navn", "nimi", "imie",
                              "jmeno", "meno", "isim", "nama", "jina", "ten", "imya", "ime"})

@@ -206,6 +206,7 @@ class PiiConfig:
         self.sources.append(source)
         self._sorted_words = None
         self._key_cache = {}  # key -> key_entity's answer (a merge changes the answer)
+        self.__dict__.pop("_squashed_rules", None)
 
     # -- lookups -------------------------------------------------------------------------
     def is_person_key(self, key: Optional[str]) -> bool:
@@ -238,6 +239,15 @@ class PiiConfig:
     def _key_entity(self, key: str) -> tuple[Optional[str], bool]:
         ent = self.key_rules.get(key)
         if ent:
+            return ent, True
+        squashed = self.__dict__.get("_squashed_rules")
+        if squashed is None:
+            squashed = self.__dict__["_squashed_rules"] = {
+                k.replace("_", ""): e for k, e in self.key_rules.items() if "_" in k and len(k) >= 8}
+        ent = squashed.get(key.replace("_", ""))
+        if ent:
+            # a rule's key split otherwise by its capitals ("samAccountName" -> "sam_account_name" for
+            # the rule "sAMAccountName" -> "s_am_account_name": twenty-second round, red-team 36 read)
             return ent, True
         words = key.split("_")
         excluded = [w for w in words if w in self.key_words_exclude]

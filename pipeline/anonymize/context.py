@@ -958,6 +958,10 @@ def is_calendar_date(value: str) -> bool:
     return (1 <= a <= 31 and 1 <= b <= 12) or (1 <= a <= 12 and 1 <= b <= 31)
 
 
+#: a line's key right after a word: a colon and a value after it (twenty-second round)
+_NEXT_KEY_RE = re.compile(r"[ \t]*:[ \t]*\S")
+
+
 class LabelFinder:
     """"<label> <value>" in text -> (entity, start, end) (see the module doc).
 
@@ -1025,6 +1029,8 @@ class LabelFinder:
             for m in _matches(rx, text, lambda m: self._label_only.fullmatch(m.group("v")) is not None):
                 v = m.group("v")
                 start, end = m.start("v"), m.end("v")
+                if "\n" in text[m.start():start] and _NEXT_KEY_RE.match(text, end):
+                    continue  # "objectClass: user\nsAMAccountName: x": the next line's key is no value
                 if ent == "USER_ID":
                     # a handle, or a numeric user id ("user id 7720391"); a first or family name of
                     # the lists is a person's name, not a handle ("my friend Kevin Baker", "wheelchair

@@ -809,3 +809,60 @@ def nacha_entries(text: str) -> Iterator[tuple[str, str, str]]:
             yield ident, "ACCOUNT_ID", "nacha"
         if re.fullmatch(r"[A-Z][A-Z' .-]*[A-Z.]", name) and " " in name:
             yield name, "PERSON", "nacha"
+
+
+#: a printout's field line: a key padded to a column by blanks or leader dots before its colon
+#: ("SamAccountName    : jdoe", "CLIENTE......: ANA LIMA", "Name .......... : Ana Lima")
+_PADDED_FIELD_RE = re.compile(r"[ \t]*(?P<k>[^\W\d_][\w/#'-]*(?: [\w/#'-]+){0,3}?)"
+                              r"(?:[ \t]{2,}|[ \t]*\.{2,}[ \t]*)[:：][ \t]*(?P<v>\S[^\n]*?)[ \t]*")
+
+
+def padded_fields(text: str) -> list[dict[str, str]]:
+    """The blocks of a printout's aligned ``key   : value`` lines (PowerShell's ``Format-List``
+    output, a mainframe or ERP screen with leader dots: ``CLIENTE......: ANA LIMA``) as ``{key:
+    value}`` per block of three or more such lines in a row (blank lines and other lines end a
+    block), for their keys to be judged as JSON keys are. A chat's speaker labels are never padded,
+    so transcripts give none. Twenty-second round of issue 11 (red-team 35 and 36 read: a
+    directory lookup kept its logins, a delivery screen its customer and courier)."""
+    if ":" not in text and "：" not in text:
+        return []
+    out: list[dict[str, str]] = []
+    block: dict[str, str] = {}
+    for ln in text.splitlines():
+        m = _PADDED_FIELD_RE.fullmatch(ln)
+        if m:
+            block.setdefault(m.group("k").strip(), m.group("v"))
+            continue
+        if len(block) >= 3:
+            out.append(block)
+        block = {}
+    if len(block) >= 3:
+        out.append(block)
+    return out
+
+
+def markdown_rows(text: str) -> list[dict[str, str]]:
+    """The rows of the markdown (GitHub-flavoured) tables in ``text`` as ``{header: cell}``: a
+    ``| a | b |`` line, a rule line under it (``|---|:---:|``), then rows of as many cells. Rows of
+    another cell count end the table. Twenty-second round of issue 11: a tool's markdown table is
+    judged by its column names as a CSV export's rows are (a store's address column under "Tienda"
+    is the store's)."""
+    if "|" not in text or "-" not in text:
+        return []
+    lines = text.splitlines()
+    out: list[dict[str, str]] = []
+    i = 0
+    while i + 1 < len(lines):
+        head, rule = lines[i].strip(), lines[i + 1].strip()
+        if not (head.startswith("|") and rule.startswith("|") and _RULE_LINE_RE.fullmatch(lines[i + 1])):
+            i += 1
+            continue
+        header = _split_row(head, "|", framed=True)
+        i += 2
+        while i < len(lines) and lines[i].strip().startswith("|"):
+            cells = _split_row(lines[i].strip(), "|", framed=True)
+            if len(cells) != len(header):
+                break
+            out.append({h: c for h, c in zip(header, cells) if h})
+            i += 1
+    return out

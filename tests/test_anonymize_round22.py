@@ -212,3 +212,43 @@ def test_a_couriers_name_parts_in_turkish(anon):
 def test_logins_and_numbers_under_keys_of_other_languages(anon, key, value):
     out = _tool_text(anon, json.dumps({key: value, "status": "active", "updated": "2024-03-01"}, ensure_ascii=False))
     _gone(out, [value])
+
+
+@pytest.mark.parametrize("text,name", [
+    ("You are the TechNest support assistant. Human agent on shift: Priyanka Deshmukh. Never promise refunds.",
+     "Priyanka Deshmukh"),
+    ("Asistente de la tienda (España). Agente humano de apoyo: Itziar Larrañaga. Plazo: 30 días.", "Itziar Larrañaga"),
+])
+def test_staff_named_in_a_system_prompt_are_replaced_there(anon, text, name):
+    from tests.anon_helpers import one
+
+    out = one(anon, [{"role": "system", "content": text}, {"role": "user", "content": "hello"}])
+    _gone(out.messages[0]["content"], [name])
+    assert out.messages[0]["content"].split(":")[0] == text.split(":")[0]  # the rest of the policy as written
+
+
+def test_a_system_prompts_rules_after_a_role_stay(anon):
+    from tests.anon_helpers import one
+
+    text = "You are an airline agent. Agent: Follow The Policy. Supervisor: Customer Care Team. Operator: Booking Desk."
+    out = one(anon, [{"role": "system", "content": text}, {"role": "user", "content": "hello"}])
+    assert out.messages[0]["content"] == text
+
+
+@pytest.mark.parametrize("text,values", [
+    ("[2024-10-05 12:27:55] rider.assigned rider=B-KR-0417 (Jonas W.) vehicle=E-Bike", ["B-KR-0417", "Jonas W."]),
+    ('{"verifie_par": "livreur #LC-5520 (Yannick Morel)", "age_ok": true}', ["LC-5520", "Yannick Morel"]),
+])
+def test_a_persons_number_then_the_name_in_brackets(anon, text, values):
+    _gone(_tool_text(anon, text), values)
+
+
+@pytest.mark.parametrize("obj,town", [
+    ({"endereco": {"logradouro": "Rua Almirante Gavião 118", "cidade": "Niterói", "cep": "24210-310"}}, "Niterói"),
+    ({"ad_soyad": "Deniz Aksoy", "adres": "Bahariye Cd. No: 41", "sehir": "Eskişehir", "tel": "+90 532 771 20 44"},
+     "Eskişehir"),
+    ({"адрес": "ул. Малая Садовая, д. 3, кв. 12", "город": "Калуга", "индекс": "248000"}, "Калуга"),
+])
+def test_a_town_beside_a_street_under_town_keys_of_other_languages(anon, obj, town):
+    out = _tool_text(anon, json.dumps(obj, ensure_ascii=False))
+    assert town not in out, out

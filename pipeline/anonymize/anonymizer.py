@@ -418,6 +418,7 @@ class _Scan:
     # a business place's name, address and phone (lower case): what a detector finds inside them
     # is the firm's (twenty-second round)
     place_values: set[str] = field(default_factory=set)
+    system_names: set[str] = field(default_factory=set)  # staff a system prompt names (replaced there too)
     place_parts: set[str] = field(default_factory=set)  # their comma-separated parts ("mönckebergstraße 7")
 
     def add_business_words(self, text: str) -> None:
@@ -1117,18 +1118,17 @@ class Anonymizer:
                       else self._doc_type_entity(nk))
             # a product's object ("sku": .., "name_th": "ข้าวมันไก่", "name_en": "Hainanese Chicken Rice"):
             # its names are the product's (sixteenth round, red-team 14's clean records)
-            contact_sibling = any(self.config.key_entity(k)[0] in _CONTACT_ENTITIES for k in nk if k)
+            key_entity = self.config.key_entity
             product_obj = not person_parent and (any(k in _PRODUCT_ID_KEYS for k in nk) or (
                 # a catalogue's entry by its price beside its name ("nombre": "Alpine Pro Gore-Tex ..",
                 # "pvp": "229,00 €": twenty-second round, red-team 35's clean records)
-                not contact_sibling and any(k in _PRICE_KEYS for k in nk) and any(k in _PRODUCT_TEXT_KEYS
-                                                                                  or k in _GENERIC_NAME_KEYS for k in nk)))
+                any(k in _PRICE_KEYS for k in nk) and any(k in _PRODUCT_TEXT_KEYS or k in _GENERIC_NAME_KEYS for k in nk)
+                and not any(key_entity(k)[0] in _CONTACT_ENTITIES for k in nk if k)))
             # a town under a town key with nothing of a person or an address beside it (a search's
             # cities: "ciudad": ["Madrid", "Barcelona"]) is no part of anyone's address (twenty-second round)
-            lone_town = not person_parent and not contact_sibling and not any(
+            lone_town = not person_parent and any(key_entity(k)[0] == "CITY" for k in nk if k) and not any(
                 k in _ADDRESS_LINE_KEYS or k in _PERSON_PART_KEYS or k in _STREET_PART_KEYS or k in _SIBLING_ZIP_KEYS
-                or self.config.key_entity(k)[0] in ("STREET_ADDRESS", "ZIP", "ACCOUNT_ID", "USER_ID", "SSN")
-                or self.config.is_person_key(k) for k in nk if k)
+                or key_entity(k)[0] in _NOT_LONE_TOWN_ENTITIES or self.config.is_person_key(k) for k in nk if k)
             # a business place's object (a store, a branch, a service centre: "tiendas" / "filiale" /
             # "kundenzentren"): its name, address, town and phone are the firm's (twenty-second
             # round, red-team 35 / 36's clean records)
@@ -1150,7 +1150,7 @@ class Anonymizer:
                     continue
                 if place_obj and isinstance(v, (str, int)) and not isinstance(v, bool) and (
                         ck in _GENERIC_NAME_KEYS or ck in _ADDRESS_LINE_KEYS or ck in _TOWN_KEYS or ck in _DOC_NUMBER_KEYS
-                        or (ck or "").split("_")[-1].endswith(_PLACE_KEY_ENDINGS)
+                        or (ck or "").split("_")[-1] in _PLACE_KEY_WORDS or (ck or "").endswith(_PLACE_KEY_GLUED)
                         or self.config.key_entity(ck)[0] in _PLACE_FIELD_ENTITIES):
                     scan.add_business_words(str(v))
                     if len(str(v).strip()) >= 4:
@@ -1268,11 +1268,13 @@ class Anonymizer:
 
     def _place_object(self, key: Optional[str], nk: dict[str, Any]) -> bool:
         """Whether an object (its parent key ``key``, its normalized keys ``nk``) is a business
-        place's - a store, a branch, a service centre, a depot, a project's site: a key word of
-        :data:`_PLACE_KEY_ENDINGS` ends its parent key or one of its keys, and no key holds a
-        person (a person key, a name's part, an e-mail, a birth date, an identity number).
+        place's - a store, a branch, a service centre, a depot, a project's site: a word of
+        :data:`_PLACE_KEY_WORDS` (or a German compound ending of :data:`_PLACE_KEY_GLUED`) is in its
+        parent key or one of its keys, and no key holds a person (a person key, a name's part, an e-mail, a birth date, an identity number).
         Twenty-second round of issue 11 (red-team 35 / 36: a store table's addresses, a branch's
         hours and a utility's service centres were replaced as a person's)."""
+        if not any(w in _PLACE_KEY_WORDS or w.endswith(_PLACE_KEY_GLUED) for k in (key, *nk) if k for w in k.split("_")):
+            return False
         for k in nk:
             if not k:
                 continue
@@ -1280,8 +1282,7 @@ class Anonymizer:
                 return False
             if self.config.key_entity(k)[0] in _PERSON_ONLY_ENTITIES:
                 return False
-        words = [w for k in (key, *nk) if k for w in k.split("_")]
-        return any(w.endswith(_PLACE_KEY_ENDINGS) for w in words)
+        return True
 
     def _person_key_pair(self, scan: _Scan, key: Optional[str], value: str, source: str) -> bool:
         """A person key's value of a name and a contact or a number of theirs: "Ines Quintero
@@ -1300,6 +1301,13 @@ class Anonymizer:
             self._register(scan, m.group("name"), "PERSON", source)
             num = m.group("num")
             self._register(scan, num, "PHONE_NUMBER" if _PHONE_SHAPE_RE.fullmatch(num) else "ACCOUNT_ID", source)
+            return True
+        m = _NUMBER_THEN_NAME_RE.fullmatch(value.strip())
+        if m and self._person_value_entity(m.group("name")) == "PERSON" and not _is_company(m.group("name")):
+            # "rider=K-AO-0330 (Lukas P.)", "verifie_par": "livreur #LV-2291 (Karim Benali)": the
+            # person's number, then the name in brackets (twenty-second round, red-team 35 read)
+            self._register(scan, m.group("name"), "PERSON", source)
+            self._register(scan, m.group("num"), "ACCOUNT_ID", source)
             return True
         return False
 
@@ -1382,6 +1390,8 @@ class Anonymizer:
                 return
         if role == "system":
             self._collect_patterns(scan, text, structured_only=True)
+            if ":" in text:
+                self._system_staff(scan, text)
             return
         if "=" in text:
             self._collect_url_params(scan, text)
@@ -1390,6 +1400,26 @@ class Anonymizer:
         view = html_text_view(text)
         if view:  # an HTML mail's words as read, for the cues its tags split ("Hi <b>Toby</b>,")
             self._add_text(scan, view, where)
+
+    def _system_staff(self, scan: _Scan, text: str) -> None:
+        """The staff a system prompt names after a role and a colon inside a line ("... console.
+        Agent: Oluwaseun Adeyemi.", "Human agent on shift: ..", "Atendente: ..", "Eskalation an:
+        .."): a person, replaced in the system prompt too, when the first word is a gazetteer first
+        name and no English or keep word (the rest of a policy text is never analyzed).
+        Twenty-second round of issue 11 (red-team 35 read)."""
+        for m in _STAFF_LABEL_RE.finditer(text):
+            v = m.group("v")
+            first = v.split()[0]
+            if not in_gazetteer(first) or is_english_word(first.lower()) or first.lower() in self._keep_words:
+                continue
+            words = v.split()
+            while words and (is_english_word(words[-1].lower()) and not in_gazetteer(words[-1])):
+                words.pop()
+            if len(words) >= 2:
+                name = " ".join(words)
+                self._register(scan, name, "PERSON", "system:staff")
+                scan.system_names.add(name)
+                scan.system_names.update(words)  # (a name is registered word by word too)
 
     def _collect_text_fields(self, scan: _Scan, text: str) -> None:
         """Key / value pairs inside a text that is not parsed as JSON: JSON fragments (flattened
@@ -1416,6 +1446,10 @@ class Anonymizer:
             pairs += [(k, v, "html") for k, v in html_fields(text)]
         if "=" in text:
             pairs += [(k, v, "log") for k, v in log_fields(text)]
+            if "(" in text:
+                for m in _LOG_ID_NAME_RE.finditer(text):  # "rider=K-AO-0330 (Lukas P.)" (twenty-second round)
+                    if self.config.is_person_key(_norm_key(m.group("k"))):
+                        self._person_key_pair(scan, _norm_key(m.group("k")), m.group(0).split("=", 1)[1], "log:id_name")
         # a postcode's vague key beside an address's field ("ADR=Str. Avram Iancu nr. 14|CP=400083")
         address_beside = any(_norm_key(k) in _SIBLING_ZIP_KEYS for k, _v, _kind in pairs) and \
             self._address_sibling({_norm_key(k) for k, _v, _kind in pairs})
@@ -2091,10 +2125,19 @@ class Anonymizer:
         if not ids:
             return
         firsts = name_gazetteer()[0]
-        rx = re.compile(r"(?<![\w'-])(?P<f>" + NAME_WORD + r")(?:[ \t]+(?P<l>" + NAME_WORD + r"))?[ \t]*[(:,]?[ \t]*(?:"
-                        + "|".join(map(re.escape, sorted(ids, key=len, reverse=True))) + r")(?![\w-])")
         for text in scan.texts:
-            for m in rx.finditer(text):
+            hits = []
+            for v in ids:  # (a substring search, then one compiled regex on the text before it: no
+                i = text.find(v)  # regex per record - speed only, twenty-second round)
+                while i >= 0:
+                    end = i + len(v)
+                    if (i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "_-")) and (
+                            end == len(text) or not (text[end].isalnum() or text[end] in "_-")):
+                        m = _NAME_BEFORE_ID_RE.search(text, max(0, i - 80), i)
+                        if m:
+                            hits.append(m)
+                    i = text.find(v, end)
+            for m in hits:
                 f, last = m.group("f"), m.group("l")
                 if f.lower() not in firsts or is_common_word(f.lower()) or f.lower() in self._keep_words \
                         or f.lower() in scan.business_words:  # ("Azul Marino (CHQ-2291-AZ)": a product's colour)
@@ -2330,7 +2373,7 @@ class Anonymizer:
                 variants.setdefault(value.lower(), fake.lower())
             for v, f in variants.items():
                 table_all.setdefault(v, (f, ent))
-                if ent in PROPAGATE_EVERYWHERE:
+                if ent in PROPAGATE_EVERYWHERE or value in scan.system_names:
                     table_sys.setdefault(v, (f, ent))
         trace = self._trace_events
         return fakes, _Replacer(table_all, self._counts["replacements"], trace), \
@@ -2799,19 +2842,25 @@ _SKIP_KEY_REPLACED = frozenset({"ACCOUNT_ID", "PHONE_NUMBER", "EMAIL_ADDRESS", "
 #: a person's own code in a person's object: letters and 3+ digits in dashed groups ("kurier":
 #: {"id": "KUR-KRK-771", "imie": ..}: twenty-second round, red-team 35 read)
 _PERSON_CODE_RE = re.compile(r"[A-Za-z]{1,6}(?:[-_][A-Za-z]{1,6})*[-_]?\d{3,12}")
-#: the words ending a key of a business place's object (a store, a branch, a service centre ...)
-_PLACE_KEY_ENDINGS = ("store", "stores", "shop", "shops", "tienda", "tiendas", "sucursal", "sucursales", "loja",
+#: the words of a key of a business place's object (a store, a branch, a depot ...; not "center", a
+#: point's as often: "privacy_zone": {"center": "-33.87, 151.20"})
+_PLACE_KEY_WORDS = frozenset({"store", "stores", "shop", "shops", "tienda", "tiendas", "sucursal", "sucursales", "loja",
                       "lojas", "filiale", "filialen", "negozio", "negozi", "magasin", "magasins", "winkel", "butik",
-                      "butikk", "branch", "branches", "zentrum", "zentren", "center", "centers", "centre", "centres",
-                      "centro", "centros", "servicepunkt", "servicepunkte", "depot", "depots", "warehouse", "lager",
+                      "butikk", "branch", "branches", "zentrum", "zentren", "servicepunkt", "servicepunkte", "depot", "depots", "warehouse", "lager",
                       "hub", "hubs", "venue", "venues", "outlet", "outlets", "prosjekt", "project", "standort",
-                      "standorte", "agencia", "agencias", "agence", "kantoor", "oficina", "oficinas", "office", "offices")
+                      "standorte", "agencia", "agencias", "agence", "kantoor", "oficina", "oficinas", "office", "offices"})
+#: the endings of a German compound key of a business place ("kundenzentren", "servicepunkte")
+_PLACE_KEY_GLUED = ("zentrum", "zentren", "servicepunkt", "servicepunkte", "filiale", "filialen", "standort",
+                    "standorte")
 #: entities of a key that make an object a person's, whatever else it holds
 _PERSON_ONLY_ENTITIES = frozenset({"EMAIL_ADDRESS", "DATE_OF_BIRTH", "SSN", "PASSPORT", "FIRST_NAME", "LAST_NAME",
                                    "PERSON"})
 #: a price's keys: beside a name, a catalogue's entry (twenty-second round)
 _PRICE_KEYS = frozenset({"price", "pvp", "precio", "preco", "preis", "prix", "prezzo", "cena", "fiyat", "pris", "hinta",
                          "unit_price", "msrp", "rrp", "list_price", "sale_price", "uvp", "kaina", "hind"})
+#: a key's entity beside a town key that makes the town part of somebody's address
+_NOT_LONE_TOWN_ENTITIES = frozenset({"STREET_ADDRESS", "ZIP", "ACCOUNT_ID", "USER_ID", "SSN", "DATE_OF_BIRTH",
+                                     "EMAIL_ADDRESS", "PHONE_NUMBER"})
 #: the found entities spared inside a business place's values
 _PLACE_SPARED = frozenset({"PERSON", "FIRST_NAME", "LAST_NAME", "STREET_ADDRESS", "ZIP", "PHONE_NUMBER", "CITY"})
 #: the fields of a business place's object that are the firm's, not a person's
@@ -2943,6 +2992,13 @@ _NAME_THEN_NUMBER_RE = re.compile(r"(?P<name>[^\d()<>@,;/]{2,60}?)[ \t]*(?:[,;/:
                                   # (the number's label in the brackets: "Kwame (ID ZAJ-8244)" - twenty-first round)
                                   r"(?:(?i:id|no\.?|nr\.?|#|tel\.?|mob\.?)[ \t:.#]*)?)?"
                                   r"(?P<num>\+?\(?\d[\d ()-]{5,20}\d|[A-Z]{1,5}-?[A-Z0-9-]{0,8}\d[A-Z0-9-]{1,12})\)?")
+#: a person's number (after a role word) and the name in brackets: "K-AO-0330 (Lukas P.)",
+#: "livreur #LV-2291 (Karim Benali)" (twenty-second round)
+_NUMBER_THEN_NAME_RE = re.compile(r"(?:[^\W\d_]{2,20}[ \t]+)?#?(?P<num>[A-Z]{1,5}(?:-[A-Z0-9]{1,6})*-?\d{3,10})"
+                                  r"[ \t]*\((?P<name>[^\d()<>@,;/]{2,60})\)")
+#: a log line's person field of a number and a name in brackets ("rider=K-AO-0330 (Lukas P.)")
+_LOG_ID_NAME_RE = re.compile(r"(?<![\w.])(?P<k>[A-Za-z_][\w.-]{1,30})=#?[A-Z]{1,5}(?:-[A-Z0-9]{1,6})*-?\d{3,10}"
+                             r"[ \t]*\([^\d()<>@,;/=]{2,40}\)")
 #: an id's shape under a person key: capitals, a separator, three digits or more ("HNG-0447", "C-10023")
 _PERSON_ID_RE = re.compile(r"(?=(?:\D*\d){3})[A-Z]{1,6}[-_/]?(?:[A-Z0-9]{1,6}[-_/])?\d[\dA-Z-]{1,14}")
 #: person keys that also hold places, codes or servers ("from": "LHR-2231", "host": "DB-03")
@@ -3015,6 +3071,16 @@ _GLUED_STREET_END_RE = re.compile(r"(?i)[^\W\d_]{3,}(?:laan|straat|gracht|plein|
 _ROW_ID_RE = re.compile(r"(?=(?:\D*\d){5})[A-Z]{0,4}[-/]?\d[\dA-Z/-]{3,20}")
 #: a row's first field of capitals, a dash and four digits: an employee's or a member's number
 #: ("EMP-0412,SANDRA HESTER,...": twenty-second round, red-team 36 read)
+#: a role and a colon inside a system prompt's line, then a name of two or three Capitalized words
+#: (:meth:`Anonymizer._system_staff`; a line's start is a chat's speaker, so a sentence's end before)
+_STAFF_LABEL_RE = re.compile(
+    r"(?<=[.;!)] )(?i:(?:human |live |duty )?(?:agent|atendente|agente|operator|operador|operatore|specialist|supervisor)"
+    r"(?: on (?:shift|duty)| humano(?: de apoyo)?| de plant[aã]o)?|escalat(?:e|ion) to|eskalation an|escalar a|"
+    r"escalonar para)[ \t]*:[ \t]*(?P<v>[A-ZÀ-ÖØ-Þ][\w'’-]+(?:[ \t]+[A-ZÀ-ÖØ-Þ][\w'’-]+){1,2})")
+#: a first name (and a word after it) right before an id: searched in the text before the id
+#: (:meth:`Anonymizer._names_before_ids`)
+_NAME_BEFORE_ID_RE = re.compile(r"(?<![\w'-])(?P<f>" + NAME_WORD + r")(?:[ \t]+(?P<l>" + NAME_WORD
+                                + r"))?[ \t]*[(:,]?[ \t]*$")
 _ROW_LEAD_ID_RE = re.compile(r"[A-Z]{1,4}-\d{4}")
 #: "name" in keys, in languages and abbreviations (:meth:`Anonymizer._name_key`)
 _NAME_KEY_WORDS = frozenset({"name", "nm", "nme", "naam", "nome", "nombre", "nom", "namn", "navn", "nimi", "imie",

@@ -189,6 +189,16 @@ TW_INITIAL = ["K. Oyelaran", "T. Achterberg", "M. Szczepanik", "R. Vandermolen",
 #: Korean digits, a SWIFT payment's beneficiary, a letter's address block, a chat speaker's dotted
 #: handle, a doctor's name before his title in Chinese)
 TWENTY_FIRST_FROM = 9
+#: the twenty-second round's kinds are planted from this persona on (a directory printout's aligned
+#: fields with a login, a help desk requester's id as a JSON number, a front desk's visitor in a log
+#: line, a rider's number and name in brackets)
+TWENTY_SECOND_FROM = 9
+TW2_VISITOR = ["ROSALBA QUINTAVALLE", "EDELTRAUD OBERMAIER", "PRISCILLIANO DUARTE", "WALBURGA NIEDERMEIER",
+               "GUMERSINDO ALBARRACIN", "ERMENEGILDA PASCUAL", "THEODORIC ASHCOMBE", "SIGISMUND VOLLRATH",
+               "AURELIANA BETTANCOURT", "FLORENTYNA WIERZBICKA", "CASILDA ECHEVERRIA", "LEOPOLDINE HAUSWIRTH",
+               "BALDOMERO IRIGOYEN", "HROSWITHA KELLERMANN"]
+TW2_RIDER = ["Wendelin Q.", "Ottokar P.", "Radegund S.", "Eberhard T.", "Gotthold V.", "Irmingard W.", "Reinhold Z.",
+             "Walpurga K.", "Ludger H.", "Hedwig M.", "Bertram N.", "Adelheid R.", "Siegfried B.", "Mechthild D."]
 TW1_FIRST = ["PERPETUA", "EUSEBIO", "CASIMIR", "LEOCADIA", "IGNATIUS", "EULALIA", "JOLANDA", "TEODORA", "ANSELMO",
              "BENEDIKTA", "COSIMA", "EMERIC", "FULVIA", "HILDEGARD"]
 TW1_OTHER = ["ISIDORA", "JOVITA", "KONSTANTIN", "LUDMILA", "PERPETUA", "EUSEBIO", "CASIMIR", "LEOCADIA", "IGNATIUS",
@@ -370,6 +380,13 @@ def persona(i: int) -> dict:
         "tw1_acct": f"0044{19920387 + i * 131:08d}", "tw1_block_street": f"{19 + i} Ferry Bank",
         "tw1_handle": f"{FIRST[i][0].lower()}.{LAST[i].lower()}{i}", "tw1_cjk": TW1_CJK[i],
         "twenty_first": i >= TWENTY_FIRST_FROM,
+        # issue 11, twenty-second round
+        "tw2_login": f"zq{4410 + i * 17}u", "tw2_req_id": 48120937716 + i * 1013, "tw2_visitor": TW2_VISITOR[i],
+        "tw2_rider_id": f"B-KR-{417 + i * 7:04d}", "tw2_rider": TW2_RIDER[i],
+        # (the parts, as the anonymizer replaces a name in capitals word by word)
+        "tw2_vis_first": TW2_VISITOR[i].split()[0], "tw2_vis_last": TW2_VISITOR[i].split()[1],
+        "tw2_rider_first": TW2_RIDER[i].split()[0],
+        "twenty_second": i >= TWENTY_SECOND_FROM,
     }
 
 
@@ -437,6 +454,11 @@ def _twenty_first(p: dict, *keys: str) -> list[str]:
     return [p[k] for k in keys] if p["twenty_first"] else []
 
 
+def _twenty_second(p: dict, *keys: str) -> list[str]:
+    """The twenty-second round's values of persona ``p`` (planted from :data:`TWENTY_SECOND_FROM` on)."""
+    return [str(p[k]) for k in keys] if p["twenty_second"] else []
+
+
 def typed_values(p: dict) -> dict[str, list[str]]:
     """A persona's planted values per evaluation type (see :data:`pipeline.anonymize.eval.CATEGORIES`)."""
     return {
@@ -451,7 +473,8 @@ def typed_values(p: dict) -> dict[str, list[str]]:
                  *_fifteenth(p, "pl_first", "pl_last", "pl_first_gen", "pl_last_gen"),
                  *_sixteenth(p, "x12_last", "x12_first", "mr_name", "hi_ji"),
                  *_twentieth(p, "tw_agent", "tw_cjk", "tw_initial"),
-                 *_twenty_first(p, "tw1_last", "tw1_first", "tw1_last2", "tw1_first2", "tw1_nick", "tw1_cjk")],
+                 *_twenty_first(p, "tw1_last", "tw1_first", "tw1_last2", "tw1_first2", "tw1_nick", "tw1_cjk"),
+                 *_twenty_second(p, "tw2_vis_first", "tw2_vis_last", "tw2_rider_first")],
         "EMAIL": [p["email"], *_sixteenth(p, "idn_email")], "RESERVATION_ID": [p["reservation"]],
         "PAYMENT_ID": [p["payment_id"], p["gift_card"]], "LAST_FOUR": [p["last_four"], *_twentieth(p, "tw_mask")],
         "CARD_NUMBER": [p["card"], p["card"].replace(" ", ""), p["card2"]],
@@ -477,9 +500,10 @@ def typed_values(p: dict) -> dict[str, list[str]]:
                        p["codice_fiscale"], p["mac"], *_twelfth(p, "mrn", "steam"),
                        *_thirteenth(p, "tbl_persnr", "tbl_bsn", "bvn", "spoken"), *_fifteenth(p, "pl_client"),
                        *_sixteenth(p, "geo"), *_nineteenth(p, "tkt", "nino"), *_twentieth(p, "tw_spelled"),
-                       *_twenty_first(p, "tw1_acct", "tw1_port_acct", "tw1_port_acct2")],
+                       *_twenty_first(p, "tw1_acct", "tw1_port_acct", "tw1_port_acct2"),
+                       *_twenty_second(p, "tw2_req_id", "tw2_rider_id")],
         "USER_ID": [p["user_id"], p["handle"], p["discord"], p["upi"], *_twentieth(p, "tw_nick"),
-                    *_twenty_first(p, "tw1_handle")],
+                    *_twenty_first(p, "tw1_handle"), *_twenty_second(p, "tw2_login")],
         "VEHICLE_ID": [p["plate"], p["fr_plate"], *_fourteenth(p, "uk_plate", "vin")],
     }
 
@@ -513,6 +537,8 @@ def canary_values(p: dict) -> list[str]:
     vals += _twenty_first(p, "tw1_last", "tw1_first", "tw1_last2", "tw1_first2", "tw1_zip", "tw1_zip2", "tw1_nick",
                           "tw1_ko", "tw1_acct", "tw1_block_street", "tw1_street", "tw1_street2", "tw1_swift_street",
                           "tw1_block_zip", "tw1_handle", "tw1_cjk", "tw1_port_acct", "tw1_port_acct2")
+    vals += _twenty_second(p, "tw2_login", "tw2_req_id", "tw2_vis_first", "tw2_vis_last", "tw2_rider_id",
+                           "tw2_rider_first")
     if p["twentieth"]:
         vals.append(f"••{p['tw_mask']}")  # the masked card's end, checked with its mask
     # a year-like postcode alone is no distinctive string: checked with the state before it
@@ -702,6 +728,12 @@ def record(i: int) -> dict:
             f"{p['tw1_swift_street']}\nSEATTLE WA\n:71A:SHA\n-}}\n\nMrs {p['intro_first']} {p['intro_last']}\n"
             f"{p['tw1_block_street']}\nTipton\n{p['tw1_block_zip']}\n\n[21:04] {p['tw1_handle']}: bed 4 needs obs\n"
             f"主治醫師: {p['tw1_cjk']}醫師。")}]
+    if i >= TWENTY_SECOND_FROM:
+        msgs += [{"role": "user", "content": (
+            f"the directory says:\nName              : {p['companion_first']} {p['companion_last']}\n"
+            f"SamAccountName    : {p['tw2_login']}\nDepartment        : Sales\n\n"
+            f"2025-02-01 09:05:44 evento=ALTA visitante=\"{p['tw2_visitor']}\" empresa=particular tarjeta=VIS-{118 + i}\n"
+            f"2025-02-01 09:12:03 rider.assigned rider={p['tw2_rider_id']} ({p['tw2_rider']}) vehicle=E-Bike")}]
     if cancel:
         msgs += [_call(f"c{i}c", "cancel_reservation", {"reservation_id": p["reservation"]}),
                  _tool(f"c{i}c", "cancel_reservation", {**reservation, "status": "cancelled"}),
@@ -726,6 +758,10 @@ def record(i: int) -> dict:
                          "kunde": {"vorname": p["intro_first"], "nachname": p["intro_last"], "plz": p["crm_plz"],
                                    "kundennummer": p["crm_kunde"]},
                          "pnr": {"nm": f"{p['pnr_last']}/{p['pnr_first']} MS"},
+                         # a help desk's requester: the id a JSON number (twenty-second round)
+                         **({"helpdesk": {"requester": {"id": p["tw2_req_id"], "name": f"{p['friend_first']} "
+                                                                                       f"{p['friend_last']}"}}}
+                            if p["twenty_second"] else {}),
                          # a telecom's line: its owner's name in capitals, the subscriber number
                          "line": {"owner": {"name": f"{p['caps_first']} DE LA {p['caps_last']}"},
                                   "msisdn": p["msisdn"]},

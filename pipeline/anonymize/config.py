@@ -225,7 +225,8 @@ class PiiConfig:
 
     def key_entity(self, key: Optional[str]) -> tuple[Optional[str], bool]:
         """``(entity, exact)`` for a normalized key: an exact ``key_rules`` entry (``exact``
-        True), else the longest ``key_words`` sequence inside the key's words unless the key
+        True; also when the key and a rule of two words or more are equal without their "_":
+        "samAccountName" for "sAMAccountName"), else the longest ``key_words`` sequence inside the key's words unless the key
         has an excluded word (``exact`` False: the value's shape must confirm it), else
         ``(None, False)``."""
         if key is None:

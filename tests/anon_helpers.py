@@ -52,6 +52,12 @@ def assert_gone(text: str, values: list[str], ignore_case: bool = False) -> None
     assert not left, f"survived {left} in {text!r}"
 
 
+def assert_kept(text: str, values: list[str]) -> None:
+    """Fail naming the values of ``values`` no longer in ``text`` as written (as a substring)."""
+    gone = [v for v in values if v not in text]
+    assert not gone, f"changed {gone} in {text!r}"
+
+
 def replaced_and_kept(out: str, values: list[str], kept: list[str]) -> None:
     """Fail naming a value of ``values`` still in ``out`` (as a substring: scripts without word
     boundaries too) or a word of ``kept`` gone from it."""

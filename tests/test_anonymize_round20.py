@@ -14,7 +14,7 @@ import pytest
 from pipeline.anonymize import Anonymizer, build_analyzer
 from pipeline.anonymize.config import PiiConfig
 from pipeline.anonymize.context import intro_names
-from tests.anon_helpers import called_tool_text, present, user
+from tests.anon_helpers import called_tool_text, present, user, assert_gone
 
 
 @pytest.fixture(scope="module")
@@ -25,9 +25,7 @@ def anon():
 _tool_text = partial(called_tool_text, ask="Can you pull the export?")
 
 
-def _gone(out: str, values: list[str]) -> None:
-    left = [v for v in values if present(out, v, ignore_case=True)]
-    assert not left, f"survived {left} in {out!r}"
+_gone = partial(assert_gone, ignore_case=True)
 
 
 # ---------------------------------------- a CSV row's numbers beside another number's comma

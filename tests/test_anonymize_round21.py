@@ -14,7 +14,7 @@ import pytest
 from pipeline.anonymize import Anonymizer, build_analyzer
 from pipeline.anonymize.context import LabelFinder, is_calendar_date
 from pipeline.anonymize.structured_text import hl7_values, html_text_view, row_groups
-from tests.anon_helpers import called_tool_text, present, user
+from tests.anon_helpers import called_tool_text, user, assert_gone, assert_kept
 
 
 @pytest.fixture(scope="module")
@@ -25,14 +25,10 @@ def anon():
 _tool_text = partial(called_tool_text, ask="Can you pull the export?")
 
 
-def _gone(out: str, values: list[str]) -> None:
-    left = [v for v in values if present(out, v, ignore_case=True)]
-    assert not left, f"survived {left} in {out!r}"
+_gone = partial(assert_gone, ignore_case=True)
 
 
-def _kept(out: str, values: list[str]) -> None:
-    gone = [v for v in values if v not in out]
-    assert not gone, f"changed {gone} in {out!r}"
+_kept = assert_kept
 
 
 # ---------------------------------------- a table's column is one kind of value

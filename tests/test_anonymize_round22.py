@@ -15,7 +15,7 @@ from pipeline.anonymize import Anonymizer, build_analyzer
 from pipeline.anonymize.config import default_config, normalize_key
 from pipeline.anonymize.context import LabelFinder
 from pipeline.anonymize.structured_text import markdown_rows, padded_fields
-from tests.anon_helpers import called_tool_text, present, user
+from tests.anon_helpers import called_tool_text, one, user, assert_gone, assert_kept
 
 
 @pytest.fixture(scope="module")
@@ -26,14 +26,10 @@ def anon():
 _tool_text = partial(called_tool_text, ask="Can you pull the record?")
 
 
-def _gone(out: str, values: list[str]) -> None:
-    left = [v for v in values if present(out, v, ignore_case=True)]
-    assert not left, f"survived {left} in {out!r}"
+_gone = partial(assert_gone, ignore_case=True)
 
 
-def _kept(out: str, values: list[str]) -> None:
-    gone = [v for v in values if v not in out]
-    assert not gone, f"changed {gone} in {out!r}"
+_kept = assert_kept
 
 
 # ---------------------------------------- a person's object: its id, as a JSON number too
@@ -220,16 +216,12 @@ def test_logins_and_numbers_under_keys_of_other_languages(anon, key, value):
     ("Asistente de la tienda (España). Agente humano de apoyo: Itziar Larrañaga. Plazo: 30 días.", "Itziar Larrañaga"),
 ])
 def test_staff_named_in_a_system_prompt_are_replaced_there(anon, text, name):
-    from tests.anon_helpers import one
-
     out = one(anon, [{"role": "system", "content": text}, {"role": "user", "content": "hello"}])
     _gone(out.messages[0]["content"], [name])
     assert out.messages[0]["content"].split(":")[0] == text.split(":")[0]  # the rest of the policy as written
 
 
 def test_a_system_prompts_rules_after_a_role_stay(anon):
-    from tests.anon_helpers import one
-
     text = "You are an airline agent. Agent: Follow The Policy. Supervisor: Customer Care Team. Operator: Booking Desk."
     out = one(anon, [{"role": "system", "content": text}, {"role": "user", "content": "hello"}])
     assert out.messages[0]["content"] == text

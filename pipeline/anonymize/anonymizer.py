@@ -419,7 +419,6 @@ class _Scan:
     # is the firm's (twenty-second round)
     place_values: set[str] = field(default_factory=set)
     system_names: set[str] = field(default_factory=set)  # staff a system prompt names (replaced there too)
-    place_parts: set[str] = field(default_factory=set)  # their comma-separated parts ("mönckebergstraße 7")
 
     def add_business_words(self, text: str) -> None:
         """The words (3+ letters) of a business value: never taken as name words in this record."""
@@ -1143,7 +1142,7 @@ class Anonymizer:
                     self._check_unicode(k, where)
                     self._collect_key(scan, k)
                 ck = _norm_key(k)
-                if lone_town and self.config.key_entity(ck)[0] == "CITY" and (
+                if lone_town and key_entity(ck)[0] == "CITY" and (
                         isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v))):
                     for x in ([v] if isinstance(v, str) else v):
                         scan.add_business_words(x)
@@ -1151,11 +1150,10 @@ class Anonymizer:
                 if place_obj and isinstance(v, (str, int)) and not isinstance(v, bool) and (
                         ck in _GENERIC_NAME_KEYS or ck in _ADDRESS_LINE_KEYS or ck in _TOWN_KEYS or ck in _DOC_NUMBER_KEYS
                         or (ck or "").split("_")[-1] in _PLACE_KEY_WORDS or (ck or "").endswith(_PLACE_KEY_GLUED)
-                        or self.config.key_entity(ck)[0] in _PLACE_FIELD_ENTITIES):
+                        or key_entity(ck)[0] in _PLACE_FIELD_ENTITIES):
                     scan.add_business_words(str(v))
                     if len(str(v).strip()) >= 4:
                         scan.place_values.add(str(v).strip().lower())
-                        scan.place_parts.update(p.strip().lower() for p in str(v).split(",") if len(p.strip()) >= 8)
                     continue
                 if product_obj and ck in _DOC_NUMBER_KEYS and isinstance(v, (str, int)) and not isinstance(v, bool):
                     scan.business.add(str(v).strip())  # a catalogue entry's own number ("artikel": {"nr": ..})
@@ -1259,11 +1257,13 @@ class Anonymizer:
     def _spare_place_values(scan: _Scan) -> None:
         """Drop the found values (not those a key named) that stand inside a business place's name,
         address or phone (:meth:`_place_object`): "Kundenzentrum" read as a name after "name:", a
-        branch's street found by the address recognizers in the same text."""
+        branch's street found by the address recognizers in the same text, or a value holding one of
+        their comma-separated parts ("Die Filiale Mönckebergstraße 7")."""
+        parts = {p.strip() for pv in scan.place_values for p in pv.split(",") if len(p.strip()) >= 8}
         for v in list(scan.values):
             if scan.values[v] in _PLACE_SPARED and not scan.value_sources.get(v, "").startswith("key:"):
                 lv = v.lower()
-                if any(lv in pv for pv in scan.place_values) or any(pp in lv for pp in scan.place_parts):
+                if any(lv in pv for pv in scan.place_values) or any(pp in lv for pp in parts):
                     del scan.values[v]
 
     def _place_object(self, key: Optional[str], nk: dict[str, Any]) -> bool:
@@ -2994,11 +2994,12 @@ _NAME_THEN_NUMBER_RE = re.compile(r"(?P<name>[^\d()<>@,;/]{2,60}?)[ \t]*(?:[,;/:
                                   r"(?P<num>\+?\(?\d[\d ()-]{5,20}\d|[A-Z]{1,5}-?[A-Z0-9-]{0,8}\d[A-Z0-9-]{1,12})\)?")
 #: a person's number (after a role word) and the name in brackets: "K-AO-0330 (Lukas P.)",
 #: "livreur #LV-2291 (Karim Benali)" (twenty-second round)
-_NUMBER_THEN_NAME_RE = re.compile(r"(?:[^\W\d_]{2,20}[ \t]+)?#?(?P<num>[A-Z]{1,5}(?:-[A-Z0-9]{1,6})*-?\d{3,10})"
+_PERSON_NUMBER = r"[A-Z]{1,5}(?:-[A-Z0-9]{1,6})*-?\d{3,10}"
+_NUMBER_THEN_NAME_RE = re.compile(r"(?:[^\W\d_]{2,20}[ \t]+)?#?(?P<num>" + _PERSON_NUMBER + r")"
                                   r"[ \t]*\((?P<name>[^\d()<>@,;/]{2,60})\)")
 #: a log line's person field of a number and a name in brackets ("rider=K-AO-0330 (Lukas P.)")
-_LOG_ID_NAME_RE = re.compile(r"(?<![\w.])(?P<k>[A-Za-z_][\w.-]{1,30})=#?[A-Z]{1,5}(?:-[A-Z0-9]{1,6})*-?\d{3,10}"
-                             r"[ \t]*\([^\d()<>@,;/=]{2,40}\)")
+_LOG_ID_NAME_RE = re.compile(r"(?<![\w.])(?P<k>[A-Za-z_][\w.-]{1,30})=#?" + _PERSON_NUMBER
+                             + r"[ \t]*\([^\d()<>@,;/=]{2,40}\)")
 #: an id's shape under a person key: capitals, a separator, three digits or more ("HNG-0447", "C-10023")
 _PERSON_ID_RE = re.compile(r"(?=(?:\D*\d){3})[A-Z]{1,6}[-_/]?(?:[A-Z0-9]{1,6}[-_/])?\d[\dA-Z-]{1,14}")
 #: person keys that also hold places, codes or servers ("from": "LHR-2231", "host": "DB-03")
@@ -3069,8 +3070,6 @@ _GLUED_STREET_END_RE = re.compile(r"(?i)[^\W\d_]{3,}(?:laan|straat|gracht|plein|
 #: An identifier as a whole field of a row (:meth:`Anonymizer._row_ids`): 5+ digits, an optional
 #: letter prefix, dashes or slashes between ("M-200417", "CX-77120394", "2024/0048817")
 _ROW_ID_RE = re.compile(r"(?=(?:\D*\d){5})[A-Z]{0,4}[-/]?\d[\dA-Z/-]{3,20}")
-#: a row's first field of capitals, a dash and four digits: an employee's or a member's number
-#: ("EMP-0412,SANDRA HESTER,...": twenty-second round, red-team 36 read)
 #: a role and a colon inside a system prompt's line, then a name of two or three Capitalized words
 #: (:meth:`Anonymizer._system_staff`; a line's start is a chat's speaker, so a sentence's end before)
 _STAFF_LABEL_RE = re.compile(
@@ -3081,6 +3080,8 @@ _STAFF_LABEL_RE = re.compile(
 #: (:meth:`Anonymizer._names_before_ids`)
 _NAME_BEFORE_ID_RE = re.compile(r"(?<![\w'-])(?P<f>" + NAME_WORD + r")(?:[ \t]+(?P<l>" + NAME_WORD
                                 + r"))?[ \t]*[(:,]?[ \t]*$")
+#: a row's first field of capitals, a dash and four digits: an employee's or a member's number
+#: ("EMP-0412,SANDRA HESTER,...": twenty-second round, red-team 36 read)
 _ROW_LEAD_ID_RE = re.compile(r"[A-Z]{1,4}-\d{4}")
 #: "name" in keys, in languages and abbreviations (:meth:`Anonymizer._name_key`)
 _NAME_KEY_WORDS = frozenset({"name", "nm", "nme", "naam", "nome", "nombre", "nom", "namn", "navn", "nimi", "imie",

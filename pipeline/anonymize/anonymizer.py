@@ -510,7 +510,11 @@ class Anonymizer:
                             | {w for k in self.key_rules for w in k.split("_") if len(w) > 2
                                and (len(w) <= 3 or w not in firsts or is_english_word(w))}
                             | {w.lower() for w in keep_words})
-        self._labels = LabelFinder(self.config.id_labels, self._keep_words)
+        self._labels = LabelFinder(self.config.text_labels(), self._keep_words)
+        staff = self.config.staff_label_regex()
+        # the staff a system prompt names after a role and a colon (:meth:`_system_staff`)
+        self._staff_label_re = None if staff is None else re.compile(
+            r"(?i:" + staff + r")[ \t]*:[ \t]*(?P<v>[A-ZÀ-ÖØ-Þ][\w'’-]+(?:[ \t]+[A-ZÀ-ÖØ-Þ][\w'’-]+){1,2})")
         id_patterns: dict[str, list[str]] = {e: list(p) for e, p in self.config.id_patterns.items()}
         for ent, pat in vocab.id_patterns:
             id_patterns.setdefault(ent, []).append(pat)
@@ -1407,7 +1411,9 @@ class Anonymizer:
         .."): a person, replaced in the system prompt too, when the first word is a gazetteer first
         name and no English or keep word (the rest of a policy text is never analyzed).
         Twenty-second round of issue 11 (red-team 35 read)."""
-        for m in _STAFF_LABEL_RE.finditer(text):
+        if self._staff_label_re is None:
+            return
+        for m in self._staff_label_re.finditer(text):
             v = m.group("v")
             first = v.split()[0]
             if not in_gazetteer(first) or is_english_word(first.lower()) or first.lower() in self._keep_words:
@@ -3070,12 +3076,6 @@ _GLUED_STREET_END_RE = re.compile(r"(?i)[^\W\d_]{3,}(?:laan|straat|gracht|plein|
 #: An identifier as a whole field of a row (:meth:`Anonymizer._row_ids`): 5+ digits, an optional
 #: letter prefix, dashes or slashes between ("M-200417", "CX-77120394", "2024/0048817")
 _ROW_ID_RE = re.compile(r"(?=(?:\D*\d){5})[A-Z]{0,4}[-/]?\d[\dA-Z/-]{3,20}")
-#: a role and a colon inside a system prompt's line, then a name of two or three Capitalized words
-#: (:meth:`Anonymizer._system_staff`; a line's start is a chat's speaker, so a sentence's end before)
-_STAFF_LABEL_RE = re.compile(
-    r"(?<=[.;!)] )(?i:(?:human |live |duty )?(?:agent|atendente|agente|operator|operador|operatore|specialist|supervisor)"
-    r"(?: on (?:shift|duty)| humano(?: de apoyo)?| de plant[aã]o)?|escalat(?:e|ion) to|eskalation an|escalar a|"
-    r"escalonar para)[ \t]*:[ \t]*(?P<v>[A-ZÀ-ÖØ-Þ][\w'’-]+(?:[ \t]+[A-ZÀ-ÖØ-Þ][\w'’-]+){1,2})")
 #: a first name (and a word after it) right before an id: searched in the text before the id
 #: (:meth:`Anonymizer._names_before_ids`)
 _NAME_BEFORE_ID_RE = re.compile(r"(?<![\w'-])(?P<f>" + NAME_WORD + r")(?:[ \t]+(?P<l>" + NAME_WORD

@@ -33,7 +33,7 @@ KNOWN_ENTITIES = frozenset({
     "API_KEY", "ACCESS_TOKEN", "SESSION_ID", "VEHICLE_ID"})
 _SECTIONS = ("key_rules", "key_words", "key_words_exclude", "person_keys", "skip_keys",
              "keep_words", "place_words", "id_labels", "id_patterns", "phone_regions", "eponyms", "thing_nouns",
-             "dish_words")
+             "dish_words", "staff_labels")
 
 
 class PiiConfigError(ValueError):
@@ -125,7 +125,11 @@ class PiiConfig:
     lower-case nouns that, right after a name (or after its "'s", Capitalized), make it a brand,
     a dish, a venue or an event ("Ted Baker blazer", "Caesar salad", "King's Road");
     ``dish_words``: words that, right before a name or as its first word, make it a dish ("Eggs
-    Benedict", "Peach Melba") or a product ("a Conta Jovem Mais", "Visa Gold Viagens").
+    Benedict", "Peach Melba") or a product ("a Conta Jovem Mais", "Visa Gold Viagens");
+    ``staff_labels``: label regexes of a staff role inside a line ("Agent", "Atendente",
+    "Eskalation an"), read after a sentence's end and before a colon: the name after one is a
+    person's, in user and tool text (a ``PERSON`` label) and in a system prompt, of which nothing
+    else is analyzed (:meth:`staff_label_regex`).
     """
 
     key_rules: dict[str, str] = field(default_factory=dict)
@@ -141,6 +145,7 @@ class PiiConfig:
     eponyms: set[str] = field(default_factory=set)
     thing_nouns: set[str] = field(default_factory=set)
     dish_words: set[str] = field(default_factory=set)
+    staff_labels: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
 
     # -- loading -------------------------------------------------------------------------
@@ -190,6 +195,12 @@ class PiiConfig:
                 except re.error as exc:
                     raise PiiConfigError(f"{source}: id_labels.{ent}: bad regex {lab!r}: {exc}") from None
                 self.id_labels.setdefault(_entity(ent, source), []).append(lab)
+        for lab in _strings(data.get("staff_labels"), "staff_labels", source):
+            try:
+                re.compile(lab)
+            except re.error as exc:
+                raise PiiConfigError(f"{source}: staff_labels: bad regex {lab!r}: {exc}") from None
+            self.staff_labels.append(lab)
         for ent, pats in _mapping(data, "id_patterns", source).items():
             for pat in _strings(pats, f"id_patterns.{ent}", source):
                 try:
@@ -209,6 +220,24 @@ class PiiConfig:
         self.__dict__.pop("_squashed_rules", None)
 
     # -- lookups -------------------------------------------------------------------------
+    def staff_label_regex(self) -> Optional[str]:
+        """The ``staff_labels`` as one regex of a label inside a line: after a sentence's end
+        (".", ";", ",", "!", ")" and a space; at a line's start "Agent:" is a chat's speaker, no
+        label); ``None`` where there are none. Case is the caller's (the label finder and the
+        system-prompt scan read it case-insensitively)."""
+        if not self.staff_labels:
+            return None
+        return r"(?<=[.;,!)] )(?:" + "|".join(f"(?:{lab})" for lab in self.staff_labels) + ")"
+
+    def text_labels(self) -> dict[str, list[str]]:
+        """``id_labels`` with the staff labels (:meth:`staff_label_regex`) among the ``PERSON`` ones:
+        the labels read in user and tool text (entity -> label regexes)."""
+        out = {ent: list(labs) for ent, labs in self.id_labels.items()}
+        staff = self.staff_label_regex()
+        if staff is not None:
+            out.setdefault("PERSON", []).append(staff)
+        return out
+
     def is_person_key(self, key: Optional[str]) -> bool:
         """A normalized key whose values are people: one of ``person_keys``, or a key ending in
         ``_by`` after a verb of doing ("last_touched_by", "closed_by": who did it; not "sort_by",

@@ -174,8 +174,10 @@ DOB_SCRIPT_RE = re.compile(
     # Hindi after "birth" (जन्म, जन्मतिथि), any year (a child's admission), a Taiwanese date of the
     # Republic era (民國80年3月14日), a French birth date on the first of a month ("premier avril 1951")
     r"|(?:जन्म(?:[ \t]*तिथि)?|जन्मतिथि)[ \t:]*(?P<y>\d{1,2}[ \t]+(?:" + _HINDI_MONTHS + r")[ \t]+\d{4}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4})"
-    r"|(?P<z>民國[ \t]?\d{1,3}年[ \t]?\d{1,2}月[ \t]?\d{1,2}日)"
-    r"|(?<![\w-])(?P<t>(?i:premier|1er) " + _MONTH_WORD + r" " + _BIRTH_YEAR + r")(?![\w-])")
+    r"|(?P<z>民國[ \t]?\d{1,3}年[ \t]?\d{1,2}月[ \t]?\d{1,2}日)")
+#: A French birth date on the first of a month ("premier avril 1951"): the one pattern of
+#: :data:`DOB_SCRIPT_RE`'s kind that an ASCII text can match
+DOB_FR_FIRST_RE = re.compile(r"(?<![\w-])(?P<v>(?i:premier|1er) " + _MONTH_WORD + r" " + _BIRTH_YEAR + r")(?![\w-])")
 #: A birth date after a birth word of Japanese, Chinese or Korean ("生年月日：1987年3月22日",
 #: "생년월일: 1987년 3월 22일", "出生日期 1987-03-22"): eleventh round.
 DOB_CJK_RE = re.compile(
@@ -3281,9 +3283,11 @@ def personal_recognizers() -> list[RegexRecognizer]:
     """Fresh instances of the regex recognizers for personal data in free text."""
     return [
         RegexRecognizer("LastFourRecognizer", "LAST_FOUR", LAST_FOUR_RES, 0.8),
-        RegexRecognizer("DateOfBirthRecognizer", "DATE_OF_BIRTH", [DOB_RE, DOB_CONTEXT_RE, DOB_CJK_RE, DOB_CJK_BARE_RE,
-                                                                  YEAR_OF_BIRTH_RE], 0.7),
-        _GroupsRecognizer("DateOfBirthOtherRecognizer", "DATE_OF_BIRTH", [DOB_ERA_RE, SPOKEN_DATE_RE, DOB_SCRIPT_RE], 0.7),
+        # the CJK, era and script patterns match only a text with a letter outside ASCII (speed)
+        RegexRecognizer("DateOfBirthRecognizer", "DATE_OF_BIRTH", [DOB_RE, DOB_CONTEXT_RE, YEAR_OF_BIRTH_RE], 0.7,
+                        script_patterns=[DOB_CJK_RE, DOB_CJK_BARE_RE]),
+        _GroupsRecognizer("DateOfBirthOtherRecognizer", "DATE_OF_BIRTH", [SPOKEN_DATE_RE, DOB_FR_FIRST_RE], 0.7,
+                          script_patterns=[DOB_ERA_RE, DOB_SCRIPT_RE]),
         KidsListRecognizer(),
         SpokenNumberRecognizer(),
         CjkSpokenDigitsRecognizer(),

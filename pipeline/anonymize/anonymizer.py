@@ -825,6 +825,9 @@ class Anonymizer:
         if not value:
             return
         if entity in NAME_ENTITIES:
+            untitled = _LEADING_TITLE_RE.sub("", value)
+            if untitled and untitled != value:  # "डा. प्रबिन अधिकारी": the title stays as written
+                value = untitled
             if "/" in value:  # "KOWALCZYK/AGNIESZKA MS": a booking's name element, its title no name,
                 value = re.sub(r"\s+(?:MR|MRS|MS|MISS|MSTR|DR|PROF|CHD|INF)$", "", value)
                 if entity == "PERSON" and PNR_NAME_RE.fullmatch(value):  # the given names first
@@ -1004,6 +1007,9 @@ class Anonymizer:
         v = value.strip()
         if not v or len(v) > 80:
             return None
+        untitled = _LEADING_TITLE_RE.sub("", v)
+        if untitled != v:  # "डा. प्रबिन अधिकारी", "Dt. Kerem Yıldırımoğlu": the name after a title
+            return self._person_value_entity(untitled) if untitled else None
         if "@" in v[1:] and EMAIL_FULL_RE.fullmatch(v):
             return "EMAIL_ADDRESS"
         if 8 <= sum(c.isdigit() for c in v) <= 15 and _shape_ok("PHONE_NUMBER", v) and not _DATE_LIKE_RE.fullmatch(v):
@@ -2648,8 +2654,12 @@ class _Replacer:
     # and Armenian letters too ("דוד" of "אבי בן-דוד" is not in "באשדוד")
     _W = ("A-Za-z0-9_\u00C0-\u024F\u1E00-\u1EFF\u0370-\u03FF\u0400-\u04FF\u0531-\u0587\u05D0-\u05EA"
           "\u0620-\u064A\u066E-\u06D3\u06D5\u06FA-\u06FF\u0900-\u0963\u0966-\u09FF\u0B80-\u0BFF\u10A0-\u10FF\u1200-\u135A")
-    # (a Hindi "ji" glued to a name ends it: "प्रियाजी" - sixteenth round's fresh-clone check)
-    _GEN = r"(?<![" + _W + r"])(?:{})(?!(?!जी(?![" + _W + r"]))[" + _W + r"])"
+    # (a Hindi "ji" glued to a name ends it: "प्रियाजी" - sixteenth round's fresh-clone check; so
+    # do the postpositions Hindi, Nepali, Bengali and Punjabi write glued to a name: "प्रतिक्षाको",
+    # "अधिकारीसँग", "রাকিবের", "ਜਸਵੰਤਨੂੰ" - twenty-third round, red-team 38 read)
+    _GLUED = ("जी|ज्यू|ज्यु|को|का|की|के|ने|से|में|ले|लाई|सँग|संग|मा|बाट|द्वारा|"
+              "কে|র|এর|ের|ও|দের|ਜੀ|ਨੂੰ|ਦਾ|ਦੀ|ਦੇ|ਨੇ|ਤੋਂ")
+    _GEN = r"(?<![" + _W + r"])(?:{})(?!(?!(?:" + _GLUED + r")(?![" + _W + r"]))[" + _W + r"])"
     # lower-case name words: never inside an e-mail, a URL or a file name ("tamsin.okafor@...")
     _SOFT = r"(?<![" + _W + r".@%+/-])(?:{})(?![" + _W + r"@]|[.-][A-Za-z0-9])"
     # (a comma after a digit is a thousands' separator; after anything else a field's separator:
@@ -3083,6 +3093,14 @@ _NAME_BEFORE_ID_RE = re.compile(r"(?<![\w'-])(?P<f>" + NAME_WORD + r")(?:[ \t]+(
 #: a row's first field of capitals, a dash and four digits: an employee's or a member's number
 #: ("EMP-0412,SANDRA HESTER,...": twenty-second round, red-team 36 read)
 _ROW_LEAD_ID_RE = re.compile(r"[A-Z]{1,4}-\d{4}")
+#: a title before a name under a person's key, in Latin letters and other scripts ("Dt." a Turkish
+#: dentist, "डा." / "डॉ." Hindi and Nepali, "ਡਾ." Punjabi, "ডা." Bengali, "دکتر" Persian, "Д-р"
+#: Russian, "Δρ." Greek, "獣医師" / "医師" / "医生" / "教练" a vet, a doctor, a coach): twenty-third
+#: round, red-team 38 read
+_LEADING_TITLE_RE = re.compile(
+    r"^(?:(?:Dr|Dra|Drs|Prof|Dt|Mr|Mrs|Ms|Mme|Mlle|Hr|Fr|Sr|Sra|Srta|Ing|Mgr|Dott|Avv)\.?|dr\.|prof\.|"
+    r"डा\.|डॉ\.|डॉक्टर|ਡਾ\.|ডা\.|ডাঃ|ডাক্তার|دکتر|ڈاکٹر|د\.|Д-р|д-р|Др\.|Δρ\.)[ \t]+"
+    r"|^(?:獣医師|獣医|医師|医生|教练|教練|老师|老師)[ \t\u3000]*(?=[\u4E00-\u9FFF])")
 #: "name" in keys, in languages and abbreviations (:meth:`Anonymizer._name_key`)
 _NAME_KEY_WORDS = frozenset({"name", "nm", "nme", "naam", "nome", "nombre", "nom", "namn", "navn", "nimi", "imie",
                              "jmeno", "meno", "isim", "nama", "jina", "ten", "imya", "ime"})
@@ -3090,7 +3108,7 @@ _NAME_KEY_WORDS = frozenset({"name", "nm", "nme", "naam", "nome", "nombre", "nom
 _PERSON_ABBREVIATIONS = frozenset({"pt", "pat", "cust", "cstmr", "cli", "clnt", "emp", "empl", "mbr", "usr", "pax",
                                    "bene", "benef", "recip", "rcpt", "sndr", "drv", "dr"})
 #: forms of a person's name in keys ("name_romanized", "nombre_local", "name_preferred")
-_NAME_FORM_WORDS = frozenset({"full", "legal", "local", "native", "romanized", "romanised", "romaji", "latin",
+_NAME_FORM_WORDS = frozenset({"full", "legal", "local", "native", "romanized", "romanised", "romaji", "latin", "roman",
                               "kana", "kanji", "preferred", "real", "given", "family", "maiden", "birth", "married",
                               "completo", "complet", "completa", "volledige", "vollstandiger", "verdadero"})
 #: words that make a name key a thing's ("file_name", "product_nm", "company_name")

@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Callable, Iterable, Iterator, Optional
 
 from .config import strip_accents
-from .engine import NAME_PARTICLE, NAME_PARTICLES, NAME_WORD, NATO_ALT, SIGN_OFFS_OTHER
+from .engine import INTROS_MORE, NAME_PARTICLE, NAME_PARTICLES, NAME_WORD, NATO_ALT, SIGN_OFFS_OTHER
 
 _SUFFIXES = ("'s", "s", "es", "ed", "ing", "ly", "er", "ers")
 _E_SUFFIXES = ("ed", "ing", "er", "ers")
@@ -1204,12 +1204,20 @@ _SPEAKING_RE = re.compile(
 #: eighteenth round (red-team 22 read). The first word must be a first name of the gazetteers
 #: (:func:`_foreign_intro_ok`).
 _FOREIGN_LOWER_INTRO_RE = re.compile(
-    r"(?i)(?<![\w'])(?:aqui (?:é|e) (?:a|o)|aqui fala (?:a|o)|fala (?:a|o)|je suis|ich bin|soy|sono|jestem|jsem|"
+    r"(?im)(?<![\w'])(?:aqui (?:é|e) (?:a|o)|aqui fala (?:a|o)|fala (?:a|o)|je suis|ich bin|soy|sono|jestem|jsem|"
     r"jag är|jeg er|ik ben|ako po si|ako si|mera naam|mimi ni|naitwa|saya|aku|em là|tôi là|mình là|"
     r"я|меня зовут|мене звати|це|это|ben|"
     # twenty-first round (red-team 31 / 32 read): Portuguese, Spanish, Italian "my name is" in lower case
-    r"meu nome (?:é|e)|mi nombre es|me llamo|mi chiamo)\s+"
+    r"meu nome (?:é|e)|mi nombre es|me llamo|mi chiamo|"
+    # twenty-third round (red-team 38 / 39 read): more languages, and the plainer "this is" of
+    # Norwegian, Swedish, Latvian in a call's opening ("hei det er sindre du kan jeg få"; a line's
+    # end ends the name: "jy praat met lindiwe\n")
+    + INTROS_MORE + r"|det er|det är|runā)\s+"
     r"(?P<v>[^\W\d_]{2,}(?:\s+[^\W\d_]{2,}){0,2}?)(?=\s*[,.!;:)]|\s*$|\s+(?:here|aqui|tady|tutaj|hier|ạ|po|nhé|ji)\b"
+    # (or before "you" / "how" / "can" of the same languages: "det er sindre du kan", "saya aisyah
+    # boleh saya bantu", or a spelled run after the name: "jag heter anders nyqvist v x a a p")
+    r"|\s+(?:du|hvordan|hur|hva|vad|kan|hoe|boleh|kā|kuidas|kaip|jak|kako|hvernig|ako)\b"
+    r"|\s+[^\W\d_](?:\s+[^\W\d_]){2,}(?:\s|$)"
     # (or before "from" / "with" / "to you" of an agent's introduction: "ben derya size nasıl", "saya
     # shahrul dari koperasi", "меня зовут наталья компания", "jéssica com quem eu falo")
     r"|\s+(?:size|sizi|dari|daripada|из|компания|с|from|with|com|con|de|da|do|von|van|z|ze)\b)")
@@ -1284,6 +1292,8 @@ def _foreign_intro_ok(words: list[str], keep: frozenset[str] | set[str]) -> bool
 
 
 _LOWER_WORD = "[a-z\u00df-\u024f]+(?:['-][a-z\u00df-\u024f]+)*"
+#: a French / Italian elided article or pronoun at a word's start ("c'est", "l'altro", "qu'il")
+_ELISION_RE = re.compile(r"(?:c|j|l|m|n|s|t|qu|un|dell|all|sull|nell)['\u2019]")
 #: A lower-case first name, an optional middle initial and a family name ("jakob nilssen",
 #: "hallgerður a þórólfsdóttir"); overlapping starts are tried too.
 _LOWER_PAIR_RE = re.compile(f"(?<![\\w@.'-])(?=(?P<f>{_LOWER_WORD})(?P<i> [a-hj-z]\\.?)? (?P<l>{_LOWER_WORD})(?![\\w@-]))")
@@ -1379,8 +1389,9 @@ def lower_case_names(text: str, keep: frozenset[str] | set[str] = frozenset()) -
         return english_text
 
     def plain(w: str, kin_slot: bool = False) -> bool:  # may be a name word at all
-        # after "his brother" a town's name is a person's ("his brother anand")
-        if len(w) < 2 or w in STOP_WORDS or w in keep or (w in places and w not in firsts and not kin_slot):
+        # after "his brother" a town's name is a person's ("his brother anand"); a French or
+        # Italian elision is no name ("c'est bon", "l'altro": twenty-third round)
+        if len(w) < 2 or _ELISION_RE.match(w) or w in STOP_WORDS or w in keep or (w in places and w not in firsts and not kin_slot):
             return False
         if is_foreign_stop_word(w):  # "ella kjær", "sini salonen": a name in an English text
             return (w in firsts or w in lasts) and english()

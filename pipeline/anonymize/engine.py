@@ -704,7 +704,16 @@ _NAME_QUESTION = (r"(?:what(?:['\u2019]s| is| was) your (?:(?:full|first|last|fa
 #: Introductions and titles of other languages (eighth round: "hier ist Volker Dittrichsen", "mijn
 #: naam is Femke de Wit-Jansen", "Mme Apolline Garnier-Vidal", "meneer Pieterse"); not "ich bin" or
 #: "je suis" (German nouns are Capitalized: "ich bin Kunde"; "je suis Désolé" at a line start).
-_FOREIGN_INTRO = (r"hier ist|hier spricht|mein name ist|ich hei(?:ß|ss)e|mijn naam is|ik ben|hier is|je m['\u2019]appelle|"
+#: "my name is" / "you are speaking with" / "this is" of more languages before a name (twenty-third
+#: round, red-team 38 / 39 read): Norwegian, Danish, Swedish, Afrikaans, Malay / Indonesian,
+#: Latvian, Lithuanian, Estonian, Finnish, Slovak / Czech, Croatian / Serbian, Icelandic, Catalan,
+#: Romanian, Turkish, Swahili, Zulu; in lower case (:mod:`.context`) also the plainer "det er",
+#: "runā" ("labdien inchcape motors runā kristaps"; not "c'est": "c'est bon" - "Bon" is a name)
+INTROS_MORE = (r"du snakker med|du pratar med|du taler med|jeg hedder|mit navn er|mitt navn er|mitt namn är|"
+               r"jy praat met|my naam is|nama saya|mans vārds ir|mani sauc|mano vardas|aš esu|mina olen|ma olen|"
+               r"minu nimi on|minun nimeni on|nimeni on|volám sa|jmenuji se|jmenuju se|zovem se|ég heiti|em dic|"
+               r"numele meu este|mă numesc|ma numesc|benim adım|jina langu ni|igama lami ngu")
+_FOREIGN_INTRO = (INTROS_MORE + r"|olen|hier ist|hier spricht|mein name ist|ich hei(?:ß|ss)e|mijn naam is|ik ben|hier is|je m['\u2019]appelle|"
                   # "she / he is" of languages that write their nouns in lower case ("ella es Marta
                   # Isabel Contreras": twenty-first round, red-team 31 read)
                   r"ella es|él es|elle est|il est|lei è|lui è|ela é|ele é|"
@@ -2674,8 +2683,11 @@ GREETING_INTRO_RE = re.compile(
     r"(?:" + _I_AM_NO_LIST + r")[ \t]+(?P<v>" + _SCRIPT_WORD + r"(?:[ \t]+" + _SCRIPT_WORD + r"){0,3}?)"
     r"(?:[ \t]+(?:" + _COPULAS + r"))?[ \t]*(?=[.।။។,!፡።?]|$)", re.M)
 #: Hindi "I am ... " ("मैं सुनीता शर्मा हूँ"), vetoed by a stop word like GREETING_INTRO_RE ("मैं घर पर हूँ")
-HINDI_I_AM_RE = re.compile(r"(?<![\u0900-\u097F])मैं\s+(?P<v>[\u0900-\u097F]{2,}(?:\s+[\u0900-\u097F]{2,}){0,2}?)"
-                           r"(?=\s+(?:है|हूँ|हूं)|\s*[,।])")
+#: (twenty-third round, red-team 38 read: "I am ... speaking" - "मैं पूजा बोल रही हूँ" - and "I am his
+#: son ..." - "मैं उनका बेटा विनीत हूँ")
+HINDI_I_AM_RE = re.compile(r"(?<![\u0900-\u097F])मैं\s+(?:(?:उनका|उनकी|उनके|इनका|इनकी|इनके)\s+(?:बेटा|बेटी|पति|पत्नी|भाई|"
+                           r"बहन|पोता|पोती|दामाद|बहू)\s+)?(?P<v>[\u0900-\u097F]{2,}(?:\s+[\u0900-\u097F]{2,}){0,2}?)"
+                           r"(?=\s+(?:बोल\s+(?:रहा|रही|रहे)\s+)?(?:है|हूँ|हूं)|\s*[,।])")
 #: thanks in those scripts (before a name and its honorific: "ස්තූතියි ජයසූරිය මහත්මයා")
 _THANKS_NO_LIST = r"धन्यवाद|शुक्रिया|ස්තූතියි|நன்றி|ధన్యవాదాలు|ধন্যবাদ|ਧੰਨਵਾਦ|આભાર|ಧನ್ಯವಾದ|ನಮಸ್ಕಾರ|നന്ദി|شکریہ|نمستے"
 #: a name before a South Asian honorific in its script ("रोहित जी,", "حمزہ صاحب،", "ফারহানা সাহেবা", "હેતલબેન",
@@ -2702,7 +2714,7 @@ KIN_SCRIPT_NAME_RE = re.compile(
     r"|(?:माझी|माझा|माझे|आमची|आमचा)[ \t]+(?:बहीण|भाऊ|पत्नी|बायको|नवरा|मुलगी|मुलगा|आई|वडील|मैत्रीण|मित्र)"
     r"|(?:ನನ್ನ|ನಮ್ಮ)[ \t]+(?:ಗಂಡ|ಹೆಂಡತಿ|ಮಗ|ಮಗಳು|ಅಮ್ಮ|ಅಪ್ಪ|ತಮ್ಮ|ತಂಗಿ|ಅಕ್ಕ|ಅಣ್ಣ)"
     r"|(?:మా|నా)[ \t]+(?:అమ్మ|నాన్న|భర్త|భార్య|అబ్బాయి|అమ్మాయి|అన్న|అక్క|చెల్లి|తమ్ముడు|ఆయన|ఆవిడ)"
-    r"|(?:আমার|আমাদের)[ \t]+(?:ভাই|বোন|স্বামী|স্ত্রী|মা|বাবা|ছেলে|মেয়ে|আম্মা|আব্বা)"
+    r"|(?:আমার|আমাদের|উনার|ওনার|ওঁর|তাঁর|তার)[ \t]+(?:ভাই|বোন|স্বামী|স্ত্রী|মা|বাবা|ছেলে|মেয়ে|আম্মা|আব্বা)"
     r"|(?:મારી|મારો|મારા|અમારી)[ \t]+(?:બહેન|ભાઈ|પત્ની|પતિ|દીકરી|દીકરો|મમ્મી|પપ્પા|માતા|પિતા)"
     r"|(?:ਮੇਰੀ|ਮੇਰਾ|ਮੇਰੇ)[ \t]+(?:ਭੈਣ|ਭਰਾ|ਪਤਨੀ|ਪਤੀ|ਧੀ|ਪੁੱਤਰ|ਮਾਂ|ਪਿਤਾ)"
     r"|എന്റെ[ \t]+(?:ഭാര്യ|ഭർത്താവ്|മകൻ|മകൾ|അമ്മ|അച്ഛൻ|ചേട്ടൻ|ചേച്ചി)"
@@ -2737,6 +2749,10 @@ SCRIPT_INTRO_NAME_RES = (
                r"[ \t]+(?P<w>" + _HE_WORD + r"(?:[ \t]+" + _HE_WORD + r"){0,2}?)" + _NAME_END + ")", re.M),
     re.compile(r"(?:(?:আমার নাম|নাম|সদস্য|সদস্যা|স্বামী|স্ত্রী|গ্রাহক|পিতা|মাতা|অভিভাবক)[ \t]*[:：]?[ \t]*(?P<v>" + _BN_WORD
                + r"(?:[ \t]+" + _BN_WORD + r"){0,3}?)(?=[ \t]+(?:এবং|আমি)|[ \t]*\(|" + _NAME_END_ALT + "))", re.M),
+    # twenty-third round (red-team 38 read): "I am ... speaking" of an agent in Urdu and Bengali
+    # ("میں ثناء بات کر رہی ہوں", "আমি রিয়া বলছি")
+    re.compile(r"(?<![" + _AR + r"])میں[ \t]+(?P<v>" + _AR_WORD + r"(?:[ \t]+" + _AR_WORD + r")?)[ \t]+(?:بات[ \t]+کر|بول)[ \t]+"
+               r"رہ[یاے][ \t]+ہوں|(?<![\u0980-\u09FF])আমি[ \t]+(?P<x>" + _BN_WORD + r"(?:[ \t]+" + _BN_WORD + r")?)[ \t]+বলছি"),
     # sixteenth round: a Bengali doctor's title ("ডা. ফারহানা ইসলাম")
     re.compile(r"(?:ডা\.|ডাঃ|ডাক্তার)[ \t]*(?P<v>" + _BN_WORD + r"(?:[ \t]+" + _BN_WORD + r"){0,2})(?=[ \t]*[(,।.]|[ \t]+(?:আজ|এর|কে)|$)"),
     re.compile(r"(?:(?:ስሜ|ስም)[ \t]*[:፡]?[ \t]*(?P<v>" + _ET_WORD + r"(?:[ \t]+" + _ET_WORD + r"){0,3}?)(?=[ \t]+ነው|"

@@ -34,6 +34,12 @@ LINE_FIELD_RE = re.compile(r"(?m)^[ \t]*(?P<k>[^\W\d][\w.-]{0,40})[ \t]*=[ \t]*(
 #: ``CONTRATO=488993531|TITULAR=RUI MIGUEL G PEREIRA|MORADA=...``: a pipe-delimited export
 PIPE_FIELD_RE = re.compile(r"(?:^|\|)[ \t]*(?P<k>[^\W\d][\w.-]{0,40})[ \t]*=[ \t]*(?P<v>[^|\n=]{1,300}?)[ \t]*(?=\||$)",
                            re.M)  # (keys of any script: "판매자=정우성(carking_88)" - fourteenth round)
+#: ``PID=..;OWNER=SUNITA AGARWAL;ZONE=4``: a line of ``KEY=VALUE`` fields and nothing else, split by
+#: semicolons or tabs, each value to the next separator, spaces allowed (twenty-third round, red-team
+#: 38 read: a blank ended "OWNER=SUNITA" before)
+_KV_LINE_RE = {sep: re.compile(r"(?m)^[ \t]*[^\W\d][\w.-]{0,40}[ \t]*=[^" + sep + r"=\n]*(?:" + sep
+                               + r"[ \t]*[^\W\d][\w.-]{0,40}[ \t]*=[^" + sep + r"=\n]*)+" + sep + r"?[ \t]*$")
+               for sep in (";", "\t")}
 
 
 #: child elements whose meaning is their parent's ("<guest><name>", "<licence><no>")
@@ -123,8 +129,9 @@ def xml_records(text: str) -> Iterator[tuple[str, dict[str, str]]]:
 
 def log_fields(text: str) -> Iterator[tuple[str, str]]:
     """``(key, value)`` of ``key=value`` fields in log lines (a value quoted or up to the next
-    blank, comma or bracket) and of pipe-delimited ``KEY=VALUE|KEY=VALUE`` exports (a value up
-    to the next pipe, spaces allowed)."""
+    blank, comma or bracket) and of ``KEY=VALUE|KEY=VALUE`` exports delimited by pipes, or, on a
+    line of such fields only, by semicolons or tabs (a value up to the next separator, spaces
+    allowed)."""
     if "=" not in text:
         return
     seen: set[tuple[str, str]] = set()
@@ -134,6 +141,16 @@ def log_fields(text: str) -> Iterator[tuple[str, str]]:
             if kv[1] and kv not in seen:
                 seen.add(kv)
                 yield kv
+    for sep, rx in _KV_LINE_RE.items():
+        if sep not in text:
+            continue
+        for line in rx.finditer(text):
+            for field in line.group(0).split(sep):
+                k, eq, v = field.partition("=")
+                kv = (k.strip(), v.strip())
+                if eq and kv[0] and kv[1] and kv not in seen:
+                    seen.add(kv)
+                    yield kv
     for m in LINE_FIELD_RE.finditer(text):
         # a properties / env file's line: the value runs to the line's end, a note in brackets
         # after it left out ("nominee=عائشہ عثمان (wife)": fifteenth round)

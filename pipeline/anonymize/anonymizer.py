@@ -2666,7 +2666,10 @@ class _Replacer:
     # "DD,41093388" in a CSV row - fifteenth round)
     # (after a mask's character: the visible end of "VISA x2284", "XXX-XX-6613", "3759 XXXXXX X0017" -
     # twentieth round)
-    _NUM = (r"(?:(?<![A-Za-z0-9_$/:.-])|(?<=[xX*\u2022\u25cf])(?<![A-Za-z0-9][xX])|(?<=[xX*\u2022]-))(?<!\d,)(?:{})"
+    # (or after a run of three mask characters or more glued to it: "VISA XXXXXXXXXXXX4471" -
+    # twenty-third round)
+    _NUM = (r"(?:(?<![A-Za-z0-9_$/:.-])|(?<=[xX*\u2022\u25cf])(?<![A-Za-z0-9][xX])|(?<=[xX*\u2022]-)"
+            r"|(?<=[xX*\u2022\u25cf]{{3}}))(?<!\d,)(?:{})"
             r"(?![A-Za-z0-9_]|[-/:.,]\d)")
     # a value of five digits or more beside "<digit>," is a CSV row's field, never a thousands'
     # group (always three digits): "2024-09-01 08:14:22,447700900214,447700900389,MO" in a call
@@ -2810,7 +2813,8 @@ def _town_beside_postcode(text: str, start: int, end: int) -> bool:
 
 #: Person recognizers of names in other scripts than Latin (their words are no Latin name words)
 _SCRIPT_NAME_RECOGNIZERS = frozenset({"ScriptNameContextRecognizer", "ScriptIntroNameRecognizer",
-                                      "ScriptNameRunRecognizer", "RoleDashSpeakerRecognizer", "KidsListRecognizer"})
+                                      "ScriptNameRunRecognizer", "RoleDashSpeakerRecognizer", "KidsListRecognizer",
+                                      "CyrillicNameRecognizer"})
 #: Links inside Arabic and Hebrew names ("son of", "daughter of", "father of", "servant of"):
 #: part of a found name, never a name word of their own elsewhere in the record
 _NAME_LINKS = frozenset("بن بنت ابن إبن أبو ابو أم عبد ال בן בת אבו του της".split())

@@ -247,12 +247,12 @@ NATO_ALT = "|".join(sorted(_NATO_WORDS, key=len, reverse=True))
 #: for oh e g"): twentieth round, red-team 27 / 28 read (:func:`_spelled_score` judges it)
 SPELLED_RE = re.compile(
     r"(?i)(?<![\w'-])(?P<v>(?:(?:" + NATO_ALT + "|" + _SPOKEN_DIGIT
-    + r"|[a-z])[ ,]+){3,}(?:" + NATO_ALT + "|" + _SPOKEN_DIGIT + r"|[a-z]))(?![\w'-])")
+    + r"|[^\W\d_])[ ,]+){3,}(?:" + NATO_ALT + "|" + _SPOKEN_DIGIT + r"|[^\W\d_]))(?![\w'-])")
 
 
 def _spelled_score(text: str, m: re.Match) -> Optional[float]:
-    """Spelled, not words: four single letters or more (three distinct, not an alphabet's run
-    "a b c d", no "i" / "a" only), or two spelling-alphabet words among four tokens or more with a
+    """Spelled, not words: four single letters or more, of any alphabet ("k o v á č i k", "е р л а
+    н": twenty-third round) (three distinct, not an alphabet's run "a b c d", no "i" / "a" only), or two spelling-alphabet words among four tokens or more with a
     letter or a digit word beside them."""
     words = [w for w in re.split(r"[ ,]+", m.group("v").lower()) if w]
     letters = [w for w in words if len(w) == 1]
@@ -439,7 +439,10 @@ EU_STREET_RE = re.compile(
     r" iela| gatvė| gatve| prospekts| bulvāris| út| utca| krt\.| körút| tér| u\.|"
     # Estonian "maantee" / "puiestee" / "tänav", Lithuanian "gatvė" abbreviated ("Pärnu mnt 139c-12",
     # "Žirmūnų g. 68-41": red-team 13 read)
-    r" mnt| pst| tn| g\.| pr\.)"
+    r" mnt| pst| tn| g\.| pr\.|"
+    # twenty-third round (red-team 39 read): Latvian "iela" in its cases ("Lāčplēša ielā 87"), Basque
+    # "kalea" ("Zabaleta kalea 31"); not Estonian "tee": "The tee 12" is golf's
+    r" ielā| ielu| ielas| kalea| kalean| kaleko| etorbidea| hiribidea)"
     # (a house letter and a flat after a dash: "Tartu mnt 84a-17" - sixteenth round)
     r" \d{1,4}(?:[a-zA-Z](?:-\d{1,4})?|-(?:I{1,3}|hs|bis|[A-Z]|\d{1,4})|(?:/\d{1,4}[a-zA-Z]?){1,3}|\.(?= |$))?)(?![\w-])"
     r"|(?<![\w-])(?P<w>(?:\d{1,5} )?(?:\d{1,5} )?(?:Via|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Rua|Avenida|Travessa|"
@@ -449,6 +452,8 @@ EU_STREET_RE = re.compile(
     r"Calea|Str\.|Bulevardul|Bd\.|Șoseaua|Soseaua|Aleea|Splaiul|Intrarea|Ffordd|Heol|Stryd|"
     # eleventh round: "Av. Insurgentes Sur 1602", "Jl. Kebon Jeruk Raya No. 27", "Alameda Santos 200"
     r"Av\.|Avda\.|Jl\.|Jalan|Alameda|Estrada|Rodovia|Carrera|Cra\.|Calz\.|Calzada|"
+    # twenty-third round (red-team 39 read): Catalan "Pg." / "Passeig", "Rambla" (not "Ronda": a round)
+    r"Pg\.|Passeig|Rambla|"
     # sixteenth round: Brazil's "R." for Rua ("R. Tutóia, 1157")
     r"R\.|"
     # fourteenth round: the street noun in lower case in a chat ("la calle de Sueca 41")
@@ -839,9 +844,30 @@ LAST_FOUR_RES = (
     # terminant par 4471", "Karte endet auf 0087", "carta che termina con 1234"
     re.compile(r"(?i)\b(?:terminad[ao]s? en|termina(?:da|do)? (?:en|em|con|in)|final(?:e|izad[ao] em)?|"
                r"(?:se )?terminant par|finissant par|endet auf|endend auf|mit endung|eindigend op|"
-               r"eindigt op|ko[ńn]cz[ąa]c[aey]? si[ęe] na|ending på|slutar på|che finisce (?:con|in))"
+               r"eindigt op|ko[ńn]cz[ąa]c[aey]? si[ęe] na|ending på|slutar på|che finisce (?:con|in)|"
+               # twenty-third round (red-team 38 read): "RIB se terminant 5831", "qui se termine par"
+               r"(?:se )?termin(?:e|ant)(?: par)?)"
                r"[\s:#*-]*(?P<v>\d{4})(?![\d/:.,-]\d|\d)"),
+    # Chinese / Japanese / Korean "tail number" ("打入尾号 1093 的", "末尾1234", "끝자리 5521"): no word
+    # boundary before it in a script without spaces
+    re.compile(r"(?:尾号|尾號|末尾|下4桁|下四桁|끝자리|끝번호)[\s:#*：-]*(?P<v>\d{4})(?![\d/:.,-]\d|\d)"),
 )
+
+#: The last four digits of a card or an account read aloud ("the account ending four four one nine",
+#: "rib qui se termine par cinq huit trois un"): four number words after an ending phrase
+#: (twenty-third round, red-team 38 read; :func:`_spoken_last_four_score`)
+SPOKEN_LAST_FOUR_RE = re.compile(
+    r"(?i)\b(?:(?:ending|ends|ended)(?: (?:in|with))?|last (?:four|4)(?: digits)?(?: (?:are|is|of))?"
+    r"|(?:se )?termin(?:e|ant)(?: par)?|terminad[ao] en|termina en|endet auf|eindigt op|slutar på|ender på)"
+    r"[\s:,]+(?P<v>[^\W\d_]+(?:[ ,-]+[^\W\d_]+){3})(?![\w-])")
+
+
+def _spoken_last_four_score(text: str, m: re.Match) -> Optional[float]:
+    """All four words are number words (:mod:`.number_words`)."""
+    from .number_words import count_number_words
+
+    return 0.75 if count_number_words(m.group("v")) == 4 else None
+
 
 #: Phone numbers written as phone numbers: (415) 555-0199, 415-555-0199, 415.555.0199,
 #: +1 415 555 0199, +44 20 7946 0958. Bare 10-digit runs are item ids far more often: those
@@ -1375,6 +1401,43 @@ INITIAL_SURNAME_RE = re.compile(
     r"(?<![\w.])(?P<v>[A-Z]\.(?: ?[A-Z]\.)? ?[A-Z][a-z]+(?:[-'][A-Z][a-z]+)?)(?![\w-]|\.[A-Za-z])"
     r"|(?<![\w.])(?P<w>" + _CYR_FAMILY + r" [\u0410-\u042F\u0401]\.(?: ?[\u0410-\u042F\u0401]\.)?)"
     r"|(?<![\w.])(?P<x>[\u0410-\u042F\u0401]\.(?: ?[\u0410-\u042F\u0401]\.)? ?" + _CYR_FAMILY + r")(?![\w-])")
+
+
+_CYR_L = "\u0400-\u04FF"
+#: A Russian, Ukrainian or Kazakh name with a patronymic, in any case ("тимофеев игорь леонидович" of
+#: a lower-cased transcript, "ЖҰМАБАЕВ БАУЫРЖАН ҚАЙРАТҰЛЫ" of an export, "Иван Сергеевич"): the word
+#: before the patronymic (group ``g``) a first name of the script gazetteer (twenty-third round,
+#: red-team 38 / 39 read)
+PATRONYMIC_RE = re.compile(
+    r"(?<![\w-])(?P<v>(?:[" + _CYR_L + r"]{2,}[ \t]+)?(?P<g>[" + _CYR_L + r"]{2,})[ \t]+[" + _CYR_L + r"]{2,}?"
+    r"(?i:ович|евич|ьич|овна|евна|ична|инична|ївна|ович|ұлы|улы|қызы|кызы))(?![\w-])")
+#: A Mongolian name: the father's name in the genitive before the given name ("Дорждамбын Ганбат",
+#: "Цэрэндоржийн Мөнхбат") in a text with a Mongolian letter (Ө, Ү), or an initial glued to a
+#: Capitalized Cyrillic word ("Г.Оюунчимэг", "Ц.Мөнхбат", "Э.Сарангэрэл"): twenty-third round,
+#: red-team 39 read
+MN_NAME_RE = re.compile(
+    r"(?<![\w.-])(?P<v>[\u0410-\u042F\u0401\u04E8\u04AE][\u0430-\u044F\u0451\u04E9\u04AF]{2,}(?:ийн|гийн|ын|ний)"
+    r"[ \t]+[\u0410-\u042F\u0401\u04E8\u04AE][\u0430-\u044F\u0451\u04E9\u04AF]{2,})(?![\w-])"
+    r"|(?<![\w.-])(?P<w>[\u0410-\u042F\u0401\u04E8\u04AE]\.[\u0410-\u042F\u0401\u04E8\u04AE][\u0430-\u044F\u0451\u04E9\u04AF]{3,})(?![\w-])")
+
+
+def _cyrillic_name_score(text: str, m: re.Match) -> Optional[float]:
+    """:data:`PATRONYMIC_RE`: the given name is one of the script gazetteer; :data:`MN_NAME_RE`: a
+    genitive pair only in a Mongolian text; an initial's word in a Mongolian text or a name of the
+    script gazetteer, no known place ("С.Петербург" stays)."""
+    from .context import place_gazetteer
+    from .names_data import script_names
+
+    if m.re is PATRONYMIC_RE:
+        return 0.7 if m.group("g").lower() in script_names()[0] else None
+    if m.group("v"):
+        return 0.7 if re.search("[\u04E8\u04E9\u04AE\u04AF]", text) else None
+    word = m.group("w")[2:].lower()
+    if word in place_gazetteer():
+        return None
+    # a Mongolian text, or a name of the script gazetteer ("С.Петербург" is a city's)
+    return 0.7 if re.search("[\u04E8\u04E9\u04AE\u04AF]", text) or word in script_names()[0] \
+        or word in script_names()[1] else None
 
 
 def _initial_surname_score(text: str, m: re.Match) -> Optional[float]:
@@ -3299,6 +3362,8 @@ def personal_recognizers() -> list[RegexRecognizer]:
     """Fresh instances of the regex recognizers for personal data in free text."""
     return [
         RegexRecognizer("LastFourRecognizer", "LAST_FOUR", LAST_FOUR_RES, 0.8),
+        RegexRecognizer("SpokenLastFourRecognizer", "ACCOUNT_ID", [SPOKEN_LAST_FOUR_RE], 0.75,
+                        validate=_spoken_last_four_score),
         # the CJK, era and script patterns match only a text with a letter outside ASCII (speed)
         RegexRecognizer("DateOfBirthRecognizer", "DATE_OF_BIRTH", [DOB_RE, DOB_CONTEXT_RE, YEAR_OF_BIRTH_RE], 0.7,
                         script_patterns=[DOB_CJK_RE, DOB_CJK_BARE_RE]),
@@ -3387,6 +3452,8 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("BracketNickRecognizer", "USER_ID", [BRACKET_NICK_RE], 0.7, validate=_bracket_nick_score),
         _GroupsRecognizer("DottedHandleRecognizer", "USER_ID", [DOTTED_HANDLE_RE], 0.7, validate=_dotted_handle_score),
         _GroupsRecognizer("InitialSurnameRecognizer", "PERSON", [INITIAL_SURNAME_RE], 0.7, validate=_initial_surname_score),
+        _GroupsRecognizer("CyrillicNameRecognizer", "PERSON", [], 0.7, script_patterns=[PATRONYMIC_RE, MN_NAME_RE],
+                          validate=_cyrillic_name_score),
         RegexRecognizer("NameThenKinRecognizer", "PERSON", [NAME_THEN_KIN_RE], 0.7),
         RegexRecognizer("AcronymIdRecognizer", "ACCOUNT_ID", [ACRONYM_ID_RE], 0.7, validate=_acronym_id_score),
         _GroupsRecognizer("P2pNameRecognizer", "PERSON", [P2P_NAME_RE], 0.7, validate=_p2p_name_score),

@@ -31,16 +31,19 @@ _GLUING = frozenset({"de", "nl", "sv", "da", "no"})
 _BETWEEN = frozenset("""and y e i und en og och ja și si и і a eh ehm eeh ähm äh hm um uh erm euh ben beh allora
 dann then poi luego después depois então puis et dash тобто тоесть то есть hyphen slash traço traco tiret trait streck bindestreck
 lomeno pomlčka pomlcka barra guion guión kreska myślnik myslnik cratimă cratima tire çizgi cizgi тире дефис
-косая""".split())
+косая ún án""".split())
 def _norm(word: str) -> str:
     """``word`` in lower case, its typographic apostrophes as "'" (the lexicon's key)."""
     return word.lower().replace("\u2019", "'").replace("\u02bc", "'")
 
 
 #: a word, an apostrophe inside it ("п'ять", "дев'ять", "libo't")
-_WORD_RE = re.compile(r"[^\W\d_]+(?:['\u2019\u02bc][^\W\d_]+)*", re.UNICODE)
+#: (with the vowel signs and combining marks of Indic, Khmer and Yoruba writing inside: "पाँच",
+#: "ប្រាំបួន", "mẹ́ta")
+_LETTER = "(?:[^\\W\\d_]|[\u0300-\u036F\u0900-\u0DFF\u1780-\u17FF])"
+_WORD_RE = re.compile(_LETTER + r"+(?:['\u2019\u02bc]" + _LETTER + r"+)*", re.UNICODE)
 #: what may stand between two words of one spoken number besides the words of _BETWEEN
-_SEP_RE = re.compile(r"[ \t,;.:\u2026\u2013\u2014/-]*")
+_SEP_RE = re.compile(r"[ \t,;.:\u2026\u2013\u2014/\u060c\u0964-]*")  # (the Arabic comma and the danda too)
 
 
 @lru_cache(maxsize=1)
@@ -76,6 +79,59 @@ def number_lexicon() -> dict[str, tuple[str, int]]:
     for w, hit in list(out.items()):  # "piec" for "pięć", "funfundachtzig" for "fünfundachtzig"
         out.setdefault(strip_accents(w), hit)
     out.setdefault("oh", ("en", 0))  # "eight eight oh two"
+    for lang, words in DIGIT_WORDS_MORE.items():  # languages num2words does not write
+        for n, w in enumerate(words.split()):
+            for form in w.split("/"):
+                out.setdefault(_norm(form), (lang, n))
+                out.setdefault(strip_accents(_norm(form)), (lang, n))
+    return out
+
+
+#: The digit words 0-9 of languages num2words does not write, as speech-to-text writes them
+#: (twenty-third round, red-team 38 / 39 read: a phone, an id, a plate read aloud in Afrikaans,
+#: Hindi, Urdu, Kazakh, Armenian, Basque, Khmer, ...); "/" between the spellings of one digit.
+DIGIT_WORDS_MORE = {
+    "af": "nul een twee drie vier vyf ses sewe agt nege",
+    "et": "null üks kaks kolm neli viis kuus seitse kaheksa üheksa",
+    "el": "μηδέν ένα δύο τρία τέσσερα πέντε έξι επτά/εφτά οκτώ/οχτώ εννέα/εννιά",
+    "eu": "zero bat bi hiru lau bost sei zazpi zortzi bederatzi",
+    "sw": "sifuri moja mbili tatu nne tano sita saba nane tisa",
+    "tl": "sero isa dalawa tatlo apat lima anim pito walo siyam",
+    "ms": "kosong satu dua tiga empat lima enam tujuh lapan sembilan",
+    "hr": "nula jedan/jedna dva/dvije tri četiri pet šest sedam osam devet",
+    "hi": "शून्य एक दो तीन चार पाँच/पांच छह/छः सात आठ नौ",
+    "ne": "शून्य एक दुई तीन चार पाँच छ सात आठ नौ",
+    "ur": "صفر ایک دو تین چار پانچ چھ/چھے سات آٹھ نو",
+    "bn": "শূন্য এক দুই তিন চার পাঁচ ছয় সাত আট নয়",
+    "kk": "нөл бір екі үш төрт бес алты жеті сегіз тоғыз",
+    "mn": "тэг нэг хоёр гурав дөрөв тав зургаа долоо найм ес",
+    "hy": "զրո մեկ երկու երեք չորս հինգ վեց յոթ ութ ինը",
+    "ka": "ნული ერთი ორი სამი ოთხი ხუთი ექვსი შვიდი რვა ცხრა",
+    "km": "សូន្យ មួយ ពីរ បី បួន ប្រាំ ប្រាំមួយ ប្រាំពីរ ប្រាំបី ប្រាំបួន",
+    "yo": "òdo ọ̀kan/ookan méjì mẹ́ta mẹ́rin márùn ẹ̀fà méje mẹ́jọ mẹ́sàn",  # ("márùn-ún": "ún" a joiner)
+    "ta": "பூஜ்ஜியம் ஒன்று இரண்டு மூன்று நான்கு ஐந்து ஆறு ஏழு எட்டு ஒன்பது",
+}
+
+
+@lru_cache(maxsize=1)
+def weak_number_words() -> dict[str, tuple[str, int]]:
+    """Number words of other languages than English that are English stop words ("to", "i", "a" -
+    Norwegian two, Polish and Slovak none...): left out of :func:`number_lexicon`, counted only
+    inside a run another number word started ("ni to to åtte": twenty-third round)."""
+    from num2words import num2words
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    out: dict[str, tuple[str, int]] = {}
+    for lang in NUMBER_WORD_LANGS:
+        if lang == "en":
+            continue
+        for n in range(10):
+            try:
+                w = _norm(num2words(n, lang=lang))
+            except (NotImplementedError, KeyError, ValueError, TypeError, AttributeError):
+                continue
+            if w in STOP_WORDS and len(w) >= 2:
+                out.setdefault(w, (lang, n))
     return out
 
 
@@ -88,6 +144,7 @@ def spoken_number_spans(text: str, min_words: int = 4, min_digits: int = 5) -> l
     docstring): runs of ``min_words`` number words or more, ``min_digits`` digits or more in all
     (the digits of each word's value: "treinta" 2, "cento" 3)."""
     lex = number_lexicon()
+    weak = weak_number_words()
     spans = []
     run_start = run_end = None
     count = digits = 0
@@ -101,7 +158,9 @@ def spoken_number_spans(text: str, min_words: int = 4, min_digits: int = 5) -> l
         w = _norm(m.group())
         gap = text[last_end:m.start()]
         joined = run_start is not None and _SEP_RE.fullmatch(gap) is not None
-        hit = lex.get(w)
+        hit = lex.get(w) or lex.get(strip_accents(w))  # ("én" of Norwegian speech for "en")
+        if hit is None and joined and count:
+            hit = weak.get(w)  # "ni to to åtte": "to" inside a run
         if hit is not None:
             if not joined:
                 close()

@@ -303,6 +303,23 @@ _SAFE_EMAIL_DOMAINS = {"example.com", "example.org", "example.net", "gmail.com",
                        "outlook.com", "hotmail.com", "icloud.com", "aol.com", "proton.me"}
 
 
+
+#: lower-case letters of the alphabets whose letters an id's fake redraws (:func:`_letters_like`)
+_ALPHABETS = (("\u00C0", "\u024F", "abcdefghijklmnopqrstuvwxyz"),
+              ("\u0370", "\u03FF", "αβγδεζηθικλμνξοπρστυφχψω"),
+              ("\u0400", "\u04FF", "абвгдежзиклмнопрстуфхцчшэюя"),
+              ("\u0530", "\u058F", "աբգդեզէըթժիլխծկհձղճմյնշոչպջռսվտրցւփքօֆ"),
+              ("\u10A0", "\u10FF", "აბგდევზთიკლმნოპჟრსტუფქღყშჩცძწჭხჯჰ"))
+
+
+def _letters_like(c: str) -> str:
+    """The lower-case letters a fake id draws from in place of the letter ``c`` (accented Latin:
+    ASCII; Greek, Cyrillic, Armenian, Georgian: their own); "" for other scripts (kept)."""
+    for lo, hi, letters in _ALPHABETS:
+        if lo <= c <= hi:
+            return letters
+    return ""
+
 class Pseudonymizer:
     """Maps real values to consistent fictional ones for one run.
 
@@ -745,6 +762,11 @@ class Pseudonymizer:
                     first = False
                 elif c.isascii() and c.isalpha():
                     ch = rng.choice("abcdefghijklmnopqrstuvwxyz")
+                    out.append(ch.upper() if c.isupper() else ch)
+                elif c.isalpha() and _letters_like(c):
+                    # a letter of another alphabet (a spelled "е р л а н", "k o v á č i k": twenty-third
+                    # round): one of its own alphabet, or of ASCII for an accented Latin one
+                    ch = rng.choice(_letters_like(c))
                     out.append(ch.upper() if c.isupper() else ch)
                 else:
                     out.append(c)

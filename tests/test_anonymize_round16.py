@@ -180,7 +180,9 @@ def test_an_identity_document_after_its_label_is_replaced(anon, text, value, lab
     ("address House 9-C, Block 6-A, Gulberg III. Phone later", ["House 9-C, Block 6-A"], ["address", "Phone"]),
     ('"pickup": "٢٧ شارع الثورة، مصر الجديدة"', ["٢٧ شارع الثورة"], ["pickup", "مصر الجديدة"]),
     ('"rotulo": "casa – R. Itapeva, 412"', ["Itapeva, 412"], ["rotulo", "casa"]),
-    ('"aadress": "Pärnu mnt 31b-6, 10119 Tallinn"', ["Pärnu mnt 31b-6", "10119"], ["Tallinn"]),
+    # (the key was "aadress" until the twenty-third round made it an address key, which replaces the
+    # whole value, the town too; a key the config does not know keeps testing the street's shape)
+    ('"elukoht": "Pärnu mnt 31b-6, 10119 Tallinn"', ["Pärnu mnt 31b-6", "10119"], ["Tallinn"]),
     ('{"ship_to": "No. 8, Jalan PJU 1A/3, 47301 Petaling Jaya"}', ["Jalan PJU 1A/3", "47301"], ["Petaling Jaya"]),
     ("deliver to Blk 212 Tampines St 23, #05-118, S520212 pls", ["S520212"], ["deliver"]),
     ("서초대로 77길 14, 501호 (06611). 문 앞에 놔주세요", ["06611", "77길 14"], ["문 앞에 놔주세요"]),

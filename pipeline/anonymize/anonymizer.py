@@ -1253,6 +1253,11 @@ class Anonymizer:
                         scan.long_numbers.append(s.strip())
                 if "=" in s:
                     self._collect_url_params(scan, s)
+                if where == "table" and self._comma_name_cell(s):
+                    # "HAKOBYAN, ARAM", "du Plessis, Pieter-Steyn": a cell that is a name written
+                    # surname first, under a header in any language (twenty-third round)
+                    self._register(scan, s.strip(), "PERSON", "table:surname_comma_given")
+                    return
                 if where in ("table", "yaml"):
                     return  # a cell of a table or a YAML text: its whole text goes through the detector
                 if any(c.isspace() for c in s.strip()):
@@ -1262,6 +1267,26 @@ class Anonymizer:
                     self._collect_patterns(scan, s, structured_only=False)
                     if "</" in s or "=" in s:  # "<subscriber><address>東京都...</address>" with no blank
                         self._collect_text_fields(scan, s)
+
+    def _comma_name_cell(self, cell: str) -> bool:
+        """A table cell that is a person's name written "Surname, Given" (:data:`_COMMA_NAME_CELL_RE`:
+        "HAKOBYAN, ARAM", "Ohanyan, Tigran", "du Plessis, Pieter-Steyn"), judged by its shape when the
+        header says nothing the config knows (red-team 39: Armenian and Afrikaans headers): a given
+        name of the gazetteer, no word a place, a keep-word or an English word that is no name
+        ("Leeds, UK", "Paris, France", "Springfield, Illinois", "Smith, Inc." stay)."""
+        m = _COMMA_NAME_CELL_RE.fullmatch(cell.strip())
+        if not m or _is_company(cell):
+            return False
+        words = [w for w in re.split(r"[ \-]", m.group("l") + " " + m.group("f")) if w and w not in NAME_PARTICLES]
+        places = place_gazetteer()
+        firsts = name_gazetteer()[0]
+        for w in words:
+            lw = w.lower()
+            if lw in self._keep_words or (lw in places and lw not in firsts) or len(w) < 2:
+                return False
+            if is_english_word(lw) and not in_gazetteer(w.capitalize()):
+                return False
+        return any(w.lower() in firsts for w in re.split(r"[ \-]", m.group("f")))
 
     @staticmethod
     def _spare_place_values(scan: _Scan) -> None:
@@ -3105,6 +3130,11 @@ _LEADING_TITLE_RE = re.compile(
     r"^(?:(?:Dr|Dra|Drs|Prof|Dt|Mr|Mrs|Ms|Mme|Mlle|Hr|Fr|Sr|Sra|Srta|Ing|Mgr|Dott|Avv)\.?|dr\.|prof\.|"
     r"डा\.|डॉ\.|डॉक्टर|ਡਾ\.|ডা\.|ডাঃ|ডাক্তার|دکتر|ڈاکٹر|د\.|Д-р|д-р|Др\.|Δρ\.)[ \t]+"
     r"|^(?:獣医師|獣医|医師|医生|教练|教練|老师|老師)[ \t\u3000]*(?=[\u4E00-\u9FFF])")
+#: a name written "Surname, Given" as a table's whole cell, in any case, with family-name particles
+#: (:meth:`Anonymizer._comma_name_cell`)
+_COMMA_NAME_CELL_RE = re.compile(
+    r"(?P<l>(?:[a-z]{1,3} ){0,2}[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*(?: [^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*)?)"
+    r", (?P<f>[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*(?: [^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*)?)")
 #: "name" in keys, in languages and abbreviations (:meth:`Anonymizer._name_key`)
 _NAME_KEY_WORDS = frozenset({"name", "nm", "nme", "naam", "nome", "nombre", "nom", "namn", "navn", "nimi", "imie",
                              "jmeno", "meno", "isim", "nama", "jina", "ten", "imya", "ime"})

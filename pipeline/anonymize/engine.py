@@ -1403,6 +1403,20 @@ INITIAL_SURNAME_RE = re.compile(
     r"|(?<![\w.])(?P<x>[\u0410-\u042F\u0401]\.(?: ?[\u0410-\u042F\u0401]\.)? ?" + _CYR_FAMILY + r")(?![\w-])")
 
 
+#: Family names whose ending says so, with the given name before them (twenty-third round, red-team
+#: 39 read): Icelandic patronymics in every case ("Kolbrúnar Stefánsdóttur", "Jóni Sigurðssyni"),
+#: Lithuanian women's family names in every case ("Gretai Stankevičiūtei", "Rūta Petraitienė"); the
+#: family name alone too when it is Lithuanian ("Stankevičiūtei")
+SURNAME_SHAPE_RE = re.compile(
+    r"(?<![\w-])(?P<v>[A-ZÁÉÍÓÚÝÞÆÖ][a-záéíóúýþæöð]+ [A-ZÁÉÍÓÚÝÞÆÖ][a-záéíóúýþæöð]+(?:dóttir|dóttur|sson|ssonar|syni))(?![\w-])"
+    r"|(?<![\w-])(?P<w>(?:[A-ZĄČĘĖĮŠŲŪŽ][a-ząčęėįšųūž]+ )?[A-ZĄČĘĖĮŠŲŪŽ][a-ząčęėįšųūž]+(?:aitė|ytė|iūtė|ienė|aitės|ytės|iūtės|ienės|"
+    r"aitei|ytei|iūtei|ienei|aitę|ytę|iūtę|ienę))(?![\w-])")
+#: A Slovak, Czech or Croatian street named by an adjective, with its number, after a preposition or a
+#: word that says address ("na Hlavnej 58", "OM Športová 12", "na adresi Ozaljska 93"): twenty-third
+#: round, red-team 39 read
+SLAVIC_STREET_RE = re.compile(
+    r"(?:\b(?:na|v|vo|pri|ul\.|ulica|ulici|adresi|adrese|adresa|OM)[ \t]+)(?P<v>[A-ZČŠŽĎŤŇĽ][a-záäčďéíĺľňóôŕšťúýž]+"
+    r"(?:ská|ovská|ová|skej|ovej|nej|ej|ska|ova|ina|ská)[ \t]\d{1,4}[a-z]?(?:/\d{1,4}[a-z]?)?)(?![\w/-])")
 _CYR_L = "\u0400-\u04FF"
 #: A Russian, Ukrainian or Kazakh name with a patronymic, in any case ("тимофеев игорь леонидович" of
 #: a lower-cased transcript, "ЖҰМАБАЕВ БАУЫРЖАН ҚАЙРАТҰЛЫ" of an export, "Иван Сергеевич"): the word
@@ -1619,6 +1633,18 @@ def _nickname_name_score(text: str, m: re.Match) -> Optional[float]:
 #: French (SIV) plates anywhere ("GK-418-TZ"): two letters, three digits, two letters (no I, O, U);
 #: tenth round
 FR_PLATE_RE = re.compile(r"(?<![\w-])(?P<v>[A-HJ-NP-TV-Z]{2}-\d{3}-[A-HJ-NP-TV-Z]{2})(?![\w-])")
+#: A plate in brackets right after a car's make and model ("Volvo XC60 B4 (KM-4417)", "Jamie Snyder
+#: E-Tech Electric (5823 KLM)", "Hyundai Tucson 2017 (35 LL 482)", "Volvo V90 B4), GKS 34T"): letters
+#: and digits in two or three groups, or glued, a digit and a letter among them (twenty-third round,
+#: red-team 39 read); not a model's code ("Toyota Corolla (E210)": one letter)
+_CAR_MAKES = (r"Volvo|Toyota|Ford|Hyundai|Kia|VW|Volkswagen|Skoda|Škoda|BMW|Audi|Mercedes(?:-Benz)?|Renault|Peugeot|"
+              r"Nissan|Honda|Mazda|Tesla|Opel|Fiat|Seat|Cupra|Citro[eë]n|Subaru|Mitsubishi|Lexus|Dacia|Suzuki|"
+              r"Chevrolet|Jeep|Land Rover|Range Rover|Porsche|Mini|BYD|MG|Polestar|Jaguar|Lada|Chery|Geely|Isuzu")
+CAR_PLATE_RE = re.compile(
+    r"(?<![\w-])(?:" + _CAR_MAKES + r")(?:[ \t]+[\w.-]{1,12}){0,4}?[ \t]*\((?P<v>(?=[^()\n]*\d)(?=[^()\n]*[A-Z])"
+    r"[A-Z0-9]{1,4}(?:[ -][A-Z0-9]{1,4}){1,2}|[A-Z]{2,3}\d{3,4}[A-Z]{0,2})\)"
+    r"|(?<![\w-])(?P<w>(?=[^,\n]*\d)(?=[^,\n]*[A-Z])[A-Z]{1,3}[ -]?\d{2,4}[A-Z]?|\d{3,4}[ -]?[A-Z]{2,3})[ \t]+\((?:"
+    + _CAR_MAKES + r")\b")
 #: Mercosur plates (Brazil, Argentina, Uruguay... since 2018): three letters, a digit, a letter, two
 #: digits ("QJK-4F21", "QJK4F21"); eleventh round
 MERCOSUR_PLATE_RE = re.compile(r"(?<![\w-])(?P<v>[A-Z]{3}-?\d[A-Z]\d{2})(?![\w-])")
@@ -2605,6 +2631,20 @@ class _EuStreetRecognizer(RegexRecognizer):
         return out
 
 
+class SpelledIdRecognizer(RegexRecognizer):
+    """A plate or an id read aloud as letters and number words of any language ("l r k penki nulis
+    aštuoni", "g k s tre fyra t", "bost zortzi bi hiru k l m"): :func:`~.number_words.spelled_id_spans`
+    (twenty-third round, red-team 39 read)."""
+
+    def __init__(self, score: float = 0.7):
+        super().__init__("SpelledIdRecognizer", "ACCOUNT_ID", [], score)
+
+    def hits(self, text: str) -> list[PatternHit]:  # noqa: D102
+        from .number_words import spelled_id_spans
+
+        return [PatternHit("ACCOUNT_ID", s, e, self.score, self.name) for s, e in spelled_id_spans(text)]
+
+
 class _GroupsRecognizer(RegexRecognizer):
     """A regex recognizer whose patterns have alternatives with groups ``v``, ``w`` (and ``x``,
     ``y``, ``z``, ``t``)."""
@@ -3468,6 +3508,10 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("PlateShapeRecognizer", "VEHICLE_ID", [FR_PLATE_RE, MERCOSUR_PLATE_RE, ES_PLATE_FIELD_RE,
                                                                US_STATE_PLATE_RE, IN_PLATE_RE, VIN_RE], 0.7),
         RegexRecognizer("UkPlateRecognizer", "VEHICLE_ID", [UK_PLATE_RE], 0.7, validate=_uk_plate_score),
+        _GroupsRecognizer("CarPlateRecognizer", "VEHICLE_ID", [CAR_PLATE_RE], 0.7),
+        _GroupsRecognizer("SurnameShapeRecognizer", "PERSON", [], 0.7, script_patterns=[SURNAME_SHAPE_RE]),
+        _GroupsRecognizer("SlavicStreetRecognizer", "STREET_ADDRESS", [], 0.7, script_patterns=[SLAVIC_STREET_RE]),
+        SpelledIdRecognizer(),
         RegexRecognizer("PlateShapeOtherRecognizer", "VEHICLE_ID", [KR_PLATE_RE, NL_PLATE_RE, RU_PLATE_RE], 0.7),
         RegexRecognizer("RuDocumentRecognizer", "ACCOUNT_ID", [RU_DOC_RE], 0.8),
         RegexRecognizer("RrnAccountRecognizer", "ACCOUNT_ID", [KR_RRN_RE, CZ_ACCOUNT_RE], 0.7),

@@ -179,6 +179,55 @@ def spoken_number_spans(text: str, min_words: int = 4, min_digits: int = 5) -> l
     return spans
 
 
+#: single letters that are words of their own (articles, conjunctions, prepositions): a run of
+#: them and number words is no spelled id ("a one a two", "v roce dva")
+_WORD_LETTERS = frozenset("a i o e y u w z v s k и в с к у о а я".split())
+
+
+def spelled_id_spans(text: str, min_tokens: int = 5) -> list[tuple[int, int]]:
+    """``(start, end)`` spans of an id or a plate read aloud as single letters and number words of any
+    language of :func:`number_lexicon` ("l r k penki nulis aštuoni", "g k s tre fyra t"): runs of
+    ``min_tokens`` tokens or more, separated by blanks, commas or hyphens, two letters and two number
+    words or more among them, and one letter at least that is no word of its own (:data:`_WORD_LETTERS`).
+    Twenty-third round of issue 11 (red-team 39 read)."""
+    lex = number_lexicon()
+    weak = weak_number_words()
+    spans = []
+    toks: list[tuple[int, int, str]] = []  # (start, end, "L" letter / "N" number word)
+    last_end = 0
+
+    def close():
+        letters = [text[s:e].lower() for s, e, k in toks if k == "L"]
+        numbers = sum(1 for _s, _e, k in toks if k == "N")
+        if len(toks) >= min_tokens and len(letters) >= 2 and numbers >= 2 and any(
+                c not in _WORD_LETTERS for c in letters):
+            spans.append((toks[0][0], toks[-1][1]))
+
+    for m in _WORD_RE.finditer(text):
+        w = _norm(m.group())
+        gap = text[last_end:m.start()]
+        joined = bool(toks) and re.fullmatch(r"[ \t,-]+", gap) is not None
+        if not joined and toks:
+            close()
+            toks = []
+        if len(w) == 1:
+            kind = "L"
+        elif w in lex or strip_accents(w) in lex or (toks and w in weak):
+            kind = "N"
+        else:
+            kind = None
+        if kind is None:
+            if toks:
+                close()
+                toks = []
+        else:
+            toks.append((m.start(), m.end(), kind))
+        last_end = m.end()
+    if toks:
+        close()
+    return spans
+
+
 def count_number_words(value: str) -> int:
     """How many words of ``value`` are number words of :func:`number_lexicon`."""
     lex = number_lexicon()

@@ -84,3 +84,173 @@ def test_staff_labels_are_among_the_person_labels_once():
     labels = cfg.text_labels()
     assert labels["PERSON"][-1] == cfg.staff_label_regex()
     assert cfg.staff_label_regex() not in cfg.id_labels["PERSON"]  # the config itself keeps one copy
+
+
+# ---------------------------------------- keys of more languages
+@pytest.mark.parametrize("obj,values", [
+    ({"pata": "मकान 22, गली 4, लाजपत नगर", "naam": "Ritu Bansal"}, ["मकान 22, गली 4"]),
+    ({"thegana": "ललितपुर-५, पुल्चोक", "naam": "Bishal Thapa"}, ["ललितपुर-५, पुल्चोक"]),
+    ({"helbidea": "Iparraguirre kalea 12, 3. A", "izena": "Miren"}, ["Iparraguirre kalea 12"]),
+    ({"ikheli": "22 Sivananda Road, Umlazi", "igama": "Sipho"}, ["22 Sivananda Road"]),
+    ({"citizenship": "12-03-71-04466", "nibedak": "Sita"}, ["12-03-71-04466"]),
+    ({"ecv": "KE-214HB", "model": "Octavia"}, ["KE-214HB"]),
+    ({"donor_name": "Harpreet Gill", "amount": 2100}, ["Harpreet Gill"]),
+    ({"donor": "Oyelaran Temitope", "amount": 5000}, ["Oyelaran Temitope"]),
+    ({"худалдан_авагч": "Батбаярын Энхтуяа", "үнэ": 1200}, ["Батбаярын Энхтуяа"]),
+    ({"pati": "Gurpreet Sandhu", "patni": "Manjit Kaur"}, ["Gurpreet Sandhu", "Manjit Kaur"]),
+    ({"卡号尾号": "4821", "金额": 300}, ["4821"]),
+])
+def test_keys_of_more_languages(anon, obj, values):
+    import json
+    out = _tool_text(anon, json.dumps(obj, ensure_ascii=False))
+    _gone(out, values)
+
+
+def test_a_title_before_a_name_under_a_person_key_stays(anon):
+    import json
+    out = _tool_text(anon, json.dumps({"doctor": "डॉ. सुरेश पाण्डेय", "vet": "Dt. Okan Yüce"}, ensure_ascii=False))
+    _gone(out, ["सुरेश पाण्डेय", "Okan Yüce"])
+    _kept(out, ["डॉ.", "Dt."])
+
+
+def test_name_roman_is_a_name_key(anon):
+    out = _tool_text(anon, "<guest><name_roman>SASAKI MIDORI</name_roman><room>1204</room></guest>")
+    _gone(out, ["SASAKI MIDORI"])
+
+
+# ---------------------------------------- text formats
+def test_semicolon_fields_are_read_to_the_separator(anon):
+    out = _tool_text(anon, "REF=PRP-0032918;OWNER=RAJESH KUMAR VERMA;WARD=7;STATUS=DUE")
+    _gone(out, ["RAJESH KUMAR VERMA"])
+    _kept(out, ["WARD=7", "STATUS=DUE"])
+
+
+@pytest.mark.parametrize("table,values,kept", [
+    ("id;klient;tel\n1;VARDANYAN, HOVHANNES;+374 91 100 200\n2;Petrosyan, Anahit;+374 91 300 400",
+     ["VARDANYAN, HOVHANNES", "Petrosyan, Anahit"], []),
+    ("ref,kliënt,status\nQ-1,\"van der Merwe, Johannes\",open\nQ-2,\"Botha, Annelie\",closed",
+     ["van der Merwe, Johannes", "Botha, Annelie"], ["open", "closed"]),
+    # places and firms written so stay
+    ("city,country,stores\n\"Leeds, UK\",GB,4\n\"Paris, France\",FR,9\n\"Springfield, Illinois\",US,2",
+     [], ["Leeds, UK", "Paris, France", "Springfield, Illinois"]),
+])
+def test_a_cell_written_surname_comma_given_is_a_name(anon, table, values, kept):
+    out = _tool_text(anon, table)
+    _gone(out, values)
+    _kept(out, kept)
+
+
+# ---------------------------------------- glued postpositions, introductions of more languages
+@pytest.mark.parametrize("text,values", [
+    ("मेरो नाम: सुनिता श्रेष्ठ। सुनिताको फोन बन्द छ।", ["सुनिता", "सुनिताको"]),
+    ("नाम: राजेश वर्मा। राजेशने कल फोन किया था।", ["राजेश", "राजेशने"]),
+])
+def test_postpositions_glued_to_a_name_end_it(anon, text, values):
+    out = user(anon, text)
+    assert not any(v in out for v in values), out
+
+
+@pytest.mark.parametrize("text,name", [
+    ("agent: hei det er torunn du kan jeg få kundenummeret\nkunde: ja", "torunn"),
+    ("agent: goeiemiddag jy praat met thandiwe\nbeller: middag", "thandiwe"),
+    ("ejen: selamat pagi saya aisyah boleh saya bantu\npemanggil: ya", "aisyah"),
+    ("operators: labdien elektrum runā jānis\nzvanītājs: labdien", "jānis"),
+    ("agent: hej du pratar med linnea\nkund: hej", "linnea"),
+    ("एजेंट: नमस्कार मैं सरिता बोल रही हूँ\nकॉलर: जी", "सरिता"),
+    ("नमस्ते। मैं उनकी बेटी अंजलि हूँ, पापा अस्पताल में हैं", "अंजलि"),
+    ("ایجنٹ: السلام علیکم، میں عائشہ بات کر رہی ہوں\nکالر: جی", "عائشہ"),
+    ("আমি উনার মেয়ে তানিয়া, আমার নাম্বার দিচ্ছি", "তানিয়া"),
+])
+def test_introductions_of_more_languages(anon, text, name):
+    assert name not in user(anon, text)
+
+
+@pytest.mark.parametrize("text", [
+    "client: oui c'est ça, c'est parfait, c'est bon merci",
+    "det er bra, det er greit. du pratar med kundtjänst",
+])
+def test_plain_phrases_are_no_introductions(anon, text):
+    assert user(anon, text) == text
+
+
+# ---------------------------------------- Cyrillic names
+@pytest.mark.parametrize("text,values", [
+    ("звонящий: мой куратор смирнова ольга петровна, она в курсе", ["смирнова ольга петровна"]),
+    ("иесі=ӘБДІРАХМАНОВ ЕРЛАН САПАРҰЛЫ | ЖСН=880315300123", ["ӘБДІРАХМАНОВ ЕРЛАН САПАРҰЛЫ"]),
+    ("Гэрээ байгуулсан: Батсүхийн Нарантуяа, утас 9911 2233.", ["Батсүхийн Нарантуяа"]),
+    ("Сайн байна уу, Д.Болормаа байна, хүний нөөц.", ["Болормаа"]),
+])
+def test_patronymics_and_mongolian_names(anon, text, values):
+    out = _tool_text(anon, text)
+    _gone(out, values)
+
+
+@pytest.mark.parametrize("text", ["ситуация типична, работа отлична.", "Мы едем в С.Петербург завтра."])
+def test_cyrillic_words_that_look_like_names_stay(anon, text):
+    assert user(anon, text) == text
+
+
+# ---------------------------------------- spelled, spoken
+@pytest.mark.parametrize("text,value", [
+    ("caller: my surname is novák n o v á k with the accent", "n o v á k"),
+    ("оператор: ок\nклиент: фамилия ж у к о в а", "ж у к о в а"),
+    ("kund: regnumret är p l t fem fyra sju\nagent: tack", "p l t fem fyra sju"),
+    ("vairuotojas: numeris k t m du nulis vienas\noperatorė: ačiū", "k t m du nulis vienas"),
+])
+def test_spelled_values_of_any_alphabet(anon, text, value):
+    assert value not in user(anon, text)
+
+
+@pytest.mark.parametrize("text,value", [
+    ("beller: my nommer is nul agt twee vyf ses sewe een nege", "nul agt twee vyf ses sewe een nege"),
+    ("कॉलर: मोबाइल नौ आठ सात शून्य पाँच चार तीन दो एक एक", "नौ आठ सात शून्य पाँच चार तीन दो एक एक"),
+    ("kunde: nummeret er ni to to fire åtte én null seks", "ni to to fire åtte én null seks"),
+    ("heather: bi zortzi hiru lau bost sei zazpi", "bi zortzi hiru lau bost sei zazpi"),
+])
+def test_numbers_read_aloud_in_more_languages(anon, text, value):
+    assert value not in user(anon, text)
+
+
+def test_plain_text_with_letters_and_numbers_is_no_spelled_id(anon):
+    text = "a one a two a three, and v roce dva tisíce, I have a 2 and a 3 and B 5 rooms."
+    assert user(anon, text) == text
+
+
+# ---------------------------------------- last four, plates, streets, surnames
+@pytest.mark.parametrize("text,value", [
+    ("the debit comes from the account ending seven two two five", "seven two two five"),
+    ("le prélèvement sur votre compte qui se termine par neuf un quatre deux", "neuf un quatre deux"),
+    ("Remboursement sur le RIB se terminant 7741.", "7741"),
+    ("款项将打入尾号 5520 的工商银行卡。", "5520"),
+    ("CC MC XXXXXXXXXXXX9031 EXP 11/28", "9031"),
+])
+def test_last_four_in_more_forms(anon, text, value):
+    assert value not in user(anon, text)
+
+
+@pytest.mark.parametrize("text,values,kept", [
+    ("Booked: Aino Laine, Volvo XC40 (ZKP-518), tyre change.", ["ZKP-518"], ["Volvo XC40"]),
+    ("Service for 4412 LMN (Seat Leon) tomorrow.", ["4412 LMN"], ["Seat Leon"]),
+    ("The Toyota Corolla (E210) and the Ford Fiesta (2019) are on offer.", [], ["E210", "2019"]),
+])
+def test_plates_beside_a_car(anon, text, values, kept):
+    out = user(anon, text)
+    _gone(out, values)
+    _kept(out, kept)
+
+
+@pytest.mark.parametrize("text,values", [
+    ("Samþykkt af Guðrúnar Magnúsdóttur í gær.", ["Guðrúnar Magnúsdóttur"]),
+    ("Laišką persiuntėme Ingai Kazlauskaitei.", ["Ingai Kazlauskaitei"]),
+    ("Doručenie na Záhradnej 14 v piatok.", ["Záhradnej 14"]),
+    ("Stan je na adresi Vukovarska 118, Split.", ["Vukovarska 118"]),
+    ("Dzīvoklis ir Ganību ielā 34, Rīgā. Sūtām uz Ganību ielu 34.", ["Ganību ielā 34", "Ganību ielu 34"]),
+    ("Helbidea: Urdaneta kalea 9, Donostia.", ["Urdaneta kalea 9"]),
+])
+def test_surnames_and_streets_by_their_endings(anon, text, values):
+    _gone(user(anon, text), values)
+
+
+def test_a_golf_tee_and_a_round_are_no_streets(anon):
+    text = "The tee 12 was fine. Ronda 3 of the tournament starts at 9."
+    assert user(anon, text) == text

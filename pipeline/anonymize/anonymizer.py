@@ -1286,7 +1286,11 @@ class Anonymizer:
                 return False
             if is_english_word(lw) and not in_gazetteer(w.capitalize()):
                 return False
-        return any(w.lower() in firsts for w in re.split(r"[ \-]", m.group("f")))
+        # a given name of the gazetteer, or a family name of the lists or of a family name's shape
+        # ("VARDANYAN, HOVHANNES": -yan)
+        surname = m.group("l").split()[-1]
+        return any(w.lower() in firsts for w in re.split(r"[ \-]", m.group("f"))) or \
+            surname.lower() in name_gazetteer()[1] or surname_shaped(surname.capitalize())
 
     @staticmethod
     def _spare_place_values(scan: _Scan) -> None:

@@ -3137,7 +3137,8 @@ _KID_ITEM_RE = re.compile(r"(?P<n>[^\W\d_][\w'’-]*(?:[ \t][^\W\d_][\w'’-]*){
 
 
 #: a text with a run of four words or more, no digits, commas or blanks between: a pre-check
-_FOUR_WORDS_RE = re.compile(r"(?:[^\W\d_]+[ \t,.\u2026-]+){3}[^\W\d_]")
+#: (Indic vowel signs inside a word too: "पाँच" - twenty-third round)
+_FOUR_WORDS_RE = re.compile(r"(?:(?:[^\W\d_]|[\u0300-\u036F\u0900-\u0DFF\u1780-\u17FF])+[ \t,.\u2026\u060c\u0964-]+){3}[^\W\d_]")
 
 
 class SpokenNumberRecognizer(RegexRecognizer):
@@ -3510,7 +3511,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("UkPlateRecognizer", "VEHICLE_ID", [UK_PLATE_RE], 0.7, validate=_uk_plate_score),
         _GroupsRecognizer("CarPlateRecognizer", "VEHICLE_ID", [CAR_PLATE_RE], 0.7),
         _GroupsRecognizer("SurnameShapeRecognizer", "PERSON", [], 0.7, script_patterns=[SURNAME_SHAPE_RE]),
-        _GroupsRecognizer("SlavicStreetRecognizer", "STREET_ADDRESS", [], 0.7, script_patterns=[SLAVIC_STREET_RE]),
+        _GroupsRecognizer("SlavicStreetRecognizer", "STREET_ADDRESS", [SLAVIC_STREET_RE], 0.7),
         SpelledIdRecognizer(),
         RegexRecognizer("PlateShapeOtherRecognizer", "VEHICLE_ID", [KR_PLATE_RE, NL_PLATE_RE, RU_PLATE_RE], 0.7),
         RegexRecognizer("RuDocumentRecognizer", "ACCOUNT_ID", [RU_DOC_RE], 0.8),

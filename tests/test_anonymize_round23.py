@@ -254,3 +254,48 @@ def test_surnames_and_streets_by_their_endings(anon, text, values):
 def test_a_golf_tee_and_a_round_are_no_streets(anon):
     text = "The tee 12 was fine. Ronda 3 of the tournament starts at 9."
     assert user(anon, text) == text
+
+
+# ---------------------------------------- a second batch: labels, keys, titles, rows
+@pytest.mark.parametrize("text,values,kept", [
+    ("La tesi è seguita dal prof. Brambillasca.", ["Brambillasca"], ["prof."]),
+    ("conseiller: la vétérinaire c'est docteur vandamme-rossel à lyon\nclient: oui", ["vandamme-rossel"], ["docteur"]),
+    ("Isikukood 38001085718, telefon 5123 4567, leping 44120987.", ["5123 4567", "44120987"], ["telefon", "leping"]),
+    ("Сайн байна уу, утас 8811 2244, би захиалга өгсөн.", ["8811 2244"], ["утас"]),
+    ("Pakomāts Rīgā, LV-1050; paštomatas LT-44280.", ["LV-1050", "LT-44280"], ["Rīgā", "paštomatas"]),
+    ("TC 10000000146, doğum 14.03.2012, kontrol randevusu.", ["14.03.2012"], ["kontrol"]),
+    ("El venedor és l'usuari marcfont_bcn, usuari marcfont_bcn.", ["marcfont_bcn"], []),
+    ("Ho perso la carta: la vecchia CIE è CB77120QZ.", ["CB77120QZ"], ["CIE"]),
+])
+def test_labels_and_titles_of_more_languages(anon, text, values, kept):
+    out = user(anon, text)
+    _gone(out, values)
+    _kept(out, kept)
+
+
+def test_a_person_keys_name_with_a_note_in_brackets(anon):
+    import json
+    out = _tool_text(anon, json.dumps({"rider": "Azlan Hashim (Shah Alam Hub)", "status": "failed"}))
+    _gone(out, ["Azlan Hashim"])
+    _kept(out, ["Shah Alam Hub"])
+
+
+@pytest.mark.parametrize("obj,values", [
+    ({"nom_usage": "LE GOFF-RIVIERE", "prenom": "Maelle"}, ["LE GOFF-RIVIERE"]),
+    ({"roll": "55120", "tiket": "INC0042117", "pasaport": "U12345678"}, ["55120", "INC0042117", "U12345678"]),
+    ({"دندانپزشک": "فرهاد کریمی", "بیمه": "تکمیلی"}, ["فرهاد کریمی"]),
+])
+def test_more_keys(anon, obj, values):
+    import json
+    _gone(_tool_text(anon, json.dumps(obj, ensure_ascii=False)), values)
+
+
+def test_a_generic_name_column_beside_a_persons_columns(anon):
+    out = _tool_text(anon, "no_pekerja,nama,no_kp,bank\nKL-0101,LIM MEI LING,850912-10-5522,MBB\n"
+                           "KL-0102,AHMAD FAUZI BIN OMAR,790203-08-1133,CIMB")
+    _gone(out, ["LIM MEI LING", "AHMAD FAUZI"])
+
+
+def test_a_product_name_column_stays(anon):
+    table = "sku,name,price,stock\nKB-220,Ergo Keyboard Pro,49.90,12\nMS-110,Silent Mouse,19.90,40"
+    _kept(_tool_text(anon, table), ["Ergo Keyboard Pro", "Silent Mouse"])

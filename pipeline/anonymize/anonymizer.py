@@ -1268,6 +1268,23 @@ class Anonymizer:
                     if "</" in s or "=" in s:  # "<subscriber><address>東京都...</address>" with no blank
                         self._collect_text_fields(scan, s)
 
+    def _table_row_name(self, scan: _Scan, row: dict) -> None:
+        """A table row's generic name column ("name", "nama", "nome") beside a column of a person's
+        own - an identity number, a phone, an e-mail, a birth date, a person key ("IM-0677,TAN WEI
+        JIE,799081-62-9877,..." under "no_pekerja,nama,no_kp,..."): the name is a person's when its
+        shape says so (twenty-third round, red-team 39 read; a product's or a store's "name" column
+        has no such neighbour)."""
+        keys = {_norm_key(k): v for k, v in row.items() if isinstance(k, str)}
+        names = [v for k, v in keys.items() if k in _GENERIC_NAME_KEYS and isinstance(v, str) and v.strip()]
+        if not names:
+            return
+        if not any(self.config.is_person_key(k) or self.config.key_entity(k)[0] in _PERSON_FIELD_ENTITIES
+                   for k in keys if k not in _GENERIC_NAME_KEYS):
+            return
+        for v in names:
+            if not _is_company(v) and self._person_value_entity(v) == "PERSON":
+                self._register(scan, v.strip(), "PERSON", "table:name_beside_person_fields")
+
     def _comma_name_cell(self, cell: str) -> bool:
         """A table cell that is a person's name written "Surname, Given" (:data:`_COMMA_NAME_CELL_RE`:
         "HAKOBYAN, ARAM", "Ohanyan, Tigran", "du Plessis, Pieter-Steyn"), judged by its shape when the
@@ -1340,6 +1357,12 @@ class Anonymizer:
             self._register(scan, m.group("name"), "PERSON", source)
             num = m.group("num")
             self._register(scan, num, "PHONE_NUMBER" if _PHONE_SHAPE_RE.fullmatch(num) else "ACCOUNT_ID", source)
+            return True
+        m = _NAME_THEN_NOTE_RE.fullmatch(value.strip())
+        if m and self._person_value_entity(m.group("name")) == "PERSON" and not _is_company(m.group("name")):
+            # "rider": "Hafiz (SPX Kajang Hub)": a person's name, a note in brackets after it
+            # (twenty-third round, red-team 39 read); the note stays
+            self._register(scan, m.group("name"), "PERSON", source)
             return True
         m = _NUMBER_THEN_NAME_RE.fullmatch(value.strip())
         if m and self._person_value_entity(m.group("name")) == "PERSON" and not _is_company(m.group("name")):
@@ -1561,6 +1584,7 @@ class Anonymizer:
                 # a markdown table's rows by its header (twenty-second round)
                 *(markdown_rows(text) if multi_line and "|-" in text.replace(" ", "").replace(":", "") else ())]
         for row in rows:
+            self._table_row_name(scan, row)
             self._collect_obj(scan, row, None, "table")
             for head, cell in row.items():  # a product's, a store's column, a company: business words
                 key = _norm_key(head)
@@ -3053,7 +3077,9 @@ _LOG_ID_NAME_RE = re.compile(r"(?<![\w.])(?P<k>[A-Za-z_][\w.-]{1,30})=#?" + _PER
 _PERSON_ID_RE = re.compile(r"(?=(?:\D*\d){3})[A-Z]{1,6}[-_/]?(?:[A-Z0-9]{1,6}[-_/])?\d[\dA-Z-]{1,14}")
 #: person keys that also hold places, codes or servers ("from": "LHR-2231", "host": "DB-03")
 #: keys that name a thing or a person, the siblings decide (:meth:`Anonymizer._contact_name`)
-_GENERIC_NAME_KEYS = frozenset({"name", "nombre", "nom", "nome", "naam", "navn", "namn", "name_1", "nimi", "imie"})
+_GENERIC_NAME_KEYS = frozenset({"name", "nombre", "nom", "nome", "naam", "navn", "namn", "name_1", "nimi", "imie",
+                                # (twenty-third round: Malay / Indonesian, Turkish, Croatian, Basque)
+                                "nama", "isim", "ime", "izena"})
 #: entities of a person's contact details: beside them a generic name is a person's
 _CONTACT_ENTITIES = frozenset({"EMAIL_ADDRESS", "PHONE_NUMBER", "ZIP", "STREET_ADDRESS", "DATE_OF_BIRTH"})
 _VAGUE_PERSON_KEYS = frozenset({"from", "to", "cc", "bcc", "host", "display", "handle", "handles", "speaker"})
@@ -3134,6 +3160,8 @@ _LEADING_TITLE_RE = re.compile(
     r"^(?:(?:Dr|Dra|Drs|Prof|Dt|Mr|Mrs|Ms|Mme|Mlle|Hr|Fr|Sr|Sra|Srta|Ing|Mgr|Dott|Avv)\.?|dr\.|prof\.|"
     r"डा\.|डॉ\.|डॉक्टर|ਡਾ\.|ডা\.|ডাঃ|ডাক্তার|دکتر|ڈاکٹر|د\.|Д-р|д-р|Др\.|Δρ\.)[ \t]+"
     r"|^(?:獣医師|獣医|医師|医生|教练|教練|老师|老師)[ \t\u3000]*(?=[\u4E00-\u9FFF])")
+#: a name, then a note in brackets of no digit (:meth:`Anonymizer._person_key_pair`)
+_NAME_THEN_NOTE_RE = re.compile(r"(?P<name>[^()\d\n]{2,60}?)[ \t]*\([^()\d\n]{2,60}\)")
 #: a name written "Surname, Given" as a table's whole cell, in any case, with family-name particles
 #: (:meth:`Anonymizer._comma_name_cell`)
 _COMMA_NAME_CELL_RE = re.compile(

@@ -1298,7 +1298,9 @@ _ELISION_RE = re.compile(r"(?:c|j|l|m|n|s|t|qu|un|dell|all|sull|nell)['\u2019]")
 #: "hallgerður a þórólfsdóttir"); overlapping starts are tried too.
 _LOWER_PAIR_RE = re.compile(f"(?<![\\w@.'-])(?=(?P<f>{_LOWER_WORD})(?P<i> [a-hj-z]\\.?)? (?P<l>{_LOWER_WORD})(?![\\w@-]))")
 #: A title before a lower-case word: "mr. chaussée", "dr gjerde".
-_LOWER_TITLE_RE = re.compile(f"(?<![\\w])(?:mr|mrs|ms|miss|mx|dr|prof|mister|monsieur|madame|señor|señora|signor|signora)"
+_LOWER_TITLE_RE = re.compile(f"(?<![\\w])(?:mr|mrs|ms|miss|mx|dr|prof|mister|monsieur|madame|señor|señora|signor|signora|"
+                             # (twenty-third round: "la vétérinaire c'est docteur lemaire-ossant")
+                             f"docteur|doctora|dottore|dottoressa|doktor|doutor|doutora|mnumzane|nkosikazi)"
                              f"\\.? (?P<v>{_LOWER_WORD})(?![\\w@-])")
 #: One lower-case word where only a person stands: greeted or asked ("hello sturla,", "ask
 #: alexandra to"), or at the start of a sentence before a verb of speech ("bruno said").

@@ -135,6 +135,8 @@ DOB_CONTEXT_RE = re.compile(
     r"|geboortedatum"
     # tenth round: Czech, Polish, Portuguese, Romanian, Turkish, Swedish, Danish birth words
     r"|nar|narozen[áa]?|datum narozen[íi]|ur|urodzon[ya]|data urodzenia|nascid[oa](?: em| a)?|data de nascimento"
+    # twenty-third round (red-team 38 read): Turkish "doğum" alone ("doğum 02.11.2014")
+    r"|do[ğg]um"
     r"|n[ăa]scut[ăa]?(?: la)?|data na[șs]terii|do[ğg]um tarihi|f[öo]dd|f[öo]delsedatum|f[øo]dt|f[øo]dselsdato"
     # twelfth round: Hungarian, Dutch "geboren op", Indonesian, Vietnamese, Greek, Finnish birth
     # words, Spanish abbreviations ("F. Nac.")
@@ -789,7 +791,7 @@ _ROLE_BEFORE_BRACKET = (r"wife|husband|partner|son|daughter|mother|father|brothe
 STRONG_NAME_CONTEXT_RE = re.compile(
     r"(?i:\b(?:my name is|my name['\u2019]s|name is|i['\u2019]m|i am|named(?: him| her| them)?|call me|"
     + _FOREIGN_INTRO + r"|"
-    r"passengers?:?|traveler:?|traveller:?|customer:|mr\.?|mrs\.?|ms\.?|miss|dr\.?|name on (?:the )?card is|"
+    r"passengers?:?|traveler:?|traveller:?|customer:|mr\.?|mrs\.?|ms\.?|miss|dr\.?|prof\.|name on (?:the )?card is|"
     r"card ?holder:?|account holder:?|holder:|" + _NAME_QUESTION + r")\s+"
     r"|\b(?:" + _ROLE_BEFORE_BRACKET + r")[ \t]*\()$")
 #: "Austin TX", "Salt Lake City, UT": Capitalized words before an upper-case state code.
@@ -936,7 +938,7 @@ _TITLE_CHAIN = (r"(?:(?:Dr|Prof|em|med|Mag|Ing|Dipl\.-Ing|Dott|Dott\.ssa|Avv|D|D
 NAME_CONTEXT_RE = re.compile(
     r"(?:\b(?i:my name is|my name['\u2019]s|name is|i['\u2019]m|i am|this is|named|call me|passengers?:?|"
     + _FOREIGN_INTRO + r"|"
-    r"traveler:?|traveller:?|customer:?|mr\.?|mrs\.?|ms\.?|miss|dr\.?|name on (?:the )?card is|"
+    r"traveler:?|traveller:?|customer:?|mr\.?|mrs\.?|ms\.?|miss|dr\.?|prof\.|name on (?:the )?card is|"
     r"card ?holder:?|account holder:?|account name(?: is)?:?|name on (?:the )?account(?: is)?:?|holder:|please call|(?<!on-)(?<!on )call|contact|ask for|speak (?:to|with)|attn:?|"
     r"attention:?|invite|add|" + _NAME_QUESTION + r"|said|asked|told|"
     # weaker introductions ("je suis Désolé", "ich bin Kunde" are no names: the usual word checks)
@@ -1645,6 +1647,9 @@ CAR_PLATE_RE = re.compile(
     r"[A-Z0-9]{1,4}(?:[ -][A-Z0-9]{1,4}){1,2}|[A-Z]{2,3}\d{3,4}[A-Z]{0,2})\)"
     r"|(?<![\w-])(?P<w>(?=[^,\n]*\d)(?=[^,\n]*[A-Z])[A-Z]{1,3}[ -]?\d{2,4}[A-Z]?|\d{3,4}[ -]?[A-Z]{2,3})[ \t]+\((?:"
     + _CAR_MAKES + r")\b")
+#: A Baltic postcode with its country's prefix ("LV-1012", "LT-01103", "EE-10119"): twenty-third
+#: round, red-team 39 read
+BALTIC_ZIP_RE = re.compile(r"(?<![\w-])(?P<v>(?:LV-\d{4}|LT-\d{5}))(?![\w-])")
 #: Mercosur plates (Brazil, Argentina, Uruguay... since 2018): three letters, a digit, a letter, two
 #: digits ("QJK-4F21", "QJK4F21"); eleventh round
 MERCOSUR_PLATE_RE = re.compile(r"(?<![\w-])(?P<v>[A-Z]{3}-?\d[A-Z]\d{2})(?![\w-])")
@@ -2252,6 +2257,10 @@ class _NationalIdRecognizer(RegexRecognizer):
 #: "Mobile: 476 1540", "my registered 29-29-69-33", "(49) 846-249"): 6 to 15 digits.
 PHONE_CONTEXT_RE = re.compile(
     r"(?i:\b(?:phone|telephone|tel|mobile|cell(?:phone)?|landline|voicemail|fax|desk|whatsapp|sms|"
+    # twenty-third round (red-team 39 read): phone words of other languages ("telefon 5561 2094",
+    # "утас 9911 4527", "ucingo", "simu", "puhelin", "sími")
+    r"telefon|telefone|telefono|teléfono|téléphone|telefoon|puhelin|sími|simi|утас|телефон|тел|ucingo|simu|"
+    r"selfoon|mobil|mobiil|mobilais|handy|điện thoại|dien thoai|"
     r"(?:call|reach|text|ring|contact|message)\s+(?:me|us|him|her|them)|call|dial|ring|registered|messages?\s+to|"
     r"answering|number\s+to\s+reach|contact(?=\s*:))\b(?:\s+(?:at|on|is|number|no\.?|via))*)\s*[:#]?\s*"
     r"(?P<v>\+?\(?\d[\d ().-]{4,18}\d(?:\s?(?i:x|ext\.?|extension)\s?\d{1,5})?)(?![\d-]|[.,]\d)")
@@ -2534,7 +2543,11 @@ def _luhn_ok(digits: str) -> bool:
 #: "card number 2261 0946 6852 3478": a Luhn-valid number after a card word, whatever its prefix
 #: (presidio's CreditCardRecognizer only knows some issuers' prefixes).
 CARD_CONTEXT_RE = re.compile(
-    r"(?i)\b(?:card|cc|credit card|debit card|visa|mastercard|amex)(?:\s+(?:number|no\.?|#))?\s*(?:is|:)?\s*"
+    r"(?i)\b(?:card|cc|credit card|debit card|visa|mastercard|amex"
+    # twenty-third round (red-team 38 read): a card of other languages ("از کارت ۶۰۳۷-...": the
+    # digits of any script), a Chinese bank card ("银行卡 6222 ...")
+    r"|کارت|بطاقة|kart[ıi]|карта|карты|карту|karta|karty|kartu|tarjeta|cart[ãa]o|carte|karte|银行卡|卡号)"
+    r"(?:\s+(?:number|no\.?|#))?\s*(?:is|:)?\s*"
     r"(?P<v>\d(?:[ -]?\d){11,18})(?![\d-])")
 
 
@@ -3523,6 +3536,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("IdAfterNameRecognizer", "ACCOUNT_ID", [ID_AFTER_NAME_RE], 0.7,
                         validate=_id_after_name_score),
         RegexRecognizer("NlPostcodeRecognizer", "ZIP", [NL_POSTCODE_RE], 0.6),
+        RegexRecognizer("BalticZipRecognizer", "ZIP", [BALTIC_ZIP_RE], 0.6),
         RegexRecognizer("NumberWordIdRecognizer", "ACCOUNT_ID", [NUMBER_WORD_ID_RE], 0.6,
                         validate=_number_word_id_score),
         RegexRecognizer("PrefixedIdRecognizer", "ACCOUNT_ID", [PREFIXED_ID_RE], 0.55,

@@ -184,12 +184,18 @@ def spoken_number_spans(text: str, min_words: int = 4, min_digits: int = 5) -> l
 _WORD_LETTERS = frozenset("a i o e y u w z v s k и в с к у о а я".split())
 
 
+_SINGLE_LETTER_RE = re.compile(r"(?<![\w'\u2019.@/-])[^\W\d_](?![\w'\u2019.@/-])")
+
+
 def spelled_id_spans(text: str, min_tokens: int = 5) -> list[tuple[int, int]]:
     """``(start, end)`` spans of an id or a plate read aloud as single letters and number words of any
     language of :func:`number_lexicon` ("l r k penki nulis aštuoni", "g k s tre fyra t"): runs of
     ``min_tokens`` tokens or more, separated by blanks, commas or hyphens, two letters and two number
     words or more among them, and one letter at least that is no word of its own (:data:`_WORD_LETTERS`).
     Twenty-third round of issue 11 (red-team 39 read)."""
+    # (a cheap gate: two letters standing alone that are no words of their own)
+    if sum(1 for c in _SINGLE_LETTER_RE.findall(text) if c.lower() not in _WORD_LETTERS) < 2:
+        return []
     lex = number_lexicon()
     weak = weak_number_words()
     spans = []

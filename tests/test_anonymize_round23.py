@@ -299,3 +299,18 @@ def test_a_generic_name_column_beside_a_persons_columns(anon):
 def test_a_product_name_column_stays(anon):
     table = "sku,name,price,stock\nKB-220,Ergo Keyboard Pro,49.90,12\nMS-110,Silent Mouse,19.90,40"
     _kept(_tool_text(anon, table), ["Ergo Keyboard Pro", "Silent Mouse"])
+
+
+# ---------------------------------------- a JSON text keeps its own layout around the fakes
+def test_a_json_layout_no_dumps_setting_writes_survives(anon):
+    import json
+    text = '[ { "client": "Radomir Kowalczyk", "room": 12, "note": "Room 12" }, { "client": "Radomir Kowalczyk" } ]'
+    out = _tool_text(anon, text)
+    _gone(out, ["Radomir Kowalczyk"])
+    assert out.startswith('[ { "client": "') and '"room": 12, "note": "Room 12" }, { "client": "' in out, out
+    assert json.loads(out)[0]["room"] == 12
+
+
+def test_a_json_text_without_a_personal_value_is_untouched(anon):
+    text = '[ { "negozio": "Bottega Centrale", "orari": "9-19" } ]'
+    assert _tool_text(anon, text) == text

@@ -3572,4 +3572,63 @@ def _dumps_like(new: Any, old: Any, original: str) -> str:
                 same = json.dumps(old, ensure_ascii=ea, **kwargs) == original
             if same:
                 return json.dumps(new, ensure_ascii=ea, **kwargs)
-    return json.dumps(new, ensure_ascii=False)
+    kept = _substitute_leaves(new, old, original)
+    return kept if kept is not None else json.dumps(new, ensure_ascii=False)
+
+
+def _changed_leaves(new: Any, old: Any, out: list[tuple[Any, Any]]) -> bool:
+    """Collect ``(old, new)`` scalar leaves that differ into ``out``; False when the two documents
+    differ in shape (keys, lengths, types) - then no leaf-wise substitution is possible."""
+    if isinstance(old, dict):
+        if not isinstance(new, dict) or list(old) != list(new):
+            return False
+        return all(_changed_leaves(new[k], old[k], out) for k in old)
+    if isinstance(old, list):
+        if not isinstance(new, list) or len(old) != len(new):
+            return False
+        return all(_changed_leaves(n, o, out) for n, o in zip(new, old))
+    if old != new:
+        if isinstance(old, bool) or not isinstance(old, (str, int, float)) or type(new) is not type(old):
+            return False
+        out.append((old, new))
+    return True
+
+
+def _substitute_leaves(new: Any, old: Any, original: str) -> Optional[str]:
+    """``original`` (the JSON text of ``old``) with each changed leaf rewritten in place, so a layout
+    no json.dumps setting writes ("[ { \"negozio\": ... } ]") survives untouched around the fakes
+    (twenty-third round: a clean record's JSON was re-spaced). Every changed string value is found as
+    a JSON string that is no key (not before a colon), in the escaping the text uses; a number as
+    a whole number. None when a changed leaf is not found (the caller re-serializes)."""
+    pairs: list[tuple[Any, Any]] = []
+    if not _changed_leaves(new, old, pairs) or not pairs:
+        return None
+    strings: dict[str, str] = {}
+    numbers: dict[str, str] = {}
+    for o, n in pairs:
+        if isinstance(o, str):
+            for ea in (False, True):
+                enc = json.dumps(o, ensure_ascii=ea)
+                if enc in original:
+                    strings[enc] = json.dumps(n, ensure_ascii=ea)
+                    break
+            else:
+                return None
+        else:
+            enc = json.dumps(o)
+            if enc not in original:
+                return None
+            numbers[enc] = json.dumps(n)
+    out = original
+    if strings:  # a JSON string (its quotes part of the match) that is no key (no colon after it)
+        alt = "|".join(re.escape(k) for k in sorted(strings, key=len, reverse=True))
+        out = re.sub(r"(?<!\\)(?:" + alt + r")(?!\s*:)", lambda m: strings[m.group(0)], out)
+    if numbers:  # a number as a whole value: after ":", "[" or "," and before ",", "]" or "}"
+        alt = "|".join(re.escape(k) for k in sorted(numbers, key=len, reverse=True))
+        out = re.sub(r"(?<=[:\[,])(\s*)(" + alt + r")(?=\s*[,\]}])", lambda m: m.group(1) + numbers[m.group(2)], out)
+    try:  # the result must still be the new document
+        if json.loads(out) != new:
+            return None
+    except ValueError:
+        return None
+    return out

@@ -314,3 +314,15 @@ def test_a_json_layout_no_dumps_setting_writes_survives(anon):
 def test_a_json_text_without_a_personal_value_is_untouched(anon):
     text = '[ { "negozio": "Bottega Centrale", "orari": "9-19" } ]'
     assert _tool_text(anon, text) == text
+
+
+# ---------------------------------------- "I am" after the name; more "my name is"
+@pytest.mark.parametrize("text,values,kept", [
+    ("Jó napot, Horváth Eszter vagyok, a számlámról telefonálok.", ["Horváth Eszter"], ["számlámról"]),
+    ("Kaixo, Miren Zubizarreta naiz. Gaur ez naiz etorriko.", ["Miren Zubizarreta"], ["Gaur ez naiz etorriko"]),
+    ("Itt vagyok a boltban, Pozik naiz.", [], ["Itt vagyok", "Pozik naiz"]),
+])
+def test_a_name_before_i_am(anon, text, values, kept):
+    out = user(anon, text)
+    _gone(out, values)
+    _kept(out, kept)

@@ -1922,7 +1922,7 @@ class Anonymizer:
                         runs = [f"{m.group('f')} {m.group('l')}", nickname_of(m)] if m else [value]
                     elif rec_name in ("SpeakerAnyCaseRecognizer", "DashSignatureRecognizer", "MailHeaderNameRecognizer",
                                       "CapsCommaNameRecognizer", "MrzRecognizer", "InitialSurnameRecognizer",
-                                      "P2pNameRecognizer", "AddressBlockRecognizer"):
+                                      "P2pNameRecognizer", "AddressBlockRecognizer", "PostfixIntroRecognizer"):
                         runs = [value]  # "cormac:", "BJÖRN:": the label as written (no Capitalized run)
                         if rec_name == "MrzRecognizer":
                             # the zone's name line whole too: its surname is glued to the issuing
@@ -2879,7 +2879,7 @@ _STRONG_PERSON_RECOGNIZERS = frozenset({"SpeakerLabelRecognizer", "NamePossessiv
                                         "SignatureNameRecognizer", "MailHeaderNameRecognizer", "ScriptNameContextRecognizer",
                                         "CapsCommaNameRecognizer", "ScriptIntroNameRecognizer", "MrzRecognizer",
                                         "RoleDashSpeakerRecognizer", "KidsListRecognizer", "InitialSurnameRecognizer",
-                                        "NameThenKinRecognizer", "P2pNameRecognizer",
+                                        "NameThenKinRecognizer", "P2pNameRecognizer", "PostfixIntroRecognizer",
                                         # (its nickname even when a word: "Nina 'Mags' Donnelly")
                                         "NicknameNameRecognizer", "AddressBlockRecognizer"})
 #: Keys of an object under a person key that hold a part of the person's name ("guest":

@@ -719,7 +719,9 @@ _NAME_QUESTION = (r"(?:what(?:['\u2019]s| is| was) your (?:(?:full|first|last|fa
 INTROS_MORE = (r"du snakker med|du pratar med|du taler med|jeg hedder|mit navn er|mitt navn er|mitt namn är|"
                r"jy praat met|my naam is|nama saya|mans vārds ir|mani sauc|mano vardas|aš esu|mina olen|ma olen|"
                r"minu nimi on|minun nimeni on|nimeni on|volám sa|jmenuji se|jmenuju se|zovem se|ég heiti|em dic|"
-               r"numele meu este|mă numesc|ma numesc|benim adım|jina langu ni|igama lami ngu")
+               r"numele meu este|mă numesc|ma numesc|benim adım|jina langu ni|igama lami ngu|"
+               # Hungarian, Vietnamese, Tagalog "my name is"
+               r"a nevem|nevem|tên tôi là|tôi tên là|tên em là|em tên là|ang pangalan ko ay|pangalan ko ay")
 _FOREIGN_INTRO = (INTROS_MORE + r"|olen|hier ist|hier spricht|mein name ist|ich hei(?:ß|ss)e|mijn naam is|ik ben|hier is|je m['\u2019]appelle|"
                   # "she / he is" of languages that write their nouns in lower case ("ella es Marta
                   # Isabel Contreras": twenty-first round, red-team 31 read)
@@ -1104,6 +1106,28 @@ CJK_NAME_RES = (
                r"(?:\s+[\u0410-\u042F\u0401][\u0430-\u044F\u0451]+){0,2})"),
     re.compile(r"(?:מר|גב'|גברת|ד\"ר)\s+(?P<v>[\u05D0-\u05EA]{2,}\s+[\u05D0-\u05EA]{2,})"),
 )
+
+
+#: A name before "I am" said after it: Hungarian "vagyok" ("Kovács Péter vagyok", "szabó anna
+#: vagyok"), Basque "naiz" ("Ane Etxeberria naiz"), Turkish "ben" at the end ("Ayşe Demir ben"),
+#: Armenian "եմ" in Latin letters is none; one to three name words, any case, the first or the
+#: second a first name of the gazetteer (twenty-third round, red-team 39 read; :func:`_postfix_intro_score`)
+POSTFIX_INTRO_RE = re.compile(
+    r"(?:^|(?<=[\s,.:;!?]))(?P<v>[^\W\d_]{2,}(?:[ \t]+[^\W\d_]{2,}){0,2}?)[ \t]+(?:vagyok|naiz)(?=[\s,.!?;:]|$)", re.M)
+
+
+def _postfix_intro_score(text: str, m: re.Match) -> Optional[float]:
+    """Every word a name word (no stop word of any language, no common English word), one of the
+    first two a first name of the gazetteer ("Itt vagyok", "Pozik naiz" stay)."""
+    from .context import is_common_word, is_foreign_stop_word, name_gazetteer
+
+    words = m.group("v").split()
+    firsts, lasts = name_gazetteer()
+    lw = [w.lower() for w in words]
+    if any(is_foreign_stop_word(w) or is_common_word(w) for w in lw):
+        return None
+    return 0.7 if any(w in firsts for w in lw[:2]) and all(w in firsts or w in lasts or not w.isascii()
+                                                             or w[:1].isupper() for w in words) else None
 
 
 #: A Vietnamese name of three or four words opening with a common family name ("Shipper Trần Văn
@@ -3485,6 +3509,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
         RegexRecognizer("ZipAfterUnitRecognizer", "ZIP", [ZIP_AFTER_UNIT_RE], 0.6,
                         validate=_zip_after_unit_score),
         RegexRecognizer("NameContextRecognizer", "PERSON", [NAME_CONTEXT_RE], 0.6, validate=_name_context_score),
+        RegexRecognizer("PostfixIntroRecognizer", "PERSON", [POSTFIX_INTRO_RE], 0.7, validate=_postfix_intro_score),
         _GroupsRecognizer("ScriptNameContextRecognizer", "PERSON", [SCRIPT_NAME_CONTEXT_RE, VI_FAMILY_NAME_RE], 0.7,
                           script_patterns=CJK_NAME_RES),
         _GroupsRecognizer("ScriptIntroNameRecognizer", "PERSON", [], 0.7, script_patterns=SCRIPT_INTRO_NAME_RES,

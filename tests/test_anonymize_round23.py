@@ -326,3 +326,11 @@ def test_a_name_before_i_am(anon, text, values, kept):
     out = user(anon, text)
     _gone(out, values)
     _kept(out, kept)
+
+
+@pytest.mark.parametrize("text,kept", [
+    ("Our gym is on the 3rd floor of Akasya AVM, next to the cinema.", ["Akasya AVM"]),
+    ("The branch at Mall Phnom Penh opens at 9.", ["Mall Phnom Penh"]),
+])
+def test_shopping_centres_are_places(anon, text, kept):
+    _kept(user(anon, text), kept)

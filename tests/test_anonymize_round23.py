@@ -334,3 +334,14 @@ def test_a_name_before_i_am(anon, text, values, kept):
 ])
 def test_shopping_centres_are_places(anon, text, kept):
     _kept(user(anon, text), kept)
+
+
+@pytest.mark.parametrize("text,values,kept", [
+    ("Прикладываю файл счет_Коваленко_ИП_03032025.pdf к заявке.", ["Коваленко"], ["счет_", ".pdf"]),
+    ("Receipt attached: receipt_Wisniewska_2024-11.pdf", ["Wisniewska"], ["receipt_", ".pdf"]),
+    ("See invoice_march_2024.pdf and receipt_Biscuit_2024.pdf", [], ["invoice_march_2024.pdf", "receipt_Biscuit_2024.pdf"]),
+])
+def test_one_family_name_beside_a_document_word_in_a_file_name(anon, text, values, kept):
+    out = user(anon, text)
+    assert not any(v in out for v in values), out
+    _kept(out, kept)

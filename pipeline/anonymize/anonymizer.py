@@ -2221,7 +2221,8 @@ class Anonymizer:
         self._names_before_ids(scan)
         for text in scan.strings:
             for fname, first, last in file_name_people(text, known_plain):  # "scan_passport_tobiasz_wrzesniewski.pdf"
-                self._register(scan, first, "FIRST_NAME", "context:file_name")
+                if first:  # (a family name alone beside a document word has none)
+                    self._register(scan, first, "FIRST_NAME", "context:file_name")
                 self._register(scan, last, "LAST_NAME", "context:file_name")
                 self._register(scan, fname, "FILE_NAME", "context:file_name")
             for spelled, word in spelled_names(text):  # "spelled K-O-W-A-L-S-K-A"

@@ -345,3 +345,17 @@ def test_one_family_name_beside_a_document_word_in_a_file_name(anon, text, value
     out = user(anon, text)
     assert not any(v in out for v in values), out
     _kept(out, kept)
+
+
+def test_people_columns_of_a_chinese_table(anon):
+    out = _tool_text(anon, "订单|顾客|地址|骑手|状态\nMT-100|刘子涵|朝阳路8号|赵大勇|已送达\nMT-101|王小明|建国路2号|李强|配送中")
+    assert not any(v in out for v in ("刘子涵", "赵大勇", "王小明", "李强")), out
+    _kept(out, ["已送达", "配送中"])
+
+
+def test_persian_family_name_and_referrer_keys(anon):
+    import json
+    out = _tool_text(anon, json.dumps({"نام": "Jesus", "نام_خانوادگی": "کریم‌پور", "معرف": "مهندس نیلوفر صدری"},
+                                      ensure_ascii=False))
+    assert "کریم‌پور" not in out and "نیلوفر صدری" not in out, out
+    _kept(out, ["مهندس"])

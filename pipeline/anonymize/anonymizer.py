@@ -3159,7 +3159,7 @@ _ROW_LEAD_ID_RE = re.compile(r"[A-Z]{1,4}-\d{4}")
 #: round, red-team 38 read
 _LEADING_TITLE_RE = re.compile(
     r"^(?:(?:Dr|Dra|Drs|Prof|Dt|Mr|Mrs|Ms|Mme|Mlle|Hr|Fr|Sr|Sra|Srta|Ing|Mgr|Dott|Avv)\.?|dr\.|prof\.|"
-    r"डा\.|डॉ\.|डॉक्टर|ਡਾ\.|ডা\.|ডাঃ|ডাক্তার|دکتر|ڈاکٹر|د\.|Д-р|д-р|Др\.|Δρ\.)[ \t]+"
+    r"डा\.|डॉ\.|डॉक्टर|ਡਾ\.|ডা\.|ডাঃ|ডাক্তার|دکتر|مهندس|آقای|خانم|ڈاکٹر|د\.|Д-р|д-р|Др\.|Δρ\.)[ \t]+"
     r"|^(?:獣医師|獣医|医師|医生|教练|教練|老师|老師)[ \t\u3000]*(?=[\u4E00-\u9FFF])")
 #: a name, then a note in brackets of no digit (:meth:`Anonymizer._person_key_pair`)
 _NAME_THEN_NOTE_RE = re.compile(r"(?P<name>[^()\d\n]{2,60}?)[ \t]*\([^()\d\n]{2,60}\)")

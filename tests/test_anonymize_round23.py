@@ -359,3 +359,18 @@ def test_persian_family_name_and_referrer_keys(anon):
                                       ensure_ascii=False))
     assert "کریم‌پور" not in out and "نیلوفر صدری" not in out, out
     _kept(out, ["مهندس"])
+
+
+@pytest.mark.parametrize("text,value", [
+    ("cliente: avenida revolución mil doscientos tres, departamento ocho, colonia centro", "revolución mil doscientos tres"),
+    ("оператор: адрес\nклиент: ленинский проспект сорок два квартира семь москва", "ленинский проспект сорок два"),
+    ("agent: lieferadresse?\nkunde: birkenstraße zwölf b in köln", "birkenstraße zwölf"),
+    ("agent: og adressen?\nkunde: thorvald meyers gate tretti, oslo", "thorvald meyers gate tretti"),
+])
+def test_streets_said_in_words_in_lower_case(anon, text, value):
+    assert value not in user(anon, text)
+
+
+@pytest.mark.parametrize("text", ["I drove on the road two, then left.", "we walked down the street one day"])
+def test_a_road_and_a_number_word_in_a_sentence_stay(anon, text):
+    assert user(anon, text) == text

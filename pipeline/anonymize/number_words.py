@@ -283,10 +283,14 @@ def _by_class() -> dict[tuple[str, int], list[str]]:
 
 #: a street's noun before its name, in the languages of :data:`NUMBER_WORD_LANGS`
 _STREET_BEFORE = (r"(?:rua|avenida|travessa|calle|paseo|via|viale|piazza|corso|rue|avenue|boulevard|impasse|all[ée]e|chemin|quai|"
-                  r"ulica|ulicy|ul\.|aleja|ulice|třída|náměstí|strada|calea|straat|jalan|jl\.|улица|ул\.|вулиця|вул\.)")
+                  r"ulica|ulicy|ul\.|aleja|ulice|třída|náměstí|strada|calea|straat|jalan|jl\.|улица|ул\.|вулиця|вул\.|"
+                  # twenty-third round (red-team 35 / 36 read): Cyrillic avenues, boulevards, lanes
+                  r"проспект|просп\.|переулок|пер\.|бульвар|булевар|шоссе|набережная|площадь|улици)")
 #: a street's noun after its name, or glued to it ("Quarry Bank Rise", "Dürener Straße", "Lindenweg")
 _STREET_AFTER = (r"(?:street|road|rise|lane|way|avenue|drive|close|gardens|crescent|place|terrace|mews|grove|court|"
-                 r"straße|strasse|gasse|weg|allee|platz|ring|damm|laan|gracht|vej|gatan|vägen|veien|gata|tie|katu)")
+                 r"straße|strasse|gasse|weg|allee|platz|ring|damm|laan|gracht|vej|gatan|vägen|veien|gata|tie|katu|"
+                 # (twenty-third round: Norwegian "gate", Russian avenues after the name, Kazakh "көшесі")
+                 r"gate|проспект|переулок|бульвар|шоссе|көшесі|даңғылы)")
 _NAME = r"[^\W\d_][\w'-]*"
 #: English street nouns after a house number said in words (not "way", "place", "close", "rise":
 #: "two more ways", "three other places")
@@ -299,7 +303,7 @@ _NUMBER_LABEL = r"(?:(?:number|numero|número|nummer|nr\.?|no\.?|n[º°]\.?|čí
 
 
 #: a street's noun glued to its name's end ("Lindenweg", "Vinohradská")
-_GLUED_STREET = r"(?:straße|strasse|gasse|weg|allee|ská|ského|ova|ovo)"
+_GLUED_STREET = r"(?:straße|strasse|gasse|weg|allee|ská|ského|ova|ovo|straat|ová)"
 #: a cheap gate for :func:`spoken_address_spans`: a street's noun before or after its name, one
 #: glued to it, or "number"
 _STREET_GATE_RE = re.compile(r"(?i:\b" + _STREET_BEFORE + r"(?!\w)|\b" + _STREET_AFTER + r"\b|\b" + _STREET_EN + r"\b|\b(?:number|numero|número|nummer)\b"
@@ -311,15 +315,23 @@ def _spoken_address_re(present: tuple[str, ...]) -> re.Pattern:
     # the number words of one text only: an alternation of all ~6,300 took ~3 s to compile
     words = "|".join(sorted((re.escape(w) for w in present), key=len, reverse=True))
     num = r"(?i:(?:" + words + r")(?:[ \t,-]+(?:(?:e|y|i|und|și|и|a)[ \t]+)?(?:" + words + r")){0,3})"
-    cap = r"[^\W\d_a-z][\w'-]*"  # a Capitalized word: the street's own name
+    # a Capitalized word: the street's own name; in a lower-case transcript a lower-case word that is
+    # no article, pronoun or preposition ("avenida insurgentes sur ...": twenty-third round)
+    cap = (r"(?:[^\W\d_a-zß-ÿ\u0430-\u045f][\w'-]*|(?!(?:the|a|an|my|your|our|on|in|of|to|at|and|i|it|is|for|from|адрес|adres|"
+           r"address|adresse|dirección|direccion|adresa|adresi|endereço|indirizzo)\b)"
+           r"[a-zà-ÿ\u0430-\u044f\u04d9\u0493\u049b\u04a3\u04e9\u04b1\u04af\u04bb\u0456][\w'-]*)")
     street = (r"(?i:" + _STREET_BEFORE + r")[ \t]+(?:(?:da|de|do|dos|das|del|della|delle|dei|degli|di|des|du|la|le|del)[ \t]+)?"
               + _NAME + r"(?:[ \t]+" + cap + r"){0,2}"
               + r"|" + cap + r"(?:[ \t]+" + cap + r"){0,2}[ \t]+(?i:" + _STREET_AFTER + r")"
-              + r"|[^\W\d_a-z][^\W\d_]*" + _GLUED_STREET)
-    flat = r"(?:[ \t,]+(?i:mieszkanie|m\.|apartamento|apto\.?|apt\.?|flat|piso|andar|byt|kv\.?|квартира)[ \t]+(?:" + num + r"))?"
+              + r"|[^\W\d_][^\W\d_]*" + _GLUED_STREET)
+    flat = (r"(?:[ \t]+[a-z](?![\w]))?"  # a house letter said after the number ("vierzehn a")
+            r"(?:[ \t,]+(?i:mieszkanie|m\.|apartamento|apto\.?|apt\.?|flat|piso|andar|byt|kv\.?|квартира|"
+            r"departamento|depto\.?|stan|leilighet|lägenhet|пәтер|стан)[ \t]+(?:" + num + r"))?")
     return re.compile(
         r"(?<![\w])(?:(?P<a>(?:" + street + r"))[ \t]*[,.…]*[ \t]*" + _FILLER + _NUMBER_LABEL + r"(?P<an>" + num + r")" + flat
-        + r"(?=[ \t]*(?:[,.;:!?)…\n|]|$))"
+        # (then the line's or the clause's end, or the town said after it: "... квартира сорок питер",
+        # "lindenstraße vierzehn a in ulm?" - twenty-third round)
+        + r"(?=[ \t]*(?:[,.;:!?)…\n|]|$)|(?:[ \t]+(?:in|i|en|v|w|à|a|em|na|во|в)(?![\w]))?[ \t]+[^\W\d_][\w'-]*[ \t]*(?:[,.;:!?…\n]|$))"
         r"|(?i:number|numero|número|nummer)[ \t]+(?P<bn>" + num + r")[ \t]*[,.…]*[ \t]*" + _FILLER
         + r"(?P<b>" + _NAME + r"(?:[ \t]+" + _NAME + r"){0,2}[ \t]+(?i:" + _STREET_AFTER + r")))(?![\w])")
 

@@ -374,3 +374,19 @@ def test_streets_said_in_words_in_lower_case(anon, text, value):
 @pytest.mark.parametrize("text", ["I drove on the road two, then left.", "we walked down the street one day"])
 def test_a_road_and_a_number_word_in_a_sentence_stay(anon, text):
     assert user(anon, text) == text
+
+
+@pytest.mark.parametrize("text,value", [
+    ("temsilci: doğum tarihiniz\nmüşteri: on yedi mart doksan iki", "on yedi mart doksan iki"),
+    ("agent: fødselsdato?\nkunde: tjuefemte mai åttiseks", "tjuefemte mai åttiseks"),
+    ("haley: dátum narodenia\nalan: dvadsiateho apríla deväťdesiatjeden", "dvadsiateho apríla deväťdesiatjeden"),
+    ("agent: geburtsdatum bitte\nkunde: dritter märz neunzehnhundertvierundachtzig", "dritter märz neunzehnhundertvierundachtzig"),
+])
+def test_dates_of_birth_said_in_words_in_more_languages(anon, text, value):
+    assert value not in user(anon, text)
+
+
+@pytest.mark.parametrize("text", ["see you on may twenty", "June is fine for the two of us",
+                                  "We opened 3 stores in March 2024 and two in April."])
+def test_months_beside_numbers_in_a_sentence_stay(anon, text):
+    assert user(anon, text) == text

@@ -2682,6 +2682,19 @@ class SpelledIdRecognizer(RegexRecognizer):
         return [PatternHit("ACCOUNT_ID", s, e, self.score, self.name) for s, e in spelled_id_spans(text)]
 
 
+class SpokenDateRecognizer(RegexRecognizer):
+    """A full date said in words in many languages (:func:`~.number_words.spoken_date_spans`): a
+    date of birth of a call's transcript (DATE_OF_BIRTH; twenty-third round)."""
+
+    def __init__(self, score: float = 0.7):
+        super().__init__("SpokenDateRecognizer", "DATE_OF_BIRTH", [], score)
+
+    def hits(self, text: str) -> list[PatternHit]:  # noqa: D102
+        from .number_words import spoken_date_spans
+
+        return [PatternHit("DATE_OF_BIRTH", s, e, self.score, self.name) for s, e in spoken_date_spans(text)]
+
+
 class _GroupsRecognizer(RegexRecognizer):
     """A regex recognizer whose patterns have alternatives with groups ``v``, ``w`` (and ``x``,
     ``y``, ``z``, ``t``)."""
@@ -3551,6 +3564,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
         _GroupsRecognizer("SurnameShapeRecognizer", "PERSON", [], 0.7, script_patterns=[SURNAME_SHAPE_RE]),
         _GroupsRecognizer("SlavicStreetRecognizer", "STREET_ADDRESS", [SLAVIC_STREET_RE], 0.7),
         SpelledIdRecognizer(),
+        SpokenDateRecognizer(),
         RegexRecognizer("PlateShapeOtherRecognizer", "VEHICLE_ID", [KR_PLATE_RE, NL_PLATE_RE, RU_PLATE_RE], 0.7),
         RegexRecognizer("RuDocumentRecognizer", "ACCOUNT_ID", [RU_DOC_RE], 0.8),
         RegexRecognizer("RrnAccountRecognizer", "ACCOUNT_ID", [KR_RRN_RE, CZ_ACCOUNT_RE], 0.7),

@@ -115,8 +115,8 @@ DIGIT_WORDS_MORE = {
 
 @lru_cache(maxsize=1)
 def weak_number_words() -> dict[str, tuple[str, int]]:
-    """Number words of other languages than English that are English stop words ("to", "i", "a" -
-    Norwegian two, Polish and Slovak none...): left out of :func:`number_lexicon`, counted only
+    """Number words (0-99) of other languages than English that are English stop words ("to",
+    "on" - Norwegian two, Turkish ten): left out of :func:`number_lexicon`, counted only
     inside a run another number word started ("ni to to åtte": twenty-third round)."""
     from num2words import num2words
     from spacy.lang.en.stop_words import STOP_WORDS
@@ -125,7 +125,7 @@ def weak_number_words() -> dict[str, tuple[str, int]]:
     for lang in NUMBER_WORD_LANGS:
         if lang == "en":
             continue
-        for n in range(10):
+        for n in range(100):  # ("on": Turkish ten)
             try:
                 w = _norm(num2words(n, lang=lang))
             except (NotImplementedError, KeyError, ValueError, TypeError, AttributeError):
@@ -231,6 +231,75 @@ def spelled_id_spans(text: str, min_tokens: int = 5) -> list[tuple[int, int]]:
         last_end = m.end()
     if toks:
         close()
+    return spans
+
+
+@lru_cache(maxsize=1)
+def _number_prefixes() -> frozenset[str]:
+    """The first five letters of the number words and of the ordinals 1-31 (num2words) of five letters
+    or more: an ordinal or a case of a number word starts so ("zwölfter" - "zwölf", "dritter" -
+    "dritte", "sedemnásteho" - "sedemnásť")."""
+    from num2words import num2words
+
+    out = {w[:5] for w in number_lexicon() if len(w) >= 5}
+    for lang in NUMBER_WORD_LANGS:  # the ordinals of a month's days ("dritte", "tjuefemte")
+        for n in range(1, 32):
+            try:
+                w = _norm(num2words(n, lang=lang, to="ordinal"))
+            except Exception:  # noqa: BLE001 - a language without ordinals in num2words
+                break
+            if len(w) >= 5 and " " not in w:
+                out.add(w[:5])
+    return frozenset(out)
+
+
+def _number_like(word: str) -> bool:
+    w = _norm(word)
+    return w in number_lexicon() or strip_accents(w) in number_lexicon() or (len(w) >= 5 and w[:5] in _number_prefixes())
+
+
+@lru_cache(maxsize=1)
+def _wide_month_names() -> frozenset[str]:
+    """Lower-case wide month names of the pseudonymizer's Babel locales and of English."""
+    import calendar
+
+    from .pseudonymizer import month_words
+
+    return frozenset({w for w, hit in month_words().items() if hit[2] == "wide"}
+                     | {calendar.month_name[i].lower() for i in range(1, 13)})
+
+
+def spoken_date_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` spans of a full date said in words in any language Babel names the months of
+    and :func:`number_lexicon` counts in ("on iki mayıs doksan altı", "tjueandre oktober åttisju",
+    "sedemnásteho septembra osemdesiatsedem", "zwölfter april neunzehn achtundfünfzig"): one or two
+    day words (number words, or words that start like one: ordinals and their cases), a month's
+    wide name, one to four number words of the year. A transcript's date of birth (twenty-third
+    round, red-team 35 / 36 / 39 read); service dates are said in digits."""
+    months = _wide_month_names()
+    weak = weak_number_words()
+    toks = [(m.start(), m.end(), m.group()) for m in _WORD_RE.finditer(text)]
+    spans = []
+
+    def joined(a: int, b: int) -> bool:  # tokens a and b (a < b) stand side by side
+        return re.fullmatch(r"[ \t,-]*", text[toks[a][1]:toks[b][0]]) is not None
+
+    for i, (s, e, w) in enumerate(toks):
+        if i == 0 or w.lower() not in months:
+            continue
+        day = 0
+        while day < 2 and i - day - 1 >= 0 and _number_like(toks[i - day - 1][2]) and joined(i - day - 1, i - day):
+            day += 1
+        # a number word that is an English stop word only before another number word ("on iki
+        # mayıs": Turkish ten, twelve; not "on may twenty")
+        if day and day < 3 and i - day - 1 >= 0 and _norm(toks[i - day - 1][2]) in weak and joined(i - day - 1, i - day):
+            day += 1
+        year = 0
+        while year < 4 and i + year + 1 < len(toks) and _number_like(toks[i + year + 1][2]) and \
+                re.fullmatch(r"[ \t,-]*", text[toks[i + year][1]:toks[i + year + 1][0]]):
+            year += 1
+        if day and year:
+            spans.append((toks[i - day][0], toks[i + year][1]))
     return spans
 
 

@@ -390,3 +390,13 @@ def test_dates_of_birth_said_in_words_in_more_languages(anon, text, value):
                                   "We opened 3 stores in March 2024 and two in April."])
 def test_months_beside_numbers_in_a_sentence_stay(anon, text):
     assert user(anon, text) == text
+
+
+@pytest.mark.parametrize("text,values,kept", [
+    ("از: سارا محمدی‌نژاد <sara.m@example.com>\nبه: آموزش <edu@uni.example>\nموضوع: مرخصی", ["سارا"], ["آموزش"]),
+    ("От: Ирина Соколова <irina.s@example.ru>\nКому: Поддержка <help@example.ru>", ["Ирина Соколова"], ["Поддержка"]),
+])
+def test_mail_headers_of_other_languages(anon, text, values, kept):
+    out = user(anon, text)
+    assert not any(v in out for v in values), out
+    _kept(out, kept)

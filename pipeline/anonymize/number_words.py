@@ -193,8 +193,9 @@ def spelled_id_spans(text: str, min_tokens: int = 5) -> list[tuple[int, int]]:
     ``min_tokens`` tokens or more, separated by blanks, commas or hyphens, two letters and two number
     words or more among them, and one letter at least that is no word of its own (:data:`_WORD_LETTERS`).
     Twenty-third round of issue 11 (red-team 39 read)."""
-    # (a cheap gate: two letters standing alone that are no words of their own)
-    if sum(1 for c in _SINGLE_LETTER_RE.findall(text) if c.lower() not in _WORD_LETTERS) < 2:
+    # (a cheap gate: two letters standing alone, one of them no word of its own)
+    singles = _SINGLE_LETTER_RE.findall(text)
+    if len(singles) < 2 or all(c.lower() in _WORD_LETTERS for c in singles):
         return []
     lex = number_lexicon()
     weak = weak_number_words()

@@ -199,6 +199,21 @@ TW2_VISITOR = ["ROSALBA QUINTAVALLE", "EDELTRAUD OBERMAIER", "PRISCILLIANO DUART
                "BALDOMERO IRIGOYEN", "HROSWITHA KELLERMANN"]
 TW2_RIDER = ["Wendelin Q.", "Ottokar P.", "Radegund S.", "Eberhard T.", "Gotthold V.", "Irmingard W.", "Reinhold Z.",
              "Walpurga K.", "Ludger H.", "Hedwig M.", "Bertram N.", "Adelheid R.", "Siegfried B.", "Mechthild D."]
+#: the twenty-third round's kinds are planted from this persona on (a Russian name with its
+#: patronymic in a lower-case transcript, a "SURNAME, GIVEN" cell under an Armenian header, a plate
+#: spelled in Lithuanian letters and digit words, a donor's key, a birth date said in Turkish words)
+TWENTY_THIRD_FROM = 9
+TW3_RU = ["доронин", "гаврилов", "ширяев", "колесников", "тарасов", "евдокимов", "аксенов", "фомичев", "лыткин",
+          "мартынов", "селиванов", "грибоедов", "ершов", "прохоров"]
+TW3_HY = ["KHACHATRYAN", "SARGSYAN", "GRIGORYAN", "HOVHANNISYAN", "MKRTCHYAN", "ABRAHAMYAN", "AVETISYAN",
+          "MELIKYAN", "GASPARYAN", "HARUTYUNYAN", "KARAPETYAN", "MANUKYAN", "TER-PETROSYAN", "SIMONYAN"]
+TW3_DONOR = ["Hermenegild Oyelaran", "Cunegonde Ashdown", "Wilfried Okparaeke", "Brunhilde Castellane",
+             "Athanasius Merriwether", "Gwendolyn Ugochukwu", "Leopold Fairbrass", "Ottilie Nwachukwu",
+             "Sebastiano Quickenden", "Mechtild Adebayo-Ross", "Florian Wetherspoon", "Philippa Oduya",
+             "Crispin Abernathy-Okoro", "Rosamund Eberhardt"]
+_LT_DIGITS = "nulis vienas du trys keturi penki šeši septyni aštuoni devyni".split()
+_TR_DAYS = "bir iki üç dört beş altı yedi sekiz dokuz on".split()
+_TR_MONTHS = "ocak şubat mart nisan mayıs haziran temmuz ağustos eylül ekim kasım aralık".split()
 TW1_FIRST = ["PERPETUA", "EUSEBIO", "CASIMIR", "LEOCADIA", "IGNATIUS", "EULALIA", "JOLANDA", "TEODORA", "ANSELMO",
              "BENEDIKTA", "COSIMA", "EMERIC", "FULVIA", "HILDEGARD"]
 TW1_OTHER = ["ISIDORA", "JOVITA", "KONSTANTIN", "LUDMILA", "PERPETUA", "EUSEBIO", "CASIMIR", "LEOCADIA", "IGNATIUS",
@@ -387,6 +402,14 @@ def persona(i: int) -> dict:
         "tw2_vis_first": TW2_VISITOR[i].split()[0], "tw2_vis_last": TW2_VISITOR[i].split()[1],
         "tw2_rider_first": TW2_RIDER[i].split()[0],
         "twenty_second": i >= TWENTY_SECOND_FROM,
+        # issue 11, twenty-third round
+        "tw3_patr": f"{TW3_RU[i]} игорь леонидович", "tw3_ru_last": TW3_RU[i], "tw3_hy": TW3_HY[i],
+        "tw3_cell": f"{TW3_HY[i]}, ARMEN",
+        "tw3_plate": "k m " + " ".join(_LT_DIGITS[int(d)] for d in f"{417 + i * 23:03d}"),
+        "tw3_donor": TW3_DONOR[i],
+        # (not "on", Turkish ten, alone before the month: "on may twenty" is English - a known limit)
+        "tw3_dob": f"{_TR_DAYS[i % 9]} {_TR_MONTHS[i % 12]} doksan {_TR_DAYS[(i + 3) % 9]}",
+        "twenty_third": i >= TWENTY_THIRD_FROM,
     }
 
 
@@ -459,6 +482,11 @@ def _twenty_second(p: dict, *keys: str) -> list[str]:
     return [str(p[k]) for k in keys] if p["twenty_second"] else []
 
 
+def _twenty_third(p: dict, *keys: str) -> list[str]:
+    """The twenty-third round's values of persona ``p`` (planted from :data:`TWENTY_THIRD_FROM` on)."""
+    return [str(p[k]) for k in keys] if p["twenty_third"] else []
+
+
 def typed_values(p: dict) -> dict[str, list[str]]:
     """A persona's planted values per evaluation type (see :data:`pipeline.anonymize.eval.CATEGORIES`)."""
     return {
@@ -474,7 +502,8 @@ def typed_values(p: dict) -> dict[str, list[str]]:
                  *_sixteenth(p, "x12_last", "x12_first", "mr_name", "hi_ji"),
                  *_twentieth(p, "tw_agent", "tw_cjk", "tw_initial"),
                  *_twenty_first(p, "tw1_last", "tw1_first", "tw1_last2", "tw1_first2", "tw1_nick", "tw1_cjk"),
-                 *_twenty_second(p, "tw2_vis_first", "tw2_vis_last", "tw2_rider_first")],
+                 *_twenty_second(p, "tw2_vis_first", "tw2_vis_last", "tw2_rider_first"),
+                 *_twenty_third(p, "tw3_patr", "tw3_cell", "tw3_donor")],
         "EMAIL": [p["email"], *_sixteenth(p, "idn_email")], "RESERVATION_ID": [p["reservation"]],
         "PAYMENT_ID": [p["payment_id"], p["gift_card"]], "LAST_FOUR": [p["last_four"], *_twentieth(p, "tw_mask")],
         "CARD_NUMBER": [p["card"], p["card"].replace(" ", ""), p["card2"]],
@@ -489,7 +518,8 @@ def typed_values(p: dict) -> dict[str, list[str]]:
                 *_sixteenth(p, "x12_zip", "sg_zip"), *_twenty_first(p, "tw1_zip", "tw1_zip2", "tw1_block_zip")],
         "CITY": [p["city"]],
         "DOB": [p["dob"], p["companion_dob"], p["eu_dob"], *_twelfth(p, "hl7_dob"), *_thirteenth(p, "tbl_dob"),
-                *_fourteenth(p, "tr_dob"), *_fifteenth(p, "pl_dob"), *_sixteenth(p, "x12_dob")],
+                *_fourteenth(p, "tr_dob"), *_fifteenth(p, "pl_dob"), *_sixteenth(p, "x12_dob"),
+                *_twenty_third(p, "tw3_dob")],
         "PHONE": [p["phone"], re.sub(r"\D", "", p["phone"]), p["uk_phone"], p["intl_phone"], p["grouped_phone"],
                   p["line_phone"], p["fax"], p["csv_phone"], p["msisdn"], *_twentieth(p, "tw_msisdn"),
                   *_twenty_first(p, "tw1_ko")],
@@ -504,7 +534,7 @@ def typed_values(p: dict) -> dict[str, list[str]]:
                        *_twenty_second(p, "tw2_req_id", "tw2_rider_id")],
         "USER_ID": [p["user_id"], p["handle"], p["discord"], p["upi"], *_twentieth(p, "tw_nick"),
                     *_twenty_first(p, "tw1_handle"), *_twenty_second(p, "tw2_login")],
-        "VEHICLE_ID": [p["plate"], p["fr_plate"], *_fourteenth(p, "uk_plate", "vin")],
+        "VEHICLE_ID": [p["plate"], p["fr_plate"], *_fourteenth(p, "uk_plate", "vin"), *_twenty_third(p, "tw3_plate")],
     }
 
 
@@ -539,6 +569,7 @@ def canary_values(p: dict) -> list[str]:
                           "tw1_block_zip", "tw1_handle", "tw1_cjk", "tw1_port_acct", "tw1_port_acct2")
     vals += _twenty_second(p, "tw2_login", "tw2_req_id", "tw2_vis_first", "tw2_vis_last", "tw2_rider_id",
                            "tw2_rider_first")
+    vals += _twenty_third(p, "tw3_patr", "tw3_ru_last", "tw3_hy", "tw3_plate", "tw3_donor", "tw3_dob")
     if p["twentieth"]:
         vals.append(f"••{p['tw_mask']}")  # the masked card's end, checked with its mask
     # a year-like postcode alone is no distinctive string: checked with the state before it
@@ -734,6 +765,15 @@ def record(i: int) -> dict:
             f"SamAccountName    : {p['tw2_login']}\nDepartment        : Sales\n\n"
             f"2025-02-01 09:05:44 evento=ALTA visitante=\"{p['tw2_visitor']}\" empresa=particular tarjeta=VIS-{118 + i}\n"
             f"2025-02-01 09:12:03 rider.assigned rider={p['tw2_rider_id']} ({p['tw2_rider']}) vehicle=E-Bike")}]
+    if i >= TWENTY_THIRD_FROM:
+        nxt = persona((i + 1) % N_PERSONAS) if (i + 1) % N_PERSONAS >= TWENTY_THIRD_FROM else None
+        msgs += [{"role": "user", "content": (
+            f"звонящий: мой куратор {p['tw3_patr']}, она в курсе\n"
+            f"temsilci: doğum tarihiniz\nmüşteri: {p['tw3_dob']}\n"
+            f"vairuotojas: numeris {p['tw3_plate']}\noperatorė: ačiū\n\n"
+            f"ժամ;հաճախորդ;հեռախոս\n10:00;{p['tw3_cell']};+374 91 100 2{i:02d}\n"
+            f"12:30;{(nxt or p)['tw3_hy']}, TIGRAN;+374 91 300 4{i:02d}\n\n"
+            f'{{"donor": "{p["tw3_donor"]}", "amount": {500 + i}}}')}]
     if cancel:
         msgs += [_call(f"c{i}c", "cancel_reservation", {"reservation_id": p["reservation"]}),
                  _tool(f"c{i}c", "cancel_reservation", {**reservation, "status": "cancelled"}),

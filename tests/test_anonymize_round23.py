@@ -400,3 +400,10 @@ def test_mail_headers_of_other_languages(anon, text, values, kept):
     out = user(anon, text)
     assert not any(v in out for v in values), out
     _kept(out, kept)
+
+
+def test_a_phone_never_runs_across_a_line_break():
+    from pipeline.anonymize.engine import PHONE_RE
+
+    text = "10:00;KHACHATRYAN, ARMEN;+374 91 100 211\n12:30;SARGSYAN, TIGRAN;+374 91 300 411"
+    assert [m.group("v") for m in PHONE_RE.finditer(text)] == ["+374 91 100 211", "+374 91 300 411"]

@@ -877,8 +877,10 @@ def _spoken_last_four_score(text: str, m: re.Match) -> Optional[float]:
 #: +1 415 555 0199, +44 20 7946 0958. Bare 10-digit runs are item ids far more often: those
 #: only count after a phone word (presidio's recognizer + the check in :class:`Detector`).
 PHONE_RE = re.compile(
-    r"(?<![\w+.-])(?P<v>(?:(?:(?:\+?1|001)[\s.-]?)?(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}"
-    r"|\+(?:[2-9]\d{0,2})(?:[\s.-]?\(?\d{1,4}\)?){2,5}\d)"
+    # (never across a line break: "+374 91 100 211\n12:30" is a phone, then the next row's time -
+    # twenty-third round's canary)
+    r"(?<![\w+.-])(?P<v>(?:(?:(?:\+?1|001)[ \t.-]?)?(?:\(\d{3}\)[ \t]?|\d{3}[ \t.-])\d{3}[ \t.-]\d{4}"
+    r"|\+(?:[2-9]\d{0,2})(?:[ \t.-]?\(?\d{1,4}\)?){2,5}\d)"
     # the extension is part of the value ("+1-614-163-8835x586", "212.555.0187x2210"): a value
     # that stopped before it would be left in place (the replacement needs a word boundary)
     r"(?:\s?(?i:x|ext\.?|extension)\s?\d{1,5})?)(?![\w-]|\.\d)")

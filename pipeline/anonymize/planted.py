@@ -406,7 +406,10 @@ def persona(i: int) -> dict:
         "tw3_patr": f"{TW3_RU[i]} игорь леонидович", "tw3_ru_last": TW3_RU[i], "tw3_hy": TW3_HY[i],
         "tw3_cell": f"{TW3_HY[i]}, ARMEN",
         "tw3_plate": "k m " + " ".join(_LT_DIGITS[int(d)] for d in f"{417 + i * 23:03d}"),
-        "tw3_donor": TW3_DONOR[i],
+        "tw3_donor": TW3_DONOR[i], "tw3_donor_first": TW3_DONOR[i].split()[0], "tw3_donor_last": TW3_DONOR[i].split()[1],
+        # (the name parts, as the anonymizer registers a name word by word, and the next row's name)
+        "tw3_given": "игорь", "tw3_patronymic": "леонидович", "tw3_hy_given": "ARMEN", "tw3_hy_given2": "TIGRAN",
+        "tw3_hy_next": TW3_HY[(i + 1) % N_PERSONAS] if (i + 1) % N_PERSONAS >= TWENTY_THIRD_FROM else TW3_HY[i],
         # (not "on", Turkish ten, alone before the month: "on may twenty" is English - a known limit)
         "tw3_dob": f"{_TR_DAYS[i % 9]} {_TR_MONTHS[i % 12]} doksan {_TR_DAYS[(i + 3) % 9]}",
         "twenty_third": i >= TWENTY_THIRD_FROM,
@@ -503,7 +506,9 @@ def typed_values(p: dict) -> dict[str, list[str]]:
                  *_twentieth(p, "tw_agent", "tw_cjk", "tw_initial"),
                  *_twenty_first(p, "tw1_last", "tw1_first", "tw1_last2", "tw1_first2", "tw1_nick", "tw1_cjk"),
                  *_twenty_second(p, "tw2_vis_first", "tw2_vis_last", "tw2_rider_first"),
-                 *_twenty_third(p, "tw3_patr", "tw3_cell", "tw3_donor")],
+                 *_twenty_third(p, "tw3_patr", "tw3_ru_last", "tw3_given", "tw3_patronymic", "tw3_cell", "tw3_hy",
+                                "tw3_hy_given", "tw3_hy_given2", "tw3_hy_next", "tw3_donor", "tw3_donor_first",
+                                "tw3_donor_last")],
         "EMAIL": [p["email"], *_sixteenth(p, "idn_email")], "RESERVATION_ID": [p["reservation"]],
         "PAYMENT_ID": [p["payment_id"], p["gift_card"]], "LAST_FOUR": [p["last_four"], *_twentieth(p, "tw_mask")],
         "CARD_NUMBER": [p["card"], p["card"].replace(" ", ""), p["card2"]],
@@ -771,8 +776,9 @@ def record(i: int) -> dict:
             f"звонящий: мой куратор {p['tw3_patr']}, она в курсе\n"
             f"temsilci: doğum tarihiniz\nmüşteri: {p['tw3_dob']}\n"
             f"vairuotojas: numeris {p['tw3_plate']}\noperatorė: ačiū\n\n"
-            f"ժամ;հաճախորդ;հեռախոս\n10:00;{p['tw3_cell']};+374 91 100 2{i:02d}\n"
-            f"12:30;{(nxt or p)['tw3_hy']}, TIGRAN;+374 91 300 4{i:02d}\n\n"
+            # (phones in groups of two: a fake's group of three could be another persona's postcode)
+            f"ժամ;հաճախորդ;հեռախոս\n10:00;{p['tw3_cell']};+374 91 10 20 {i:02d}\n"
+            f"12:30;{(nxt or p)['tw3_hy']}, TIGRAN;+374 91 30 40 {i:02d}\n\n"
             f'{{"donor": "{p["tw3_donor"]}", "amount": {500 + i}}}')}]
     if cancel:
         msgs += [_call(f"c{i}c", "cancel_reservation", {"reservation_id": p["reservation"]}),

@@ -1296,7 +1296,7 @@ class Anonymizer:
             return False
         words = [w for w in re.split(r"[ \-]", m.group("l") + " " + m.group("f")) if w and w not in NAME_PARTICLES]
         places = place_gazetteer()
-        firsts = name_gazetteer()[0]
+        firsts, lasts = name_gazetteer()
         for w in words:
             lw = w.lower()
             if lw in self._keep_words or (lw in places and lw not in firsts) or len(w) < 2:
@@ -1307,7 +1307,7 @@ class Anonymizer:
         # ("VARDANYAN, HOVHANNES": -yan)
         surname = m.group("l").split()[-1]
         return any(w.lower() in firsts for w in re.split(r"[ \-]", m.group("f"))) or \
-            surname.lower() in name_gazetteer()[1] or surname_shaped(surname.capitalize())
+            surname.lower() in lasts or surname_shaped(surname.capitalize())
 
     @staticmethod
     def _spare_place_values(scan: _Scan) -> None:

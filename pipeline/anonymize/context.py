@@ -1864,12 +1864,12 @@ def file_name_people(text: str, known: frozenset[str] = frozenset()) -> list[tup
         hit = next(((a, b) for a, b in pairs if a.lower() in firsts), None) or next(
             ((b, a) for a, b in pairs if b.lower() in firsts and (a.lower() in lasts or surname_shaped(a))), None) or next(
             ((a, b) for a, b in zip(toks, toks[1:]) if known and _known_name_pair(a, b, known)), None)
-        if not hit and any(t.lower() in _FILE_WORDS or t.lower() in _FILE_WORDS_MORE for t in toks):
+        if not hit and any(t.lower() in _DOCUMENT_WORDS for t in toks):
             # one family name beside a document word ("счет_Бондаренко_ОА_14022025.pdf",
             # "ryoshusho_onodera_20250218.pdf": twenty-third round, red-team 38 read): a family name of
             # the lists that is no English word, or of a family name's shape
-            fam = next((t for t in toks if t.isalpha() and len(t) >= 4 and t.lower() not in _FILE_WORDS
-                        and t.lower() not in _FILE_WORDS_MORE and not is_english_word(t.lower())
+            fam = next((t for t in toks if t.isalpha() and len(t) >= 4 and t.lower() not in _DOCUMENT_WORDS
+                        and not is_english_word(t.lower())
                         and t.lower() not in firsts
                         and (t.lower() in lasts or surname_shaped(t.capitalize())
                              or _CYR_FAMILY_RE.fullmatch(t.capitalize()))), None)
@@ -1884,6 +1884,8 @@ def file_name_people(text: str, known: frozenset[str] = frozenset()) -> list[tup
 _FILE_WORDS_MORE = frozenset("""счет счёт рахунок квитанция faktura factura fattura rechnung quittung beleg
     recibo kwitansi nota hoadon lasku kvitto kvittering ryoshusho seikyusho mitsumori fatura makbuz dekont
     rekening bon paragon potvrzeni""".split())
+#: the document words of file names of every language above
+_DOCUMENT_WORDS = _FILE_WORDS | _FILE_WORDS_MORE
 #: a Russian / Ukrainian family name by its ending ("Бондаренко", "Смирнова")
 _CYR_FAMILY_RE = re.compile(r"[\u0410-\u042F\u0401\u0404\u0406\u0407][\u0430-\u044F\u0451\u0454\u0456\u0457']+"
                             r"(?:енко|ко|ук|юк|чук|ов|ев|ёв|ин|ова|ева|ёва|ина|ский|ская|цкий|цкая|ян|дзе|швили)")

@@ -1452,7 +1452,7 @@ _CYR_L = "\u0400-\u04FF"
 #: red-team 38 / 39 read)
 PATRONYMIC_RE = re.compile(
     r"(?<![\w-])(?P<v>(?:[" + _CYR_L + r"]{2,}[ \t]+)?(?P<g>[" + _CYR_L + r"]{2,})[ \t]+[" + _CYR_L + r"]{2,}?"
-    r"(?i:ович|евич|ьич|овна|евна|ична|инична|ївна|ович|ұлы|улы|қызы|кызы))(?![\w-])")
+    r"(?i:ович|евич|ьич|овна|евна|ична|инична|ївна|ұлы|улы|қызы|кызы))(?![\w-])")
 #: A Mongolian name: the father's name in the genitive before the given name ("Дорждамбын Ганбат",
 #: "Цэрэндоржийн Мөнхбат") in a text with a Mongolian letter (Ө, Ү), or an initial glued to a
 #: Capitalized Cyrillic word ("Г.Оюунчимэг", "Ц.Мөнхбат", "Э.Сарангэрэл"): twenty-third round,

@@ -143,7 +143,6 @@ def spoken_number_spans(text: str, min_words: int = 4, min_digits: int = 5) -> l
     """``(start, end)`` character spans of the spoken numbers in ``text`` (see the module's
     docstring): runs of ``min_words`` number words or more, ``min_digits`` digits or more in all
     (the digits of each word's value: "treinta" 2, "cento" 3)."""
-    lex = number_lexicon()
     weak = weak_number_words()
     spans = []
     run_start = run_end = None
@@ -158,7 +157,7 @@ def spoken_number_spans(text: str, min_words: int = 4, min_digits: int = 5) -> l
         w = _norm(m.group())
         gap = text[last_end:m.start()]
         joined = run_start is not None and _SEP_RE.fullmatch(gap) is not None
-        hit = lex.get(w) or lex.get(strip_accents(w))  # ("én" of Norwegian speech for "en")
+        hit = _number_hit(w)
         if hit is None and joined and count:
             hit = weak.get(w)  # "ni to to åtte": "to" inside a run
         if hit is not None:
@@ -197,7 +196,6 @@ def spelled_id_spans(text: str, min_tokens: int = 5) -> list[tuple[int, int]]:
     singles = _SINGLE_LETTER_RE.findall(text)
     if len(singles) < 2 or all(c.lower() in _WORD_LETTERS for c in singles):
         return []
-    lex = number_lexicon()
     weak = weak_number_words()
     spans = []
     toks: list[tuple[int, int, str]] = []  # (start, end, "L" letter / "N" number word)
@@ -219,7 +217,7 @@ def spelled_id_spans(text: str, min_tokens: int = 5) -> list[tuple[int, int]]:
             toks = []
         if len(w) == 1:
             kind = "L"
-        elif w in lex or strip_accents(w) in lex or (toks and w in weak):
+        elif _number_hit(w) is not None or (toks and w in weak):
             kind = "N"
         else:
             kind = None
@@ -256,7 +254,7 @@ def _number_prefixes() -> frozenset[str]:
 
 def _number_like(word: str) -> bool:
     w = _norm(word)
-    return w in number_lexicon() or strip_accents(w) in number_lexicon() or (len(w) >= 5 and w[:5] in _number_prefixes())
+    return _number_hit(w) is not None or (len(w) >= 5 and w[:5] in _number_prefixes())
 
 
 @lru_cache(maxsize=1)
@@ -278,6 +276,8 @@ def spoken_date_spans(text: str) -> list[tuple[int, int]]:
     wide name, one to four number words of the year. A transcript's date of birth (twenty-third
     round, red-team 35 / 36 / 39 read); service dates are said in digits."""
     months = _wide_month_names()
+    if months.isdisjoint(_WORD_RE.findall(text.lower())):
+        return []  # (no month named: the common case, one C-level scan)
     weak = weak_number_words()
     toks = [(m.start(), m.end(), m.group()) for m in _WORD_RE.finditer(text)]
     spans = []
@@ -302,6 +302,13 @@ def spoken_date_spans(text: str) -> list[tuple[int, int]]:
         if day and year:
             spans.append((toks[i - day][0], toks[i + year][1]))
     return spans
+
+
+def _number_hit(w: str) -> Optional[tuple[str, int]]:
+    """``(language, value)`` of the normalized word ``w`` in :func:`number_lexicon`, as written or
+    without its accents ("én" of Norwegian speech for "en"); None for no number word."""
+    lex = number_lexicon()
+    return lex.get(w) or lex.get(strip_accents(w))
 
 
 def count_number_words(value: str) -> int:

@@ -22,7 +22,8 @@ os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
 ROOT = Path(__file__).resolve().parents[1]
 # tests import their shared builders (export_helpers.py) by module name, whichever file runs alone
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-SHARED = ROOT.parent / "shared" / "data" / "tau-bench"
+from shared_paths import TAU_DIR  # noqa: E402 - after the path insert above
+SHARED = TAU_DIR
 AIRLINE_LOGS = SHARED / "logs" / "airline-gpt4o-trajectories.json"
 
 

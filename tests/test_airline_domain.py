@@ -19,9 +19,10 @@ from pipeline.domains.airline.generator import AirlineFactory, generate_state
 from pipeline.domains.airline.state import NOW, validate_state
 from pipeline.domains.base import ToolError
 from pipeline.records import canonical_json
+from shared_paths import TAU_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
-TAU = Path(__file__).resolve().parents[2] / "shared" / "data" / "tau-bench"
+TAU = TAU_DIR
 SEEDS = range(6)
 EXPECTED_TOOLS = {
     "get_user_details", "get_reservation_details", "search_direct_flight", "search_onestop_flight",

@@ -18,9 +18,10 @@ from pipeline.domains import get_domain
 from pipeline.sandbox import Sandbox
 from pipeline.scaffold.check import load_snapshot
 from pipeline.scaffold.observe import canonical, load_records, record_calls
+from shared_paths import TAU_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
-TAU = ROOT.parent / "shared" / "data" / "tau-bench"
+TAU = TAU_DIR
 RUNS = TAU / "logs" / "airline-gpt4o-trajectories.json"
 DOMAIN = get_domain("airline")
 

@@ -10,8 +10,9 @@ import pytest
 
 from pipeline.anonymize import Anonymizer, build_analyzer
 from pipeline.records import LogRecord
+from shared_paths import TAU_DIR
 
-TAU = Path(__file__).resolve().parents[2] / "shared" / "data" / "tau-bench"
+TAU = TAU_DIR
 LOGS = TAU / "logs" / "airline-gpt4o-trajectories.json"
 USERS = TAU / "airline" / "users.json"
 N_RECORDS = 20

@@ -16,9 +16,10 @@ from stdnum import iban as std_iban
 
 from pipeline.anonymize import Anonymizer, build_analyzer
 from pipeline.records import LogRecord
+from shared_paths import CASES_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
-CASES = ROOT.parent / "shared" / "cases" / "anonymize"
+CASES = CASES_DIR / "anonymize"
 
 
 @pytest.fixture(scope="module")

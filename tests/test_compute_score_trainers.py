@@ -25,7 +25,9 @@ from pipeline.export.rows import rl_row  # noqa: E402
 from pipeline.rewards import compute_score, parse_response  # noqa: E402
 from pipeline.verify import verify_trajectory  # noqa: E402
 
-CASE = Path(__file__).resolve().parents[1].parent / "shared" / "cases" / "trainers" / "verl-multiturn-solution-str.txt"
+from shared_paths import CASES_DIR, missing  # noqa: E402
+
+CASE = CASES_DIR / "trainers" / "verl-multiturn-solution-str.txt"
 # the three ../shared/cases/toolcalls inputs (checked against the files there)
 from tests.test_toolcall_parser import CLOSE_TAG_IN_STRING, LONE_SURROGATE_ESCAPE, TWO_OBJECTS_ONE_BLOCK  # noqa: E402
 SPECIAL = ("<|im_start|>", "<|im_end|>")
@@ -120,7 +122,7 @@ def passing_with_text_beside_calls(task):
 
 def test_verl_case_file_scores_the_verifiers_verdict(task, row):
     if not CASE.exists():
-        pytest.skip(f"{CASE} not present")
+        pytest.skip(missing(CASE))
     solution = CASE.read_text(encoding="utf-8")
     assert solution == response_text(passing(task).messages)  # the same episode, rebuilt here
     got = compute_score(row["data_source"], solution, row["reward_model"]["ground_truth"], row["extra_info"])

@@ -18,8 +18,9 @@ from pipeline.anonymize import Anonymizer
 from pipeline.blueprints.delex import delexicalize
 from pipeline.records import LogRecord
 from pipeline.stages import SAMPLE_INPUT, anonymize_stage, blueprints_stage, ingest_stage
+from shared_paths import TAU_DIR
 
-TAU_AIRLINE = Path(__file__).resolve().parents[2] / "shared" / "data" / "tau-bench" / "logs" / \
+TAU_AIRLINE = TAU_DIR / "logs" / \
     "airline-gpt4o-trajectories.json"
 KEYS = ("first-run-key-0b1c", "second-run-key-9f3e")
 

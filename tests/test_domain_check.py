@@ -13,9 +13,10 @@ from pipeline.cli import app
 from pipeline.domains import get_domain
 from pipeline.scaffold.check import load_snapshot, replay, resolve_domain
 from pipeline.scaffold.observe import canonical, load_records, record_calls
+from shared_paths import TAU_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
-TAU = ROOT.parent / "shared" / "data" / "tau-bench"
+TAU = TAU_DIR
 CLINIC_LOGS = ROOT / "tests" / "data" / "logs" / "clinic_openai_log.jsonl"
 
 

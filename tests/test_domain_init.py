@@ -18,11 +18,12 @@ from pipeline.sandbox import validate_arguments
 from pipeline.scaffold.check import replay
 from pipeline.scaffold.infer import small_enum, split_policy
 from pipeline.scaffold.observe import all_calls, load_records
+from shared_paths import TAU_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 CLINIC_LOGS = ROOT / "tests" / "data" / "logs" / "clinic_openai_log.jsonl"
 CLINIC_WRITES = ROOT / "tests" / "data" / "clinic_writes.py"
-RETAIL_TRANSCRIPTS = ROOT.parent / "shared" / "data" / "tau-bench" / "logs" / "retail-transcripts.jsonl"
+RETAIL_TRANSCRIPTS = TAU_DIR / "logs" / "retail-transcripts.jsonl"
 #: what the fictional clinic system really is (tests/data/make_clinic_logs.py), to judge the scaffold
 CLINIC_WRITE_TOOLS = {"book_appointment", "cancel_appointment", "reschedule_appointment"}
 CLINIC_READ_TOOLS = {"find_patient_by_phone", "get_patient", "get_appointment", "list_free_slots"}

@@ -32,9 +32,10 @@ from hypothesis import strategies as st
 from pipeline.domains import get_domain
 from pipeline.ingest import ingest
 from pipeline.records import LogRecord
+from shared_paths import TAU_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED_LOGS = ROOT.parent / "shared" / "data" / "tau-bench" / "logs"
+SHARED_LOGS = TAU_DIR / "logs"
 UNKNOWN_TOOLS = ["rm_rf_home", "lookup_contact", "exec_shell", "g\u0435t_user_details",
                  "get_user_details\u200b", "../../bin/sh", "cancel_reservation; rm -rf /", "\u202egnp.exe"]
 #: ``TRAJPIPE_HYPOTHESIS_EXAMPLES=N`` explores N random examples per format (default: 60, the same

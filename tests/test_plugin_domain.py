@@ -15,6 +15,7 @@ from pipeline.records import Blueprint, stable_hash
 from pipeline.sandbox import Sandbox, validate_arguments
 from pipeline.skills import SKILLS
 from pipeline.synthesize import build_package
+from shared_paths import CASES_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "domains.md"
@@ -232,7 +233,7 @@ def test_an_installed_domain_package_is_registered_and_routes_its_logs(tmp_path,
     with pytest.raises(ValueError, match="no task kind"):
         office.generate_task("book_room", 0)
     assert "office" in registered_domains()
-    case = ROOT.parent / "shared" / "cases" / "routing" / "office-assistant-logs.jsonl"
+    case = CASES_DIR / "routing" / "office-assistant-logs.jsonl"
     if case.exists():  # the logs that no bundled domain owns now go to the installed one
         res = ingest(case)
         assert res.quarantine == [] and {r.metadata["domain"] for r in res.records} == {"office"}

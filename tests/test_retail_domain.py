@@ -23,9 +23,10 @@ from pipeline.records import Blueprint, stable_hash
 from pipeline.sandbox import Sandbox, validate_arguments
 from pipeline.skills import SKILLS
 from pipeline.synthesize import build_package
+from shared_paths import TAU_DIR
 
 SEEDS = range(5)
-RETAIL_LOGS = Path(__file__).resolve().parents[2] / "shared" / "data" / "tau-bench" / "logs" / "retail-transcripts.jsonl"
+RETAIL_LOGS = TAU_DIR / "logs" / "retail-transcripts.jsonl"
 EXPECTED_TOOLS = {
     "find_user_id_by_email", "find_user_id_by_name_zip", "get_user_details", "get_order_details",
     "get_product_details", "list_all_product_types", "cancel_pending_order", "modify_pending_order_items",

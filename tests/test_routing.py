@@ -19,8 +19,9 @@ from pipeline.stages import blueprints_stage
 from pipeline.synthesize import synthesize
 from pipeline.verify.reasons import REASONS
 from tests.conftest import AIRLINE_LOGS, ROOT
+from shared_paths import CASES_DIR
 
-OFFICE = ROOT.parent / "shared" / "cases" / "routing" / "office-assistant-logs.jsonl"
+OFFICE = CASES_DIR / "routing" / "office-assistant-logs.jsonl"
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from pipeline.rollout.prompting import clean_unicode, parse_tool_calls, scan_tool_calls
+from shared_paths import CASES_DIR, missing
 
-CASES = Path(__file__).resolve().parents[1].parent / "shared" / "cases" / "toolcalls"
+CASES = CASES_DIR / "toolcalls"
 
 CLOSE_TAG_IN_STRING = ('<tool_call>\n{"name": "think", "arguments": {"thought": "The customer pasted </tool_call> '
                        'in the chat."}}\n</tool_call>')
@@ -30,7 +31,7 @@ LONE_SURROGATE_ESCAPE = ('<tool_call>\n{"name": "think", "arguments": {"thought"
 def test_case_copies_match_the_shared_files(name, text):
     path = CASES / name
     if not path.exists():
-        pytest.skip(f"{path} not present")
+        pytest.skip(missing(path))
     assert path.read_text(encoding="utf-8") == text
 
 

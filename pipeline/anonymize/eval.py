@@ -99,9 +99,13 @@ _MONTHS = ["January", "February", "March", "April", "May", "June", "July", "Augu
 
 
 def default_tau_dir() -> Path:
-    """``$TRAJPIPE_TAU_DIR``, else ``../shared/data/tau-bench`` beside the project."""
+    """``$TRAJPIPE_TAU_DIR``, else ``data/tau-bench`` under ``$TRAJPIPE_SHARED_DIR``, else
+    ``../shared/data/tau-bench`` beside the project."""
     env = os.environ.get(TAU_ENV)
-    return Path(env) if env else PROJECT_ROOT.parent / "shared" / "data" / "tau-bench"
+    if env:
+        return Path(env)
+    shared = os.environ.get("TRAJPIPE_SHARED_DIR")
+    return (Path(shared) if shared else PROJECT_ROOT.parent / "shared") / "data" / "tau-bench"
 
 
 # ------------------------------------------------------------------------------ records

@@ -231,7 +231,7 @@ def _names(top: int) -> dict[str, frozenset[str]]:
     if path is None:
         log.warning("names-dataset is not installed: the anonymizer's name gazetteer has only "
                     "Faker's names (pip install names-dataset)")
-        return frozenset(), frozenset()
+        return {}
     if not path.exists():
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

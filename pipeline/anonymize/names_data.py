@@ -167,6 +167,34 @@ def extra_names(top: int = TOP_RANK) -> tuple[frozenset[str], frozenset[str]]:
     return tags.get("F", frozenset()), tags.get("L", frozenset())
 
 
+#: Letters that Arabic, Persian and Urdu write differently for one sound, folded to one form
+#: (Unicode's Arabic block: Farsi yeh U+06CC / Urdu yeh barree U+06D2 / alef maksura -> yeh
+#: U+064A; keheh U+06A9 -> kaf U+0643; heh goal U+06C1 / heh doachashmee U+06BE / heh with yeh
+#: U+06C0 -> heh U+0647; teh marbuta goal U+06C3 -> U+0629), and the marks a name list seldom
+#: writes dropped (harakat U+064B-U+0652, superscript alef U+0670, tatweel U+0640). Names-dataset
+#: and Faker write a name in one country's letters: Urdu "شہزاد" is Arabic-letter "شهزاد" there
+#: (twenty-fourth round).
+ARABIC_FOLD = str.maketrans({"\u06CC": "\u064A", "\u06D2": "\u064A", "\u0649": "\u064A", "\u06D3": "\u064A",
+                             "\u06A9": "\u0643", "\u06C1": "\u0647", "\u06BE": "\u0647", "\u06C0": "\u0647",
+                             "\u06C3": "\u0629", "\u0670": None, "\u0640": None,
+                             **{chr(c): None for c in range(0x064B, 0x0653)}})
+
+
+def fold_script_name(word: str) -> str:
+    """``word`` as the script gazetteer stores it: lower case, the Arabic-script letter variants of
+    :data:`ARABIC_FOLD` folded to one form (other scripts are only lower-cased)."""
+    return word.lower().translate(ARABIC_FOLD)
+
+
+class FoldedNames(frozenset):
+    """A frozenset of names stored by :func:`fold_script_name`; ``word in names`` folds ``word``
+    first, so a lookup in Urdu or Persian letters finds the name written in Arabic letters (and
+    the other way round). Callers pass lower-cased words, as before."""
+
+    def __contains__(self, word: object) -> bool:  # noqa: D105
+        return isinstance(word, str) and frozenset.__contains__(self, word.translate(ARABIC_FOLD))
+
+
 def script_names(top: int = TOP_RANK) -> tuple[frozenset[str], frozenset[str]]:
     """``(first names, last names)`` of names-dataset written in another script than Latin
     (:data:`SCRIPT_LETTERS`: Arabic, Hebrew, Cyrillic, Greek, Bengali, Devanagari, Tamil, Ethiopic,
@@ -174,10 +202,18 @@ def script_names(top: int = TOP_RANK) -> tuple[frozenset[str], frozenset[str]]:
     empty sets when the package is missing. A public-profile dump: some are ordinary words
     ("অচিন পাখি"), so a rule needs two of them side by side or a context. Seventeenth round: with
     Faker's names of the same scripts (:func:`faker_script_names`: names-dataset, a dump of public
-    profiles, has few names written in Devanagari - "प्रिया", "सुनील" were missing)."""
+    profiles, has few names written in Devanagari - "प्रिया", "सुनील" were missing). Twenty-fourth
+    round: :class:`FoldedNames`, so Arabic, Persian and Urdu spellings of one name find each other."""
+    return _script_names(top)
+
+
+@lru_cache(maxsize=4)
+def _script_names(top: int) -> tuple[FoldedNames, FoldedNames]:
+    """:func:`script_names`, built once per process (the folded sets)."""
     tags = _names(top)
     ff, fl = faker_script_names()
-    return tags.get("SF", frozenset()) | ff, tags.get("SL", frozenset()) | fl
+    return (FoldedNames(fold_script_name(w) for w in tags.get("SF", frozenset()) | ff),
+            FoldedNames(fold_script_name(w) for w in tags.get("SL", frozenset()) | fl))
 
 
 def _provider_words(provider: Any, attrs: tuple[str, ...]) -> set[str]:

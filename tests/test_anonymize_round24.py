@@ -80,3 +80,103 @@ def test_urdu_and_persian_names_without_a_cue(anon, text, names):
 def test_urdu_sentence_without_names_is_kept(anon):
     text = "بجلی کا بل اس مہینے زیادہ آیا ہے، میٹر ریڈنگ دوبارہ چیک کریں"
     assert user(anon, text) == text
+
+
+# ---------------------------------------- a JSON key is a schema's word, not a person's
+
+
+def test_lower_case_json_key_stays_when_a_name_part_matches_it(anon):
+    """A one-word lower-case key equal to a word of a replaced name stays a key (the schema is
+    the tool's); the value and the same word in the text are replaced."""
+    out = one(anon, [{"role": "user", "content": "Hi, I am Maria Keller."},
+                     {"role": "tool", "tool_call_id": "c1",
+                      "content": '{"keller": "Maria Keller", "maria": 1, "note": "keller room"}'}])
+    import json
+
+    doc = json.loads(out.messages[1]["content"])
+    assert list(doc) == ["keller", "maria", "note"]
+    assert "Keller" not in doc["keller"] and "keller" not in doc["note"]
+
+
+def test_registered_username_and_full_name_keys_are_still_rewritten(anon):
+    import json
+
+    out = one(anon, [{"role": "user", "content": "Hi, I am Maria Keller, my username is mkeller77."},
+                     {"role": "tool", "tool_call_id": "c1",
+                      "content": json.dumps({"mkeller77": {"Maria Keller": 2}})}])
+    doc = json.loads(out.messages[1]["content"])
+    (k,) = doc
+    assert k != "mkeller77" and list(doc[k]) != ["Maria Keller"]
+
+
+def test_business_key_word_taken_for_a_name_part_stays_a_key(anon):
+    import json
+
+    text = json.dumps({"depot": "Harrow Genel Depot (HGD-0341)", "hours": "08:00-19:00"})
+    out = _tool_text(anon, text)
+    assert list(json.loads(out)) == ["depot", "hours"]
+
+
+# ---------------------------------------- "key: value" lines read as fields
+
+
+@pytest.mark.parametrize("text,gone,kept", [
+    ("REF-7731\nname_en: SAMIR KHALED HADDAD\nالجنسية: أردني", ["SAMIR KHALED HADDAD"], ["REF-7731", "name_en:"]),
+    ("full_name: OLIVIA GRACE BENNETT", ["OLIVIA GRACE BENNETT"], ["full_name:"]),
+    ("Case 44\nsurname: Okonkwo-Baptiste\nstatus: open", ["Okonkwo-Baptiste"], ["surname:", "status: open"]),
+    ("رقم_الهوية: 784-1979-5518420-7\nالمسمى: مهندس", ["784-1979-5518420-7"], ["المسمى: مهندس"]),
+])
+def test_colon_field_lines_under_exact_keys(anon, text, gone, kept):
+    out = _tool_text(anon, text)
+    _gone(out, gone)
+    _kept(out, kept)
+
+
+@pytest.mark.parametrize("text", [
+    "Agent: hello there\nCustomer: hi, thanks\nSurname: please wait a moment",
+    "email: see below\naddress: I moved last week",
+    "Ticket: 2 adults\nAccount: yes I have one",
+])
+def test_colon_lines_of_speech_are_kept(anon, text):
+    assert _tool_text(anon, text) == text
+
+
+# ---------------------------------------- people keys of more languages
+
+
+@pytest.mark.parametrize("obj,gone", [
+    ({"委托人": "赵文博", "对方当事人": "钱雨桐", "直属上级": "孙立军"}, ["赵文博", "钱雨桐", "孙立军"]),
+    ({"申込者": "山田 花子", "人数": "3"}, ["山田 花子"]),
+    ({"ಗ್ರಾಹಕ": "RAVI KUMAR SHETTY", "ಮೊಬೈಲ್": "9845011223"}, ["RAVI KUMAR SHETTY"]),
+    ({"candidat": "IONESCU ELENA MIHAELA", "cnp_inregistrat": "2950312125789"}, ["IONESCU ELENA MIHAELA", "2950312125789"]),
+    ({"priimek": "Zorman", "ime": "Tina"}, ["Zorman", "Tina"]),
+])
+def test_person_keys_of_more_languages(anon, obj, gone):
+    import json
+
+    out = _tool_text(anon, json.dumps(obj, ensure_ascii=False))
+    _gone(out, gone)
+    _kept(out, list(obj))  # every key stays
+
+
+def test_cjk_count_key_is_no_person(anon):
+    import json
+
+    text = json.dumps({"人数": "3", "负责人": "王海燕"}, ensure_ascii=False)
+    out = _tool_text(anon, text)
+    assert '"人数": "3"' in out
+    _gone(out, ["王海燕"])
+
+
+@pytest.mark.parametrize("text,gone", [
+    ("passengers:\n  - surname: LAMBROU\n    given: DESPINA MRS\n  - surname: LAMBROU\n    given: PETROS MR", ["DESPINA", "PETROS", "LAMBROU"]),
+    ('<gd ma="SQ-1" so_tien="100000" nguoi_nhan="PHAM THI LAN" ngan_hang="VCB"/>', ["PHAM THI LAN"]),
+    ("BOE=5502|PORT=INNSA1|IMPORTER=RAJESH KUMAR MEHTA|IEC=0312345678", ["RAJESH KUMAR MEHTA"]),
+])
+def test_more_person_keys_in_yaml_xml_and_pipes(anon, text, gone):
+    _gone(_tool_text(anon, text), gone)
+
+
+def test_importer_company_stays(anon):
+    text = "BOE=5502|PORT=INNSA1|IMPORTER=Sagar Textiles Pvt Ltd|IEC=0312345678"
+    assert "Sagar Textiles Pvt Ltd" in _tool_text(anon, text)

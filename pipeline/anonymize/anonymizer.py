@@ -56,7 +56,7 @@ from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conve
                       city_gazetteer, is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs, place_gazetteer,
                       surname_shaped)
 from .structured_text import (fenced_blocks, fixed_width_rows, hl7_values, html_fields, html_table_rows, html_text_view,
-                              log_fields, row_groups,
+                              colon_fields, log_fields, row_groups,
                               sql_insert_rows, table_rows, x12_values, edifact_values, ssr_docs_values, ldif_entries, padded_fields, markdown_rows,
                               ical_names, mrz_names, nacha_entries, swift_mt_values,
                               xml_fields, xml_records, yaml_document)
@@ -83,6 +83,9 @@ PROPAGATE_EVERYWHERE = frozenset({"USER_ID", "RESERVATION_ID", "PAYMENT_ID", "EM
 #: Entities replaced only where a key names them (never searched for in other strings).
 KEY_POSITION_ONLY = frozenset({"CITY"})
 NAME_ENTITIES = frozenset({"PERSON", "FIRST_NAME", "LAST_NAME"})
+#: entities a ``key: value`` line gives only under an exact key (a key word's "Address: I moved",
+#: "Contact: the manager" are speech; an id key word's value still needs its digits)
+_COLON_EXACT_ONLY = NAME_ENTITIES | {"STREET_ADDRESS", "ADDRESS_LINE2", "CITY"}
 #: Identifiers matched in any letter case.
 _ANY_CASE = frozenset({"USER_ID", "RESERVATION_ID", "PAYMENT_ID", "EMAIL_ADDRESS", "ORDER_ID",
                        "ACCOUNT_ID", "IBAN_CODE", "VEHICLE_ID"})
@@ -1514,6 +1517,23 @@ class Anonymizer:
                 for m in _LOG_ID_NAME_RE.finditer(text):  # "rider=K-AO-0330 (Lukas P.)" (twenty-second round)
                     if self.config.is_person_key(_norm_key(m.group("k"))):
                         self._person_key_pair(scan, _norm_key(m.group("k")), m.group(0).split("=", 1)[1], "log:id_name")
+        if ":" in text or "\uFF1A" in text:
+            # "name_en: HAMZA SALEH ALNAJJAR" on a line of its own, beside lines that are no YAML
+            # document (a key of another script, one or two fields): a key the config names
+            # exactly, and for a name a value with a name's shape (twenty-fourth round, red-team 40)
+            for k, v in colon_fields(text):
+                key = _norm_key(k)
+                ent, exact = self.config.key_entity(key)
+                if not ent or key in self.skip_keys or (not exact and ent in _COLON_EXACT_ONLY):
+                    continue  # (a key word's id needs its shape: "رقم_الهوية: 784-1988-..." is one)
+                if ent in NAME_ENTITIES:
+                    if self._person_value_entity(v) is None:
+                        continue
+                    ent = self._key_entity(key, v)
+                elif not _shape_ok(ent, v):
+                    continue
+                if ent:
+                    self._register(scan, v, ent, f"colon:{key}")
         # a postcode's vague key beside an address's field ("ADR=Str. Avram Iancu nr. 14|CP=400083")
         address_beside = any(_norm_key(k) in _SIBLING_ZIP_KEYS for k, _v, _kind in pairs) and \
             self._address_sibling({_norm_key(k) for k, _v, _kind in pairs})
@@ -2458,13 +2478,27 @@ class Anonymizer:
         if m:
             self._fake_norms.add(m.group(1))
 
+    def _rewrite_key(self, k: Any, rep: "_Replacer") -> Any:
+        """A JSON object's key as written out: a key the config knows stays ("instagram" when a
+        brand "Instagram" was taken for a name: sixteenth round); so does a one-word lower-case key
+        unless it is itself a registered id ("antrepo" - a bonded warehouse - stays a key when
+        "Antrepo" was taken for part of a name: a schema's word, never a person's; twenty-fourth
+        round, red-team 40 read). Other keys (an e-mail, a username, "Maria Keller" keying a
+        dict) are rewritten like any text."""
+        if not isinstance(k, str) or self._known_key(k):
+            return k
+        if re.fullmatch(r"[a-z]+", k):
+            hit = rep.table.get(k)
+            if hit is None or hit[1] in NAME_ENTITIES:
+                return k
+        return rep(k)
+
     def _rewrite_obj(self, obj: Any, key: Optional[str], fakes: dict[str, str],
                      rep: "_Replacer") -> Any:
         if isinstance(obj, dict):
             # a key is rewritten only when it is no key the config knows ("instagram" stays a key
             # when a brand "Instagram" was taken for a name in the text: sixteenth round)
-            return {(rep(k) if isinstance(k, str) and not self._known_key(k) else k):
-                    self._rewrite_obj(v, _norm_key(k), fakes, rep)
+            return {self._rewrite_key(k, rep): self._rewrite_obj(v, _norm_key(k), fakes, rep)
                     for k, v in obj.items()}
         if isinstance(obj, list):
             return [self._rewrite_obj(v, key, fakes, rep) for v in obj]

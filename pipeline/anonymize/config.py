@@ -36,6 +36,17 @@ _SECTIONS = ("key_rules", "key_words", "key_words_exclude", "person_keys", "skip
              "dish_words", "staff_labels")
 
 
+
+#: A Chinese / Japanese / Korean key that names a person by its last character(s): Chinese and
+#: Japanese "人" (a person: 委托人 client, 当事人 a party, 申请人, 联系人, 收件人, 代理人), Japanese
+#: "者" (申込者, 契約者, 担当者), Chinese "员" / "員" (业务员, 快递员, 係員), a superior or a
+#: manager (上级, 上司, 主管, 经理) - a whole key of 2-8 such characters, never one that counts
+#: people ("人数", "人员数"). (Korean "-자" / "-인" also end "일자" - a date -, "숫자", "확인": Korean
+#: person keys are listed in ``person_keys``.)
+#: Their values still need a person's shape (twenty-fourth round, red-team 40 read).
+_CJK_PERSON_KEY_RE = re.compile(r"[\u4E00-\u9FFF]{1,7}(?:人|者|员|員|上级|上級|上司|主管|经理|經理)"
+)
+
 class PiiConfigError(ValueError):
     """A PII config file that cannot be used (the message names the file, section and entry)."""
 
@@ -246,6 +257,8 @@ class PiiConfig:
             return False
         if key in self.person_keys:
             return True
+        if _CJK_PERSON_KEY_RE.fullmatch(key):
+            return True  # "委托人", "对方当事人", "申込者", "业务员": a word for a person (twenty-fourth round)
         parts = key.split("_")
         if len(parts) >= 2 and len(parts[-1]) >= 5 and parts[-1] in self.person_keys and parts[-1] not in _VAGUE_PEOPLE \
                 and not any(w in self.key_words_exclude for w in parts):

@@ -127,6 +127,25 @@ def xml_records(text: str) -> Iterator[tuple[str, dict[str, str]]]:
             yield tag, children
 
 
+#: ``name_en: HAMZA SALEH``: a line of one field written ``key: value`` (a form's or a record's
+#: dump, one field a line), the key one token of any script (``_`` / ``-`` / ``.`` inside), the
+#: value to the line's end or to a `` | `` (twenty-fourth round, red-team 40 read)
+COLON_FIELD_RE = re.compile(r"(?m)^[ \t]*(?P<k>[^\W\d][\w.-]{0,40})[ \t]*[:\uFF1A][ \t]*(?P<v>[^\n|]{1,200}?)[ \t]*(?=\n|$| \| )")
+
+
+def colon_fields(text: str) -> Iterator[tuple[str, str]]:
+    """``(key, value)`` of the lines of ``text`` that hold one ``key: value`` field
+    (:data:`COLON_FIELD_RE`). A transcript's ``Agent: ...`` lines are read too: the caller keeps
+    only keys the PII config names exactly (``full_name``, ``name_en``, ``surname``), never a
+    speaker's label."""
+    if ":" not in text and "\uFF1A" not in text:
+        return
+    for m in COLON_FIELD_RE.finditer(text):
+        v = m.group("v").strip()
+        if v:
+            yield m.group("k"), v
+
+
 def log_fields(text: str) -> Iterator[tuple[str, str]]:
     """``(key, value)`` of ``key=value`` fields in log lines (a value quoted or up to the next
     blank, comma or bracket) and of ``KEY=VALUE|KEY=VALUE`` exports delimited by pipes, or, on a

@@ -180,3 +180,41 @@ def test_more_person_keys_in_yaml_xml_and_pipes(anon, text, gone):
 def test_importer_company_stays(anon):
     text = "BOE=5502|PORT=INNSA1|IMPORTER=Sagar Textiles Pvt Ltd|IEC=0312345678"
     assert "Sagar Textiles Pvt Ltd" in _tool_text(anon, text)
+
+
+# ---------------------------------------- kin words and titles before a name
+
+
+@pytest.mark.parametrize("text,gone,kept", [
+    ("ഡോ. അനിൽ മേനോൻ ആണ് റിപ്പോർട്ട് ഒപ്പിട്ടത്.", ["അനിൽ മേനോൻ"], ["റിപ്പോർട്ട്"]),
+    ("ಡಾ. ಸುಮಾ ಭಟ್ ನಾಳೆ ಬರುತ್ತಾರೆ.", ["ಸುಮಾ ಭಟ್"], ["ನಾಳೆ"]),
+    ("డా. రమేష్ నాయుడు గారిని కలవండి.", ["రమేష్ నాయుడు"], ["కలవండి"]),
+    ("ડૉ. નીલેશ શાહ રિપોર્ટ જોશે.", ["નીલેશ શાહ"], ["જોશે"]),
+    ("ከዶ/ር ሄኖክ ገብሩ ጋር ቀጠሮ ይያዙ።", ["ሄኖክ ገብሩ"], ["ቀጠሮ"]),
+    ("ወ/ሮ ፋሲካ ደምሴ ደውለው ነበር።", ["ፋሲካ ደምሴ"], ["ነበር"]),
+    ("നാളെ മകൾ അനുപമ വന്ന് വാങ്ങും.", ["അനുപമ"], ["നാളെ", "വാങ്ങും"]),
+    ("ස්වාමිපුරුෂයා නිශාන්ත සිල්වා.", ["නිශාන්ත"], []),
+    ("ባለቤቴ ሜሮን ብትደውል ለእሷም ንገሯት።", ["ሜሮን"], ["ንገሯት"]),
+    ("Завтра приедет брат Остап, он заберёт посылку.", ["Остап"], ["посылку"]),
+    ("poate fratele meu Sorin a instalat ceva pe telefon", ["Sorin"], ["telefon"]),
+    ("Ninkeeda Cabdiraxmaan ayaa la wacay.", ["Cabdiraxmaan"], ["wacay"]),
+])
+def test_name_after_kin_word_or_title(anon, text, gone, kept):
+    out = user(anon, text)
+    _gone(out, gone)
+    _kept(out, kept)
+
+
+@pytest.mark.parametrize("text", [
+    "Завтра приедет брат, он заберёт посылку.",
+    "ഡോക്ടർ നാളെ വരും.",
+    "poate fratele meu a instalat ceva pe telefon",
+])
+def test_kin_word_or_title_without_a_name_changes_nothing(anon, text):
+    assert user(anon, text) == text
+
+
+def test_chinese_kin_word_then_a_comma(anon):
+    out = user(anon, "被保险人是我妈妈，孙秀英，身份证稍后发。")
+    _gone(out, ["孙秀英"])
+    _kept(out, ["身份证稍后发"])

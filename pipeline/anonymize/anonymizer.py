@@ -86,6 +86,9 @@ NAME_ENTITIES = frozenset({"PERSON", "FIRST_NAME", "LAST_NAME"})
 #: entities a ``key: value`` line gives only under an exact key (a key word's "Address: I moved",
 #: "Contact: the manager" are speech; an id key word's value still needs its digits)
 _COLON_EXACT_ONLY = NAME_ENTITIES | {"STREET_ADDRESS", "ADDRESS_LINE2", "CITY"}
+#: the ids a ``key: value`` line gives (one token, or up to four groups of capitals and digits)
+_COLON_ID_ENTITIES = frozenset({"ACCOUNT_ID", "USER_ID", "SSN", "VEHICLE_ID", "RESERVATION_ID", "ORDER_ID", "PAYMENT_ID"})
+_COLON_ID_VALUE_RE = re.compile(r"[^\s\"']{3,40}|[\dA-Z]{1,8}(?:[ -][\dA-Z]{1,8}){1,3}")
 #: Identifiers matched in any letter case.
 _ANY_CASE = frozenset({"USER_ID", "RESERVATION_ID", "PAYMENT_ID", "EMAIL_ADDRESS", "ORDER_ID",
                        "ACCOUNT_ID", "IBAN_CODE", "VEHICLE_ID"})
@@ -1522,17 +1525,20 @@ class Anonymizer:
             # document (a key of another script, one or two fields): a key the config names
             # exactly, and for a name a value with a name's shape (twenty-fourth round, red-team 40)
             for k, v in colon_fields(text):
-                key = _norm_key(k)
+                key, v = _norm_key(k), v.strip("\"'")
                 ent, exact = self.config.key_entity(key)
-                if not ent or key in self.skip_keys or (not exact and ent in _COLON_EXACT_ONLY):
-                    continue  # (a key word's id needs its shape: "رقم_الهوية: 784-1988-..." is one)
-                if ent in NAME_ENTITIES:
-                    if self._person_value_entity(v) is None:
-                        continue
-                    ent = self._key_entity(key, v)
-                elif not _shape_ok(ent, v):
+                if not ent or key in self.skip_keys or (not exact and ent in _COLON_EXACT_ONLY) or (
+                        ent not in NAME_ENTITIES and (ent not in _COLON_ID_ENTITIES or not _COLON_ID_VALUE_RE.fullmatch(v))):
+                    # (a key word's id needs its shape: "رقم_الهوية: 784-1988-..." is one; a line's
+                    # dates, phones, e-mails and addresses are the text detectors': "DOB: 17/04/1979
+                    # and for my son dob 3/14/82" is a sentence)
                     continue
-                if ent:
+                if ent in NAME_ENTITIES and self._person_value_entity(v) is None:
+                    continue
+                # (the key's guards as in JSON: a time range under an id's key word - "dl-dv:
+                # 06:00-22:00" is Monday to Friday in Catalan - is none)
+                ent = self._key_entity(key, v)
+                if ent and (ent in NAME_ENTITIES or _shape_ok(ent, v)):
                     self._register(scan, v, ent, f"colon:{key}")
         # a postcode's vague key beside an address's field ("ADR=Str. Avram Iancu nr. 14|CP=400083")
         address_beside = any(_norm_key(k) in _SIBLING_ZIP_KEYS for k, _v, _kind in pairs) and \
@@ -2902,7 +2908,7 @@ def _town_beside_postcode(text: str, start: int, end: int) -> bool:
 #: Person recognizers of names in other scripts than Latin (their words are no Latin name words)
 _SCRIPT_NAME_RECOGNIZERS = frozenset({"ScriptNameContextRecognizer", "ScriptIntroNameRecognizer",
                                       "ScriptNameRunRecognizer", "RoleDashSpeakerRecognizer", "KidsListRecognizer",
-                                      "CyrillicNameRecognizer"})
+                                      "CyrillicNameRecognizer", "KinTitleNameRecognizer"})
 #: Links inside Arabic and Hebrew names ("son of", "daughter of", "father of", "servant of"):
 #: part of a found name, never a name word of their own elsewhere in the record
 _NAME_LINKS = frozenset("بن بنت ابن إبن أبو ابو أم عبد ال בן בת אבו του της".split())

@@ -2931,7 +2931,8 @@ SCRIPT_INTRO_NAME_RES = (
     re.compile(r"(?:本名|真名|真实姓名|真實姓名|我叫|我是|老公|老婆|丈夫|妻子|爱人|愛人|"
                # sixteenth round (red-team 15 read): kin words ("我兒子陳冠宇才14歲"), the name before a
                # particle or verb that cannot start a given name ("我老公张伟也可能下楼拿")
-               r"儿子|兒子|女儿|女兒|爸爸|妈妈|媽媽|哥哥|姐姐|弟弟|妹妹|我先生|我太太)[ \t]*[:：]?[ \t]*(?P<v>[" + _CN_SURNAMES
+               # (a comma after the kin word: "我妈妈，刘桂芳，" - twenty-fourth round, red-team 40 read)
+               r"儿子|兒子|女儿|女兒|爸爸|妈妈|媽媽|哥哥|姐姐|弟弟|妹妹|我先生|我太太)[ \t]*[:：，,]?[ \t]*(?P<v>[" + _CN_SURNAMES
                + "陳張劉楊黃趙吳鄭謝許韓馮鄧蕭葉蘇魏呂盧鍾譚陸範廖賈韋鄒熊邱薛閻龍陶賀顧龔萬錢嚴戴湯"
                r"][" + _CJK + r"]{1,2}?)(?=[^" + _CJK + r"]|$|[也才说說的在是会會要和跟来來去可就都还還先让讓给給把被])"),
     # Hindi and Marathi labels ("नाम: अनन्या श्रीवास्तव,"), Tamil "my name is", "I am ... ," and kin
@@ -3098,6 +3099,99 @@ _SCRIPT_NOT_NAMES = frozenset("""مرحبا مرحباً صباح مساء ال�
     вітаю дякую добрий здрасти здравейте благодаря добър ден поздрав хвала здраво добро јутро вече
     γεια χαίρετε ευχαριστώ καλημέρα καλησπέρα নমস্কার ধন্যবাদ শুভ সকাল সন্ধ্যা नमस्ते धन्यवाद शुभ""".split())
 
+
+
+#: Kin words and titles before a person's name, by script (twenty-fourth round, red-team 40 / 41
+#: read: "മകൻ ജോബിൻ" - son -, "ഭാര്യ മരിയ" - wife -, "ස්වාමිපුරුෂයා සුනිල් පෙරේරා" - husband -,
+#: "ባለቤቴ ቤተልሄም" - my spouse -, "ኣደይ ለተብርሃን" - my mother -, "ዶ/ር ሰላማዊት ታደሰ", "ಡಾ. ಪ್ರಕಾಶ್ ಹೆಗಡೆ",
+#: "ഡോ.", "ડૉ.", "డా.", "ਡਾ.", "ወ/ሮ", "брат Тарас", "fratele meu Cosmin", "minha irmã Luciana",
+#: Somali "Ninkeeda Axmed" - her husband -, Tagalog "si Kristine"). Titles (``T``) precede a
+#: whole name: up to three words; kin words (``K``) one word, two when the second is a name of the
+#: script gazetteer or the text is cased. The languages of :data:`KIN_TITLE_STOP_LANGS` veto their
+#: stop words.
+KIN_TITLE_WORDS: dict[str, tuple[str, ...]] = {
+    # (abbreviated titles only: the word "doctor" is as often a noun - "ഡോക്ടർ നാളെ വരും", the
+    # doctor comes tomorrow)
+    "T": ("ഡോ.", "ಡಾ.", "డా.", "ડૉ.", "ડો.", "ਡਾ.", "டா.", "ዶ/ር", "ወ/ሮ", "ወ/ሪት", "አቶ", "ኣቶ", "ወይዘሮ", "ኣይተ"),
+    "K": (
+        # Malayalam: wife, husband, son, daughter, mother, father, elder brother / sister, uncle,
+        # younger brother / sister, the driver
+        "ഭാര്യ", "ഭർത്താവ്", "മകൻ", "മകൾ", "അമ്മ", "അച്ഛൻ", "ചേട്ടൻ", "ചേച്ചി", "അമ്മാവൻ", "അനിയൻ", "അനിയത്തി", "ഡ്രൈവർ",
+        # Kannada (without "my": the kin word alone; "ತಮ್ಮ" is also "their": not listed)
+        "ಗಂಡ", "ಹೆಂಡತಿ", "ಮಗ", "ಮಗಳು", "ತಂಗಿ", "ಅಕ್ಕ", "ಅಣ್ಣ", "ಡ್ರೈವರ್",
+        # Telugu, Gujarati (a friend: "બહેનપણી"), Punjabi, Tamil
+        "భర్త", "భార్య", "కొడుకు", "కూతురు", "తమ్ముడు", "చెల్లెలు", "పతి", "પતિ", "પત્ની", "દીકરો", "દીકરી", "બહેનપણી",
+        "ਪਤੀ", "ਪਤਨੀ", "ਪੁੱਤਰ", "ਭਰਾ", "ਭੈਣ", "மனைவி", "கணவர்", "மகன்", "மகள்", "அண்ணன்", "தம்பி", "தங்கை",
+        # Sinhala: husband, wife, son, daughter, elder / younger brother / sister
+        "ස්වාමිපුරුෂයා", "සැමියා", "බිරිඳ", "පුතා", "දුව", "අයියා", "මල්ලී", "නංගී",
+        # Amharic / Tigrinya: my spouse, my son / daughter, my mother / father, my brother / sister
+        "ባለቤቴ", "ባለቤቷ", "ባለቤቱ", "ልጄ", "እናቴ", "አባቴ", "ወንድሜ", "እህቴ", "ኣደይ", "ኣቦይ", "ሓወይ", "ሓፍተይ", "ሰበይተይ", "ሰብኣየይ", "ወደይ", "ጓለይ",
+        # Russian / Ukrainian / Bulgarian kin words before a Capitalized name
+        "брат", "сестра", "сестру", "сын", "сына", "дочь", "дочка", "жена", "муж", "дядя", "тётя", "тетя", "племянник",
+        "син", "сина", "донька", "доньку", "дружина", "чоловік", "онук", "онука", "съпругата", "съпругът",
+        # Romanian, Portuguese, Somali kin phrases; Tagalog's personal article "si" / "kay" / "ni"
+        "fratele meu", "sora mea", "soțul meu", "soția mea", "sotul meu", "sotia mea", "fiul meu", "fiica mea",
+        "minha irmã", "meu irmão", "minha esposa", "meu marido", "minha filha", "meu filho", "minha mãe", "meu pai",
+        "ninkeeda", "ninkayga", "xaaskayga", "xaaskiisa", "wiilkayga", "gabadhayda", "walaalkay", "walaashay",
+        "ako nga pala si", "ako si", "kay", "si"),
+}
+#: the languages whose spaCy stop words veto a kin / title word's name
+KIN_TITLE_STOP_LANGS = ("ml", "kn", "te", "gu", "ta", "si", "am", "ti", "ru", "uk", "bg", "ro", "pt", "tl", "hi", "mr")
+_KT_WORD = r"[^\s\d.,!?;:()\[\]।॥።፣፡\"'“”‘’/<>=|{}-][^\s\d.,!?;:()\[\]।॥።፣፡\"'“”‘’/<>=|{}]*"
+_KIN_TITLE_RE = re.compile(
+    # (an Ethiopic preposition glued to the title: "ከዶ/ር ..." - with Dr. ...)
+    r"(?:^|(?<=[\s,،.!?;:(\"'“‘=])|(?<=(?<![\u1200-\u137F])[ከለበየ]))(?P<t>"
+    + "|".join(sorted(map(re.escape, KIN_TITLE_WORDS["T"]), key=len, reverse=True))
+    + r")[ \t]*(?P<tv>" + _KT_WORD + r"(?:[ \t]+" + _KT_WORD + r"){0,2})"
+    r"|(?:^|(?<=[\s,،.!?;:(\"'“‘]))(?P<k>(?i:" + "|".join(sorted(map(re.escape, KIN_TITLE_WORDS["K"]), key=len, reverse=True))
+    + r"))[ \t]+['‘\"“]?(?P<kv>" + _KT_WORD + r"(?:[ \t]+" + _KT_WORD + r")?)", re.M)
+
+#: the kin words written in ASCII letters (the gate of an ASCII text)
+_KIN_ASCII_RE = re.compile(r"(?i)(?<![a-z])(?:" + "|".join(re.escape(w) for w in KIN_TITLE_WORDS["K"] if w.isascii())
+                           + r")[ \t]+['\"]?[A-Z]")
+
+
+class KinTitleNameRecognizer(RegexRecognizer):
+    """A name after a kin word or a title of :data:`KIN_TITLE_WORDS` (twenty-fourth round).
+
+    - After a title: the words up to a sentence's end or a bracket, one to three, none a stop word.
+    - After a kin word in a cased script (Latin, Cyrillic): one or two Capitalized words, the
+      first no stop word ("брат Тарас", "fratele meu Cosmin"; not "si Juan" in Spanish "if": the
+      Latin name checks after detection still apply).
+    - After a kin word in a caseless script: one word, two when the second is a name of the
+      script gazetteer; none a stop word ("മകൻ ജോബിൻ വാങ്ങുമോ?" - will the son Jobin collect it? -
+      gives "ജോബിൻ")."""
+
+    def __init__(self, score: float = 0.7):
+        super().__init__("KinTitleNameRecognizer", "PERSON", [], score)
+
+    def hits(self, text: str) -> list[PatternHit]:  # noqa: D102
+        if text.isascii() and not _KIN_ASCII_RE.search(text):
+            return []
+        from .context import spacy_stop_words
+        from .names_data import script_names
+
+        stops = spacy_stop_words(KIN_TITLE_STOP_LANGS)
+        out: list[PatternHit] = []
+        for m in _KIN_TITLE_RE.finditer(text):
+            g = "tv" if m.group("t") else "kv"
+            words = [(w.group(), m.start(g) + w.start(), m.start(g) + w.end()) for w in re.finditer(r"\S+", m.group(g))]
+            cased = bool(re.match(r"[^\W\d_]", words[0][0])) and words[0][0][:1].lower() != words[0][0][:1]
+            caseless = words[0][0][:1].lower() == words[0][0][:1].upper()
+            if not cased and not caseless:
+                continue  # a lower-case Latin / Cyrillic word after the kin word: no name
+            keep = []
+            for i, (w, s, e) in enumerate(words):
+                if w.lower() in stops or (not caseless and not (w[:1].isupper() and w[1:2].islower() or w.isupper())):
+                    break
+                if g == "kv" and caseless and i == 1 and w.lower() not in script_names()[0] | script_names()[1]:
+                    break
+                keep.append((s, e))
+                if g == "tv" and caseless and i == 1:
+                    break  # a title in a caseless script: a given and a family name, no verb after them
+            if keep:
+                out.append(PatternHit("PERSON", keep[0][0], keep[-1][1], self.score, self.name))
+        return out
 
 class ScriptNameRunRecognizer(RegexRecognizer):
     """Names in their own script without a context (fourteenth round: "يعمل معنا الآن منى عبد
@@ -3541,6 +3635,7 @@ def personal_recognizers() -> list[RegexRecognizer]:
         _GroupsRecognizer("ScriptIntroNameRecognizer", "PERSON", [], 0.7, script_patterns=SCRIPT_INTRO_NAME_RES,
                           validate=_script_intro_score),
         ScriptNameRunRecognizer(),
+        KinTitleNameRecognizer(),
         MrzRecognizer(),
         MonthWordDobRecognizer(),
         RegexRecognizer("HonorificAfterNameRecognizer", "PERSON", [HONORIFIC_AFTER_RE], 0.7),

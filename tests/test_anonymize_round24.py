@@ -218,3 +218,42 @@ def test_chinese_kin_word_then_a_comma(anon):
     out = user(anon, "被保险人是我妈妈，孙秀英，身份证稍后发。")
     _gone(out, ["孙秀英"])
     _kept(out, ["身份证稍后发"])
+
+
+# ---------------------------------------- vertical tables, national ids beside a name, bare labels
+
+
+def test_two_column_table_fields(anon):
+    text = ("| Πεδίο | Τιμή |\n|---|---|\n| Επώνυμο | ΣΤΑΥΡΟΠΟΥΛΟΥ |\n| Όνομα | ΜΑΡΙΝΑ |\n"
+            "| Πατρώνυμο | ΝΙΚΟΛΑΟΣ |\n| Πρόγραμμα | ΠΜΣ Ψυχολογίας |")
+    out = _tool_text(anon, text)
+    _gone(out, ["ΣΤΑΥΡΟΠΟΥΛΟΥ", "ΜΑΡΙΝΑ", "ΝΙΚΟΛΑΟΣ"])
+    _kept(out, ["Επώνυμο", "ΠΜΣ Ψυχολογίας"])
+
+
+def test_two_column_table_of_business_fields_is_kept(anon):
+    text = "| Field | Value |\n|---|---|\n| Plan | Premium |\n| Status | active |\n| Name | Premium Family |"
+    assert _tool_text(anon, text) == text
+
+
+def test_generic_name_beside_a_national_id_is_a_person(anon):
+    import json
+
+    out = _tool_text(anon, json.dumps({"emp": "AYX-MXQ-11111", "name": "MEENAKSHI SUNDARAM", "pan": "ABCPS1234K"}))
+    _gone(out, ["MEENAKSHI SUNDARAM"])
+    shop = json.dumps({"name": "Chennai Central Store", "pan": "AAACX1234E"})
+    _kept(_tool_text(anon, shop), ["Chennai Central Store"])
+
+
+@pytest.mark.parametrize("text,gone", [
+    ("മൊബൈൽ 9447012345. പേര് റസിയ ബീവി.", ["റസിയ ബീവി"]),
+    ("NIC 198812345678. නම කසුන් දිල්ෂාන් පෙරේරා.", ["කසුන් දිල්ෂාන් පෙරේරා"]),
+    ("ሰላም። ስመይ ሉላ ገብረሂወት እዩ።", ["ሉላ ገብረሂወት"]),
+])
+def test_bare_name_label_opening_a_sentence(anon, text, gone):
+    _gone(user(anon, text), gone)
+
+
+@pytest.mark.parametrize("text", ["പേര് മാറ്റാൻ കഴിയുമോ?", "നമസ്കാരം. പേര് ശരിയാണ്"])
+def test_bare_name_label_of_a_question_or_one_word_is_kept(anon, text):
+    assert user(anon, text) == text

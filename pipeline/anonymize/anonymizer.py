@@ -56,7 +56,7 @@ from .context import (LabelFinder, adjacent_name_words, bracket_nicknames, conve
                       city_gazetteer, is_foreign_stop_word, looks_like_handle, name_gazetteer, name_handle_pairs, place_gazetteer,
                       surname_shaped)
 from .structured_text import (fenced_blocks, fixed_width_rows, hl7_values, html_fields, html_table_rows, html_text_view,
-                              colon_fields, log_fields, row_groups,
+                              colon_fields, log_fields, row_groups, two_column_fields,
                               sql_insert_rows, table_rows, x12_values, edifact_values, ssr_docs_values, ldif_entries, padded_fields, markdown_rows,
                               ical_names, mrz_names, nacha_entries, swift_mt_values,
                               xml_fields, xml_records, yaml_document)
@@ -1149,7 +1149,8 @@ class Anonymizer:
             # round, red-team 35 / 36's clean records)
             place_obj = not person_parent and not product_obj and self._place_object(key, nk)
             if not person_parent and not product_obj and any(k in _GENERIC_NAME_KEYS for k in nk) and any(
-                    self.config.key_entity(k)[0] in _CONTACT_ENTITIES for k in nk if k):
+                    self.config.key_entity(k)[0] in _CONTACT_ENTITIES or k.split("_")[0] in _NATIONAL_ID_WORDS
+                    for k in nk if k):
                 for k, v in nk.items():
                     if k in _GENERIC_NAME_KEYS and isinstance(v, str) and self._contact_name(v):
                         self._register(scan, v.strip(), "PERSON", f"key:{key}.{k}")
@@ -1514,6 +1515,8 @@ class Anonymizer:
                 # beside its street: twentieth round); their texts go through the detector anyway
                 self._collect_obj(scan, children, _norm_key(parent), "table")
             pairs += [(k, v, "html") for k, v in html_fields(text)]
+        if "|" in text:
+            pairs += [(k, v, "table2") for k, v in two_column_fields(text)]
         if "=" in text:
             pairs += [(k, v, "log") for k, v in log_fields(text)]
             if "(" in text:
@@ -3123,6 +3126,12 @@ _GENERIC_NAME_KEYS = frozenset({"name", "nombre", "nom", "nome", "naam", "navn",
                                 "nama", "isim", "ime", "izena"})
 #: entities of a person's contact details: beside them a generic name is a person's
 _CONTACT_ENTITIES = frozenset({"EMAIL_ADDRESS", "PHONE_NUMBER", "ZIP", "STREET_ADDRESS", "DATE_OF_BIRTH"})
+#: a national id's key (its first word): beside a generic "name" it says the name is a person's, as
+#: a phone or an e-mail does ("name": "SELVI ..", "pan": .., "aadhaar_masked": ..: twenty-fourth
+#: round, red-team 40 read)
+_NATIONAL_ID_WORDS = frozenset({"pan", "aadhaar", "aadhar", "ssn", "nin", "nino", "nik", "ktp", "cpf", "dni", "nie",
+                                "pesel", "passport", "national", "tckn", "cnp", "iqama", "nric", "hkid", "curp",
+                                "uan", "abha", "cccd", "cmnd", "bsn", "nif", "amka", "afm", "egn", "oib", "jmbg"})
 _VAGUE_PERSON_KEYS = frozenset({"from", "to", "cc", "bcc", "host", "display", "handle", "handles", "speaker"})
 _PHONE_SHAPE_RE = re.compile(r"\+?[\d ()-]{7,24}")
 _UNDERSCORE_NAME_RE = re.compile(r"[^\W\d_]{2,}(?:-[^\W\d_]{2,})?(?:_[^\W\d_]{2,}(?:-[^\W\d_]{2,})?){1,3}")

@@ -3134,6 +3134,10 @@ KIN_TITLE_WORDS: dict[str, tuple[str, ...]] = {
         "minha irmã", "meu irmão", "minha esposa", "meu marido", "minha filha", "meu filho", "minha mãe", "meu pai",
         "ninkeeda", "ninkayga", "xaaskayga", "xaaskiisa", "wiilkayga", "gabadhayda", "walaalkay", "walaashay",
         "ako nga pala si", "ako si", "kay", "si"),
+    # a bare "name" label opening a sentence (Malayalam, Sinhala, Kannada, Telugu, Gujarati, Tamil,
+    # Tigrinya "my name"): two or three words after it, up to a full stop, a comma or the line's
+    # end - never a question ("പേര് മാറ്റാൻ കഴിയുമോ?": can the name be changed?)
+    "L": ("പേര്", "නම", "ಹೆಸರು", "పేరు", "નામ", "பெயர்", "ስመይ", "ሽመይ", "ስሜ"),
 }
 #: the languages whose spaCy stop words veto a kin / title word's name
 KIN_TITLE_STOP_LANGS = ("ml", "kn", "te", "gu", "ta", "si", "am", "ti", "ru", "uk", "bg", "ro", "pt", "tl", "hi", "mr")
@@ -3144,7 +3148,9 @@ _KIN_TITLE_RE = re.compile(
     + "|".join(sorted(map(re.escape, KIN_TITLE_WORDS["T"]), key=len, reverse=True))
     + r")[ \t]*(?P<tv>" + _KT_WORD + r"(?:[ \t]+" + _KT_WORD + r"){0,2})"
     r"|(?:^|(?<=[\s,،.!?;:(\"'“‘]))(?P<k>(?i:" + "|".join(sorted(map(re.escape, KIN_TITLE_WORDS["K"]), key=len, reverse=True))
-    + r"))[ \t]+['‘\"“]?(?P<kv>" + _KT_WORD + r"(?:[ \t]+" + _KT_WORD + r")?)", re.M)
+    + r"))[ \t]+['‘\"“]?(?P<kv>" + _KT_WORD + r"(?:[ \t]+" + _KT_WORD + r")?)"
+    r"|(?:^|(?<=[.!።।\n:]\s)|(?<=^\s))(?P<l>" + "|".join(map(re.escape, KIN_TITLE_WORDS["L"]))
+    + r")[ \t]+(?P<lv>" + _KT_WORD + r"(?:[ \t]+" + _KT_WORD + r"){1,3}?)(?=[ \t]*(?:[.,،।።፣]|እዩ|ነው|$))", re.M)
 
 #: the kin words written in ASCII letters (the gate of an ASCII text)
 _KIN_ASCII_RE = re.compile(r"(?i)(?<![a-z])(?:" + "|".join(re.escape(w) for w in KIN_TITLE_WORDS["K"] if w.isascii())
@@ -3174,7 +3180,7 @@ class KinTitleNameRecognizer(RegexRecognizer):
         stops = spacy_stop_words(KIN_TITLE_STOP_LANGS)
         out: list[PatternHit] = []
         for m in _KIN_TITLE_RE.finditer(text):
-            g = "tv" if m.group("t") else "kv"
+            g = "tv" if m.group("t") else "kv" if m.group("k") else "lv"
             words = [(w.group(), m.start(g) + w.start(), m.start(g) + w.end()) for w in re.finditer(r"\S+", m.group(g))]
             cased = bool(re.match(r"[^\W\d_]", words[0][0])) and words[0][0][:1].lower() != words[0][0][:1]
             caseless = words[0][0][:1].lower() == words[0][0][:1].upper()
@@ -3189,6 +3195,8 @@ class KinTitleNameRecognizer(RegexRecognizer):
                 keep.append((s, e))
                 if g == "tv" and caseless and i == 1:
                     break  # a title in a caseless script: a given and a family name, no verb after them
+            if g == "lv" and (len(keep) < len(words) or not caseless):
+                continue  # a label's words: all of them a name, in a caseless script
             if keep:
                 out.append(PatternHit("PERSON", keep[0][0], keep[-1][1], self.score, self.name))
         return out

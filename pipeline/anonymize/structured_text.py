@@ -146,6 +146,23 @@ def colon_fields(text: str) -> Iterator[tuple[str, str]]:
             yield m.group("k"), v
 
 
+#: a row of a two-column table: ``| Επώνυμο | ΧΑΤΖΗΓΕΩΡΓΙΟΥ |`` (a field's name, its value)
+_TWO_CELL_ROW_RE = re.compile(r"(?m)^[ \t]*\|[ \t]*(?P<k>[^|\n]{1,40}?)[ \t]*\|[ \t]*(?P<v>[^|\n]{1,200}?)[ \t]*\|?[ \t]*$")
+
+
+def two_column_fields(text: str) -> Iterator[tuple[str, str]]:
+    """``(field, value)`` of a vertical Markdown / pipe table (two cells a row, two rows or more:
+    "| Field | Value |", "|---|---|", "| Επώνυμο | ΧΑΤΖΗΓΕΩΡΓΙΟΥ |"); the separator row and a
+    value of dashes are left out. Twenty-fourth round of issue 11 (red-team 41 read: a Greek
+    applicant's surname, name and father's name kept in such a table)."""
+    if text.count("|") < 6:
+        return
+    rows = [(m.group("k").strip("*_ "), m.group("v").strip("*_ ")) for m in _TWO_CELL_ROW_RE.finditer(text)]
+    rows = [(k, v) for k, v in rows if k and v and not re.fullmatch(r"[:\- ]+", k) and not re.fullmatch(r"[:\-— ]+", v)]
+    if len(rows) >= 2:
+        yield from rows
+
+
 def log_fields(text: str) -> Iterator[tuple[str, str]]:
     """``(key, value)`` of ``key=value`` fields in log lines (a value quoted or up to the next
     blank, comma or bracket) and of ``KEY=VALUE|KEY=VALUE`` exports delimited by pipes, or, on a

@@ -100,7 +100,8 @@ def test_fakers_names_of_other_scripts_are_in_the_script_gazetteer():
     ff, fl = faker_script_names()
     firsts, lasts = script_names()
     assert len(ff) > 1000 and len(fl) > 1000
-    assert ff <= firsts and fl <= lasts
+    # (the script gazetteer stores Arabic-script letters folded - twenty-fourth round: membership, not the sets' items)
+    assert all(w in firsts for w in ff) and all(w in lasts for w in fl)
     # names-dataset (public profiles) lacked these Devanagari first names
     assert {"प्रिया", "सुनील", "सुनीता"} <= firsts
     # no stop word of those languages became a name

@@ -257,3 +257,27 @@ def test_bare_name_label_opening_a_sentence(anon, text, gone):
 @pytest.mark.parametrize("text", ["പേര് മാറ്റാൻ കഴിയുമോ?", "നമസ്കാരം. പേര് ശരിയാണ്"])
 def test_bare_name_label_of_a_question_or_one_word_is_kept(anon, text):
     assert user(anon, text) == text
+
+
+# ---------------------------------------- "number" words of more scripts before a record's number
+
+
+@pytest.mark.parametrize("text,gone,kept", [
+    ("क्लेम नंबर HB/PNQ/24/0071234 दर्ज कर लिया गया है।", ["HB/PNQ/24/0071234"], ["दर्ज"]),
+    ("ബാഗേജ് നമ്പർ TRVAI55012 കിട്ടി.", ["TRVAI55012"], ["കിട്ടി"]),
+    ("사번 M771204 확인했습니다", ["M771204"], ["확인했습니다"]),
+    ("رقم الطلب QX-JED-00912277 لم يصل", ["QX-JED-00912277"], ["لم يصل"]),
+    ("Номер обращения — ЗВ-2024/5512.", ["ЗВ-2024/5512"], ["Номер обращения"]),
+    ("旧パスポート番号は MZ7730215 です。", ["MZ7730215"], ["です"]),
+    ("Αριθμός αίτησης ΑΘ-771203.", ["ΑΘ-771203"], []),
+    ("permesso di soggiorno n. H55120937, rilasciato a Bologna", ["H55120937"], ["Bologna"]),
+])
+def test_record_number_after_a_number_word_of_another_script(anon, text, gone, kept):
+    out = user(anon, text)
+    _gone(out, gone)
+    _kept(out, kept)
+
+
+@pytest.mark.parametrize("text", ["Номер рейса SU1234, вылет в 10:00", "नंबर 3 वाला कमरा खाली है।"])
+def test_number_word_before_a_flight_or_a_small_number_is_kept(anon, text):
+    assert user(anon, text) == text

@@ -995,7 +995,8 @@ class LabelFinder:
             # upper-case groups apart ("KP19 XHZ", "JT 48 19 27 B", "M-RW 2219") only after the
             # labels of documents, accounts and vehicles ("Order 123 456 789" is read as before)
             # (Greek and Cyrillic capitals too: "ΑΔΤ: ΑΚ 482193", "НС 184-КЛ": fifteenth round)
-            groups = (r"(?-i:(?=[^\n]{0,20}\d)[A-Z0-9\u0391-\u03A9\u0410-\u042F]{1,8}(?:[ -][A-Z0-9\u0391-\u03A9\u0410-\u042F]{1,8}){1,6})(?![\w-])|"
+            # (not the start of a longer token: "НТ-2024/1877" is one value - twenty-fourth round)
+            groups = (r"(?-i:(?=[^\n]{0,20}\d)[A-Z0-9\u0391-\u03A9\u0410-\u042F]{1,8}(?:[ -][A-Z0-9\u0391-\u03A9\u0410-\u042F]{1,8}){1,6})(?![\w/.-])|"
                       if ent in ("ACCOUNT_ID", "VEHICLE_ID") else
                       # a postcode in two parts ("SW1A 1AA", "1012 AB", "00-950", "m1 4bt")
                       r"[A-Za-z0-9]{2,5}[ -][A-Za-z0-9]{2,3}(?![\w-])|" if ent == "ZIP" else "")
@@ -1014,7 +1015,7 @@ class LabelFinder:
                 # "Ticket #884213" - twenty-first round)
                 r"(?i)(?<![\w-])(?:" + alt + r")(?:(?![\w-])|(?<=[\u3040-\u30FF\u4E00-\u9FFF\uAC00-\uD7AF#])(?=\d))\s*(?:(?:(?:is|was|est|es|ist|è|é|era|war)(?=[\s:])|=|:|：|-|#|\.{2,}|['\"\u2018\u201c\u00ab]"
                 # (Italian "Patente n. RM5417328K", Russian "№ 45 19 338201": sixteenth round)
-                r"|n\.?\s?[°º]\.?|nr\.?|no\.(?=\s)|n\.(?=\s)|№)\s*){0,3}"
+                r"|n\.?\s?[°º]\.?|nr\.?|no\.(?=\s)|n\.(?=\s)|№|[—–](?=\s))\s*){0,3}"
                 # upper-case groups apart ("KP19 XHZ", "JT 48 19 27 B", "M-RW 2219"), one token, or
                 # digits in groups ("2 74 03 75 115 042 81")
                 r"(?P<v>" + groups +

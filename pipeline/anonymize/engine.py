@@ -3105,7 +3105,7 @@ _SCRIPT_NOT_NAMES = frozenset("""مرحبا مرحباً صباح مساء ال�
 #: read: "മകൻ ജോബിൻ" - son -, "ഭാര്യ മരിയ" - wife -, "ස්වාමිපුරුෂයා සුනිල් පෙරේරා" - husband -,
 #: "ባለቤቴ ቤተልሄም" - my spouse -, "ኣደይ ለተብርሃን" - my mother -, "ዶ/ር ሰላማዊት ታደሰ", "ಡಾ. ಪ್ರಕಾಶ್ ಹೆಗಡೆ",
 #: "ഡോ.", "ડૉ.", "డా.", "ਡਾ.", "ወ/ሮ", "брат Тарас", "fratele meu Cosmin", "minha irmã Luciana",
-#: Somali "Ninkeeda Axmed" - her husband -, Tagalog "si Kristine"). Titles (``T``) precede a
+#: Somali "Ninkeeda Axmed" - her husband -, Tagalog "ako si Kristine"). Titles (``T``) precede a
 #: whole name: up to three words; kin words (``K``) one word, two when the second is a name of the
 #: script gazetteer or the text is cased. The languages of :data:`KIN_TITLE_STOP_LANGS` veto their
 #: stop words.
@@ -3129,11 +3129,12 @@ KIN_TITLE_WORDS: dict[str, tuple[str, ...]] = {
         # Russian / Ukrainian / Bulgarian kin words before a Capitalized name
         "брат", "сестра", "сестру", "сын", "сына", "дочь", "дочка", "жена", "муж", "дядя", "тётя", "тетя", "племянник",
         "син", "сина", "донька", "доньку", "дружина", "чоловік", "онук", "онука", "съпругата", "съпругът",
-        # Romanian, Portuguese, Somali kin phrases; Tagalog's personal article "si" / "kay" / "ni"
+        # Romanian, Portuguese, Somali kin phrases; Tagalog "I am" with its personal article ("ako si":
+        # "si" / "kay" alone are Spanish, Italian and French words too - "Si Madrid gana")
         "fratele meu", "sora mea", "soțul meu", "soția mea", "sotul meu", "sotia mea", "fiul meu", "fiica mea",
         "minha irmã", "meu irmão", "minha esposa", "meu marido", "minha filha", "meu filho", "minha mãe", "meu pai",
         "ninkeeda", "ninkayga", "xaaskayga", "xaaskiisa", "wiilkayga", "gabadhayda", "walaalkay", "walaashay",
-        "ako nga pala si", "ako si", "kay", "si"),
+        "ako nga pala si", "ako si"),
     # a bare "name" label opening a sentence (Malayalam, Sinhala, Kannada, Telugu, Gujarati, Tamil,
     # Tigrinya "my name"): two or three words after it, up to a full stop, a comma or the line's
     # end - never a question ("പേര് മാറ്റാൻ കഴിയുമോ?": can the name be changed?)

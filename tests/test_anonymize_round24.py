@@ -281,3 +281,23 @@ def test_record_number_after_a_number_word_of_another_script(anon, text, gone, k
 @pytest.mark.parametrize("text", ["Номер рейса SU1234, вылет в 10:00", "नंबर 3 वाला कमरा खाली है।"])
 def test_number_word_before_a_flight_or_a_small_number_is_kept(anon, text):
     assert user(anon, text) == text
+
+
+# ---------------------------------------- "in the name of", a kana reading after a space, Korean "씨"
+
+
+@pytest.mark.parametrize("text,gone,kept", [
+    ("Θα στείλω τα χρήματα στο όνομα ΛΑΜΠΡΟΥ ΣΤΑΥΡΟΣ. Ευχαριστώ.", ["ΛΑΜΠΡΟΥ ΣΤΑΥΡΟΣ"], ["Ευχαριστώ"]),
+    ("Перевод на имя Орлова Дарья, срочно.", ["Орлова Дарья"], ["срочно"]),
+    ("注文者: 高田 美咲 (タカダ ミサキ)\n電話: 03-0000-0000", ["タカダ ミサキ", "高田"], ["注文者"]),
+    ("집주인은 한지훈 씨고 보증금은 1억이에요", ["한지훈"], ["집주인은", "보증금은"]),
+])
+def test_in_the_name_of_kana_reading_and_korean_ssi(anon, text, gone, kept):
+    out = user(anon, text)
+    _gone(out, gone)
+    _kept(out, kept)
+
+
+def test_korean_words_with_ssi_inside_are_kept(anon):
+    text = "아저씨가 왔어요 그리고 씨앗을 샀어요"
+    assert user(anon, text) == text

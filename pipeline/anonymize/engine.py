@@ -2924,6 +2924,10 @@ SCRIPT_INTRO_NAME_RES = (
     re.compile(r"(?:(?:ስሜ|ስም)[ \t]*[:፡]?[ \t]*(?P<v>" + _ET_WORD + r"(?:[ \t]+" + _ET_WORD + r"){0,3}?)(?=[ \t]+ነው|"
                + _NAME_END_ALT + r")|(?:ሹፌሩ|ሾፌሩ|ባለቤቴ|ደንበኛ)[ \t]+(?P<x>" + _ET_WORD + r"(?:[ \t]+" + _ET_WORD + r"){0,2}?)"
                r"(?=[ \t]+(?:ከ|ነው|ወደ|አልመለሰም)|" + _NAME_END_ALT + r"))", re.M),
+    # twenty-fourth round (red-team 40 read): a Korean name before "씨" (used after a person's name
+    # only: "집주인은 정상훈 씨고"), its first syllable a common family name
+    re.compile(r"(?<![" + _HANGUL + r"])(?P<v>[김이박최정강조윤장임한오서신권황안송류전홍고문양손배백허유남심노하곽성차주우구민진지엄채원천방공현함변염여추도소석선설마길연위표명기반왕금옥육인맹제모탁국어은편용]"
+               r"[" + _HANGUL + r"]{1,2})[ \t]?씨(?![" + _HANGUL + r"]{2})"),
     re.compile(r"(?:이름은|이름이|성함은|성함이|저는|제 이름은)[ \t]*(?P<v>[" + _HANGUL + r"]{2,4}?)"
                r"(?=이에요|예요|입니다|이고|이며|이라고|라고|이야|이요|요[.!]?(?:\s|$))"),
     re.compile(r"(?:名前は|氏名は|私は|わたしは|名義は)[ \t\u3000]*(?P<v>[" + _CJK + r"\u30A0-\u30FF]{1,5}(?:[ \u3000][" + _CJK
@@ -2974,9 +2978,10 @@ SCRIPT_INTRO_NAME_RES = (
     # reading in kana in brackets after it ("申込者：佐々木 翔太（ササキ ショウタ）")
     re.compile(r"(?:申込者|契約者|入居者|名義人|保護者|依頼者|担当者|受取人|差出人|緊急連絡先|連絡先|患者名|お客様名|"
                # sixteenth round: a care record's client and care manager ("利用者：田中 キヨ 様", "担当ケアマネ：小林")
-               r"利用者|担当ケアマネ|ケアマネ|担当)[ \t]*[:：]?[ \t]*"
+               # twenty-fourth round (red-team 40 read): an orderer, a courier's display name
+               r"利用者|担当ケアマネ|ケアマネ|担当|注文者|表示名)[ \t]*[:：]?[ \t]*"
                r"(?P<v>[" + _CJK + r"]{1,4}(?:[ \u3000]?[" + _CJK + r"\u30A0-\u30FF\u3040-\u309F]{1,3})?)(?![" + _CJK + r"\u30A0-\u30FF])"
-               r"|[" + _CJK + r"]{1,4}[ \u3000][" + _CJK + r"]{1,3}[（(](?P<x>[\u30A0-\u30FF]{2,}[ \u3000][\u30A0-\u30FF]{2,})[）)]"),
+               r"|[" + _CJK + r"]{1,4}[ \u3000][" + _CJK + r"]{1,3}[ \u3000]?[（(](?P<x>[\u30A0-\u30FF]{2,}[ \u3000][\u30A0-\u30FF]{2,})[）)]"),
     # sixteenth round: the reading after an honorific ("田中 キヨ 様（タナカ キヨ）")
     re.compile(r"(?:様|さん|さま|氏)[ \u3000]?[（(](?P<v>[\u30A0-\u30FF]{2,}[ \u3000][\u30A0-\u30FF]{2,})[）)]"),
     # Thai titles glued to the given name, the family name after a space ("นายสมชาย ใจดีมาก",
@@ -3112,7 +3117,9 @@ _SCRIPT_NOT_NAMES = frozenset("""مرحبا مرحباً صباح مساء ال�
 KIN_TITLE_WORDS: dict[str, tuple[str, ...]] = {
     # (abbreviated titles only: the word "doctor" is as often a noun - "ഡോക്ടർ നാളെ വരും", the
     # doctor comes tomorrow)
-    "T": ("ഡോ.", "ಡಾ.", "డా.", "ડૉ.", "ડો.", "ਡਾ.", "டா.", "ዶ/ር", "ወ/ሮ", "ወ/ሪት", "አቶ", "ኣቶ", "ወይዘሮ", "ኣይተ"),
+    "T": ("ഡോ.", "ಡಾ.", "డా.", "ડૉ.", "ડો.", "ਡਾ.", "டா.", "ዶ/ር", "ወ/ሮ", "ወ/ሪት", "አቶ", "ኣቶ", "ወይዘሮ", "ኣይተ",
+          # "in the name of" (an account's or a transfer's holder: "στο όνομα ΠΑΠΑΔΟΠΟΥΛΟΣ ΓΕΩΡΓΙΟΣ")
+          "στο όνομα", "στο όνομά", "на имя", "на ім'я", "на ім’я", "на името на", "باسم", "بإسم", "על שם"),
     "K": (
         # Malayalam: wife, husband, son, daughter, mother, father, elder brother / sister, uncle,
         # younger brother / sister, the driver

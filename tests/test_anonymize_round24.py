@@ -301,3 +301,26 @@ def test_in_the_name_of_kana_reading_and_korean_ssi(anon, text, gone, kept):
 def test_korean_words_with_ssi_inside_are_kept(anon):
     text = "아저씨가 왔어요 그리고 씨앗을 샀어요"
     assert user(anon, text) == text
+
+
+# ---------------------------------------- a catalogue's entries are products, not people
+
+
+@pytest.mark.parametrize("obj", [
+    {"plans": [{"nev": "Alap reklámokkal", "ar_huf": 1990}, {"nev": "Standard", "ar_huf": 2990},
+               {"nev": "Prémium", "ar_huf": 3990}]},
+    {"packages": [{"name": "Family Plus", "monthly": 19}, {"name": "Solo Basic", "monthly": 9}]},
+    {"tarife": [{"name": "Giga Flex", "preis_eur": 29}]},
+])
+def test_names_of_a_catalogues_entries_are_kept(anon, obj):
+    import json
+
+    text = json.dumps(obj, ensure_ascii=False)
+    assert _tool_text(anon, text) == text
+
+
+def test_a_person_under_a_name_key_of_a_members_list_is_still_replaced(anon):
+    import json
+
+    out = _tool_text(anon, json.dumps({"members": [{"nev": "Szabó Katalin", "email": "szk@example.hu"}]}, ensure_ascii=False))
+    _gone(out, ["Szabó Katalin", "szk@example.hu"])

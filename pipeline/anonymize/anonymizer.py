@@ -1136,8 +1136,11 @@ class Anonymizer:
             key_entity = self.config.key_entity
             product_obj = not person_parent and (any(k in _PRODUCT_ID_KEYS for k in nk) or (
                 # a catalogue's entry by its price beside its name ("nombre": "Alpine Pro Gore-Tex ..",
-                # "pvp": "229,00 €": twenty-second round, red-team 35's clean records)
-                any(k in _PRICE_KEYS for k in nk) and any(k in _PRODUCT_TEXT_KEYS or k in _GENERIC_NAME_KEYS for k in nk)
+                # "pvp": "229,00 €": twenty-second round, red-team 35's clean records); a price with
+                # its currency ("ar_huf": Hungarian "ár"), or an entry of a catalogue's list ("plans":
+                # [{"nev": "Alap reklámokkal", ..}]: twenty-fourth round, red-team 41's clean records)
+                (any(_is_price_key(k) for k in nk) or (key or "") in _CATALOGUE_KEYS)
+                and any(k in _PRODUCT_TEXT_KEYS or k in _GENERIC_NAME_KEYS for k in nk)
                 and not any(key_entity(k)[0] in _CONTACT_ENTITIES for k in nk if k)))
             # a town under a town key with nothing of a person or an address beside it (a search's
             # cities: "ciudad": ["Madrid", "Barcelona"]) is no part of anyone's address (twenty-second round)
@@ -2975,6 +2978,24 @@ _PERSON_ONLY_ENTITIES = frozenset({"EMAIL_ADDRESS", "DATE_OF_BIRTH", "SSN", "PAS
 #: a price's keys: beside a name, a catalogue's entry (twenty-second round)
 _PRICE_KEYS = frozenset({"price", "pvp", "precio", "preco", "preis", "prix", "prezzo", "cena", "fiyat", "pris", "hinta",
                          "unit_price", "msrp", "rrp", "list_price", "sale_price", "uvp", "kaina", "hind"})
+#: the lists of a catalogue: an entry's name under them is a product's, a plan's, a dish's
+_CATALOGUE_KEYS = frozenset({"plans", "packages", "products", "tariffs", "tarifs", "offers", "catalog", "catalogue",
+                             "menu", "subscriptions", "bundles", "csomagok", "paquetes", "pacotes", "pakete", "tarife",
+                             "forfaits", "abonnements", "piani", "pakketten", "abonnementen", "pakiety", "taryfy"})
+
+
+def _is_price_key(k: Optional[str]) -> bool:
+    """A price's key: one of :data:`_PRICE_KEYS`, or a price word and a currency's three letters
+    ("ar_huf" - Hungarian "ár" -, "price_eur", "cena_pln")."""
+    if not k:
+        return False
+    if k in _PRICE_KEYS:
+        return True
+    parts = k.split("_")
+    return len(parts) == 2 and (parts[0] in _PRICE_KEYS or parts[0] in ("ar", "fee", "cost")) and \
+        len(parts[1]) == 3 and parts[1].isalpha()
+
+
 #: a key's entity beside a town key that makes the town part of somebody's address
 _NOT_LONE_TOWN_ENTITIES = frozenset({"STREET_ADDRESS", "ZIP", "ACCOUNT_ID", "USER_ID", "SSN", "DATE_OF_BIRTH",
                                      "EMAIL_ADDRESS", "PHONE_NUMBER"})
@@ -3123,7 +3144,9 @@ _PERSON_ID_RE = re.compile(r"(?=(?:\D*\d){3})[A-Z]{1,6}[-_/]?(?:[A-Z0-9]{1,6}[-_
 #: keys that name a thing or a person, the siblings decide (:meth:`Anonymizer._contact_name`)
 _GENERIC_NAME_KEYS = frozenset({"name", "nombre", "nom", "nome", "naam", "navn", "namn", "name_1", "nimi", "imie",
                                 # (twenty-third round: Malay / Indonesian, Turkish, Croatian, Basque)
-                                "nama", "isim", "ime", "izena"})
+                                "nama", "isim", "ime", "izena",
+                                # (twenty-fourth round: Hungarian "név", Vietnamese "tên", Greek "όνομα")
+                                "nev", "ten", "onoma", "ονομα"})
 #: entities of a person's contact details: beside them a generic name is a person's
 _CONTACT_ENTITIES = frozenset({"EMAIL_ADDRESS", "PHONE_NUMBER", "ZIP", "STREET_ADDRESS", "DATE_OF_BIRTH"})
 #: a national id's key (its first word): beside a generic "name" it says the name is a person's, as

@@ -996,7 +996,7 @@ class LabelFinder:
             # labels of documents, accounts and vehicles ("Order 123 456 789" is read as before)
             # (Greek and Cyrillic capitals too: "ΑΔΤ: ΑΚ 482193", "НС 184-КЛ": fifteenth round)
             # (not the start of a longer token: "НТ-2024/1877" is one value - twenty-fourth round)
-            groups = (r"(?-i:(?=[^\n]{0,20}\d)[A-Z0-9\u0391-\u03A9\u0410-\u042F]{1,8}(?:[ -][A-Z0-9\u0391-\u03A9\u0410-\u042F]{1,8}){1,6})(?![\w/.-])|"
+            groups = (r"(?-i:(?=[^\n]{0,20}\d)[A-Z0-9\u0391-\u03A9\u0410-\u042F]{1,8}(?:[ -][A-Z0-9\u0391-\u03A9\u0410-\u042F]{1,8}){1,6})(?![\w-])(?![/.]\w)|"
                       if ent in ("ACCOUNT_ID", "VEHICLE_ID") else
                       # a postcode in two parts ("SW1A 1AA", "1012 AB", "00-950", "m1 4bt")
                       r"[A-Za-z0-9]{2,5}[ -][A-Za-z0-9]{2,3}(?![\w-])|" if ent == "ZIP" else "")

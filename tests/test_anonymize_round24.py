@@ -324,3 +324,29 @@ def test_a_person_under_a_name_key_of_a_members_list_is_still_replaced(anon):
 
     out = _tool_text(anon, json.dumps({"members": [{"nev": "Szabó Katalin", "email": "szk@example.hu"}]}, ensure_ascii=False))
     _gone(out, ["Szabó Katalin", "szk@example.hu"])
+
+
+# ---------------------------------------- business text: weekdays, workshops and branches
+
+
+def test_weekday_short_form_before_a_day_is_no_name(anon):
+    text = "Two sailings: cut-off Mon 7 Oct 12:00 and cut-off Thu 10 Oct 16:00, gate opens Sat 5."
+    assert _tool_text(anon, text) == text
+    _gone(user(anon, "I spoke with Thu Nguyen about it yesterday."), ["Thu Nguyen"])
+
+
+@pytest.mark.parametrize("text,kept", [
+    ('<werkstatt id="W1"><name>Autoglas Neckar Service</name><strasse>Hafenbahnstraße 12</strasse>'
+     '<oeffnung>Mo-Fr 8-18</oeffnung></werkstatt>', ["Autoglas Neckar Service", "Hafenbahnstraße 12"]),
+    ('<vestigingen><vestiging><naam>Utrecht Centraal</naam><adres>Stationsplein 9</adres>'
+     '<zondag>10:00-17:00</zondag></vestiging></vestigingen>', ["Utrecht Centraal", "Stationsplein 9"]),
+])
+def test_a_workshops_or_a_branchs_name_and_street_are_kept(anon, text, kept):
+    _kept(_tool_text(anon, text), kept)
+
+
+def test_a_shift_roster_with_hours_is_still_a_persons(anon):
+    import json
+
+    out = _tool_text(anon, json.dumps({"shift": [{"name": "Anna Kowalska", "hours": 8, "sonntag": "frei"}]}))
+    _gone(out, ["Anna Kowalska"])

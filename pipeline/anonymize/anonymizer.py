@@ -2968,7 +2968,14 @@ _PLACE_KEY_WORDS = frozenset({"store", "stores", "shop", "shops", "tienda", "tie
                       "lojas", "filiale", "filialen", "negozio", "negozi", "magasin", "magasins", "winkel", "butik",
                       "butikk", "branch", "branches", "zentrum", "zentren", "servicepunkt", "servicepunkte", "depot", "depots", "warehouse", "lager",
                       "hub", "hubs", "venue", "venues", "outlet", "outlets", "prosjekt", "project", "standort",
-                      "standorte", "agencia", "agencias", "agence", "kantoor", "oficina", "oficinas", "office", "offices"})
+                      "standorte", "agencia", "agencias", "agence", "kantoor", "oficina", "oficinas", "office", "offices",
+                      # twenty-fourth round (red-team 40 / 41's clean records): a workshop, a branch in
+                      # Dutch, a clinic, a pharmacy; an object with opening hours is a place's (not "hours"
+                      # or a weekday alone: a timesheet's, a roster's)
+                      "werkstatt", "werkstaetten", "werkstatten", "workshop", "workshops", "garage", "garages",
+                      "vestiging", "vestigingen", "filial", "clinic", "clinics", "pharmacy", "pharmacies",
+                      "apotheke", "farmacia", "opening", "openingstijden", "oeffnungszeiten", "offnungszeiten",
+                      "oeffnung", "horaires", "orari", "aukioloajat", "otwarcia", "openingsuren"})
 #: the endings of a German compound key of a business place ("kundenzentren", "servicepunkte")
 _PLACE_KEY_GLUED = ("zentrum", "zentren", "servicepunkt", "servicepunkte", "filiale", "filialen", "standort",
                     "standorte")

@@ -624,6 +624,12 @@ def _run_pieces(text: str) -> Iterator[tuple[int, str]]:
         yield start, piece
 
 
+#: a weekday's short form (:func:`name_runs`)
+_WEEKDAY_ABBR_RE = re.compile(r"(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\.?")
+#: a day's number after it ("10 Oct", "5/10", "12th")
+_DAY_NUMBER_AFTER_RE = re.compile(r",?[ \t]+\d{1,2}(?:st|nd|rd|th)?(?![\d:])")
+
+
 def name_runs(text: str) -> list[tuple[int, int]]:
     """Spans of Capitalized word runs that read as a person's name though no context word says so.
 
@@ -828,6 +834,9 @@ def name_runs(text: str) -> list[tuple[int, int]]:
         for span in (a, b):
             if not any(x <= span[0] < y for x, y in out):
                 out.append(span)
+    # a weekday's short form before a day's number is no name ("cut-off Thu 10 Oct", "Sat 5/10":
+    # "Thu" is a Vietnamese given name too - twenty-fourth round, red-team 40's clean records)
+    out = [(a, b) for a, b in out if not (_WEEKDAY_ABBR_RE.fullmatch(text[a:b]) and _DAY_NUMBER_AFTER_RE.match(text, b))]
     # a text in another language gets none; the names' own words do not count as that language
     # ("Ella is from Dubois et Fils SA": "ella" is also Spanish for "she")
     if out and is_foreign(text, ignore=(w for a, b in out for w in text[a:b].split())):

@@ -350,3 +350,15 @@ def test_a_shift_roster_with_hours_is_still_a_persons(anon):
 
     out = _tool_text(anon, json.dumps({"shift": [{"name": "Anna Kowalska", "hours": 8, "sonntag": "frei"}]}))
     _gone(out, ["Anna Kowalska"])
+
+
+def test_customs_tariff_codes_are_no_phones(anon):
+    text = "HS check: frozen salmon fillets → 0304.81.00; Dutch cheese → 0406.90.21; chocolate → 1806.90.11."
+    assert _tool_text(anon, text) == text
+    _gone(user(anon, "Call me on 0304.81.00.11 please"), ["0304.81.00.11"])
+
+
+def test_thai_date_of_this_year_is_no_birth_date(anon):
+    text = "ใช้บัตรเครดิต KTC รับส่วนลด 10% ถึง 31 ธันวาคม 2567"
+    assert user(anon, text) == text
+    _gone(user(anon, "เกิดวันที่ 5 มีนาคม 2530 ค่ะ"), ["5 มีนาคม 2530"])

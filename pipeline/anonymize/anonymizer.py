@@ -1851,7 +1851,10 @@ class Anonymizer:
                 if ((rec_name in PRESIDIO_PHONE_RECOGNIZERS or rec_name in ("CardIssuerRecognizer", "PhoneGroupsRecognizer",
                                                                              "CaSinRecognizer", "AuTfnRecognizer",
                                                                              "ThTninRecognizer"))
-                        and self._business_number(text, s, e)):
+                        and (self._business_number(text, s, e)
+                             # a customs tariff code ("HS check: salmon fillets → 0304.81.00"): twenty-
+                             # fourth round, red-team 40's clean records
+                             or (_HS_CODE_RE.fullmatch(value) and _HS_CONTEXT_RE.search(text[max(0, s - 200):s])))):
                     # "tracking number 682308736931", "order number 9502127": an id, whatever
                     # phonenumbers or an issuer's range says
                     stats["phone_spans_dropped"] += 1
@@ -2985,6 +2988,10 @@ _PERSON_ONLY_ENTITIES = frozenset({"EMAIL_ADDRESS", "DATE_OF_BIRTH", "SSN", "PAS
 #: a price's keys: beside a name, a catalogue's entry (twenty-second round)
 _PRICE_KEYS = frozenset({"price", "pvp", "precio", "preco", "preis", "prix", "prezzo", "cena", "fiyat", "pris", "hinta",
                          "unit_price", "msrp", "rrp", "list_price", "sale_price", "uvp", "kaina", "hind"})
+#: a customs tariff (Harmonized System) code, dotted, and the words that name one before it
+_HS_CODE_RE = re.compile(r"\d{4}\.\d{2}(?:\.\d{2,4}){0,2}")
+_HS_CONTEXT_RE = re.compile(r"(?i:\bHS\b|\bHTS\b|tariff|taric|\bGTIP\b|\bNCM\b|commodity code|customs code|zolltarif|"
+                            r"warennummer|nomenclature|код тн вэд|тн вэд)|HSコード|税号|税則|품목번호")
 #: the lists of a catalogue: an entry's name under them is a product's, a plan's, a dish's
 _CATALOGUE_KEYS = frozenset({"plans", "packages", "products", "tariffs", "tarifs", "offers", "catalog", "catalogue",
                              "menu", "subscriptions", "bundles", "csomagok", "paquetes", "pacotes", "pakete", "tarife",

@@ -172,7 +172,9 @@ DOB_SCRIPT_RE = re.compile(
     r"יוני|יולי|אוגוסט|ספטמבר|אוקטובר|נובמבר|דצמבר)[ \t]+\d{4}|\d{1,2}[./]\d{1,2}[./]\d{2,4})"
     r"|(?:تاريخ الميلاد|تاريخ ميلاد|تاريخ الولادة|مواليد|تاریخ تولد|متولد|تاريخ ميلادي)[ \t:：]*(?P<w>" + _EASTERN_DIGIT
     + r"{1,4}[/.-]" + _EASTERN_DIGIT + r"{1,2}[/.-]" + _EASTERN_DIGIT + r"{1,4})"
-    r"|(?<!\d)(?P<x>\d{1,2}[ \t]*(?:" + _THAI_MONTHS + r")[ \t]*(?:พ\.ศ\.[ \t]*)?(?:24[89]\d|25[0-6]\d|19\d\d|20[0-2]\d))(?!\d)"
+    # (a birth year as the doc above says: Buddhist era 2480-2549 or 1900-2019 - not this year's
+    # "ถึง 31 ธันวาคม 2567", an offer's end: twenty-fourth round, red-team 41's clean records)
+    r"|(?<!\d)(?P<x>\d{1,2}[ \t]*(?:" + _THAI_MONTHS + r")[ \t]*(?:พ\.ศ\.[ \t]*)?(?:24[89]\d|25[0-4]\d|19\d\d|20[01]\d))(?!\d)"
     # Hindi after "birth" (जन्म, जन्मतिथि), any year (a child's admission), a Taiwanese date of the
     # Republic era (民國80年3月14日), a French birth date on the first of a month ("premier avril 1951")
     r"|(?:जन्म(?:[ \t]*तिथि)?|जन्मतिथि)[ \t:]*(?P<y>\d{1,2}[ \t]+(?:" + _HINDI_MONTHS + r")[ \t]+\d{4}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4})"

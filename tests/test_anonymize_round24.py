@@ -362,3 +362,18 @@ def test_thai_date_of_this_year_is_no_birth_date(anon):
     text = "ใช้บัตรเครดิต KTC รับส่วนลด 10% ถึง 31 ธันวาคม 2567"
     assert user(anon, text) == text
     _gone(user(anon, "เกิดวันที่ 5 มีนาคม 2530 ค่ะ"), ["5 มีนาคม 2530"])
+
+
+def test_kin_word_then_a_name_between_commas(anon):
+    out = user(anon, "Телефон на ќерката, Марија, ако треба: 026 111 222")
+    _gone(out, ["Марија"])
+    _kept(out, ["Телефон на ќерката", "ако треба"])
+
+
+def test_injured_party_column_of_a_claims_report(anon):
+    text = ("NR SZKODY     POSZKODOWANY               PESEL\n"
+            "MMO/41/10001  KRAWCZYK-LIS JOLANTA       89958128244\n"
+            "NMC/47/20002  ZAWADZKI MAREK             32500411173")
+    out = _tool_text(anon, text)
+    _gone(out, ["KRAWCZYK-LIS JOLANTA", "ZAWADZKI MAREK", "89958128244"])
+    _kept(out, ["POSZKODOWANY"])

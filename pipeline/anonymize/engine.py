@@ -3138,6 +3138,8 @@ KIN_TITLE_WORDS: dict[str, tuple[str, ...]] = {
         # Russian / Ukrainian / Bulgarian kin words before a Capitalized name
         "брат", "сестра", "сестру", "сын", "сына", "дочь", "дочка", "жена", "муж", "дядя", "тётя", "тетя", "племянник",
         "син", "сина", "донька", "доньку", "дружина", "чоловік", "онук", "онука", "съпругата", "съпругът",
+        # Macedonian / Serbian / Bulgarian: the daughter, the son, the wife ("на ќерката, Ана,")
+        "ќерката", "ќерка", "ћерка", "ћерке", "ќерката ми", "синот", "сопругата", "дъщеря", "дъщеря ми", "синът",
         # Romanian, Portuguese, Somali kin phrases; Tagalog "I am" with its personal article ("ako si":
         # "si" / "kay" alone are Spanish, Italian and French words too - "Si Madrid gana")
         "fratele meu", "sora mea", "soțul meu", "soția mea", "sotul meu", "sotia mea", "fiul meu", "fiica mea",
@@ -3158,7 +3160,7 @@ _KIN_TITLE_RE = re.compile(
     + "|".join(sorted(map(re.escape, KIN_TITLE_WORDS["T"]), key=len, reverse=True))
     + r")[ \t]*(?P<tv>" + _KT_WORD + r"(?:[ \t]+" + _KT_WORD + r"){0,2})"
     r"|(?:^|(?<=[\s,،.!?;:(\"'“‘]))(?P<k>(?i:" + "|".join(sorted(map(re.escape, KIN_TITLE_WORDS["K"]), key=len, reverse=True))
-    + r"))[ \t]+['‘\"“]?(?P<kv>" + _KT_WORD + r"(?:[ \t]+" + _KT_WORD + r")?)"
+    + r"))(?:[ \t]+|,[ \t]+(?=[A-ZÀ-ÞА-ЯЁЄІЇЃЌЉЊЏЂЋΑ-Ω][^\s,]*,))['‘\"“]?(?P<kv>" + _KT_WORD + r"(?:[ \t]+" + _KT_WORD + r")?)"
     r"|(?:^|(?<=[.!።।\n:]\s)|(?<=^\s))(?P<l>" + "|".join(map(re.escape, KIN_TITLE_WORDS["L"]))
     + r")[ \t]+(?P<lv>" + _KT_WORD + r"(?:[ \t]+" + _KT_WORD + r"){1,3}?)(?=[ \t]*(?:[.,،।።፣]|እዩ|ነው|$))", re.M)
 

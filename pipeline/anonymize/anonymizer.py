@@ -120,7 +120,8 @@ _NOT_JSON = object()
 # a lower-case word standing alone in text (not inside an id, e-mail or file name)
 _LOWER_WORD_RE = re.compile(r"(?<![\w@.'\u2019-])[a-z]{2,}(?![\w@]|\.\w)")
 _EMBEDDED_KV_RE = re.compile(
-    r'\\?"(?P<k>[A-Za-z_][A-Za-z0-9_]*)\\?"\s*:\s*\\?"(?P<v>[^"\\\n]{1,200})\\?"')
+    # (keys of any script: '{"委托人": "赵文博", ...}' on a message's line - twenty-fourth round)
+    r'\\?"(?P<k>[^\W\d][\w]*)\\?"\s*:\s*\\?"(?P<v>[^"\\\n]{1,200})\\?"')
 _URL_PARAM_RE = re.compile(r"[?&;](?P<k>[A-Za-z_][A-Za-z0-9_.-]{0,40})=(?P<v>[^&#\s\"'<>]{1,500})")
 #: a business key and its number or list of numbers inside a JSON text that was not parsed
 _EMBEDDED_BUSINESS_RE = re.compile(

@@ -211,6 +211,22 @@ TW3_DONOR = ["Hermenegild Oyelaran", "Cunegonde Ashdown", "Wilfried Okparaeke", 
              "Athanasius Merriwether", "Gwendolyn Ugochukwu", "Leopold Fairbrass", "Ottilie Nwachukwu",
              "Sebastiano Quickenden", "Mechtild Adebayo-Ross", "Florian Wetherspoon", "Philippa Oduya",
              "Crispin Abernathy-Okoro", "Rosamund Eberhardt"]
+#: the twenty-fourth round's kinds are planted from this persona on (a "name_en: ..." line beside
+#: lines of other keys, a Greek surname in a two-column table, a Malayalam name after a kin word, a
+#: claim number after the Hindi word "number", a Korean name before "씨", a Chinese client key)
+TWENTY_FOURTH_FROM = 9
+TW4_EN = ["QUDSIYA FARRAH ALZUBAIDI", "TAMEEM NIZAR HADDADIN", "RAWAN SUHAIL QATAMIN", "ZAIDOUN AMER KHREISAT",
+          "LUBNA HASSAN ALTARAWNEH", "NIDAL FAWWAZ ALSHDAIFAT", "HIBA MUNTHER ALRAWASHDEH", "OSAID ZIYAD OBEIDAT",
+          "SUHAD IYAD ALMAAYTAH", "FARIS RABEE ALQUDAH", "DUHA TAYSEER BANIHANI", "MOAYAD KAMAL ALZYOUD",
+          "RAHAF NABEEL ALHIYARI", "YAZAN SAMER ALKHALAILEH"]
+TW4_GR = ["ΣΤΑΥΡΟΠΟΥΛΟΥ", "ΚΑΡΑΜΑΝΛΙΔΟΥ", "ΠΑΠΑΔΗΜΗΤΡΙΟΥ", "ΧΑΤΖΗΔΑΚΗ", "ΜΠΟΥΡΝΙΑΔΟΥ", "ΞΑΝΘΟΠΟΥΛΟΥ", "ΔΡΑΓΟΥΜΑΝΟΥ",
+          "ΚΟΥΤΣΟΥΡΙΔΟΥ", "ΛΙΑΚΟΠΟΥΛΟΥ", "ΜΑΥΡΟΓΙΑΝΝΗ", "ΝΙΚΟΛΑΪΔΟΥ", "ΠΕΤΡΟΠΟΥΛΟΥ", "ΡΟΥΣΣΟΠΟΥΛΟΥ", "ΤΣΑΚΑΛΩΤΟΥ"]
+TW4_ML = ["അനുപമ", "ശ്രീലക്ഷ്മി", "ഗോപിക", "അഭിരാമി", "നിവേദിത", "ദേവിക", "അരുന്ധതി", "കീർത്തന", "മീനാക്ഷി", "അനഘ",
+          "ആതിര", "ഐശ്വര്യ", "ഗായത്രി", "സൗപർണിക"]
+TW4_KO = ["한지훈", "노은채", "도승우", "변서연", "석민준", "설하린", "탁지안", "편도윤", "길서아", "표하준", "위예린", "남궁민",
+          "제시우", "방채원"]
+TW4_CN = ["赵文博", "钱雨桐", "孙立军", "周慧敏", "吴俊杰", "郑雅琳", "冯志远", "陈思彤", "褚建华", "卫晓东", "蒋丽华",
+          "沈浩然", "韩梦琪", "杨振宇"]
 _LT_DIGITS = "nulis vienas du trys keturi penki šeši septyni aštuoni devyni".split()
 _TR_DAYS = "bir iki üç dört beş altı yedi sekiz dokuz on".split()
 _TR_MONTHS = "ocak şubat mart nisan mayıs haziran temmuz ağustos eylül ekim kasım aralık".split()
@@ -413,6 +429,10 @@ def persona(i: int) -> dict:
         # (not "on", Turkish ten, alone before the month: "on may twenty" is English - a known limit)
         "tw3_dob": f"{_TR_DAYS[i % 9]} {_TR_MONTHS[i % 12]} doksan {_TR_DAYS[(i + 3) % 9]}",
         "twenty_third": i >= TWENTY_THIRD_FROM,
+        # issue 11, twenty-fourth round
+        "tw4_en": TW4_EN[i], "tw4_en_last": TW4_EN[i].split()[-1], "tw4_gr": TW4_GR[i], "tw4_ml": TW4_ML[i],
+        "tw4_claim": f"HB/PNQ/24/{71234 + i * 37:07d}", "tw4_ko": TW4_KO[i], "tw4_cn": TW4_CN[i],
+        "twenty_fourth": i >= TWENTY_FOURTH_FROM,
     }
 
 
@@ -490,6 +510,11 @@ def _twenty_third(p: dict, *keys: str) -> list[str]:
     return [str(p[k]) for k in keys] if p["twenty_third"] else []
 
 
+def _twenty_fourth(p: dict, *keys: str) -> list[str]:
+    """The twenty-fourth round's values of persona ``p`` (planted from :data:`TWENTY_FOURTH_FROM` on)."""
+    return [str(p[k]) for k in keys] if p["twenty_fourth"] else []
+
+
 def typed_values(p: dict) -> dict[str, list[str]]:
     """A persona's planted values per evaluation type (see :data:`pipeline.anonymize.eval.CATEGORIES`)."""
     return {
@@ -508,7 +533,8 @@ def typed_values(p: dict) -> dict[str, list[str]]:
                  *_twenty_second(p, "tw2_vis_first", "tw2_vis_last", "tw2_rider_first"),
                  *_twenty_third(p, "tw3_patr", "tw3_ru_last", "tw3_given", "tw3_patronymic", "tw3_cell", "tw3_hy",
                                 "tw3_hy_given", "tw3_hy_given2", "tw3_hy_next", "tw3_donor", "tw3_donor_first",
-                                "tw3_donor_last")],
+                                "tw3_donor_last"),
+                 *_twenty_fourth(p, "tw4_en", "tw4_en_last", "tw4_gr", "tw4_ml", "tw4_ko", "tw4_cn")],
         "EMAIL": [p["email"], *_sixteenth(p, "idn_email")], "RESERVATION_ID": [p["reservation"]],
         "PAYMENT_ID": [p["payment_id"], p["gift_card"]], "LAST_FOUR": [p["last_four"], *_twentieth(p, "tw_mask")],
         "CARD_NUMBER": [p["card"], p["card"].replace(" ", ""), p["card2"]],
@@ -536,7 +562,7 @@ def typed_values(p: dict) -> dict[str, list[str]]:
                        *_thirteenth(p, "tbl_persnr", "tbl_bsn", "bvn", "spoken"), *_fifteenth(p, "pl_client"),
                        *_sixteenth(p, "geo"), *_nineteenth(p, "tkt", "nino"), *_twentieth(p, "tw_spelled"),
                        *_twenty_first(p, "tw1_acct", "tw1_port_acct", "tw1_port_acct2"),
-                       *_twenty_second(p, "tw2_req_id", "tw2_rider_id")],
+                       *_twenty_second(p, "tw2_req_id", "tw2_rider_id"), *_twenty_fourth(p, "tw4_claim")],
         "USER_ID": [p["user_id"], p["handle"], p["discord"], p["upi"], *_twentieth(p, "tw_nick"),
                     *_twenty_first(p, "tw1_handle"), *_twenty_second(p, "tw2_login")],
         "VEHICLE_ID": [p["plate"], p["fr_plate"], *_fourteenth(p, "uk_plate", "vin"), *_twenty_third(p, "tw3_plate")],
@@ -575,6 +601,7 @@ def canary_values(p: dict) -> list[str]:
     vals += _twenty_second(p, "tw2_login", "tw2_req_id", "tw2_vis_first", "tw2_vis_last", "tw2_rider_id",
                            "tw2_rider_first")
     vals += _twenty_third(p, "tw3_patr", "tw3_ru_last", "tw3_hy", "tw3_plate", "tw3_donor", "tw3_dob")
+    vals += _twenty_fourth(p, "tw4_en", "tw4_gr", "tw4_ml", "tw4_claim", "tw4_ko", "tw4_cn")
     if p["twentieth"]:
         vals.append(f"••{p['tw_mask']}")  # the masked card's end, checked with its mask
     # a year-like postcode alone is no distinctive string: checked with the state before it
@@ -780,6 +807,13 @@ def record(i: int) -> dict:
             f"ժամ;հաճախորդ;հեռախոս\n10:00;{p['tw3_cell']};+374 91 10 20 {i:02d}\n"
             f"12:30;{(nxt or p)['tw3_hy']}, TIGRAN;+374 91 30 40 {i:02d}\n\n"
             f'{{"donor": "{p["tw3_donor"]}", "amount": {500 + i}}}')}]
+    if i >= TWENTY_FOURTH_FROM:
+        msgs += [{"role": "user", "content": (
+            f"रिकॉर्ड {9100 + i}\nname_en: {p['tw4_en']}\nस्थिति: सक्रिय\n\n"
+            f"| Πεδίο | Τιμή |\n|---|---|\n| Επώνυμο | {p['tw4_gr']} |\n| Πρόγραμμα | ΠΜΣ |\n\n"
+            f"നാളെ മകൻ {p['tw4_ml']} വന്ന് വാങ്ങും.\nक्लेम नंबर {p['tw4_claim']} दर्ज है।\n"
+            f"집주인은 {p['tw4_ko']} 씨고 연락 주세요\n"
+            f'{{"委托人": "{p["tw4_cn"]}", "案由": "合同纠纷"}}')}]
     if cancel:
         msgs += [_call(f"c{i}c", "cancel_reservation", {"reservation_id": p["reservation"]}),
                  _tool(f"c{i}c", "cancel_reservation", {**reservation, "status": "cancelled"}),

@@ -41,11 +41,10 @@ _SECTIONS = ("key_rules", "key_words", "key_words_exclude", "person_keys", "skip
 #: Japanese "人" (a person: 委托人 client, 当事人 a party, 申请人, 联系人, 收件人, 代理人), Japanese
 #: "者" (申込者, 契約者, 担当者), Chinese "员" / "員" (业务员, 快递员, 係員), a superior or a
 #: manager (上级, 上司, 主管, 经理) - a whole key of 2-8 such characters, never one that counts
-#: people ("人数", "人员数"). (Korean "-자" / "-인" also end "일자" - a date -, "숫자", "확인": Korean
-#: person keys are listed in ``person_keys``.)
-#: Their values still need a person's shape (twenty-fourth round, red-team 40 read).
-_CJK_PERSON_KEY_RE = re.compile(r"[\u4E00-\u9FFF]{1,7}(?:人|者|员|員|上级|上級|上司|主管|经理|經理)"
-)
+#: people ("人数", "人员数"). Their values still need a person's shape (twenty-fourth round,
+#: red-team 40 read). Korean "-자" / "-인" also end "일자" (a date), "숫자", "확인": Korean person
+#: keys are listed in ``person_keys`` instead.
+_CJK_PERSON_KEY_RE = re.compile(r"[\u4E00-\u9FFF]{1,7}(?:人|者|员|員|上级|上級|上司|主管|经理|經理)")
 
 class PiiConfigError(ValueError):
     """A PII config file that cannot be used (the message names the file, section and entry)."""

@@ -3107,15 +3107,15 @@ _SCRIPT_NOT_NAMES = frozenset("""مرحبا مرحباً صباح مساء ال�
     γεια χαίρετε ευχαριστώ καλημέρα καλησπέρα নমস্কার ধন্যবাদ শুভ সকাল সন্ধ্যা नमस्ते धन्यवाद शुभ""".split())
 
 
-
 #: Kin words and titles before a person's name, by script (twenty-fourth round, red-team 40 / 41
 #: read: "മകൻ ജോബിൻ" - son -, "ഭാര്യ മരിയ" - wife -, "ස්වාමිපුරුෂයා සුනිල් පෙරේරා" - husband -,
 #: "ባለቤቴ ቤተልሄም" - my spouse -, "ኣደይ ለተብርሃን" - my mother -, "ዶ/ር ሰላማዊት ታደሰ", "ಡಾ. ಪ್ರಕಾಶ್ ಹೆಗಡೆ",
 #: "ഡോ.", "ડૉ.", "డా.", "ਡਾ.", "ወ/ሮ", "брат Тарас", "fratele meu Cosmin", "minha irmã Luciana",
 #: Somali "Ninkeeda Axmed" - her husband -, Tagalog "ako si Kristine"). Titles (``T``) precede a
-#: whole name: up to three words; kin words (``K``) one word, two when the second is a name of the
-#: script gazetteer or the text is cased. The languages of :data:`KIN_TITLE_STOP_LANGS` veto their
-#: stop words.
+#: whole name: up to three words in a cased script, a given and a family name in a caseless one;
+#: kin words (``K``) one word, two when the second is a name of the script gazetteer or the text is
+#: cased; a bare name label (``L``) two to four words up to a sentence's end. The languages of
+#: :data:`KIN_TITLE_STOP_LANGS` veto their stop words.
 KIN_TITLE_WORDS: dict[str, tuple[str, ...]] = {
     # (abbreviated titles only: the word "doctor" is as often a noun - "ഡോക്ടർ നാളെ വരും", the
     # doctor comes tomorrow)
@@ -3172,13 +3172,19 @@ _KIN_ASCII_RE = re.compile(r"(?i)(?<![a-z])(?:" + "|".join(re.escape(w) for w in
 class KinTitleNameRecognizer(RegexRecognizer):
     """A name after a kin word or a title of :data:`KIN_TITLE_WORDS` (twenty-fourth round).
 
-    - After a title: the words up to a sentence's end or a bracket, one to three, none a stop word.
+    - After a title: up to three Capitalized words in a cased script, two words in a caseless
+      one ("ડૉ. ભાવના ત્રિવેદીએ ટેસ્ટ ..." gives the name, not the test after it); none a stop word.
     - After a kin word in a cased script (Latin, Cyrillic): one or two Capitalized words, the
-      first no stop word ("брат Тарас", "fratele meu Cosmin"; not "si Juan" in Spanish "if": the
-      Latin name checks after detection still apply).
+      first no stop word ("брат Тарас", "fratele meu Cosmin"; the Latin name checks after
+      detection still apply).
     - After a kin word in a caseless script: one word, two when the second is a name of the
       script gazetteer; none a stop word ("മകൻ ജോബിൻ വാങ്ങുമോ?" - will the son Jobin collect it? -
-      gives "ജോബിൻ")."""
+      gives "ജോബിൻ").
+    - After a bare name label opening a sentence: all of two to four words of a caseless script
+      up to the sentence's end, none a stop word.
+
+    Returns :class:`PatternHit` spans of type PERSON (score 0.7); an ASCII text without an ASCII
+    kin word is not scanned (speed only)."""
 
     def __init__(self, score: float = 0.7):
         super().__init__("KinTitleNameRecognizer", "PERSON", [], score)
@@ -3190,6 +3196,7 @@ class KinTitleNameRecognizer(RegexRecognizer):
         from .names_data import script_names
 
         stops = spacy_stop_words(KIN_TITLE_STOP_LANGS)
+        firsts, lasts = script_names()
         out: list[PatternHit] = []
         for m in _KIN_TITLE_RE.finditer(text):
             g = "tv" if m.group("t") else "kv" if m.group("k") else "lv"
@@ -3202,7 +3209,7 @@ class KinTitleNameRecognizer(RegexRecognizer):
             for i, (w, s, e) in enumerate(words):
                 if w.lower() in stops or (not caseless and not (w[:1].isupper() and w[1:2].islower() or w.isupper())):
                     break
-                if g == "kv" and caseless and i == 1 and w.lower() not in script_names()[0] | script_names()[1]:
+                if g == "kv" and caseless and i == 1 and w.lower() not in firsts and w.lower() not in lasts:
                     break
                 keep.append((s, e))
                 if g == "tv" and caseless and i == 1:

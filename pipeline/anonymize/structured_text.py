@@ -136,8 +136,8 @@ COLON_FIELD_RE = re.compile(r"(?m)^[ \t]*(?P<k>[^\W\d][\w.-]{0,40})[ \t]*[:\uFF1
 def colon_fields(text: str) -> Iterator[tuple[str, str]]:
     """``(key, value)`` of the lines of ``text`` that hold one ``key: value`` field
     (:data:`COLON_FIELD_RE`). A transcript's ``Agent: ...`` lines are read too: the caller keeps
-    only keys the PII config names exactly (``full_name``, ``name_en``, ``surname``), never a
-    speaker's label."""
+    a name only under a key the PII config names exactly (``full_name``, ``name_en``,
+    ``surname``; never a speaker's label) and an id only with an id's shape."""
     if ":" not in text and "\uFF1A" not in text:
         return
     for m in COLON_FIELD_RE.finditer(text):

@@ -430,7 +430,9 @@ def persona(i: int) -> dict:
         "tw3_dob": f"{_TR_DAYS[i % 9]} {_TR_MONTHS[i % 12]} doksan {_TR_DAYS[(i + 3) % 9]}",
         "twenty_third": i >= TWENTY_THIRD_FROM,
         # issue 11, twenty-fourth round
-        "tw4_en": TW4_EN[i], "tw4_en_last": TW4_EN[i].split()[-1], "tw4_gr": TW4_GR[i], "tw4_ml": TW4_ML[i],
+        # (the parts too, as the anonymizer replaces a name in capitals word by word)
+        "tw4_en": TW4_EN[i], "tw4_en_first": TW4_EN[i].split()[0], "tw4_en_mid": TW4_EN[i].split()[1],
+        "tw4_en_last": TW4_EN[i].split()[-1], "tw4_gr": TW4_GR[i], "tw4_ml": TW4_ML[i],
         "tw4_claim": f"HB/PNQ/24/{71234 + i * 37:07d}", "tw4_ko": TW4_KO[i], "tw4_cn": TW4_CN[i],
         "twenty_fourth": i >= TWENTY_FOURTH_FROM,
     }
@@ -534,7 +536,8 @@ def typed_values(p: dict) -> dict[str, list[str]]:
                  *_twenty_third(p, "tw3_patr", "tw3_ru_last", "tw3_given", "tw3_patronymic", "tw3_cell", "tw3_hy",
                                 "tw3_hy_given", "tw3_hy_given2", "tw3_hy_next", "tw3_donor", "tw3_donor_first",
                                 "tw3_donor_last"),
-                 *_twenty_fourth(p, "tw4_en", "tw4_en_last", "tw4_gr", "tw4_ml", "tw4_ko", "tw4_cn")],
+                 *_twenty_fourth(p, "tw4_en", "tw4_en_first", "tw4_en_mid", "tw4_en_last", "tw4_gr", "tw4_ml",
+                                 "tw4_ko", "tw4_cn")],
         "EMAIL": [p["email"], *_sixteenth(p, "idn_email")], "RESERVATION_ID": [p["reservation"]],
         "PAYMENT_ID": [p["payment_id"], p["gift_card"]], "LAST_FOUR": [p["last_four"], *_twentieth(p, "tw_mask")],
         "CARD_NUMBER": [p["card"], p["card"].replace(" ", ""), p["card2"]],

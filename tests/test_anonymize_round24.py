@@ -38,13 +38,13 @@ def test_names_gazetteer_without_the_package_is_empty_not_an_error(monkeypatch):
     from pipeline.anonymize import names_data
 
     monkeypatch.setattr(names_data, "cache_path", lambda top=names_data.TOP_RANK: None)
-    names_data._names.cache_clear(); names_data._script_names.cache_clear()
+    names_data._names.cache_clear(); names_data.script_names.cache_clear()
     try:
         assert names_data.extra_names(top=1234) == (frozenset(), frozenset())
         firsts, lasts = names_data.script_names(top=1234)
         assert firsts == {names_data.fold_script_name(w) for w in names_data.faker_script_names()[0]}
     finally:
-        names_data._names.cache_clear(); names_data._script_names.cache_clear()
+        names_data._names.cache_clear(); names_data.script_names.cache_clear()
 
 
 # ---------------------------------------- Arabic-script spellings fold to one form

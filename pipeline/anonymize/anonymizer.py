@@ -2503,7 +2503,7 @@ class Anonymizer:
         dict) are rewritten like any text."""
         if not isinstance(k, str) or self._known_key(k):
             return k
-        if re.fullmatch(r"[a-z]+", k):
+        if k.isascii() and k.isalpha() and k.islower():  # one word of a-z (every key of every JSON text passes here)
             hit = rep.table.get(k)
             if hit is None or hit[1] in NAME_ENTITIES:
                 return k

@@ -195,7 +195,8 @@ class FoldedNames(frozenset):
         return isinstance(word, str) and frozenset.__contains__(self, word.translate(ARABIC_FOLD))
 
 
-def script_names(top: int = TOP_RANK) -> tuple[frozenset[str], frozenset[str]]:
+@lru_cache(maxsize=4)
+def script_names(top: int = TOP_RANK) -> tuple[FoldedNames, FoldedNames]:
     """``(first names, last names)`` of names-dataset written in another script than Latin
     (:data:`SCRIPT_LETTERS`: Arabic, Hebrew, Cyrillic, Greek, Bengali, Devanagari, Tamil, Ethiopic,
     Georgian, Armenian), lower-cased, without the stop words spaCy lists for their languages;
@@ -203,13 +204,8 @@ def script_names(top: int = TOP_RANK) -> tuple[frozenset[str], frozenset[str]]:
     ("অচিন পাখি"), so a rule needs two of them side by side or a context. Seventeenth round: with
     Faker's names of the same scripts (:func:`faker_script_names`: names-dataset, a dump of public
     profiles, has few names written in Devanagari - "प्रिया", "सुनील" were missing). Twenty-fourth
-    round: :class:`FoldedNames`, so Arabic, Persian and Urdu spellings of one name find each other."""
-    return _script_names(top)
-
-
-@lru_cache(maxsize=4)
-def _script_names(top: int) -> tuple[FoldedNames, FoldedNames]:
-    """:func:`script_names`, built once per process (the folded sets)."""
+    round: :class:`FoldedNames`, so Arabic, Persian and Urdu spellings of one name find each other
+    (built once per process and ``top``)."""
     tags = _names(top)
     ff, fl = faker_script_names()
     return (FoldedNames(fold_script_name(w) for w in tags.get("SF", frozenset()) | ff),
